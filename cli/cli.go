@@ -116,6 +116,7 @@ func NewRoot(env Env) *cobra.Command {
 		newReplCmd(env),
 		newACPCmd(env),
 		newMCPCmd(env),
+		newLSPCmd(env),
 	)
 	return root
 }
