@@ -1,0 +1,155 @@
+package datalog
+
+import (
+	"fmt"
+
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// Kind classifies a token.
+type Kind uint8
+
+// The token kinds. The lexer is total: every byte of the input belongs to
+// exactly one token, and bytes that start no token become Invalid tokens.
+const (
+	TokEOF     Kind = iota
+	TokIdent        // identifiers, keywords ("relation", "if") and the wildcard "_"
+	TokNumber       // integer or decimal literal, optionally signed
+	TokString       // double-quoted string literal with backslash escapes
+	TokArrow        // "<--"
+	TokLParen       // "("
+	TokRParen       // ")"
+	TokComma        // ","
+	TokSemi         // ";"
+	TokDot          // "."
+	TokBang         // "!"
+	TokOp           // "==", "!=", "<", "<=", ">", ">="
+	TokComment      // "//" to the end of the line
+	TokInvalid      // a byte (or unterminated literal) that starts no token
+)
+
+var kindNames = [...]string{"end of input", "identifier", "number", "string", "'<--'", "'('", "')'", "','", "';'", "'.'", "'!'", "operator", "comment", "invalid token"}
+
+// String names the kind for error messages.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Token is one lexeme with its byte span. Text is the exact source slice.
+type Token struct {
+	Kind Kind        `json:"kind"`
+	Span syntax.Span `json:"span"`
+	Text string      `json:"text"`
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
+}
+
+func isIdentChar(c byte) bool { return isIdentStart(c) || isDigit(c) }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// Lex splits src into tokens, comments included, ending with an EOF token.
+// It never fails: unknown bytes become Invalid tokens.
+func Lex(src string) []Token {
+	var toks []Token
+	i := 0
+	add := func(k Kind, start, end int) {
+		toks = append(toks, Token{Kind: k, Span: syntax.Sp(start, end), Text: src[start:end]})
+		i = end
+	}
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			j := i
+			for j < len(src) && src[j] != '\n' {
+				j++
+			}
+			add(TokComment, i, j)
+		case isIdentStart(c):
+			j := i + 1
+			for j < len(src) && isIdentChar(src[j]) {
+				j++
+			}
+			add(TokIdent, i, j)
+		case isDigit(c) || (c == '-' && i+1 < len(src) && isDigit(src[i+1])):
+			j := i + 1
+			for j < len(src) && isDigit(src[j]) {
+				j++
+			}
+			if j+1 < len(src) && src[j] == '.' && isDigit(src[j+1]) {
+				j++
+				for j < len(src) && isDigit(src[j]) {
+					j++
+				}
+			}
+			add(TokNumber, i, j)
+		case c == '"':
+			j := i + 1
+			closed := false
+			for j < len(src) {
+				if src[j] == '\\' && j+1 < len(src) {
+					j += 2
+					continue
+				}
+				if src[j] == '"' {
+					j++
+					closed = true
+					break
+				}
+				if src[j] == '\n' {
+					break
+				}
+				j++
+			}
+			if closed {
+				add(TokString, i, j)
+			} else {
+				add(TokInvalid, i, j)
+			}
+		case c == '<' && i+2 < len(src) && src[i+1] == '-' && src[i+2] == '-':
+			add(TokArrow, i, i+3)
+		case c == '<' || c == '>':
+			if i+1 < len(src) && src[i+1] == '=' {
+				add(TokOp, i, i+2)
+			} else {
+				add(TokOp, i, i+1)
+			}
+		case c == '=' && i+1 < len(src) && src[i+1] == '=':
+			add(TokOp, i, i+2)
+		case c == '!':
+			if i+1 < len(src) && src[i+1] == '=' {
+				add(TokOp, i, i+2)
+			} else {
+				add(TokBang, i, i+1)
+			}
+		case c == '(':
+			add(TokLParen, i, i+1)
+		case c == ')':
+			add(TokRParen, i, i+1)
+		case c == ',':
+			add(TokComma, i, i+1)
+		case c == ';':
+			add(TokSemi, i, i+1)
+		case c == '.':
+			add(TokDot, i, i+1)
+		default:
+			// One invalid token per byte run up to the next plausible
+			// token start keeps error counts low for binary garbage.
+			j := i + 1
+			for j < len(src) && src[j] >= 0x80 {
+				j++
+			}
+			add(TokInvalid, i, j)
+		}
+	}
+	toks = append(toks, Token{Kind: TokEOF, Span: syntax.Sp(len(src), len(src))})
+	return toks
+}

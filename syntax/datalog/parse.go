@@ -1,0 +1,400 @@
+package datalog
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// Diagnostic codes reported by the parser.
+const (
+	CodeSyntax    = "datalog/syntax"
+	CodeOneRule   = "datalog/one-rule"
+	CodeBadEscape = "datalog/bad-escape"
+)
+
+type parser struct {
+	src   string
+	toks  []Token // without comments
+	pos   int
+	diags []syntax.Diagnostic
+}
+
+type parseError struct{}
+
+// ParseProgram parses a whole .dl text: rules, facts and declarations.
+// It returns a partial program and every syntax error (one per bad rule).
+func ParseProgram(name, src string) *Program {
+	all := Lex(src)
+	p := &parser{src: src}
+	prog := &Program{File: syntax.NewFile(name, src)}
+	for _, t := range all {
+		switch t.Kind {
+		case TokComment:
+			prog.Comments = append(prog.Comments, t.Span)
+		default:
+			p.toks = append(p.toks, t)
+		}
+		if t.Kind != TokEOF {
+			prog.Tokens = append(prog.Tokens, t)
+		}
+	}
+	for p.peek().Kind != TokEOF {
+		start := p.pos
+		if p.peek().Kind == TokIdent && p.peek().Text == "relation" && p.peekAt(1).Kind == TokIdent {
+			if d := p.item(p.decl); d != nil {
+				prog.Decls = append(prog.Decls, d.(*Decl))
+			}
+		} else if r := p.item(p.rule); r != nil {
+			prog.Rules = append(prog.Rules, r.(*Rule))
+		}
+		if p.pos == start { // never loop without progress
+			p.pos++
+		}
+	}
+	prog.Diagnostics = p.diags
+	return prog
+}
+
+// ParseRule parses text holding exactly one rule, the form the query
+// interpreter accepts. It returns the (possibly partial) rule, or nil when
+// none could be parsed, and every error.
+func ParseRule(src string) (*Rule, []syntax.Diagnostic) {
+	prog := ParseProgram("rule", src)
+	diags := prog.Diagnostics
+	for _, d := range prog.Decls {
+		diags = append(diags, syntax.Diagnostic{Span: d.Loc, Code: CodeOneRule, Message: "a query is a single rule; declarations are not allowed here"})
+	}
+	var r *Rule
+	switch {
+	case len(prog.Rules) == 0:
+		if !syntax.HasErrors(diags) {
+			diags = append(diags, syntax.Diagnostic{Span: syntax.Sp(len(src), len(src)), Code: CodeOneRule, Message: "expected a rule: head(args) <-- body"})
+		}
+	default:
+		r = prog.Rules[0]
+		for _, extra := range prog.Rules[1:] {
+			diags = append(diags, syntax.Diagnostic{Span: extra.Loc, Code: CodeOneRule, Message: "a query is a single rule; found another rule"})
+		}
+		if r.IsFact() && !syntax.HasErrors(diags) {
+			diags = append(diags, syntax.Diagnostic{Span: r.Loc, Code: CodeOneRule, Message: "expected '<--' and a rule body"})
+		}
+	}
+	syntax.SortDiagnostics(diags)
+	return r, diags
+}
+
+func (p *parser) peek() Token { return p.toks[p.pos] }
+
+func (p *parser) peekAt(n int) Token {
+	if p.pos+n < len(p.toks) {
+		return p.toks[p.pos+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) next() Token {
+	t := p.toks[p.pos]
+	if t.Kind != TokEOF {
+		p.pos++
+	}
+	return t
+}
+
+func describe(t Token) string {
+	switch t.Kind {
+	case TokEOF:
+		return "end of input"
+	case TokInvalid:
+		return fmt.Sprintf("invalid token %q", t.Text)
+	}
+	return fmt.Sprintf("%q", t.Text)
+}
+
+func (p *parser) fail(t Token, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if t.Kind == TokInvalid && strings.HasPrefix(t.Text, "\"") {
+		msg = "unterminated string literal"
+	}
+	p.diags = append(p.diags, syntax.Diagnostic{Span: t.Span, Severity: syntax.SeverityError, Code: CodeSyntax, Message: msg})
+	panic(parseError{})
+}
+
+func (p *parser) expect(k Kind, what string) Token {
+	t := p.peek()
+	if t.Kind != k {
+		p.fail(t, "expected %s, found %s", what, describe(t))
+	}
+	return p.next()
+}
+
+// item runs one production, recovering from a syntax error by skipping to
+// the next terminator or to the next line that starts a rule or declaration.
+func (p *parser) item(f func() Node) (n Node) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(parseError); !ok {
+				panic(r)
+			}
+			n = nil
+			p.recoverItem()
+		}
+	}()
+	return f()
+}
+
+func (p *parser) startsLine(i int) bool {
+	off := p.toks[i].Span.Start
+	for off > 0 {
+		c := p.src[off-1]
+		if c == '\n' {
+			return true
+		}
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+		off--
+	}
+	return true
+}
+
+func (p *parser) recoverItem() {
+	first := true
+	for {
+		t := p.peek()
+		switch {
+		case t.Kind == TokEOF:
+			return
+		case t.Kind == TokSemi || t.Kind == TokDot:
+			p.next()
+			return
+		case !first && t.Kind == TokIdent && p.startsLine(p.pos) &&
+			(p.peekAt(1).Kind == TokLParen || (t.Text == "relation" && p.peekAt(1).Kind == TokIdent)):
+			return
+		}
+		first = false
+		p.next()
+	}
+}
+
+func (p *parser) decl() Node {
+	kw := p.next()
+	name := p.expect(TokIdent, "a relation name")
+	d := &Decl{Keyword: kw.Span, Name: Ident{Name: name.Text, Loc: name.Span}}
+	p.expect(TokLParen, "'('")
+	if p.peek().Kind != TokRParen {
+		for {
+			t := p.expect(TokIdent, "a type name")
+			d.Types = append(d.Types, Ident{Name: t.Text, Loc: t.Span})
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+	}
+	end := p.expect(TokRParen, "',' or ')'")
+	d.Loc = syntax.Sp(kw.Span.Start, end.Span.End)
+	if k := p.peek().Kind; k == TokSemi || k == TokDot {
+		d.Loc.End = p.next().Span.End
+	}
+	return d
+}
+
+func (p *parser) rule() Node {
+	head := p.atom(true)
+	r := &Rule{Head: head, Loc: head.Loc}
+	if p.peek().Kind == TokArrow {
+		r.Arrow = p.next().Span
+		for {
+			item := p.bodyItem()
+			r.Body = append(r.Body, item)
+			r.Loc.End = item.Span().End
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+	}
+	switch t := p.peek(); {
+	case t.Kind == TokSemi || t.Kind == TokDot:
+		r.Terminator = p.next().Span
+		r.Loc.End = r.Terminator.End
+	case t.Kind == TokEOF:
+	case t.Kind == TokIdent && (p.peekAt(1).Kind == TokLParen || t.Text == "relation"):
+		// The next rule starts without a terminator in between.
+	default:
+		if r.Arrow.IsZero() {
+			p.fail(t, "expected '<--', ';' or '.', found %s", describe(t))
+		}
+		p.fail(t, "expected ',', ';' or '.' after a body item, found %s", describe(t))
+	}
+	return r
+}
+
+func (p *parser) bodyItem() BodyItem {
+	t := p.peek()
+	switch {
+	case t.Kind == TokBang:
+		bang := p.next()
+		a := p.atom(false)
+		a.Negated, a.Bang = true, bang.Span
+		a.Loc.Start = bang.Span.Start
+		return BodyItem{Atom: a}
+	case t.Kind == TokIdent && t.Text == "if" && p.peekAt(1).Kind != TokLParen:
+		kw := p.next()
+		left := p.term()
+		op := p.peek()
+		if op.Kind != TokOp {
+			p.fail(op, "expected a comparison operator (== != < <= > >=), found %s", describe(op))
+		}
+		p.next()
+		right := p.term()
+		return BodyItem{Cond: &Cond{If: kw.Span, Left: left, Op: op.Text, OpSpan: op.Span, Right: right, Loc: syntax.Sp(kw.Span.Start, right.Loc.End)}}
+	case t.Kind == TokIdent:
+		return BodyItem{Atom: p.atom(false)}
+	}
+	p.fail(t, "expected a relation atom, '!' or 'if', found %s", describe(t))
+	return BodyItem{}
+}
+
+func (p *parser) atom(head bool) *Atom {
+	what := "a relation name"
+	if head {
+		what = "a rule head"
+	}
+	name := p.expect(TokIdent, what)
+	if name.Text == "_" {
+		p.fail(name, "expected %s, found %s", what, describe(name))
+	}
+	a := &Atom{Name: Ident{Name: name.Text, Loc: name.Span}}
+	p.expect(TokLParen, "'('")
+	if p.peek().Kind != TokRParen {
+		for {
+			a.Args = append(a.Args, p.term())
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+	}
+	end := p.expect(TokRParen, "',' or ')'")
+	a.Loc = syntax.Sp(name.Span.Start, end.Span.End)
+	return a
+}
+
+func (p *parser) term() *Term {
+	t := p.peek()
+	switch t.Kind {
+	case TokIdent:
+		p.next()
+		if t.Text == "_" {
+			return &Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Loc: t.Span}
+		}
+		return &Term{Kind: Var, Text: t.Text, Value: t.Text, Loc: t.Span}
+	case TokNumber:
+		p.next()
+		return &Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Loc: t.Span}
+	case TokString:
+		p.next()
+		v, ok := Unquote(t.Text)
+		if !ok {
+			p.diags = append(p.diags, syntax.Diagnostic{Span: t.Span, Code: CodeBadEscape, Message: "invalid escape sequence in string literal"})
+		}
+		return &Term{Kind: Str, Text: t.Text, Value: v, Loc: t.Span}
+	}
+	p.fail(t, "expected a variable, '_', a string or a number, found %s", describe(t))
+	return nil
+}
+
+// CanonicalNumber returns the canonical decimal form of a number literal:
+// integers without leading zeros ("007" → "7", "-0" → "0"); decimals as
+// written. Relation values are compared with it as strings.
+func CanonicalNumber(text string) string {
+	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	return text
+}
+
+// Unquote decodes a double-quoted string literal with the escapes
+// \" \\ \n \t \r \0 and \u{HEX}. It reports false (and keeps the raw
+// text between the quotes) on an invalid escape.
+func Unquote(lit string) (string, bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return lit, false
+	}
+	body := lit[1 : len(lit)-1]
+	if !strings.Contains(body, `\`) {
+		return body, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 >= len(body) {
+			return body, false
+		}
+		i++
+		switch body[i] {
+		case '"':
+			b.WriteByte('"')
+		case '\\':
+			b.WriteByte('\\')
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case '0':
+			b.WriteByte(0)
+		case '\'':
+			b.WriteByte('\'')
+		case 'u':
+			end := strings.IndexByte(body[i:], '}')
+			if i+1 >= len(body) || body[i+1] != '{' || end < 0 {
+				return body, false
+			}
+			n, err := strconv.ParseUint(body[i+2:i+end], 16, 32)
+			if err != nil || n > 0x10FFFF || (n >= 0xD800 && n <= 0xDFFF) {
+				return body, false
+			}
+			b.WriteRune(rune(n))
+			i += end
+		default:
+			return body, false
+		}
+	}
+	return b.String(), true
+}
+
+// Quote renders s as a string literal that Unquote decodes back to s.
+func Quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		case 0:
+			b.WriteString(`\0`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
