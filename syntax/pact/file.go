@@ -1,0 +1,107 @@
+package pact
+
+import (
+	"strings"
+
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// ParseFile parses a .pact file: one query per line, "//" comments (whole
+// line or after a query; a "//" inside a quoted string is not a comment) and
+// an optional first-line pragma "// pact: v1" or "// pact: v2" that sets the
+// dialect. Without a pragma the dialect is def (DialectUnset means V2).
+//
+// Every line is parsed on its own, so a file with several bad lines reports
+// errors for each of them. Spans are byte offsets into the whole file.
+func ParseFile(name, src string, def Dialect) *File {
+	if def == DialectUnset {
+		def = V2
+	}
+	f := &File{Src: syntax.NewFile(name, src), Dialect: def}
+	toks := lex(src, true)
+	var diags []syntax.Diagnostic
+	line := 0
+	for i := 0; i <= len(toks); {
+		j := i
+		for j < len(toks) && toks[j].kind != lNewline {
+			j++
+		}
+		diags = f.parseLine(src, toks[i:j], line, diags)
+		line++
+		i = j + 1
+	}
+	f.Diagnostics = diags
+	for _, t := range toks {
+		if t.kind == lSpace || t.kind == lNewline {
+			continue
+		}
+		f.Tokens = append(f.Tokens, Token{Kind: t.sem, Sp: t.span()})
+	}
+	return f
+}
+
+// parseLine handles the tokens of one line (without its newline).
+func (f *File) parseLine(src string, toks []tok, line int, diags []syntax.Diagnostic) []syntax.Diagnostic {
+	q := toks
+	for k, t := range toks {
+		if t.kind == lComment {
+			q = toks[:k]
+			c := &Comment{Sp: t.span(), Text: src[t.start:t.end]}
+			f.Comments = append(f.Comments, c)
+			blank := onlySpace(q)
+			if line == 0 && blank {
+				if pr, d, ok := parsePragma(c); ok {
+					toks[k].sem = TokenPragma
+					f.Pragma = pr
+					if d != nil {
+						diags = append(diags, *d)
+					} else {
+						f.Dialect = pr.Dialect
+					}
+				}
+			}
+			break
+		}
+	}
+	if onlySpace(q) {
+		return diags
+	}
+	end := q[len(q)-1].end
+	p := &parser{src: src, toks: q, d: f.Dialect, end: end, diags: diags}
+	f.Queries = append(f.Queries, p.parseQuery())
+	return p.diags
+}
+
+func onlySpace(toks []tok) bool {
+	for _, t := range toks {
+		if t.kind != lSpace {
+			return false
+		}
+	}
+	return true
+}
+
+// parsePragma recognises "// pact: vN". ok is false for ordinary comments;
+// an unknown version yields a diagnostic.
+func parsePragma(c *Comment) (*Pragma, *syntax.Diagnostic, bool) {
+	body := strings.TrimPrefix(c.Text, "//")
+	trimmed := strings.TrimLeft(body, " \t")
+	if !strings.HasPrefix(trimmed, "pact:") {
+		return nil, nil, false
+	}
+	rest := trimmed[len("pact:"):]
+	val := strings.TrimSpace(rest)
+	valStart := c.Sp.End - len(strings.TrimLeft(rest, " \t\r"))
+	pr := &Pragma{Sp: c.Sp, ValueSpan: syntax.Sp(valStart, valStart+len(val))}
+	switch val {
+	case "v1":
+		pr.Dialect = V1
+	case "v2":
+		pr.Dialect = V2
+	default:
+		d := syntax.Errorf(pr.ValueSpan, "expected a dialect \"v1\" or \"v2\" in the pact pragma, found %q", val)
+		d.Code = CodeSyntax
+		return pr, &d, true
+	}
+	return pr, nil, true
+}
