@@ -506,25 +506,25 @@ type TokenKind uint8
 // The token kinds. The lexer assigns a lexical kind; the parser refines it
 // (an identifier after "." becomes TokenType, after "^" TokenRoot, ...).
 const (
-	TokenInvalid     TokenKind = iota // a byte sequence no rule accepts, or an unterminated string
-	TokenTime                         // "@t0", "@t-1", "@c42", "@history", "@*" as a snapshot
-	TokenRoot                         // "^" and the root name of "^seq"
-	TokenType                         // "." and the name of a type anchor, "*" in a type position
-	TokenHash                         // "#" and the id (v1) or key (v2) after it
-	TokenTag                          // "+" and the tag name of "+tag"
-	TokenPseudo                       // ":" and the name of a pseudo-class
-	TokenAttrKey                      // the key of a filter "[key=...]", "{key=...}"
-	TokenOperator                     // = != < <= > >= ~ in ?? ? and range operators ".." ":"
-	TokenString                       // a quoted string
-	TokenNumber                       // a number
-	TokenIdent                        // any other identifier (bare values, hop names)
-	TokenControl                      // a trailing control "@limit", "@*"
-	TokenCombinator                   // the child combinator ">"
-	TokenPunct                        // brackets, braces, parentheses, commas
-	TokenComment                      // a "//" comment
-	TokenPragma                       // the first-line "// pact: vN" pragma
-	TokenDepth                        // a depth reference "d1", "d1..d3", "depth"
-	TokenKeyword                      // an insertion sentinel "end" or the "in" operator word
+	TokenInvalid    TokenKind = iota // a byte sequence no rule accepts, or an unterminated string
+	TokenTime                        // "@t0", "@t-1", "@c42", "@history", "@*" as a snapshot
+	TokenRoot                        // "^" and the root name of "^seq"
+	TokenType                        // "." and the name of a type anchor, "*" in a type position
+	TokenHash                        // "#" and the id (v1) or key (v2) after it
+	TokenTag                         // "+" and the tag name of "+tag"
+	TokenPseudo                      // ":" and the name of a pseudo-class
+	TokenAttrKey                     // the key of a filter "[key=...]", "{key=...}"
+	TokenOperator                    // = != < <= > >= ~ in ?? ? and range operators ".." ":"
+	TokenString                      // a quoted string
+	TokenNumber                      // a number
+	TokenIdent                       // any other identifier (bare values, hop names)
+	TokenControl                     // a trailing control "@limit", "@*"
+	TokenCombinator                  // the child combinator ">"
+	TokenPunct                       // brackets, braces, parentheses, commas
+	TokenComment                     // a "//" comment
+	TokenPragma                      // the first-line "// pact: vN" pragma
+	TokenDepth                       // a depth reference "d1", "d1..d3", "depth"
+	TokenKeyword                     // an insertion sentinel "end" or the "in" operator word
 )
 
 // Token is a lexical token with its span.
