@@ -1,0 +1,271 @@
+// Package datalog evaluates Datalog rules (Ascent syntax, parsed by
+// syntax/datalog) over relations of string values.
+//
+// Data follows the RelationData model: each relation has param_types and
+// tuples of strings. Load interns every string to an integer id so that
+// joins, negation and deduplication compare integers. A single query rule
+// is planned and evaluated once: positive atoms are hash-joined in an order
+// chosen by boundness and size, negated atoms become anti-joins and "if"
+// conditions become filters, and the head projection is deduplicated and
+// sorted. A program of several rules is evaluated stratum by stratum with a
+// semi-naive fixpoint and stratified negation.
+package datalog
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	syn "github.com/ctxql/ctxql/syntax/datalog"
+)
+
+// RelationData is one relation of the data: its parameter types and its
+// tuples, every value a string.
+type RelationData struct {
+	ParamTypes []string   `json:"param_types"`
+	Tuples     [][]string `json:"tuples"`
+}
+
+// Data is the input of an evaluation: relations by name.
+type Data struct {
+	Relations map[string]*RelationData `json:"relations"`
+}
+
+// ReadJSON decodes data of the form
+// {"relations": {"path": {"param_types": ["Proc","Proc"], "tuples": [["a","b"]]}}}
+// and validates that every tuple has one value per parameter type.
+func ReadJSON(r io.Reader) (*Data, error) {
+	dec := json.NewDecoder(r)
+	var d Data
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("decode data: %w", err)
+	}
+	if d.Relations == nil {
+		return nil, errors.New("data has no \"relations\" object")
+	}
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// Validate checks that every relation is present and every tuple has the
+// relation's arity.
+func (d *Data) Validate() error {
+	for _, name := range d.names() {
+		rel := d.Relations[name]
+		if rel == nil {
+			return fmt.Errorf("relation %s: missing param_types and tuples", name)
+		}
+		for i, t := range rel.Tuples {
+			if len(t) != len(rel.ParamTypes) {
+				return fmt.Errorf("relation %s: tuple %d has %d values, want %d", name, i, len(t), len(rel.ParamTypes))
+			}
+		}
+	}
+	return nil
+}
+
+func (d *Data) names() []string {
+	names := make([]string, 0, len(d.Relations))
+	for n := range d.Relations {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ReadFactsDir reads a Soufflé-style directory: relation types come from
+// "relation NAME(T1, ...)" declarations in the directory's .dl files, and
+// the tuples of NAME from NAME.facts, one tab-separated tuple per line. A
+// declared relation without a .facts file is empty.
+func ReadFactsDir(dir string) (*Data, error) {
+	dls, err := filepath.Glob(filepath.Join(dir, "*.dl"))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	d := &Data{Relations: map[string]*RelationData{}}
+	for _, p := range dls {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("read declarations: %w", err)
+		}
+		prog := syn.ParseProgram(p, string(src))
+		if len(prog.Diagnostics) > 0 {
+			dg := prog.Diagnostics[0]
+			return nil, fmt.Errorf("%s:%s: %s", p, prog.File.Position(dg.Span.Start), dg.Message)
+		}
+		for _, decl := range prog.Decls {
+			if _, dup := d.Relations[decl.Name.Name]; dup {
+				return nil, fmt.Errorf("%s: relation %s declared twice", p, decl.Name.Name)
+			}
+			d.Relations[decl.Name.Name] = &RelationData{ParamTypes: decl.TypeNames(), Tuples: [][]string{}}
+		}
+	}
+	facts, err := filepath.Glob(filepath.Join(dir, "*.facts"))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	for _, p := range facts {
+		name := strings.TrimSuffix(filepath.Base(p), ".facts")
+		rel, ok := d.Relations[name]
+		if !ok {
+			return nil, fmt.Errorf("%s: no \"relation %s(...)\" declaration in a .dl file of %s", p, name, dir)
+		}
+		if err := readFacts(p, rel); err != nil {
+			return nil, err
+		}
+	}
+	if len(d.Relations) == 0 {
+		return nil, fmt.Errorf("%s: no relation declarations (*.dl) found", dir)
+	}
+	return d, nil
+}
+
+func readFacts(path string, rel *RelationData) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read facts: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSuffix(sc.Text(), "\r")
+		if text == "" && len(rel.ParamTypes) != 0 {
+			continue
+		}
+		vals := strings.Split(text, "\t")
+		if len(rel.ParamTypes) == 0 {
+			vals = nil
+		}
+		if len(vals) != len(rel.ParamTypes) {
+			return fmt.Errorf("%s:%d: %d values, want %d", path, line, len(vals), len(rel.ParamTypes))
+		}
+		rel.Tuples = append(rel.Tuples, vals)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read facts %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadDataPath reads a JSON data file, or a facts directory when path is a
+// directory.
+func ReadDataPath(path string) (*Data, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read data: %w", err)
+	}
+	if st.IsDir() {
+		return ReadFactsDir(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read data: %w", err)
+	}
+	defer f.Close()
+	return ReadJSON(f)
+}
+
+// relation is an interned relation: rows of ids stored flat.
+type relation struct {
+	types []string
+	tab   *table
+}
+
+// DB is loaded, interned data ready for evaluation. A DB is not safe for
+// concurrent use: evaluation interns the constants of the rules it runs.
+type DB struct {
+	strs []string
+	ids  map[string]uint32
+	rels map[string]*relation
+	// rank[id] is the position of strs[id] in sorted order; rebuilt lazily
+	// when strings were added.
+	rank []uint32
+}
+
+// Load interns data into a DB. Duplicate tuples are dropped (set semantics).
+func Load(d *Data) (*DB, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	db := &DB{ids: map[string]uint32{}, rels: map[string]*relation{}}
+	for _, name := range d.names() {
+		rd := d.Relations[name]
+		tab := newTable(len(rd.ParamTypes))
+		set := newTupleSet(len(rd.ParamTypes))
+		row := make([]uint32, len(rd.ParamTypes))
+		for _, t := range rd.Tuples {
+			for i, v := range t {
+				row[i] = db.intern(v)
+			}
+			if set.add(row) {
+				tab.append(row)
+			}
+		}
+		db.rels[name] = &relation{types: slices.Clone(rd.ParamTypes), tab: tab}
+	}
+	return db, nil
+}
+
+func (db *DB) intern(s string) uint32 {
+	if id, ok := db.ids[s]; ok {
+		return id
+	}
+	id := uint32(len(db.strs))
+	db.strs = append(db.strs, s)
+	db.ids[s] = id
+	return id
+}
+
+// Schema returns the parameter types of every relation.
+func (db *DB) Schema() syn.Schema {
+	s := syn.Schema{}
+	for name, r := range db.rels {
+		s[name] = slices.Clone(r.types)
+	}
+	return s
+}
+
+// RelationSummary describes one relation of a DB.
+type RelationSummary struct {
+	Name  string   `json:"name"`
+	Types []string `json:"types"`
+	Size  int      `json:"size"`
+}
+
+// Relations lists the relations sorted by name.
+func (db *DB) Relations() []RelationSummary {
+	out := make([]RelationSummary, 0, len(db.rels))
+	for name, r := range db.rels {
+		out = append(out, RelationSummary{Name: name, Types: slices.Clone(r.types), Size: r.tab.len()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (db *DB) ranks() []uint32 {
+	if len(db.rank) == len(db.strs) {
+		return db.rank
+	}
+	order := make([]uint32, len(db.strs))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(db.strs[a], db.strs[b]) })
+	db.rank = make([]uint32, len(db.strs))
+	for r, id := range order {
+		db.rank[id] = uint32(r)
+	}
+	return db.rank
+}

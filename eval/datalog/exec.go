@@ -1,0 +1,570 @@
+package datalog
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	syn "github.com/ctxql/ctxql/syntax/datalog"
+)
+
+type argKind uint8
+
+const (
+	aVar argKind = iota
+	aConst
+	aWild
+)
+
+type carg struct {
+	kind argKind
+	slot int    // aVar
+	id   uint32 // aConst
+	ok   bool   // aConst: the value occurs in the data
+}
+
+type catom struct {
+	name string
+	args []carg
+	neg  bool
+	text string
+}
+
+type operand struct {
+	isVar   bool
+	slot    int
+	str     string
+	numeric bool // a number literal or a variable of a numeric type
+}
+
+type ccond struct {
+	op   string
+	l, r operand
+}
+
+type crule struct {
+	nvars   int
+	head    []carg
+	headRel string
+	pos     []*catom
+	negs    []*catom
+	conds   []ccond
+}
+
+// numericTypes are the parameter type names whose values compare as
+// numbers in "if" conditions.
+func numericType(t string) bool {
+	switch strings.ToLower(t) {
+	case "int", "integer", "float", "number", "i8", "i16", "i32", "i64", "i128", "isize",
+		"u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64":
+		return true
+	}
+	return false
+}
+
+// compile resolves variables to slots and constants to ids. types gives
+// each relation's parameter types.
+func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
+	if r == nil || r.Head == nil {
+		return nil, fmt.Errorf("no rule to evaluate")
+	}
+	cr := &crule{headRel: r.Head.Name.Name}
+	slots := map[string]int{}
+	varType := map[string]string{}
+	bound := map[string]bool{}
+	slot := func(name string) int {
+		s, ok := slots[name]
+		if !ok {
+			s = cr.nvars
+			slots[name] = s
+			cr.nvars++
+		}
+		return s
+	}
+	conv := func(t *syn.Term, intern bool) carg {
+		switch t.Kind {
+		case syn.Var:
+			return carg{kind: aVar, slot: slot(t.Value)}
+		case syn.Wildcard:
+			return carg{kind: aWild}
+		}
+		if intern {
+			return carg{kind: aConst, id: db.intern(t.Value), ok: true}
+		}
+		id, ok := db.ids[t.Value]
+		return carg{kind: aConst, id: id, ok: ok}
+	}
+	for _, b := range r.Body {
+		if b.Atom == nil {
+			continue
+		}
+		a := &catom{name: b.Atom.Name.Name, neg: b.Atom.Negated}
+		ts := types(a.name)
+		if ts != nil && len(ts) != len(b.Atom.Args) {
+			return nil, fmt.Errorf("relation %s has %d parameter(s), used with %d", a.name, len(ts), len(b.Atom.Args))
+		}
+		for j, t := range b.Atom.Args {
+			a.args = append(a.args, conv(t, false))
+			if t.Kind == syn.Var && !a.neg {
+				bound[t.Value] = true
+				if _, ok := varType[t.Value]; !ok && ts != nil {
+					varType[t.Value] = ts[j]
+				}
+			}
+		}
+		if a.neg {
+			cr.negs = append(cr.negs, a)
+		} else {
+			cr.pos = append(cr.pos, a)
+		}
+	}
+	checkBound := func(t *syn.Term) error {
+		if t.Kind == syn.Var && !bound[t.Value] {
+			return fmt.Errorf("unsafe rule: variable %s is not bound by a positive body atom", t.Value)
+		}
+		if t.Kind == syn.Wildcard {
+			return fmt.Errorf("'_' is not allowed here")
+		}
+		return nil
+	}
+	for _, a := range r.Body {
+		if a.Atom != nil && a.Atom.Negated {
+			for _, t := range a.Atom.Args {
+				if t.Kind == syn.Var && !bound[t.Value] {
+					return nil, fmt.Errorf("unsafe rule: variable %s is not bound by a positive body atom", t.Value)
+				}
+			}
+		}
+		if a.Cond == nil {
+			continue
+		}
+		c := ccond{op: a.Cond.Op}
+		for i, t := range []*syn.Term{a.Cond.Left, a.Cond.Right} {
+			if err := checkBound(t); err != nil {
+				return nil, err
+			}
+			o := operand{str: t.Value, numeric: t.Kind == syn.Num}
+			if t.Kind == syn.Var {
+				o = operand{isVar: true, slot: slot(t.Value), numeric: numericType(varType[t.Value])}
+			}
+			if i == 0 {
+				c.l = o
+			} else {
+				c.r = o
+			}
+		}
+		cr.conds = append(cr.conds, c)
+	}
+	for _, t := range r.Head.Args {
+		if err := checkBound(t); err != nil {
+			return nil, err
+		}
+		cr.head = append(cr.head, conv(t, true))
+	}
+	return cr, nil
+}
+
+// evaluator runs compiled rules; it caches indexes over tables that do not
+// change while it runs.
+type evaluator struct {
+	ctx   context.Context
+	db    *DB
+	cache map[cacheKey]*index
+	tick  int
+}
+
+type cacheKey struct {
+	t    *table
+	n    int
+	cols string
+}
+
+func (ev *evaluator) check() error {
+	ev.tick++
+	if ev.tick&0x3fff == 0 {
+		return ev.ctx.Err()
+	}
+	return nil
+}
+
+func (ev *evaluator) relIndex(t *table, cols []int) *index {
+	k := cacheKey{t: t, n: t.len(), cols: fmt.Sprint(cols)}
+	if ix, ok := ev.cache[k]; ok {
+		return ix
+	}
+	ix := buildIndex(t.data, t.arity, t.len(), cols)
+	ev.cache[k] = ix
+	return ix
+}
+
+// bindings is the intermediate result: rows of nvars slots.
+type bindings struct {
+	width int
+	data  []uint32
+	n     int
+}
+
+func (b *bindings) row(i int) []uint32 { return b.data[i*b.width : (i+1)*b.width] }
+
+// run evaluates cr with each positive atom reading src(i) (i indexes
+// cr.pos) and each negated atom reading neg(j), and calls emit with each
+// head row (not deduplicated).
+func (ev *evaluator) run(cr *crule, src func(i int) *table, neg func(j int) *table, emit func(row []uint32)) error {
+	cur := &bindings{width: cr.nvars, data: make([]uint32, cr.nvars), n: 1}
+	bound := make([]bool, cr.nvars)
+	done := make([]bool, len(cr.pos))
+	negDone := make([]bool, len(cr.negs))
+	condDone := make([]bool, len(cr.conds))
+	var err error
+	applyReady := func() error {
+		for j, a := range cr.negs {
+			if negDone[j] || !allBound(a, bound) {
+				continue
+			}
+			negDone[j] = true
+			if cur, err = ev.antiJoin(cur, a, neg(j)); err != nil {
+				return err
+			}
+		}
+		for j, c := range cr.conds {
+			if condDone[j] || (c.l.isVar && !bound[c.l.slot]) || (c.r.isVar && !bound[c.r.slot]) {
+				continue
+			}
+			condDone[j] = true
+			cur = ev.filter(cur, c)
+		}
+		return nil
+	}
+	if err := applyReady(); err != nil {
+		return err
+	}
+	for range cr.pos {
+		if cur.n == 0 {
+			return nil
+		}
+		best := -1
+		var bestScore [3]int
+		for i, a := range cr.pos {
+			if done[i] {
+				continue
+			}
+			nb := 0
+			for _, g := range a.args {
+				if g.kind == aConst || (g.kind == aVar && bound[g.slot]) {
+					nb++
+				}
+			}
+			has := 0
+			if nb > 0 {
+				has = 1
+			}
+			score := [3]int{-has, src(i).len(), -nb}
+			if best < 0 || less3(score, bestScore) {
+				best, bestScore = i, score
+			}
+		}
+		done[best] = true
+		if cur, err = ev.join(cur, cr.pos[best], src(best), bound); err != nil {
+			return err
+		}
+		for _, g := range cr.pos[best].args {
+			if g.kind == aVar {
+				bound[g.slot] = true
+			}
+		}
+		if err := applyReady(); err != nil {
+			return err
+		}
+	}
+	out := make([]uint32, len(cr.head))
+	for i := 0; i < cur.n; i++ {
+		if err := ev.check(); err != nil {
+			return err
+		}
+		row := cur.row(i)
+		for j, h := range cr.head {
+			if h.kind == aVar {
+				out[j] = row[h.slot]
+			} else {
+				out[j] = h.id
+			}
+		}
+		emit(out)
+	}
+	return nil
+}
+
+func less3(a, b [3]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+func allBound(a *catom, bound []bool) bool {
+	for _, g := range a.args {
+		if g.kind == aVar && !bound[g.slot] {
+			return false
+		}
+	}
+	return true
+}
+
+// join extends every binding with the matching tuples of t. It builds the
+// hash table over the smaller side.
+func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool) (*bindings, error) {
+	out := &bindings{width: cur.width}
+	var constPos []int  // positions holding constants
+	var keyPos []int    // positions holding bound variables
+	var keySlots []int  // their slots
+	var newPos []int    // first occurrences of unbound variables
+	var newSlots []int  // their slots
+	var eqPos [][2]int  // repeated unbound variables: position pairs
+	firstAt := map[int]int{}
+	for p, g := range a.args {
+		switch g.kind {
+		case aConst:
+			if !g.ok {
+				return out, nil // the constant occurs nowhere in the data
+			}
+			constPos = append(constPos, p)
+		case aVar:
+			if bound[g.slot] {
+				keyPos = append(keyPos, p)
+				keySlots = append(keySlots, g.slot)
+			} else if q, ok := firstAt[g.slot]; ok {
+				eqPos = append(eqPos, [2]int{q, p})
+			} else {
+				firstAt[g.slot] = p
+				newPos = append(newPos, p)
+				newSlots = append(newSlots, g.slot)
+			}
+		}
+	}
+	match := func(tup []uint32) bool {
+		for _, p := range constPos {
+			if tup[p] != a.args[p].id {
+				return false
+			}
+		}
+		for _, e := range eqPos {
+			if tup[e[0]] != tup[e[1]] {
+				return false
+			}
+		}
+		return true
+	}
+	emit := func(b, tup []uint32) {
+		start := len(out.data)
+		out.data = append(out.data, b...)
+		nr := out.data[start:]
+		for i, p := range newPos {
+			nr[newSlots[i]] = tup[p]
+		}
+		out.n++
+	}
+	m := t.len()
+	if cur.n*4 <= m {
+		// Few bindings: index them and scan the relation once.
+		ix := buildIndex(cur.data, cur.width, cur.n, keySlots)
+		vals := make([]uint32, len(keyPos))
+		for r := 0; r < m; r++ {
+			if err := ev.check(); err != nil {
+				return nil, err
+			}
+			tup := t.row(r)
+			if !match(tup) {
+				continue
+			}
+			for i, p := range keyPos {
+				vals[i] = tup[p]
+			}
+			for _, bi := range ix.lookup(vals) {
+				b := cur.row(int(bi))
+				if !ix.exact() && !eqVals(b, keySlots, vals) {
+					continue
+				}
+				emit(b, tup)
+			}
+		}
+		return out, nil
+	}
+	cols := append(slices.Clone(constPos), keyPos...)
+	ix := ev.relIndex(t, cols)
+	vals := make([]uint32, len(cols))
+	for i, p := range constPos {
+		vals[i] = a.args[p].id
+	}
+	for bi := 0; bi < cur.n; bi++ {
+		if err := ev.check(); err != nil {
+			return nil, err
+		}
+		b := cur.row(bi)
+		for i, s := range keySlots {
+			vals[len(constPos)+i] = b[s]
+		}
+		for _, ri := range ix.lookup(vals) {
+			tup := t.row(int(ri))
+			if !ix.exact() && !eqVals(tup, cols, vals) {
+				continue
+			}
+			if len(eqPos) > 0 && !match(tup) {
+				continue
+			}
+			emit(b, tup)
+		}
+	}
+	return out, nil
+}
+
+func eqVals(row []uint32, cols []int, vals []uint32) bool {
+	for i, c := range cols {
+		if row[c] != vals[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// antiJoin keeps the bindings for which no tuple of t matches a's
+// non-wildcard positions. A wildcard position matches any value, so
+// "!r(x, _)" drops x when r has any tuple starting with x.
+func (ev *evaluator) antiJoin(cur *bindings, a *catom, t *table) (*bindings, error) {
+	var constPos, varPos, varSlots []int
+	for p, g := range a.args {
+		switch g.kind {
+		case aConst:
+			if !g.ok {
+				return cur, nil // no tuple can match
+			}
+			constPos = append(constPos, p)
+		case aVar:
+			varPos = append(varPos, p)
+			varSlots = append(varSlots, g.slot)
+		}
+	}
+	out := &bindings{width: cur.width}
+	m := t.len()
+	if cur.n*4 <= m {
+		ix := buildIndex(cur.data, cur.width, cur.n, varSlots)
+		drop := make([]bool, cur.n)
+		vals := make([]uint32, len(varPos))
+	scan:
+		for r := 0; r < m; r++ {
+			if err := ev.check(); err != nil {
+				return nil, err
+			}
+			tup := t.row(r)
+			for _, p := range constPos {
+				if tup[p] != a.args[p].id {
+					continue scan
+				}
+			}
+			for i, p := range varPos {
+				vals[i] = tup[p]
+			}
+			for _, bi := range ix.lookup(vals) {
+				if ix.exact() || eqVals(cur.row(int(bi)), varSlots, vals) {
+					drop[bi] = true
+				}
+			}
+		}
+		for i := 0; i < cur.n; i++ {
+			if !drop[i] {
+				out.data = append(out.data, cur.row(i)...)
+				out.n++
+			}
+		}
+		return out, nil
+	}
+	cols := append(slices.Clone(constPos), varPos...)
+	ix := ev.relIndex(t, cols)
+	vals := make([]uint32, len(cols))
+	for i, p := range constPos {
+		vals[i] = a.args[p].id
+	}
+	for bi := 0; bi < cur.n; bi++ {
+		if err := ev.check(); err != nil {
+			return nil, err
+		}
+		b := cur.row(bi)
+		for i, s := range varSlots {
+			vals[len(constPos)+i] = b[s]
+		}
+		found := false
+		for _, ri := range ix.lookup(vals) {
+			if ix.exact() || eqVals(t.row(int(ri)), cols, vals) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out.data = append(out.data, b...)
+			out.n++
+		}
+	}
+	return out, nil
+}
+
+func (ev *evaluator) filter(cur *bindings, c ccond) *bindings {
+	out := &bindings{width: cur.width}
+	for i := 0; i < cur.n; i++ {
+		b := cur.row(i)
+		if ev.compare(b, c) {
+			out.data = append(out.data, b...)
+			out.n++
+		}
+	}
+	return out
+}
+
+func (ev *evaluator) value(b []uint32, o operand) string {
+	if o.isVar {
+		return ev.db.strs[b[o.slot]]
+	}
+	return o.str
+}
+
+// compare evaluates a condition. Values compare as numbers when an operand
+// is a number literal or a variable of a numeric type and both values
+// parse as numbers; otherwise they compare as strings, bytewise.
+func (ev *evaluator) compare(b []uint32, c ccond) bool {
+	l, r := ev.value(b, c.l), ev.value(b, c.r)
+	cmp := 0
+	numeric := false
+	if c.l.numeric || c.r.numeric {
+		x, err1 := strconv.ParseFloat(l, 64)
+		y, err2 := strconv.ParseFloat(r, 64)
+		if err1 == nil && err2 == nil {
+			numeric = true
+			switch {
+			case x < y:
+				cmp = -1
+			case x > y:
+				cmp = 1
+			}
+		}
+	}
+	if !numeric {
+		cmp = strings.Compare(l, r)
+	}
+	switch c.op {
+	case "==":
+		return cmp == 0
+	case "!=":
+		return cmp != 0
+	case "<":
+		return cmp < 0
+	case "<=":
+		return cmp <= 0
+	case ">":
+		return cmp > 0
+	case ">=":
+		return cmp >= 0
+	}
+	return false
+}
