@@ -1,15 +1,42 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"io"
 
-// newSchemaCmd is being built; it reports that the command is not available yet.
+	"github.com/spf13/cobra"
+
+	syn "github.com/ctxql/ctxql/syntax/jql"
+)
+
+// newSchemaCmd builds `ctxql schema jql [--json]`.
 func newSchemaCmd(env Env) *cobra.Command {
-	return &cobra.Command{
-		Use:    "schema",
-		Short:  "Print the schema of a query language",
-		Hidden: true,
-		RunE: func(*cobra.Command, []string) error {
-			return Usagef("ctxql schema: not available in this build")
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "schema jql [--json]",
+		Short: "Print the schema of a query language",
+		Long:  "Print the JQL schema: domains, fields with types and docs, computed fields, default projections and operators.",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if args[0] != "jql" {
+				return Usagef("ctxql schema: unknown language %q (want jql)", args[0])
+			}
+			return writeJQLSchema(env.Stdout, asJSON)
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
+	return cmd
+}
+
+func writeJQLSchema(w io.Writer, asJSON bool) error {
+	s := syn.NewSchema()
+	if !asJSON {
+		return s.WriteText(w)
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }

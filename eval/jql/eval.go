@@ -1,0 +1,567 @@
+// Package jql evaluates JQL queries over sessions and activities.
+//
+// Documents are raw JSON; each is pre-filtered on its bytes (a where
+// equality on a string literal must find the literal's JSON encoding in the
+// document), parsed with github.com/valyala/fastjson into a reused arena,
+// tested, and kept in a bounded heap of the best limit documents, so neither
+// a limit nor a cursor sorts the whole collection and only the survivors are
+// copied and projected.
+package jql
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/ctxql/ctxql/syntax"
+	syn "github.com/ctxql/ctxql/syntax/jql"
+)
+
+// QueryError reports an invalid query: every error diagnostic found.
+type QueryError struct {
+	// Diagnostics are the errors, sorted by position.
+	Diagnostics []syntax.Diagnostic
+}
+
+// Error implements error.
+func (e *QueryError) Error() string {
+	var b strings.Builder
+	for i, d := range e.Diagnostics {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(d.Message)
+	}
+	return b.String()
+}
+
+// Result is the outcome of a query.
+type Result struct {
+	// Docs are the projected result documents, compact JSON, in order.
+	Docs [][]byte
+	// Warnings are non-fatal diagnostics (unknown select paths, clamped limit).
+	Warnings []syntax.Diagnostic
+}
+
+// WriteJSON writes the result as a JSON array, one document per line.
+func (r *Result) WriteJSON(w io.Writer) error {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, d := range r.Docs {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n  ")
+		b.Write(d)
+	}
+	if len(r.Docs) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("]\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// Check returns every diagnostic of a parsed query against the schema, parse
+// diagnostics included.
+func Check(q *syn.Query, parseDiags []syntax.Diagnostic, s *syn.Schema) []syntax.Diagnostic {
+	ds := append(slices.Clone(parseDiags), s.Check(q)...)
+	syntax.SortDiagnostics(ds)
+	return ds
+}
+
+// Eval parses src (any accepted text form) and evaluates it over data.
+func Eval(ctx context.Context, src string, data Source) (*Result, error) {
+	q, ds := syn.ParseQuery(src)
+	return EvalQuery(ctx, q, ds, data)
+}
+
+// EvalQuery evaluates a parsed query. parseDiags are the parser's
+// diagnostics; any error among them or from the schema check makes the
+// result a *QueryError. Data problems are *DataError; cancellation returns
+// the context's error.
+func EvalQuery(ctx context.Context, q *syn.Query, parseDiags []syntax.Diagnostic, data Source) (*Result, error) {
+	s := syn.NewSchema()
+	ds := Check(q, parseDiags, s)
+	var errs, warns []syntax.Diagnostic
+	for _, d := range ds {
+		if d.Severity == syntax.SeverityError {
+			errs = append(errs, d)
+		} else {
+			warns = append(warns, d)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, &QueryError{Diagnostics: errs}
+	}
+	dom := s.Domain(q.Domain())
+	pl := newPlan(q, dom)
+	res := &Result{Warnings: warns}
+	var p fastjson.Parser
+	if q.StartAfter != "" {
+		needle := jsonString(q.StartAfter)
+		found := false
+		err := data.Scan(ctx, dom.Name, func(raw []byte) error {
+			if found || (needle != nil && !mayContain(raw, needle)) {
+				return nil
+			}
+			v, err := p.ParseBytes(raw)
+			if err != nil {
+				return dataErr("%w", err)
+			}
+			if sb := v.GetStringBytes("id"); v.Get("id") != nil && string(sb) == q.StartAfter {
+				pl.cursor = keyOf(v)
+				found = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, &QueryError{Diagnostics: []syntax.Diagnostic{{
+				Span: q.StartAfterValue.Span, Severity: syntax.SeverityError, Code: syn.CodeInvalidCursor,
+				Message: fmt.Sprintf("%s: startAfter %q names no document in %s", syn.CodeInvalidCursor, q.StartAfter, dom.Name),
+			}}}
+		}
+		pl.hasCursor = true
+	}
+	h := &topk{less: pl.before}
+	err := data.Scan(ctx, dom.Name, func(raw []byte) error {
+		for _, n := range pl.needles {
+			if !mayContainAny(raw, n) {
+				return nil
+			}
+		}
+		v, err := p.ParseBytes(raw)
+		if err != nil {
+			return dataErr("%w", err)
+		}
+		if v.Type() != fastjson.TypeObject {
+			return nil
+		}
+		for _, c := range pl.conds {
+			if !c.match(v) {
+				return nil
+			}
+		}
+		k := keyOf(v)
+		if pl.hasCursor && !pl.before(pl.cursor, k) {
+			return nil
+		}
+		if len(h.items) == q.Limit {
+			if !pl.before(k, h.items[0].key) {
+				return nil
+			}
+			h.items[0] = entry{key: k.clone(), raw: bytes.Clone(raw)}
+			heap.Fix(h, 0)
+			return nil
+		}
+		heap.Push(h, entry{key: k.clone(), raw: bytes.Clone(raw)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	items := h.items
+	slices.SortFunc(items, func(a, b entry) int {
+		if pl.before(a.key, b.key) {
+			return -1
+		}
+		if pl.before(b.key, a.key) {
+			return 1
+		}
+		return 0
+	})
+	for _, it := range items {
+		v, err := p.ParseBytes(it.raw)
+		if err != nil {
+			return nil, dataErr("%w", err)
+		}
+		res.Docs = append(res.Docs, pl.project(nil, v))
+	}
+	return res, nil
+}
+
+// mayContain is the raw-bytes pre-filter: a document can only hold the
+// string needle (JSON-encoded, quotes included) if its bytes contain it, or
+// if it uses escapes that could spell it differently.
+func mayContain(raw, needle []byte) bool {
+	return bytes.Contains(raw, needle) || bytes.IndexByte(raw, '\\') >= 0
+}
+
+func mayContainAny(raw []byte, needles [][]byte) bool {
+	for _, n := range needles {
+		if mayContain(raw, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonString returns the JSON encoding of s when it is the only way s can
+// appear unescaped (printable ASCII without quotes or backslashes), else nil.
+func jsonString(s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return nil
+		}
+	}
+	return []byte(`"` + s + `"`)
+}
+
+// sortKey is a document's position in the order: (createTime, id).
+type sortKey struct {
+	rank int // 0 missing createTime, 1 RFC 3339 time, 2 other string
+	t    int64
+	s    string
+	id   string
+}
+
+func (k sortKey) clone() sortKey {
+	k.s = strings.Clone(k.s)
+	k.id = strings.Clone(k.id)
+	return k
+}
+
+func keyOf(v *fastjson.Value) sortKey {
+	var k sortKey
+	if ct := v.Get("createTime"); ct != nil && ct.Type() == fastjson.TypeString {
+		b, _ := ct.StringBytes()
+		k.s = unsafeString(b)
+		if t, err := time.Parse(time.RFC3339Nano, k.s); err == nil {
+			k.rank, k.t = 1, t.UnixNano()
+		} else {
+			k.rank = 2
+		}
+	}
+	if id := v.Get("id"); id != nil {
+		if id.Type() == fastjson.TypeString {
+			b, _ := id.StringBytes()
+			k.id = unsafeString(b)
+		} else {
+			k.id = id.String()
+		}
+	}
+	return k
+}
+
+func unsafeString(b []byte) string { return string(b) }
+
+func cmpTime(a, b sortKey) int {
+	if a.rank != b.rank {
+		return a.rank - b.rank
+	}
+	switch a.rank {
+	case 1:
+		if a.t != b.t {
+			if a.t < b.t {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	case 2:
+		return strings.Compare(a.s, b.s)
+	}
+	return 0
+}
+
+type entry struct {
+	key sortKey
+	raw []byte
+}
+
+// topk is a heap holding the best entries seen; its root is the worst kept.
+type topk struct {
+	items []entry
+	less  func(a, b sortKey) bool
+}
+
+func (h *topk) Len() int           { return len(h.items) }
+func (h *topk) Less(i, j int) bool { return h.less(h.items[j].key, h.items[i].key) }
+func (h *topk) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *topk) Push(x any)         { h.items = append(h.items, x.(entry)) }
+func (h *topk) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}
+
+// plan is a compiled query.
+type plan struct {
+	q         *syn.Query
+	dom       *syn.Domain
+	conds     []*cond
+	needles   [][][]byte
+	proj      *pnode
+	computed  []string
+	cursor    sortKey
+	hasCursor bool
+}
+
+// before reports whether a comes before b in the result order: createTime
+// in the query's direction, then id ascending.
+func (pl *plan) before(a, b sortKey) bool {
+	c := cmpTime(a, b)
+	if pl.q.Order != "asc" {
+		c = -c
+	}
+	if c != 0 {
+		return c < 0
+	}
+	return a.id < b.id
+}
+
+func newPlan(q *syn.Query, dom *syn.Domain) *plan {
+	pl := &plan{q: q, dom: dom}
+	for _, c := range q.Where {
+		cc := compileCond(c)
+		pl.conds = append(pl.conds, cc)
+		if n := cc.needles(); n != nil {
+			pl.needles = append(pl.needles, n)
+		}
+	}
+	for _, f := range dom.Root.Fields {
+		if f.Computed {
+			pl.computed = append(pl.computed, f.Name)
+		}
+	}
+	pl.proj = buildProjection(q, dom)
+	return pl
+}
+
+// cond is a compiled where condition.
+type cond struct {
+	path   []string
+	op     string
+	lit    *syn.Value
+	in     []*syn.Value
+	needle string // lower-cased contains operand
+	exists bool
+}
+
+func compileCond(c *syn.Condition) *cond {
+	cc := &cond{path: c.Path.Names(), op: c.Op, lit: c.Operand}
+	switch c.Op {
+	case syn.OpIn:
+		cc.in = c.Operand.Elems
+	case syn.OpContains:
+		cc.needle = strings.ToLower(c.Operand.Str)
+	case syn.OpExists:
+		cc.exists = c.Operand.Bool
+	}
+	return cc
+}
+
+// needles returns the JSON-encoded strings one of which a matching document
+// must contain, or nil when the condition gives no such guarantee.
+func (c *cond) needles() [][]byte {
+	switch c.op {
+	case syn.OpEq:
+		if c.lit.Kind == syn.KindString {
+			if n := jsonString(c.lit.Str); n != nil {
+				return [][]byte{n}
+			}
+		}
+	case syn.OpIn:
+		var out [][]byte
+		for _, e := range c.in {
+			n := jsonString(e.Str)
+			if e.Kind != syn.KindString || n == nil {
+				return nil
+			}
+			out = append(out, n)
+		}
+		if out == nil {
+			return [][]byte{}
+		}
+		return out
+	}
+	return nil
+}
+
+func (c *cond) match(v *fastjson.Value) bool {
+	if c.op == syn.OpExists {
+		return present(v, c.path) == c.exists
+	}
+	return anyValue(v, c.path, c.test)
+}
+
+// present reports whether the path reaches a value in some array element.
+func present(v *fastjson.Value, path []string) bool {
+	if len(path) == 0 {
+		return true
+	}
+	switch v.Type() {
+	case fastjson.TypeArray:
+		a, _ := v.Array()
+		for _, e := range a {
+			if present(e, path) {
+				return true
+			}
+		}
+	case fastjson.TypeObject:
+		if ch := v.Get(path[0]); ch != nil {
+			return present(ch, path[1:])
+		}
+	}
+	return false
+}
+
+// anyValue reports whether some value at the path, arrays crossed
+// existentially (including an array at the end), satisfies test.
+func anyValue(v *fastjson.Value, path []string, test func(*fastjson.Value) bool) bool {
+	if v.Type() == fastjson.TypeArray {
+		a, _ := v.Array()
+		for _, e := range a {
+			if anyValue(e, path, test) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(path) == 0 {
+		return test(v)
+	}
+	if v.Type() != fastjson.TypeObject {
+		return false
+	}
+	ch := v.Get(path[0])
+	if ch == nil {
+		return false
+	}
+	return anyValue(ch, path[1:], test)
+}
+
+func (c *cond) test(v *fastjson.Value) bool {
+	switch c.op {
+	case syn.OpEq:
+		return equal(v, c.lit)
+	case syn.OpNeq:
+		return !equal(v, c.lit)
+	case syn.OpIn:
+		for _, e := range c.in {
+			if equal(v, e) {
+				return true
+			}
+		}
+		return false
+	case syn.OpContains:
+		if v.Type() != fastjson.TypeString {
+			return false
+		}
+		b, _ := v.StringBytes()
+		return containsFold(b, c.needle)
+	case syn.OpGt, syn.OpLt, syn.OpGte, syn.OpLte:
+		r, ok := compare(v, c.lit)
+		if !ok {
+			return false
+		}
+		switch c.op {
+		case syn.OpGt:
+			return r > 0
+		case syn.OpLt:
+			return r < 0
+		case syn.OpGte:
+			return r >= 0
+		}
+		return r <= 0
+	}
+	return false
+}
+
+func containsFold(b []byte, lowerNeedle string) bool {
+	if len(lowerNeedle) == 0 {
+		return true
+	}
+	ascii := true
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		return strings.Contains(strings.ToLower(string(b)), lowerNeedle)
+	}
+	n := len(lowerNeedle)
+	for i := 0; i+n <= len(b); i++ {
+		j := 0
+		for ; j < n; j++ {
+			c := b[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lowerNeedle[j] {
+				break
+			}
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
+}
+
+func equal(v *fastjson.Value, lit *syn.Value) bool {
+	switch lit.Kind {
+	case syn.KindString:
+		if v.Type() != fastjson.TypeString {
+			return false
+		}
+		b, _ := v.StringBytes()
+		return string(b) == lit.Str
+	case syn.KindNumber:
+		if v.Type() != fastjson.TypeNumber {
+			return false
+		}
+		f, _ := v.Float64()
+		return f == lit.Num
+	case syn.KindBool:
+		return (lit.Bool && v.Type() == fastjson.TypeTrue) || (!lit.Bool && v.Type() == fastjson.TypeFalse)
+	case syn.KindNull:
+		return v.Type() == fastjson.TypeNull
+	}
+	return false
+}
+
+// compare orders a document value against a literal of the same kind;
+// strings that both parse as RFC 3339 times compare as times.
+func compare(v *fastjson.Value, lit *syn.Value) (int, bool) {
+	switch lit.Kind {
+	case syn.KindNumber:
+		if v.Type() != fastjson.TypeNumber {
+			return 0, false
+		}
+		f, _ := v.Float64()
+		switch {
+		case f < lit.Num:
+			return -1, true
+		case f > lit.Num:
+			return 1, true
+		}
+		return 0, true
+	case syn.KindString:
+		if v.Type() != fastjson.TypeString {
+			return 0, false
+		}
+		b, _ := v.StringBytes()
+		s := string(b)
+		if t1, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			if t2, err := time.Parse(time.RFC3339Nano, lit.Str); err == nil {
+				return t1.Compare(t2), true
+			}
+		}
+		return strings.Compare(s, lit.Str), true
+	}
+	return 0, false
+}
