@@ -67,7 +67,7 @@ func (f *File) parseLine(src string, toks []tok, line int, diags []syntax.Diagno
 		return diags
 	}
 	end := q[len(q)-1].end
-	p := &parser{src: src, toks: q, d: f.Dialect, end: end, diags: diags}
+	p := &parser{src: src, toks: q, d: f.Dialect, end: end, diags: diags, diag0: len(diags)}
 	f.Queries = append(f.Queries, p.parseQuery())
 	return p.diags
 }

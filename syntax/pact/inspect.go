@@ -2,7 +2,7 @@ package pact
 
 import "github.com/ctxql/ctxql/syntax"
 
-// Inspect traverses the AST rooted at n depth-first, in source order: it
+// Inspect traverses the AST rooted at n depth-first, in field order: it
 // calls f(n); if f returns true, Inspect visits each non-nil child of n and
 // then calls f(nil), like go/ast.Inspect. It visits every node: files,
 // pragmas, comments, queries, times and atoms, expressions, steps,

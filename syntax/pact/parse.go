@@ -37,6 +37,7 @@ type parser struct {
 	d     Dialect
 	end   int // offset reported for "end of query"
 	diags []syntax.Diagnostic
+	diag0 int // diagnostics before this query's (files share one slice)
 	q     *Query
 }
 
@@ -108,12 +109,17 @@ func (p *parser) describe(t tok) string {
 }
 
 func (p *parser) errorf(sp syntax.Span, format string, args ...any) {
-	d := syntax.Errorf(sp, format, args...)
-	d.Code = CodeSyntax
-	p.diags = append(p.diags, d)
 	if p.q != nil {
 		p.q.Bad = true
 	}
+	// One error per position: a failed rule's callers tend to report the
+	// same token again.
+	if n := len(p.diags); n > 0 && p.diags[n-1].Span.Start == sp.Start && n > p.diag0 {
+		return
+	}
+	d := syntax.Errorf(sp, format, args...)
+	d.Code = CodeSyntax
+	p.diags = append(p.diags, d)
 }
 
 // expected reports "expected WHAT, found TOKEN" at the current token.
@@ -186,6 +192,14 @@ func (p *parser) parseTime() *Time {
 		tm.Sp = first.span()
 		if !p.v2() {
 			p.errorf(first.span(), "@history is a v2 form; v1 selectors use @t0..@tN ranges")
+		}
+		if k := p.cur().kind; (k == lDotDot || k == lColon) && p.adjacent() {
+			op := p.take(TokenOperator)
+			p.errorf(op.span(), "@history is already the range @t0..@t-*; expected whitespace and a selector after it, found %s", p.describe(op))
+			if k := p.cur().kind; k == lTime || k == lAtStar || k == lMinus || k == lNumber || k == lPlus {
+				p.parseTimeAtom(true)
+			}
+			tm.Sp.End = p.lastEnd(tm.Sp.End)
 		}
 		return tm
 	}
@@ -797,17 +811,29 @@ func (p *parser) parsePseudo(c *Compound) {
 		p.errorf(name.span(), "expected a pseudo-class (pre, core, post, first, last, nth or depth), found %s", p.describe(name))
 	}
 	end := name.end
+	var first tok // the first token inside the parentheses
+	argErr := false
 	if p.is(lLParen) && p.adjacent() {
 		lp := p.take(TokenPunct)
 		ps.HasParens = true
-		p.parsePseudoArgs(ps)
+		save := p.pos
 		p.skipWS()
+		first = p.cur()
+		p.pos = save
+		nd := len(p.diags)
+		p.parsePseudoArgs(ps)
+		argErr = len(p.diags) > nd
+		p.skipWS()
+		if !p.is(lRParen) {
+			p.expected(fmt.Sprintf("\")\" to close :%s(", ps.Name))
+			argErr = true
+			p.skipTo(lRParen)
+		}
 		if p.is(lRParen) {
 			rp := p.take(TokenPunct)
 			ps.ArgsSpan = syntax.Sp(lp.end, rp.start)
 			end = rp.end
 		} else {
-			p.expected(fmt.Sprintf("\")\" to close :%s(", ps.Name))
 			end = p.lastEnd(lp.end)
 			ps.ArgsSpan = syntax.Sp(lp.end, end)
 		}
@@ -817,8 +843,8 @@ func (p *parser) parsePseudo(c *Compound) {
 	case "depth":
 		if !ps.HasParens {
 			p.errorf(ps.Sp, "expected a depth list after :depth, as in :depth(1) or :depth(1-3)")
-		} else if len(ps.Args) == 0 {
-			p.expected("a depth list inside :depth()")
+		} else if len(ps.Args) == 0 && !argErr {
+			p.errorf(first.span(), "expected a depth list inside :depth(), found %s", p.describe(first))
 		}
 		if p.v2() {
 			p.legacy(LegacyDepthPseudo, ps, p.src[ps.ArgsSpan.Start:ps.ArgsSpan.End])
@@ -827,8 +853,8 @@ func (p *parser) parsePseudo(c *Compound) {
 		if !ps.HasParens || len(ps.Args) == 0 {
 			if !ps.HasParens {
 				p.errorf(ps.Sp, "expected an index after :nth, as in :nth(2)")
-			} else {
-				p.expected("an index inside :nth()")
+			} else if !argErr {
+				p.errorf(first.span(), "expected an index inside :nth(), found %s", p.describe(first))
 			}
 		} else if len(ps.Args) > 1 || ps.Args[0].Hi != nil || ps.Args[0].Value.Kind != ValueNumber {
 			p.errorf(ps.ArgsSpan, "expected one integer index inside :nth()")
@@ -862,7 +888,14 @@ func (p *parser) parsePseudoArgs(ps *Pseudo) {
 		}
 		v := p.parseValue()
 		if v == nil {
-			p.expected(fmt.Sprintf("a value inside :%s()", ps.Name))
+			if len(ps.Args) > 0 || (ps.Name != "depth" && ps.Name != "nth") {
+				p.expected(fmt.Sprintf("a value inside :%s()", ps.Name))
+			} else if ps.Name == "depth" {
+				p.expected("a depth list inside :depth()")
+			} else {
+				p.expected("an index inside :nth()")
+			}
+			p.skipTo(lRParen)
 			return
 		}
 		a := &PseudoArg{Sp: v.Sp, Value: v}
@@ -1047,9 +1080,6 @@ func (p *parser) parseBlock(kind BlockKind) *Block {
 		}
 	}
 	b.Sp = syntax.Sp(open.start, end)
-	if !p.v2() && len(b.Items) > 1 {
-		p.errorf(b.Sp, "a v1 attribute filter holds one condition; expected \"]\" after the first")
-	}
 	return b
 }
 
@@ -1068,6 +1098,9 @@ func (p *parser) parseItems(b *Block, closer lexKind) {
 			return
 		}
 		b.Items = append(b.Items, a)
+		if !p.v2() {
+			return // a v1 attribute filter holds one condition
+		}
 		p.skipWS()
 		if p.is(lComma) {
 			p.take(TokenPunct)
