@@ -314,10 +314,18 @@ func (c *checker) types(rules []*Rule) {
 			rel  string
 		}
 		seen := map[string]first{}
-		for _, b := range r.Body {
-			if b.Atom == nil {
-				continue
+		// Positive atoms fix a variable's type (the first one wins);
+		// negated atoms are then checked against it.
+		var atoms []*Atom
+		for _, neg := range []bool{false, true} {
+			for _, b := range r.Body {
+				if b.Atom != nil && b.Atom.Negated == neg {
+					atoms = append(atoms, b.Atom)
+				}
 			}
+		}
+		for _, atom := range atoms {
+			b := BodyItem{Atom: atom}
 			types := c.relTypes(b.Atom)
 			if types == nil {
 				continue
@@ -332,7 +340,7 @@ func (c *checker) types(rules []*Rule) {
 					continue
 				}
 				if f.typ != types[j] {
-					c.errf(t.Loc, CodeTypeMismatch, "variable %s has type %s here (%s) but %s at its first use (%s)", t.Value, types[j], b.Atom.Name.Name, f.typ, f.rel).Related = []syntax.RelatedInfo{{Span: f.span, Message: fmt.Sprintf("%s first used as %s here", t.Value, f.typ)}}
+					c.errf(t.Loc, CodeTypeMismatch, "variable %s has type %s here (%s) but %s at its first positive use (%s)", t.Value, types[j], b.Atom.Name.Name, f.typ, f.rel).Related = []syntax.RelatedInfo{{Span: f.span, Message: fmt.Sprintf("%s first bound as %s here", t.Value, f.typ)}}
 				}
 			}
 		}

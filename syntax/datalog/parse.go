@@ -222,8 +222,9 @@ func (p *parser) rule() Node {
 		r.Terminator = p.next().Span
 		r.Loc.End = r.Terminator.End
 	case t.Kind == TokEOF:
-	case t.Kind == TokIdent && (p.peekAt(1).Kind == TokLParen || t.Text == "relation"):
-		// The next rule starts without a terminator in between.
+	case t.Kind == TokIdent && p.startsLine(p.pos) && (p.peekAt(1).Kind == TokLParen || t.Text == "relation"):
+		// The next rule starts on a new line without a terminator in
+		// between. On the same line it is more likely a missing comma.
 	default:
 		if r.Arrow.IsZero() {
 			p.fail(t, "expected '<--', ';' or '.', found %s", describe(t))

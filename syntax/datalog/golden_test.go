@@ -1,0 +1,185 @@
+package datalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctxql/ctxql/internal/golden"
+	"github.com/ctxql/ctxql/syntax"
+)
+
+func dumpTerm(t *Term) string {
+	if t == nil {
+		return "<nil>"
+	}
+	s := fmt.Sprintf("%s:%s@%s", t.Kind, t.Text, t.Loc)
+	if t.IsConst() && t.Value != t.Text {
+		s += fmt.Sprintf("=%q", t.Value)
+	}
+	return s
+}
+
+func dumpAtom(a *Atom) string {
+	var args []string
+	for _, t := range a.Args {
+		args = append(args, dumpTerm(t))
+	}
+	neg := ""
+	if a.Negated {
+		neg = fmt.Sprintf("!@%s ", a.Bang)
+	}
+	return fmt.Sprintf("%s%s@%s(%s) span=%s", neg, a.Name.Name, a.Name.Loc, strings.Join(args, ", "), a.Loc)
+}
+
+// Dump renders a program's AST, one node per line, for golden tests.
+func dumpProgram(p *Program) string {
+	var b strings.Builder
+	Inspect(p, func(n Node) bool {
+		switch n := n.(type) {
+		case *Decl:
+			var ts []string
+			for _, t := range n.Types {
+				ts = append(ts, fmt.Sprintf("%s@%s", t.Name, t.Loc))
+			}
+			fmt.Fprintf(&b, "decl %s@%s(%s) span=%s\n", n.Name.Name, n.Name.Loc, strings.Join(ts, ", "), n.Loc)
+			return false
+		case *Rule:
+			kind := "rule"
+			if n.IsFact() {
+				kind = "fact"
+			}
+			fmt.Fprintf(&b, "%s span=%s arrow=%s term=%s\n  head %s\n", kind, n.Loc, n.Arrow, n.Terminator, dumpAtom(n.Head))
+			for _, it := range n.Body {
+				if it.Atom != nil {
+					fmt.Fprintf(&b, "  atom %s\n", dumpAtom(it.Atom))
+				} else {
+					c := it.Cond
+					fmt.Fprintf(&b, "  if@%s %s %s@%s %s span=%s\n", c.If, dumpTerm(c.Left), c.Op, c.OpSpan, dumpTerm(c.Right), c.Loc)
+				}
+			}
+			return false
+		}
+		return true
+	})
+	for _, c := range p.Comments {
+		fmt.Fprintf(&b, "comment %s\n", c)
+	}
+	return b.String()
+}
+
+func dumpDiags(f *syntax.File, ds []syntax.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "%s: %s %s %s\n", f.Position(d.Span.Start), d.Severity, d.Code, d.Message)
+		for _, r := range d.Related {
+			fmt.Fprintf(&b, "  related %s: %s\n", f.Position(r.Span.Start), r.Message)
+		}
+	}
+	return b.String()
+}
+
+func checkSpans(t *testing.T, src string, p *Program) {
+	t.Helper()
+	n := len(src)
+	Inspect(p, func(nd Node) bool {
+		if !nd.Span().Valid(n) {
+			t.Errorf("node %T span %s outside source of %d bytes", nd, nd.Span(), n)
+		}
+		return true
+	})
+	for _, d := range p.Diagnostics {
+		if !d.Span.Valid(n) {
+			t.Errorf("diagnostic %s outside source", d)
+		}
+	}
+}
+
+// TestParseGolden parses each archive's "input" section as a program and
+// compares the AST dump and diagnostics.
+func TestParseGolden(t *testing.T) {
+	golden.Run(t, "../../testdata/datalog/parse/*.txtar", func(t *testing.T, c *golden.Case) {
+		src := c.Input("input")
+		p := ParseProgram("input", src)
+		checkSpans(t, src, p)
+		c.Want("ast", dumpProgram(p))
+		c.Want("diagnostics", dumpDiags(p.File, p.Diagnostics))
+		if c.Has("rule-diagnostics") {
+			_, ds := ParseRule(src)
+			c.Want("rule-diagnostics", dumpDiags(p.File, ds))
+		}
+	})
+}
+
+// TestCheckGolden checks a "rule" (query mode) or "program" against a
+// "schema" section (JSON: relation -> types) and compares diagnostics,
+// inferred head types, strata and variable types.
+func TestCheckGolden(t *testing.T) {
+	golden.Run(t, "../../testdata/datalog/check/*.txtar", func(t *testing.T, c *golden.Case) {
+		var schema Schema
+		if err := json.Unmarshal([]byte(c.Input("schema")), &schema); err != nil {
+			t.Fatal(err)
+		}
+		var src string
+		var info *Info
+		var parseDiags []syntax.Diagnostic
+		if c.Has("rule") {
+			src = c.Input("rule")
+			r, ds := ParseRule(src)
+			parseDiags = ds
+			info = CheckRule(r, schema)
+		} else {
+			src = c.Input("program")
+			p := ParseProgram("program", src)
+			parseDiags = p.Diagnostics
+			info = Check(p, schema)
+		}
+		f := syntax.NewFile("x", src)
+		all := append(parseDiags, info.Diagnostics...)
+		for _, d := range all {
+			if !d.Span.Valid(len(src)) {
+				t.Errorf("diagnostic %s outside source", d)
+			}
+		}
+		c.Want("diagnostics", dumpDiags(f, all))
+		var b strings.Builder
+		for i, ht := range info.HeadTypes {
+			fmt.Fprintf(&b, "head %d: (%s)\n", i, strings.Join(ht, ", "))
+		}
+		for _, s := range info.Strata {
+			fmt.Fprintf(&b, "stratum: %s\n", strings.Join(s, " "))
+		}
+		for _, v := range info.Vars {
+			fmt.Fprintf(&b, "var %s@%s: %s\n", v.Name, f.Position(v.Span.Start), v.Type)
+		}
+		c.Want("types", b.String())
+	})
+}
+
+// TestTypeAt pins the hover lookup.
+func TestTypeAt(t *testing.T) {
+	src := `q(r) <-- path("a", r), !rw_proc(r, _)`
+	r, ds := ParseRule(src)
+	if len(ds) != 0 {
+		t.Fatal(ds)
+	}
+	info := CheckRule(r, Schema{"path": {"Proc", "Proc"}, "rw_proc": {"Proc", "Proc"}})
+	v, ok := info.TypeAt(2)
+	if !ok || v.Name != "r" || v.Type != "Proc" {
+		t.Fatalf("TypeAt(2) = %+v, %v", v, ok)
+	}
+	if _, ok := info.TypeAt(0); ok {
+		t.Fatalf("TypeAt(0) found a variable on the relation name")
+	}
+}
+
+// TestQuoteRoundTrip pins that Quote and Unquote are inverse.
+func TestQuoteRoundTrip(t *testing.T) {
+	for _, s := range []string{"", "a", `{ x | serv!(req) }`, "quote\" back\\slash\nnl\ttab\x00nul", "ünï"} {
+		got, ok := Unquote(Quote(s))
+		if !ok || got != s {
+			t.Errorf("Unquote(Quote(%q)) = %q, %v", s, got, ok)
+		}
+	}
+}
