@@ -74,11 +74,11 @@ func TestFileGolden(t *testing.T) {
 		f := ParseFile(filepath.Base(c.Path), src, def)
 		var out strings.Builder
 		out.WriteString(Dump(f))
-		out.WriteString("-- diagnostics --\n")
+		out.WriteString("## diagnostics\n")
 		for _, d := range f.Diagnostics {
 			fmt.Fprintf(&out, "%s %s %s\n", d.Format(f.Src), d.Span, d.Severity)
 		}
-		out.WriteString("-- tokens --\n")
+		out.WriteString("## tokens\n")
 		for _, tk := range f.Tokens {
 			fmt.Fprintf(&out, "%s %s %q\n", tk.Sp, tk.Kind, src[tk.Sp.Start:tk.Sp.End])
 		}
