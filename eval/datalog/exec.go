@@ -318,12 +318,12 @@ func allBound(a *catom, bound []bool) bool {
 // hash table over the smaller side.
 func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool) (*bindings, error) {
 	out := &bindings{width: cur.width}
-	var constPos []int  // positions holding constants
-	var keyPos []int    // positions holding bound variables
-	var keySlots []int  // their slots
-	var newPos []int    // first occurrences of unbound variables
-	var newSlots []int  // their slots
-	var eqPos [][2]int  // repeated unbound variables: position pairs
+	var constPos []int // positions holding constants
+	var keyPos []int   // positions holding bound variables
+	var keySlots []int // their slots
+	var newPos []int   // first occurrences of unbound variables
+	var newSlots []int // their slots
+	var eqPos [][2]int // repeated unbound variables: position pairs
 	firstAt := map[int]int{}
 	for p, g := range a.args {
 		switch g.kind {
