@@ -192,10 +192,15 @@ func EvalQuery(ctx context.Context, q *syn.Query, parseDiags []syntax.Diagnostic
 }
 
 // mayContain is the raw-bytes pre-filter: a document can only hold the
-// string needle (JSON-encoded, quotes included) if its bytes contain it, or
-// if it uses escapes that could spell it differently.
+// string needle (JSON-encoded, quotes included, printable ASCII without
+// quotes or backslashes) if its bytes contain it, or if it uses an escape
+// that could spell one of the needle's characters differently: only \uXXXX,
+// and \/ for '/'. Other escapes (\n, \t, ...) cannot.
 func mayContain(raw, needle []byte) bool {
-	return bytes.Contains(raw, needle) || bytes.IndexByte(raw, '\\') >= 0
+	if bytes.Contains(raw, needle) || bytes.Contains(raw, []byte(`\u`)) {
+		return true
+	}
+	return bytes.IndexByte(needle, '/') >= 0 && bytes.Contains(raw, []byte(`\/`))
 }
 
 func mayContainAny(raw []byte, needles [][]byte) bool {

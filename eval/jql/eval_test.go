@@ -129,3 +129,29 @@ func TestPagination(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefilterEscapes checks that the raw-bytes pre-filter never drops a
+// document that spells the literal with escapes, and that other escapes do
+// not defeat it.
+func TestPrefilterEscapes(t *testing.T) {
+	mem := Memory{"activities": {
+		[]byte(`{"id":"a1","sessionId":"s\u002d42","createTime":"2024-01-01T00:00:01Z"}`),
+		[]byte(`{"id":"a2","sessionId":"s-42","title":"x\ny","createTime":"2024-01-01T00:00:02Z"}`),
+		[]byte(`{"id":"a3","sessionId":"s-43","title":"x\ny"}`),
+		[]byte(`{"id":"a4","sessionId":"a\/b"}`),
+	}}
+	res, err := Eval(context.Background(), `{from: 'activities', select: ['id'], where: {sessionId: {in: ['s-42', 'a/b']}}}`, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range res.Docs {
+		got = append(got, string(d))
+	}
+	if strings.Join(got, " ") != `{"id":"a2"} {"id":"a1"} {"id":"a4"}` {
+		t.Errorf("got %v", got)
+	}
+	if mayContain([]byte(`{"a":"x\ny"}`), []byte(`"s-42"`)) {
+		t.Errorf("a \\n escape must not defeat the pre-filter")
+	}
+}

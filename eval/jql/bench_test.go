@@ -1,0 +1,365 @@
+package jql
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/itchyny/gojq"
+)
+
+// benchQuery is the benchmarked JQL query; benchJQ is the equivalent jq
+// program (newest first, limit 100, the same projection).
+const benchQuery = `{from: 'activities', select: ['id', 'artifacts.command', 'artifacts.exitCode'],
+ where: {sessionId: 's-42', type: 'progressUpdated', 'artifacts.exitCode': {neq: 0}}, order: 'desc', limit: 100}`
+
+const benchJQ = `[inputs | select(.sessionId == "s-42" and .type == "progressUpdated" and any(.artifacts[]?; has("exitCode") and .exitCode != 0))]
+ | sort_by(.createTime, .id) | reverse | .[:100][]
+ | {id, artifacts: [.artifacts[]? | {command, exitCode} | with_entries(select(.value != null))]}`
+
+type genArtifact struct {
+	Type      string         `json:"type"`
+	Command   string         `json:"command,omitempty"`
+	Stdout    string         `json:"stdout,omitempty"`
+	Stderr    string         `json:"stderr,omitempty"`
+	ExitCode  *int           `json:"exitCode,omitempty"`
+	Format    string         `json:"format,omitempty"`
+	Data      string         `json:"data,omitempty"`
+	ChangeSet map[string]any `json:"changeSet,omitempty"`
+}
+
+type genActivity struct {
+	ID          string         `json:"id"`
+	Name        string         `json:"name"`
+	SessionID   string         `json:"sessionId"`
+	Type        string         `json:"type"`
+	CreateTime  string         `json:"createTime"`
+	Originator  string         `json:"originator"`
+	Message     string         `json:"message,omitempty"`
+	Title       string         `json:"title,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Plan        map[string]any `json:"plan,omitempty"`
+	Artifacts   []genArtifact  `json:"artifacts,omitempty"`
+}
+
+// generate writes n realistic activities as JSON Lines over n/1000+1
+// sessions, newest last; it is deterministic.
+func generate(tb testing.TB, path string, n int) int64 {
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	r := rand.New(rand.NewPCG(1, 2))
+	sessions := max(n/1000+1, 50)
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	types := []string{"progressUpdated", "progressUpdated", "progressUpdated", "agentMessaged", "userMessaged", "planGenerated", "sessionCompleted"}
+	cmds := []string{"npm test", "go test ./...", "make build", "ls -la", "git status", "pytest -q"}
+	for i := range n {
+		s := r.IntN(sessions)
+		a := genActivity{
+			ID: fmt.Sprintf("act-%07d", i), SessionID: "s-" + strconv.Itoa(s), Type: types[r.IntN(len(types))],
+			CreateTime: base.Add(time.Duration(i) * time.Second).Format(time.RFC3339), Originator: "agent",
+		}
+		a.Name = "sessions/" + a.SessionID + "/activities/" + a.ID
+		switch a.Type {
+		case "agentMessaged", "userMessaged":
+			a.Message = strings.Repeat("The tests are passing now and the change is ready for review. ", 1+r.IntN(4))
+			if a.Type == "userMessaged" {
+				a.Originator = "user"
+			}
+		case "planGenerated":
+			a.Plan = map[string]any{"id": "plan-" + a.ID, "steps": []map[string]any{{"id": "st-1", "title": "Reproduce the bug", "index": 0}, {"id": "st-2", "title": "Fix it", "index": 1}}}
+		case "progressUpdated":
+			a.Title = "Running " + cmds[r.IntN(len(cmds))]
+			a.Description = "Ran the command and collected its output."
+			for range 1 + r.IntN(3) {
+				switch r.IntN(4) {
+				case 0, 1:
+					code := 0
+					if r.IntN(4) == 0 {
+						code = 1 + r.IntN(2)
+					}
+					a.Artifacts = append(a.Artifacts, genArtifact{Type: "bashOutput", Command: cmds[r.IntN(len(cmds))],
+						Stdout:   strings.Repeat("ok  \tgithub.com/example/pkg\t0.012s\n", 2+r.IntN(6)),
+						Stderr:   strings.Repeat("warning: deprecated flag\n", r.IntN(3)),
+						ExitCode: &code})
+				case 2:
+					a.Artifacts = append(a.Artifacts, genArtifact{Type: "media", Format: "image/png", Data: strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg", 3)})
+				default:
+					a.Artifacts = append(a.Artifacts, genArtifact{Type: "changeSet", ChangeSet: map[string]any{
+						"source": "sources/github/example/repo",
+						"gitPatch": map[string]any{
+							"unidiffPatch":           "diff --git a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1,3 +1,4 @@\n package main\n+import \"fmt\"\n func main() {\n-\tprintln(1)\n+\tfmt.Println(1)\n }\n",
+							"baseCommitId":           fmt.Sprintf("%040x", r.Uint64()),
+							"suggestedCommitMessage": "Fix the printing of numbers",
+						}}})
+				}
+			}
+		}
+		if err := enc.Encode(a); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	st, _ := f.Stat()
+	f.Close()
+	return st.Size()
+}
+
+// lineIter feeds gojq's inputs from a JSON stream.
+type lineIter struct{ dec *json.Decoder }
+
+func (it *lineIter) Next() (any, bool) {
+	var v any
+	if err := it.dec.Decode(&v); err != nil {
+		if err == io.EOF {
+			return nil, false
+		}
+		return err, true
+	}
+	return v, true
+}
+
+func runGojq(tb testing.TB, path string) []string {
+	q, err := gojq.Parse(benchJQ)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	code, err := gojq.Compile(q, gojq.WithInputIter(&lineIter{json.NewDecoder(bufio.NewReaderSize(f, 1<<20))}))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	it := code.Run(nil)
+	for {
+		v, ok := it.Next()
+		if !ok {
+			break
+		}
+		if err, ok := v.(error); ok {
+			tb.Fatal(err)
+		}
+		b, _ := json.Marshal(v)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// gojqDriver is a minimal gojq command line (`gojq -n -c PROGRAM FILE`)
+// built from the gojq module; the module's own cmd/gojq needs modules this
+// project does not carry.
+const gojqDriver = `package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/itchyny/gojq"
+)
+
+type iter struct{ dec *json.Decoder }
+
+func (it *iter) Next() (any, bool) {
+	var v any
+	if err := it.dec.Decode(&v); err != nil {
+		if err == io.EOF {
+			return nil, false
+		}
+		return err, true
+	}
+	return v, true
+}
+
+func main() {
+	q, err := gojq.Parse(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	f, err := os.Open(os.Args[2])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code, err := gojq.Compile(q, gojq.WithInputIter(&iter{json.NewDecoder(bufio.NewReaderSize(f, 1<<20))}))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	w := bufio.NewWriter(os.Stdout)
+	defer w.Flush()
+	it := code.Run(nil)
+	for {
+		v, ok := it.Next()
+		if !ok {
+			break
+		}
+		if err, ok := v.(error); ok {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(5)
+		}
+		b, _ := json.Marshal(v)
+		w.Write(append(b, '\n'))
+	}
+}
+`
+
+func buildBinaries(b *testing.B, dir string) (ctxql, gojqBin string) {
+	ctxql = filepath.Join(dir, "ctxql")
+	if out, err := exec.Command("go", "build", "-o", ctxql, "github.com/ctxql/ctxql/cmd/ctxql").CombinedOutput(); err != nil {
+		b.Fatalf("build ctxql: %v\n%s", err, out)
+	}
+	mod := filepath.Join(dir, "gojqdriver")
+	os.MkdirAll(mod, 0o755)
+	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module gojqdriver\n\ngo 1.26\n\nrequire github.com/itchyny/gojq v0.12.20\n"), 0o644)
+	os.WriteFile(filepath.Join(mod, "main.go"), []byte(gojqDriver), 0o644)
+	gojqBin = filepath.Join(dir, "gojq")
+	cmd := exec.Command("go", "build", "-o", gojqBin, ".")
+	cmd.Dir = mod
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Logf("build gojq driver: %v\n%s", err, out)
+		return ctxql, ""
+	}
+	return ctxql, gojqBin
+}
+
+// runProc runs a command and returns its stdout, wall time and peak RSS in bytes.
+func runProc(b *testing.B, name string, args ...string) (string, time.Duration, int64) {
+	cmd := exec.Command(name, args...)
+	var out strings.Builder
+	cmd.Stdout = &out
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s: %v", name, err)
+	}
+	d := time.Since(start)
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss * 1024 // kilobytes on Linux
+	}
+	return out.String(), d, rss
+}
+
+func ids(docs []string) []string {
+	var out []string
+	for _, d := range docs {
+		var v struct {
+			ID string `json:"id"`
+		}
+		json.Unmarshal([]byte(d), &v)
+		out = append(out, v.ID)
+	}
+	return out
+}
+
+// BenchmarkActivities runs the query over JQL_BENCH_N (default 1,000,000)
+// generated activities in JSON Lines, in-process against gojq and end to end
+// (ctxql binary against a gojq binary), and prints the ratios and the peak
+// RSS of each process. Run with -benchtime=1x.
+func BenchmarkActivities(b *testing.B) {
+	n := 1_000_000
+	if s := os.Getenv("JQL_BENCH_N"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = v
+	}
+	dir := b.TempDir()
+	path := filepath.Join(dir, "activities.jsonl")
+	size := generate(b, path, n)
+	b.Logf("generated %d activities, %d bytes", n, size)
+	ctxqlBin, gojqBin := buildBinaries(b, dir)
+
+	var jqlDocs []string
+	var tJQL, tGojq time.Duration
+	b.Run("ctxql-inprocess", func(b *testing.B) {
+		start := time.Now()
+		for range b.N {
+			res, err := Eval(context.Background(), benchQuery, File{Path: path})
+			if err != nil {
+				b.Fatal(err)
+			}
+			jqlDocs = jqlDocs[:0]
+			for _, d := range res.Docs {
+				jqlDocs = append(jqlDocs, string(d))
+			}
+		}
+		tJQL = time.Since(start) / time.Duration(b.N)
+	})
+	var jqDocs []string
+	b.Run("gojq-inprocess", func(b *testing.B) {
+		start := time.Now()
+		for range b.N {
+			jqDocs = runGojq(b, path)
+		}
+		tGojq = time.Since(start) / time.Duration(b.N)
+	})
+	if !slices.Equal(ids(jqlDocs), ids(jqDocs)) || len(jqlDocs) == 0 {
+		b.Fatalf("results differ: ctxql %d docs, gojq %d docs", len(jqlDocs), len(jqDocs))
+	}
+	fmt.Printf("in-process: ctxql %v, gojq %v, ratio %.1fx (%d results)\n", tJQL, tGojq, float64(tGojq)/float64(tJQL), len(jqlDocs))
+	b.ReportMetric(float64(tGojq)/float64(tJQL), "x-vs-gojq-inprocess")
+
+	var eJQL, eGojq time.Duration
+	var rJQL, rGojq int64
+	b.Run("ctxql-e2e", func(b *testing.B) {
+		for range b.N {
+			out, d, rss := runProc(b, ctxqlBin, "eval", "jql", "--data", path, benchQuery)
+			var docs []json.RawMessage
+			if err := json.Unmarshal([]byte(out), &docs); err != nil || len(docs) != len(jqlDocs) {
+				b.Fatalf("ctxql output: %v, %d docs", err, len(docs))
+			}
+			eJQL += d
+			rJQL = max(rJQL, rss)
+		}
+		eJQL /= time.Duration(b.N)
+	})
+	if gojqBin == "" {
+		fmt.Printf("end to end: ctxql %v, peak RSS %d MB (file %d MB); gojq driver not built\n", eJQL, rJQL>>20, size>>20)
+		return
+	}
+	b.Run("gojq-e2e", func(b *testing.B) {
+		for range b.N {
+			out, d, rss := runProc(b, gojqBin, benchJQ, path)
+			if got := strings.Count(out, "\n"); got != len(jqlDocs) {
+				b.Fatalf("gojq output: %d docs", got)
+			}
+			eGojq += d
+			rGojq = max(rGojq, rss)
+		}
+		eGojq /= time.Duration(b.N)
+	})
+	fmt.Printf("end to end: ctxql %v (peak RSS %d MB), gojq %v (peak RSS %d MB), ratio %.1fx; file %d MB, %d activities, GOMAXPROCS %d\n",
+		eJQL, rJQL>>20, eGojq, rGojq>>20, float64(eGojq)/float64(eJQL), size>>20, n, runtime.GOMAXPROCS(0))
+	b.ReportMetric(float64(eGojq)/float64(eJQL), "x-vs-gojq-e2e")
+	b.ReportMetric(float64(rJQL)/float64(size), "rss/filesize")
+}
