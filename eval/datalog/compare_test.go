@@ -128,9 +128,9 @@ func genWorkload(tb testing.TB, terms, perTerm, rw, tree int) *workload {
 			args: []any{w.start}, floor: floorNormalFormsOne,
 		},
 		{
-			name: "normal-forms-all",
-			rule: `q(t, r) <-- path(t, r), !rw_proc(r, _)`,
-			sql:  "SELECT DISTINCT p.a, p.b FROM path p WHERE NOT EXISTS (SELECT 1 FROM rw_proc r WHERE r.a = p.b) ORDER BY 1, 2",
+			name:  "normal-forms-all",
+			rule:  `q(t, r) <-- path(t, r), !rw_proc(r, _)`,
+			sql:   "SELECT DISTINCT p.a, p.b FROM path p WHERE NOT EXISTS (SELECT 1 FROM rw_proc r WHERE r.a = p.b) ORDER BY 1, 2",
 			floor: floorNormalFormsAll,
 		},
 		{
