@@ -358,8 +358,8 @@ func BenchmarkActivities(b *testing.B) {
 		}
 		eGojq /= time.Duration(b.N)
 	})
-	fmt.Printf("end to end: ctxql %v (peak RSS %d MB), gojq %v (peak RSS %d MB), ratio %.1fx; file %d MB, %d activities, GOMAXPROCS %d\n",
-		eJQL, rJQL>>20, eGojq, rGojq>>20, float64(eGojq)/float64(eJQL), size>>20, n, runtime.GOMAXPROCS(0))
+	fmt.Printf("end to end: ctxql %v (peak RSS %.1f MB), gojq %v (peak RSS %.1f MB), ratio %.1fx; file %d MB, %d activities, GOMAXPROCS %d\n",
+		eJQL, float64(rJQL)/(1<<20), eGojq, float64(rGojq)/(1<<20), float64(eGojq)/float64(eJQL), size>>20, n, runtime.GOMAXPROCS(0))
 	b.ReportMetric(float64(eGojq)/float64(eJQL), "x-vs-gojq-e2e")
 	b.ReportMetric(float64(rJQL)/float64(size), "rss/filesize")
 }
