@@ -155,3 +155,28 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPathAt finds the segment under an offset, as hover does.
+func TestPathAt(t *testing.T) {
+	src := `{from: 'activities', select: ['artifacts.changeSet.gitPatch'], where: {'plan.steps[].title': {exists: true}}}`
+	q, ds := ParseQuery(src)
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	off := strings.Index(src, "gitPatch") + 2
+	p, i := q.PathAt(off)
+	if p == nil || i != 2 || src[p.Segments[i].Span.Start:p.Segments[i].Span.End] != "gitPatch" {
+		t.Fatalf("PathAt(%d) = %v, %d", off, p, i)
+	}
+	r := NewSchema().Domain("activities").Resolve(*p)
+	if r.Bad != -1 || r.Field().Type.Name != "GitPatch" || !r.ThroughArray {
+		t.Fatalf("resolve: %+v", r)
+	}
+	p, i = q.PathAt(strings.Index(src, "title"))
+	if p == nil || p.Segments[i].Name != "title" || !p.Segments[1].Array {
+		t.Fatalf("where path: %v %d", p, i)
+	}
+	if p, _ := q.PathAt(1); p != nil {
+		t.Fatalf("PathAt(1) = %v", p)
+	}
+}

@@ -511,3 +511,32 @@ func parseCondition(m *Member) ([]*Condition, []syntax.Diagnostic) {
 	}
 	return out, ds
 }
+
+// PathAt finds the select or where path whose text covers the byte offset
+// off and returns it with the index of the segment at off (-1 when off is on
+// a '.' or a '[]' marker). It returns nil when no path is there. Hover and
+// completion use it.
+func (q *Query) PathAt(off int) (*Path, int) {
+	look := func(p *Path) (*Path, int) {
+		if len(p.Segments) == 0 || !p.Span.Touches(off) {
+			return nil, 0
+		}
+		for i, s := range p.Segments {
+			if s.Span.Touches(off) {
+				return p, i
+			}
+		}
+		return p, -1
+	}
+	for _, s := range q.Select {
+		if p, i := look(&s.Path); p != nil {
+			return p, i
+		}
+	}
+	for _, c := range q.Where {
+		if p, i := look(&c.Path); p != nil {
+			return p, i
+		}
+	}
+	return nil, 0
+}
