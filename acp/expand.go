@@ -1,0 +1,116 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Expansion modes of acp_expand.
+const (
+	ExpandSummary   = "summary"
+	ExpandFull      = "full"
+	ExpandInline    = "inline"
+	ExpandAnnotated = "annotated"
+)
+
+// Expansion is the acp_expand response.
+type Expansion struct {
+	Original            string   `json:"original"`
+	Expanded            string   `json:"expanded"`
+	VariablesFound      []string `json:"variables_found"`
+	VariablesResolved   []string `json:"variables_resolved"`
+	VariablesUnresolved []string `json:"variables_unresolved"`
+}
+
+var varRef = regexp.MustCompile(`\$[A-Z][A-Z0-9_]*`)
+
+// Expand replaces $VAR references in text with their definitions from the
+// cache's vars. Modes: summary (default) writes a short description,
+// inline the variable's value, full the JSON of what it names, annotated
+// the reference followed by its summary in brackets. Unknown variables are
+// left as written. Each list names a variable once, in order of first
+// appearance.
+func (ix *Index) Expand(text, mode string) (Expansion, error) {
+	if mode == "" {
+		mode = ExpandSummary
+	}
+	switch mode {
+	case ExpandSummary, ExpandFull, ExpandInline, ExpandAnnotated:
+	default:
+		return Expansion{}, fmt.Errorf("unknown expansion mode %q (want summary, full, inline or annotated)", mode)
+	}
+	e := Expansion{Original: text, VariablesFound: []string{}, VariablesResolved: []string{}, VariablesUnresolved: []string{}}
+	seen := map[string]bool{}
+	e.Expanded = varRef.ReplaceAllStringFunc(text, func(ref string) string {
+		name := ref[1:]
+		v, ok := ix.Cache.Vars[name]
+		if !seen[name] {
+			seen[name] = true
+			e.VariablesFound = append(e.VariablesFound, name)
+			if ok && v != nil {
+				e.VariablesResolved = append(e.VariablesResolved, name)
+			} else {
+				e.VariablesUnresolved = append(e.VariablesUnresolved, name)
+			}
+		}
+		if !ok || v == nil {
+			return ref
+		}
+		switch mode {
+		case ExpandInline:
+			return v.Value
+		case ExpandFull:
+			b, _ := json.Marshal(ix.varTarget(v))
+			return string(b)
+		case ExpandAnnotated:
+			return ref + " [" + ix.varSummary(v) + "]"
+		}
+		return ix.varSummary(v)
+	})
+	return e, nil
+}
+
+// varSummary: a symbol reads "name (file:start-end) - description"; other
+// variables read "value - description".
+func (ix *Index) varSummary(v *Var) string {
+	head := v.Value
+	if s, ok := ix.Cache.Symbols[v.Value]; ok && (v.Type == "symbol" || v.Type == "") {
+		head = s.Name
+		if s.File != "" {
+			loc := s.File
+			if len(s.Lines) == 2 {
+				loc = fmt.Sprintf("%s:%d-%d", s.File, s.Lines[0], s.Lines[1])
+			} else if len(s.Lines) == 1 {
+				loc = fmt.Sprintf("%s:%d", s.File, s.Lines[0])
+			}
+			head += " (" + loc + ")"
+		}
+	}
+	desc := strings.TrimSpace(v.Description)
+	if desc == "" {
+		return head
+	}
+	return head + " - " + desc
+}
+
+// varTarget is what a variable names: the symbol, file or domain record, or
+// the variable itself when its value names nothing in the cache.
+func (ix *Index) varTarget(v *Var) any {
+	switch v.Type {
+	case "symbol":
+		if s, ok := ix.Cache.Symbols[v.Value]; ok {
+			return s
+		}
+	case "file":
+		if f, ok := ix.Cache.Files[v.Value]; ok {
+			return f
+		}
+	case "domain":
+		if d, ok := ix.Cache.Domains[v.Value]; ok {
+			return d
+		}
+	}
+	return v
+}

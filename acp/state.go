@@ -1,0 +1,132 @@
+package acp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// StateFileName is the file beside the cache holding debug sessions and
+// hack markers.
+const StateFileName = ".acp.state.json"
+
+// State is the persisted debug sessions and hack markers.
+type State struct {
+	NextSession int                      `json:"next_session"`
+	NextHack    int                      `json:"next_hack"`
+	Sessions    map[string]*DebugSession `json:"sessions"`
+	Hacks       map[string]*Hack         `json:"hacks"`
+}
+
+// DebugSession is one reversible troubleshooting session.
+type DebugSession struct {
+	ID         string     `json:"session_id"`
+	Problem    string     `json:"problem"`
+	Hypothesis string     `json:"hypothesis,omitempty"`
+	Status     string     `json:"status"` // open or resolved
+	StartedAt  string     `json:"started_at"`
+	Attempts   []*Attempt `json:"attempts"`
+	Resolution string     `json:"resolution,omitempty"`
+	ResolvedAt string     `json:"resolved_at,omitempty"`
+}
+
+// Attempt is one logged attempt of a debug session.
+type Attempt struct {
+	ID          string   `json:"attempt_id"`
+	Description string   `json:"description"`
+	Files       []string `json:"files"`
+	Status      string   `json:"status"` // pending, success, failed or reverted
+	Success     *bool    `json:"success,omitempty"`
+	Notes       string   `json:"notes,omitempty"`
+	LoggedAt    string   `json:"logged_at"`
+}
+
+// Hack is a marker on temporary or experimental code.
+type Hack struct {
+	ID        string `json:"id"`
+	File      string `json:"file"`
+	Line      int    `json:"line,omitempty"`
+	Reason    string `json:"reason"`
+	Ticket    string `json:"ticket,omitempty"`
+	Expires   string `json:"expires,omitempty"`
+	CreatedAt string `json:"created_at"`
+	Expired   bool   `json:"expired"`
+}
+
+// LoadState reads the state file; a missing file is an empty state.
+func LoadState(path string) (*State, error) {
+	s := &State{Sessions: map[string]*DebugSession{}, Hacks: map[string]*Hack{}}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read state: %w", err)
+	}
+	if err := json.Unmarshal(b, s); err != nil {
+		return nil, fmt.Errorf("decode state %s: %w", path, err)
+	}
+	if s.Sessions == nil {
+		s.Sessions = map[string]*DebugSession{}
+	}
+	if s.Hacks == nil {
+		s.Hacks = map[string]*Hack{}
+	}
+	return s, nil
+}
+
+// Save writes the state atomically: to a temporary file in the same
+// directory, then renamed over path.
+func (s *State) Save(path string) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".acp.state.*.tmp")
+	if err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(append(b, '\n'))
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write state: %w", errors.Join(werr, cerr))
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write state: %w", err)
+	}
+	return nil
+}
+
+// ExpiredAt reports whether a hack's expiry (RFC 3339 time or YYYY-MM-DD
+// date) is at or before now.
+func (h *Hack) ExpiredAt(now time.Time) bool {
+	if h.Expires == "" {
+		return false
+	}
+	if t, err := time.Parse(time.RFC3339, h.Expires); err == nil {
+		return !now.Before(t)
+	}
+	if t, err := time.Parse("2006-01-02", h.Expires); err == nil {
+		return !now.Before(t)
+	}
+	return false
+}
+
+// SortedHacks returns the hacks sorted by id, each with Expired computed
+// for now.
+func (s *State) SortedHacks(now time.Time) []*Hack {
+	out := make([]*Hack, 0, len(s.Hacks))
+	for _, h := range s.Hacks {
+		h.Expired = h.ExpiredAt(now)
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
