@@ -388,6 +388,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool) (*bin
 				if !ix.exact() && !eqVals(b, keySlots, vals) {
 					continue
 				}
+				if err := ev.check(); err != nil {
+					return nil, err
+				}
 				emit(b, tup)
 			}
 		}
@@ -414,6 +417,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool) (*bin
 			}
 			if len(eqPos) > 0 && !match(tup) {
 				continue
+			}
+			if err := ev.check(); err != nil {
+				return nil, err
 			}
 			emit(b, tup)
 		}

@@ -130,6 +130,8 @@ func Lex(src string) []Token {
 			} else {
 				add(TokBang, i, i+1)
 			}
+		case c == ':' && i+1 < len(src) && src[i+1] == '-':
+			add(TokInvalid, i, i+2) // Prolog's arrow; the parser suggests "<--"
 		case c == '(':
 			add(TokLParen, i, i+1)
 		case c == ')':

@@ -225,6 +225,11 @@ func (p *parser) rule() Node {
 	case t.Kind == TokIdent && p.startsLine(p.pos) && (p.peekAt(1).Kind == TokLParen || t.Text == "relation"):
 		// The next rule starts on a new line without a terminator in
 		// between. On the same line it is more likely a missing comma.
+	case t.Kind == TokInvalid && t.Text == ":-":
+		p.diags = append(p.diags, syntax.Diagnostic{Span: t.Span, Severity: syntax.SeverityError, Code: CodeSyntax,
+			Message:        "Ascent rules use '<--', not ':-'",
+			SuggestedFixes: []syntax.SuggestedFix{{Message: "replace ':-' with '<--'", TextEdits: []syntax.TextEdit{{Span: t.Span, NewText: "<--"}}}}})
+		panic(parseError{})
 	default:
 		if r.Arrow.IsZero() {
 			p.fail(t, "expected '<--', ';' or '.', found %s", describe(t))
