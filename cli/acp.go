@@ -20,6 +20,7 @@ type acpFlags struct {
 	force                      bool
 	json, pretty, table, plain bool
 	timeout                    time.Duration
+	maxResults, maxBytes       int
 }
 
 func (f *acpFlags) format() (string, error) {
@@ -60,6 +61,8 @@ func newACPCmd(env Env) *cobra.Command {
 	pf.BoolVar(&f.table, "table", false, "tabular output")
 	pf.BoolVar(&f.plain, "plain", false, "plain text, one item per line")
 	pf.DurationVar(&f.timeout, "timeout", acp.DefaultJQTimeout, "time limit of a jq expression")
+	pf.IntVar(&f.maxResults, "max-results", acp.DefaultJQMaxResults, "most results a jq expression may produce")
+	pf.IntVar(&f.maxBytes, "max-bytes", acp.DefaultJQMaxBytes, "most bytes of JSON a jq expression may produce")
 	query := &cobra.Command{
 		Use:   "query (symbol NAME | file PATH | callers SYM | callees SYM | domains | domain NAME | stats | search PATTERN | 'JQ EXPR')",
 		Short: "Look up symbols, files, domains, the call graph and statistics, or run a jq expression",
@@ -110,14 +113,14 @@ func runACPQuery(ctx context.Context, env Env, f *acpFlags, args []string) error
 	if err != nil {
 		return Usagef("ctxql acp query: %w", err)
 	}
-	if f.timeout <= 0 {
-		return Usagef("ctxql acp query: --timeout must be positive")
+	if f.timeout <= 0 || f.maxResults <= 0 || f.maxBytes <= 0 {
+		return Usagef("ctxql acp query: --timeout, --max-results and --max-bytes must be positive")
 	}
 	ix, err := loadACP(env, f)
 	if err != nil {
 		return err
 	}
-	err = acp.RunQuery(ctx, ix, args, env.Stdout, acp.QueryOptions{Format: format, Limits: acp.JQLimits{Timeout: f.timeout}, Stderr: env.Stderr})
+	err = acp.RunQuery(ctx, ix, args, env.Stdout, acp.QueryOptions{Format: format, Limits: acp.JQLimits{Timeout: f.timeout, MaxResults: f.maxResults, MaxBytes: f.maxBytes}, Stderr: env.Stderr})
 	return acpError(err)
 }
 
