@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -250,22 +249,51 @@ func buildBinaries(b *testing.B, dir string) (ctxql, gojqBin string) {
 	return ctxql, gojqBin
 }
 
-// runProc runs a command and returns its stdout, wall time and peak RSS in bytes.
+// runProc runs a command and returns its stdout, wall time and peak RSS in
+// bytes. The peak is the process's own resident high-water mark (VmHWM),
+// polled from /proc every 2 ms while it runs. ProcessState.SysUsage's Maxrss
+// is not usable on Linux: a child started with clone(CLONE_VM) and exec
+// inherits the parent's high-water mark, so it reports the test process.
 func runProc(b *testing.B, name string, args ...string) (string, time.Duration, int64) {
 	cmd := exec.Command(name, args...)
 	var out strings.Builder
 	cmd.Stdout = &out
 	cmd.Stderr = os.Stderr
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
 		b.Fatalf("%s: %v", name, err)
 	}
+	done := make(chan struct{})
+	hwm := make(chan int64, 1)
+	go func() {
+		var peak int64
+		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+		for {
+			if data, err := os.ReadFile(status); err == nil {
+				for _, l := range strings.Split(string(data), "\n") {
+					if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+						if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+							peak = max(peak, kb*1024)
+						}
+					}
+				}
+			}
+			select {
+			case <-done:
+				hwm <- peak
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	err := cmd.Wait()
 	d := time.Since(start)
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss * 1024 // kilobytes on Linux
+	close(done)
+	peak := <-hwm
+	if err != nil {
+		b.Fatalf("%s: %v", name, err)
 	}
-	return out.String(), d, rss
+	return out.String(), d, peak
 }
 
 func ids(docs []string) []string {
