@@ -1,0 +1,69 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"go.lsp.dev/protocol"
+)
+
+// Config is the "ctxql" settings section a client may send in
+// initializationOptions, answer to workspace/configuration or push with
+// workspace/didChangeConfiguration:
+//
+//	{"diagnosticsDelay": 50}   // milliseconds of debounce before diagnostics
+type Config struct {
+	DiagnosticsDelay time.Duration
+}
+
+type wireConfig struct {
+	DiagnosticsDelay *int `json:"diagnosticsDelay"`
+}
+
+// apply merges a settings object into c, ignoring anything malformed.
+func (c *Config) apply(raw json.RawMessage) {
+	var w wireConfig
+	if json.Unmarshal(raw, &w) != nil {
+		return
+	}
+	if w.DiagnosticsDelay != nil && *w.DiagnosticsDelay >= 0 {
+		c.DiagnosticsDelay = time.Duration(*w.DiagnosticsDelay) * time.Millisecond
+	}
+}
+
+// fetchConfig asks the client for the "ctxql" section. A null answer, an
+// error or no answer within a few seconds leaves the configuration as it is.
+func (s *server) fetchConfig() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var res []json.RawMessage
+	_, err := s.conn.Call(ctx, protocol.MethodWorkspaceConfiguration,
+		configurationParams{Items: []configurationItem{{Section: "ctxql"}}}, &res)
+	if err != nil {
+		s.log.printf("workspace/configuration: %v", err)
+		return
+	}
+	if len(res) == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.config.apply(res[0])
+	s.mu.Unlock()
+}
+
+// didChangeConfiguration applies {"settings": {"ctxql": {...}}}.
+func (s *server) didChangeConfiguration(params json.RawMessage) error {
+	var p struct {
+		Settings struct {
+			Ctxql json.RawMessage `json:"ctxql"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || len(p.Settings.Ctxql) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	s.config.apply(p.Settings.Ctxql)
+	s.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,56 @@
+package lsp
+
+import (
+	"context"
+
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
+)
+
+// datalogLanguage serves .dl files: parse diagnostics and one document
+// symbol per rule, fact and relation declaration.
+type datalogLanguage struct{}
+
+func (datalogLanguage) ID() string           { return "datalog" }
+func (datalogLanguage) Extensions() []string { return []string{".dl"} }
+
+// Parse parses the program.
+func (datalogLanguage) Parse(f *syntax.File) any { return datalog.ParseProgram(f.Name(), f.Text()) }
+
+func datalogProgram(s *Snapshot) *datalog.Program {
+	p, _ := s.Parsed().(*datalog.Program)
+	return p
+}
+
+// Diagnostics returns the parse errors.
+func (datalogLanguage) Diagnostics(_ context.Context, s *Snapshot) []syntax.Diagnostic {
+	p := datalogProgram(s)
+	if p == nil {
+		return nil
+	}
+	return append([]syntax.Diagnostic(nil), p.Diagnostics...)
+}
+
+// Symbols lists declarations, rules and facts in source order.
+func (datalogLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
+	p := datalogProgram(s)
+	if p == nil {
+		return nil
+	}
+	var out []Symbol
+	for _, d := range p.Decls {
+		out = append(out, Symbol{Name: d.Name.Name, Detail: "relation", Kind: SymbolClass, Span: d.Loc, Selection: d.Name.Loc})
+	}
+	for _, r := range p.Rules {
+		if r.Head == nil {
+			continue
+		}
+		kind, detail := SymbolFunction, "rule"
+		if r.IsFact() {
+			kind, detail = SymbolConstant, "fact"
+		}
+		out = append(out, Symbol{Name: r.Head.Name.Name, Detail: detail, Kind: kind, Span: r.Loc, Selection: r.Head.Name.Loc})
+	}
+	sortSymbols(out)
+	return out
+}

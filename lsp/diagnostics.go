@@ -1,0 +1,204 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// RuleURL is the documentation address of a diagnostic code, sent as the
+// diagnostic's codeDescription.
+func RuleURL(code string) string { return "https://ctxql.dev/rules/" + code }
+
+// diagnoser computes and pushes diagnostics, one worker per document. A new
+// version cancels the context of the work for the older one; a worker that
+// finishes picks up only the newest pending version, so bursts of changes
+// coalesce.
+type diagnoser struct {
+	s       *server
+	mu      sync.Mutex
+	docs    map[string]*docWork
+	stopped bool
+}
+
+type docWork struct {
+	pending *Snapshot // newest version not yet diagnosed; nil when none
+	cancel  context.CancelFunc
+	running bool
+}
+
+func newDiagnoser(s *server) *diagnoser {
+	return &diagnoser{s: s, docs: map[string]*docWork{}}
+}
+
+// schedule queues snap for diagnosis, cancelling work on older versions.
+func (d *diagnoser) schedule(snap *Snapshot) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		return
+	}
+	w := d.docs[snap.URI]
+	if w == nil {
+		w = &docWork{}
+		d.docs[snap.URI] = w
+	}
+	if w.cancel != nil {
+		w.cancel()
+	}
+	w.pending = snap
+	if !w.running {
+		w.running = true
+		go d.run(snap.URI, w)
+	}
+}
+
+// run diagnoses the pending versions of one document until none is left.
+func (d *diagnoser) run(uri string, w *docWork) {
+	for {
+		d.mu.Lock()
+		snap := w.pending
+		if snap == nil || d.stopped {
+			w.running = false
+			d.mu.Unlock()
+			return
+		}
+		w.pending = nil
+		ctx, cancel := context.WithCancel(context.Background())
+		w.cancel = cancel
+		d.mu.Unlock()
+
+		d.diagnose(ctx, snap)
+		cancel()
+	}
+}
+
+func (d *diagnoser) diagnose(ctx context.Context, snap *Snapshot) {
+	s := d.s
+	s.mu.Lock()
+	delay := s.config.DiagnosticsDelay
+	s.mu.Unlock()
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+	ds := diagnosticsOf(ctx, snap)
+	if ctx.Err() != nil {
+		return // a newer version supersedes this one
+	}
+	wire := s.toWire(snap, ds)
+	d.mu.Lock()
+	stale := d.stopped || d.docs[snap.URI] == nil || s.session.get(snap.URI) != snap
+	d.mu.Unlock()
+	if stale {
+		return
+	}
+	v := snap.Version
+	s.publish(publishDiagnosticsParams{URI: snap.URI, Version: &v, Diagnostics: wire})
+}
+
+// clear stops the work for a closed document and publishes no diagnostics.
+func (d *diagnoser) clear(uri string) {
+	d.mu.Lock()
+	if w := d.docs[uri]; w != nil {
+		if w.cancel != nil {
+			w.cancel()
+		}
+		w.pending = nil
+		delete(d.docs, uri)
+	}
+	stopped := d.stopped
+	d.mu.Unlock()
+	if !stopped {
+		d.s.publish(publishDiagnosticsParams{URI: uri, Diagnostics: []wireDiagnostic{}})
+	}
+}
+
+// stop cancels all work; nothing is published afterwards.
+func (d *diagnoser) stop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopped = true
+	for _, w := range d.docs {
+		if w.cancel != nil {
+			w.cancel()
+		}
+		w.pending = nil
+	}
+}
+
+func (s *server) publish(p publishDiagnosticsParams) {
+	if p.Diagnostics == nil {
+		p.Diagnostics = []wireDiagnostic{} // never null
+	}
+	if err := s.conn.Notify(context.Background(), protocol.MethodTextDocumentPublishDiagnostics, p); err != nil {
+		s.log.printf("publish diagnostics: %v", err)
+	}
+}
+
+// diagnosticsOf returns the sorted diagnostics of a snapshot.
+func diagnosticsOf(ctx context.Context, snap *Snapshot) []syntax.Diagnostic {
+	dg, ok := snap.Lang.(Diagnoser)
+	if !ok {
+		return nil
+	}
+	ds := dg.Diagnostics(ctx, snap)
+	syntax.SortDiagnostics(ds)
+	return ds
+}
+
+// toWire converts diagnostics to LSP form through the position mapper.
+func (s *server) toWire(snap *Snapshot, ds []syntax.Diagnostic) []wireDiagnostic {
+	out := make([]wireDiagnostic, 0, len(ds))
+	source := "ctxql"
+	if snap.Lang != nil {
+		source = snap.Lang.ID()
+	}
+	for _, d := range ds {
+		w := wireDiagnostic{
+			Range:    s.rangeOf(snap.File, d.Span),
+			Severity: int(d.Severity) + 1, // Error=1 ... Hint=4
+			Code:     d.Code,
+			Source:   source,
+			Message:  d.Message,
+		}
+		if d.Code != "" {
+			w.CodeDescription = &codeDescription{Href: RuleURL(d.Code)}
+		}
+		for _, t := range d.Tags {
+			switch t {
+			case syntax.TagUnnecessary:
+				w.Tags = append(w.Tags, 1)
+			case syntax.TagDeprecated:
+				w.Tags = append(w.Tags, 2)
+			}
+		}
+		for _, r := range d.Related {
+			w.RelatedInformation = append(w.RelatedInformation, relatedInformation{
+				Location: Location{URI: snap.URI, Range: s.rangeOf(snap.File, r.Span)},
+				Message:  r.Message,
+			})
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// pullDiagnostics answers textDocument/diagnostic with a full report.
+func (s *server) pullDiagnostics(ctx context.Context, params json.RawMessage) (any, error) {
+	snap, err := s.snapshotOf(params)
+	if err != nil {
+		return nil, err
+	}
+	return fullDocumentDiagnosticReport{Kind: "full", Items: s.toWire(snap, diagnosticsOf(ctx, snap))}, nil
+}

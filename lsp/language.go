@@ -1,0 +1,119 @@
+package lsp
+
+import (
+	"context"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// Language is what the server needs from a query language. Each language
+// implements it next to its parser; the server dispatches every request to
+// the language of the document. Parse is the only required feature: every
+// other feature is a separate small interface (Diagnoser, Symbolizer,
+// Highlighter, Hoverer, Completer, Formatter, CodeActioner, CodeLenser,
+// Runner, InlayHinter) that a language implements when it supports it, and
+// the server advertises a capability only when at least one of its languages
+// implements the matching interface.
+//
+// Implementations must be safe for concurrent use: a snapshot's parse result
+// is shared by every request on that snapshot and must not be mutated.
+type Language interface {
+	// ID is the LSP language identifier, e.g. "pact".
+	ID() string
+	// Extensions lists the file name suffixes of the language, with the dot
+	// (".pact", ".jql.yaml"); the longest matching suffix wins.
+	Extensions() []string
+	// Parse parses a document. The result is stored in the snapshot and handed
+	// back to the other methods through Snapshot.Parsed; it may be nil.
+	Parse(f *syntax.File) any
+}
+
+// Diagnoser reports the diagnostics of a parsed document: parse errors and
+// any checks. ctx is cancelled when a newer version of the document arrives.
+type Diagnoser interface {
+	Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic
+}
+
+// SymbolKind is an LSP SymbolKind number (1 File ... 26 TypeParameter).
+type SymbolKind int
+
+// The symbol kinds the query languages use.
+const (
+	SymbolModule   SymbolKind = 2
+	SymbolClass    SymbolKind = 5
+	SymbolFunction SymbolKind = 12
+	SymbolVariable SymbolKind = 13
+	SymbolConstant SymbolKind = 14
+	SymbolString   SymbolKind = 15
+	SymbolKey      SymbolKind = 20
+	SymbolStruct   SymbolKind = 23
+	SymbolEvent    SymbolKind = 24
+)
+
+// Symbol is one entry of the document outline, with byte-offset spans.
+type Symbol struct {
+	Name      string
+	Detail    string
+	Kind      SymbolKind
+	Span      syntax.Span // the whole construct
+	Selection syntax.Span // the name or most interesting part, inside Span
+	Children  []Symbol
+}
+
+// Symbolizer lists the outline of a document (textDocument/documentSymbol).
+type Symbolizer interface {
+	Symbols(ctx context.Context, s *Snapshot) []Symbol
+}
+
+// SemanticToken is one highlighted span. Type must be one of the names the
+// server advertises in its legend (TokenTypes); Modifiers names from
+// TokenModifiers. Spans may cover several lines; the server splits them.
+type SemanticToken struct {
+	Span      syntax.Span
+	Type      string
+	Modifiers []string
+}
+
+// Highlighter lists the semantic tokens of a document, in source order
+// (textDocument/semanticTokens/full).
+type Highlighter interface {
+	SemanticTokens(ctx context.Context, s *Snapshot) []SemanticToken
+}
+
+// sortSymbols orders symbols by position.
+func sortSymbols(ss []Symbol) {
+	slices.SortStableFunc(ss, func(a, b Symbol) int { return a.Span.Start - b.Span.Start })
+}
+
+// languageFor picks the language of a document: by the longest file name
+// suffix of the URI first, then by the client's language id.
+func languageFor(langs []Language, uri, languageID string) Language {
+	name := strings.ToLower(path.Base(uri))
+	var best Language
+	bestLen := 0
+	for _, l := range langs {
+		for _, ext := range l.Extensions() {
+			if strings.HasSuffix(name, ext) && len(ext) > bestLen {
+				best, bestLen = l, len(ext)
+			}
+		}
+	}
+	if best != nil {
+		return best
+	}
+	for _, l := range langs {
+		if l.ID() == languageID {
+			return l
+		}
+	}
+	return nil
+}
+
+// DefaultLanguages returns the languages the ctxql server serves: PACT,
+// JQL and Datalog. Each call returns fresh values.
+func DefaultLanguages() []Language {
+	return []Language{pactLanguage{}, jqlLanguage{}, datalogLanguage{}}
+}

@@ -1,0 +1,387 @@
+// Package lsp is the ctxql language server: the Language Server Protocol
+// layer over the PACT, JQL and Datalog parsers.
+//
+// The layering follows gopls. A session holds the latest immutable Snapshot
+// of every open document (URI, language id, version, text as a
+// *syntax.File, the language's parse result). Text synchronization replaces
+// snapshots; every request reads the snapshot current when it arrived.
+// Each LSP area lives in its own file (lifecycle, text, diagnostics,
+// symbols, semantic tokens, hover, completion, formatting, code actions,
+// code lenses, commands, inlay hints, configuration) and dispatches to the
+// document's Language, whose optional features are small interfaces.
+//
+// All positions go through the syntax.File mapper: the server advertises
+// UTF-16 and switches to UTF-8 when the client offers it.
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Languages served; nil means DefaultLanguages().
+	Languages []Language
+	// Log receives the server's log (never the protocol); nil discards it.
+	Log io.Writer
+	// Trace logs every message read and written to Log.
+	Trace bool
+	// DiagnosticsDelay is the debounce before diagnostics are computed after
+	// a change. Zero still coalesces bursts: while one version is being
+	// diagnosed, later versions replace each other and only the newest runs.
+	DiagnosticsDelay time.Duration
+	// Version is reported in serverInfo.
+	Version string
+}
+
+// The LSP and JSON-RPC error codes the server answers with.
+const (
+	codeServerNotInitialized = jsonrpc2.Code(protocol.ErrorCodesServerNotInitialized)
+	codeRequestCancelled     = jsonrpc2.Code(protocol.LSPErrorCodesRequestCancelled)
+)
+
+// server is the state of one connection.
+type server struct {
+	opts  Options
+	langs []Language
+	log   *logger
+	conn  jsonrpc2.Conn
+
+	inflight map[string]context.CancelFunc // by idKey, guarded by mu
+
+	mu          sync.Mutex
+	initialized bool // the initialize request was answered
+	shutdown    bool // the shutdown request was answered
+	utf8        bool // positions are counted in UTF-8 bytes
+	config      Config
+
+	exited chan int // receives the exit code once
+
+	session *session
+	diags   *diagnoser
+}
+
+// Serve runs a language server over rwc (LSP "Content-Length" framing) until
+// the client sends "exit" or closes the stream. It returns the process exit
+// code: 0 after shutdown followed by exit, 1 otherwise.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
+	s := newServer(opts)
+	s.conn = jsonrpc2.NewConn(newStream(rwc, s.log))
+	s.conn.Go(ctx, s.handle)
+	code := 1
+	select {
+	case code = <-s.exited:
+	case <-s.conn.Done():
+		s.log.printf("connection closed without exit")
+	case <-ctx.Done():
+	}
+	s.diags.stop()
+	closed := make(chan struct{})
+	go func() { _ = s.conn.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(time.Second): // a reader blocked on a stdin that cannot be interrupted
+	}
+	if err := s.conn.Err(); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		s.log.printf("connection: %v", err)
+	}
+	return code
+}
+
+func newServer(opts Options) *server {
+	langs := opts.Languages
+	if langs == nil {
+		langs = DefaultLanguages()
+	}
+	s := &server{
+		opts:     opts,
+		langs:    langs,
+		log:      newLogger(opts.Log, opts.Trace),
+		exited:   make(chan int, 1),
+		inflight: map[string]context.CancelFunc{},
+		session:  newSession(),
+		config:   Config{DiagnosticsDelay: opts.DiagnosticsDelay},
+	}
+	s.diags = newDiagnoser(s)
+	return s
+}
+
+// handlerFunc handles one decoded request; params is "null" when absent.
+type handlerFunc func(s *server, ctx context.Context, params json.RawMessage) (any, error)
+
+// callHandler returns the handler of a request method, or nil.
+func callHandler(method string) handlerFunc {
+	switch method {
+	case protocol.MethodShutdown:
+		return (*server).shutdownCall
+	case protocol.MethodTextDocumentDocumentSymbol:
+		return (*server).documentSymbol
+	case protocol.MethodTextDocumentSemanticTokensFull:
+		return (*server).semanticTokensFull
+	case protocol.MethodTextDocumentDiagnostic:
+		return (*server).pullDiagnostics
+	case protocol.MethodTextDocumentHover:
+		return (*server).hover
+	case protocol.MethodTextDocumentCompletion:
+		return (*server).completion
+	case protocol.MethodTextDocumentFormatting:
+		return (*server).formatting
+	case protocol.MethodTextDocumentCodeAction:
+		return (*server).codeAction
+	case protocol.MethodTextDocumentCodeLens:
+		return (*server).codeLens
+	case protocol.MethodWorkspaceExecuteCommand:
+		return (*server).executeCommand
+	case protocol.MethodTextDocumentInlayHint:
+		return (*server).inlayHint
+	}
+	return nil
+}
+
+// noteHandler returns the handler of a notification method, or nil.
+func noteHandler(method string) func(s *server, params json.RawMessage) error {
+	switch method {
+	case protocol.MethodInitialized:
+		return (*server).initializedNote
+	case protocol.MethodTextDocumentDidOpen:
+		return (*server).didOpen
+	case protocol.MethodTextDocumentDidChange:
+		return (*server).didChange
+	case protocol.MethodTextDocumentDidClose:
+		return (*server).didClose
+	case protocol.MethodTextDocumentDidSave:
+		return (*server).didSave
+	case protocol.MethodWorkspaceDidChangeConfiguration:
+		return (*server).didChangeConfiguration
+	case "$/cancelRequest":
+		return (*server).cancelRequest
+	}
+	return nil
+}
+
+// handle is the connection's handler. Notifications run inline, in wire
+// order, and never fail the connection; requests other than initialize and
+// shutdown run concurrently so that a slow one (a huge document) does not
+// hold up the others. A panic becomes an InternalError response and a log
+// line with the stack.
+func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
+	method := req.Method()
+	params := json.RawMessage(req.Params())
+	if len(params) == 0 {
+		params = json.RawMessage("null") // clients may omit params (shutdown)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.printf("panic in %s: %v\n%s", method, r, debug.Stack())
+			result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", method, r)
+			if !req.IsCall() {
+				err = nil
+			}
+		}
+	}()
+	if !req.IsCall() {
+		s.notify(method, params)
+		return nil, nil
+	}
+	if method == protocol.MethodInitialize {
+		return s.initialize(params)
+	}
+	s.mu.Lock()
+	initialized, shutdown := s.initialized, s.shutdown
+	s.mu.Unlock()
+	if !initialized {
+		return nil, jsonrpc2.NewError(codeServerNotInitialized, "server not initialized")
+	}
+	if shutdown {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "server is shutting down")
+	}
+	h := callHandler(method)
+	if h == nil || !s.supports(method) {
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
+	}
+	if method != protocol.MethodShutdown {
+		jsonrpc2.Async(ctx)
+	}
+	// The request context is pooled by the connection and must not be
+	// wrapped; cancellation ($/cancelRequest) uses a context of our own.
+	cctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
+	key := idKey(req.ID())
+	s.mu.Lock()
+	s.inflight[key] = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.inflight, key)
+		s.mu.Unlock()
+		cancel()
+	}()
+	res, err := h(s, cctx, params)
+	if cctx.Err() != nil {
+		return nil, jsonrpc2.NewError(codeRequestCancelled, "request cancelled")
+	}
+	return res, err
+}
+
+// notify handles a notification; errors are logged, never returned.
+func (s *server) notify(method string, params json.RawMessage) {
+	if method == protocol.MethodExit {
+		s.mu.Lock()
+		code := 1
+		if s.shutdown {
+			code = 0
+		}
+		s.mu.Unlock()
+		select {
+		case s.exited <- code:
+		default:
+		}
+		return
+	}
+	s.mu.Lock()
+	initialized := s.initialized
+	s.mu.Unlock()
+	if !initialized {
+		s.log.printf("dropped %s before initialize", method)
+		return
+	}
+	h := noteHandler(method)
+	if h == nil {
+		return // unknown notifications ("$/..." or otherwise) are ignored
+	}
+	if err := h(s, params); err != nil {
+		s.log.printf("%s: %v", method, err)
+	}
+}
+
+func (s *server) cancelRequest(params json.RawMessage) error {
+	var p cancelParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return fmt.Errorf("decode params: %w", err)
+	}
+	var n int64
+	var str string
+	key := ""
+	switch {
+	case json.Unmarshal(p.ID, &n) == nil:
+		key = idKey(jsonrpc2.NewNumberID(n))
+	case json.Unmarshal(p.ID, &str) == nil:
+		key = idKey(jsonrpc2.NewStringID(str))
+	}
+	s.mu.Lock()
+	cancel := s.inflight[key]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return nil
+}
+
+// idKey identifies a request id in the in-flight table.
+func idKey(id jsonrpc2.ID) string {
+	if n, ok := id.Number(); ok {
+		return fmt.Sprintf("n%d", n)
+	}
+	str, _ := id.StringValue()
+	return "s" + str
+}
+
+// decode unmarshals params into v, as an InvalidParams error.
+func decode(params json.RawMessage, v any) error {
+	if err := json.Unmarshal(params, v); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}
+
+// snapshotOf returns the latest snapshot of the document named in params.
+func (s *server) snapshotOf(params json.RawMessage) (*Snapshot, error) {
+	var p textDocumentParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	snap := s.session.get(p.TextDocument.URI)
+	if snap == nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", p.TextDocument.URI)
+	}
+	return snap, nil
+}
+
+// position converts a byte offset of f to an LSP position in the negotiated
+// encoding.
+func (s *server) position(f *syntax.File, off int) Position {
+	s.mu.Lock()
+	utf8 := s.utf8
+	s.mu.Unlock()
+	var p syntax.UTF16Pos
+	if utf8 {
+		p = f.UTF8Col(off)
+	} else {
+		p = f.UTF16(off)
+	}
+	return Position{Line: p.Line, Character: p.Character}
+}
+
+// rangeOf converts a span of f to an LSP range.
+func (s *server) rangeOf(f *syntax.File, sp syntax.Span) Range {
+	sp = f.Clamp(sp)
+	return Range{Start: s.position(f, sp.Start), End: s.position(f, sp.End)}
+}
+
+// offset converts an LSP position to a byte offset of f, clamped.
+func (s *server) offset(f *syntax.File, p Position) int {
+	s.mu.Lock()
+	utf8 := s.utf8
+	s.mu.Unlock()
+	q := syntax.UTF16Pos{Line: p.Line, Character: p.Character}
+	if utf8 {
+		return f.OffsetUTF8(q)
+	}
+	return f.OffsetUTF16(q)
+}
+
+// spanOf converts an LSP range to a byte span of f.
+func (s *server) spanOf(f *syntax.File, r Range) syntax.Span {
+	start, end := s.offset(f, r.Start), s.offset(f, r.End)
+	if end < start {
+		start, end = end, start
+	}
+	return syntax.Sp(start, end)
+}
+
+// errInvalidRequest is a JSON-RPC InvalidRequest error.
+func errInvalidRequest(msg string) error { return jsonrpc2.NewError(jsonrpc2.InvalidRequest, msg) }
+
+// positionParams decodes a document and position, returning the snapshot
+// and the byte offset.
+func (s *server) positionParams(params json.RawMessage) (*Snapshot, int, error) {
+	var p textDocumentPositionParams
+	if err := decode(params, &p); err != nil {
+		return nil, 0, err
+	}
+	snap := s.session.get(p.TextDocument.URI)
+	if snap == nil {
+		return nil, 0, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", p.TextDocument.URI)
+	}
+	return snap, s.offset(snap.File, p.Position), nil
+}
+
+// textEdits converts byte-offset edits to LSP TextEdits.
+func (s *server) textEdits(f *syntax.File, edits []syntax.TextEdit) []wireTextEdit {
+	out := make([]wireTextEdit, 0, len(edits))
+	for _, e := range edits {
+		out = append(out, wireTextEdit{Range: s.rangeOf(f, e.Span), NewText: e.NewText})
+	}
+	return out
+}

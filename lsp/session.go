@@ -1,0 +1,59 @@
+package lsp
+
+import (
+	"sync"
+
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// Snapshot is one immutable version of an open document. The parse result
+// is computed once, on first use, by whichever goroutine needs it first, so
+// that a huge document does not block the message loop.
+type Snapshot struct {
+	URI        string
+	LanguageID string
+	Version    int32
+	File       *syntax.File
+	Lang       Language // nil when the document's language is unknown
+
+	once   sync.Once
+	parsed any
+}
+
+// Parsed returns the language's parse result for this version, parsing on
+// first use. It is nil for documents of unknown language.
+func (s *Snapshot) Parsed() any {
+	s.once.Do(func() {
+		if s.Lang != nil {
+			s.parsed = s.Lang.Parse(s.File)
+		}
+	})
+	return s.parsed
+}
+
+// session holds the latest snapshot of every open document.
+type session struct {
+	mu   sync.Mutex
+	docs map[string]*Snapshot
+}
+
+func newSession() *session { return &session{docs: map[string]*Snapshot{}} }
+
+// get returns the latest snapshot of uri, or nil.
+func (s *session) get(uri string) *Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.docs[uri]
+}
+
+func (s *session) set(snap *Snapshot) {
+	s.mu.Lock()
+	s.docs[snap.URI] = snap
+	s.mu.Unlock()
+}
+
+func (s *session) remove(uri string) {
+	s.mu.Lock()
+	delete(s.docs, uri)
+	s.mu.Unlock()
+}

@@ -1,0 +1,90 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// didOpen stores the first snapshot of a document and schedules its
+// diagnostics.
+func (s *server) didOpen(params json.RawMessage) error {
+	var p didOpenParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	d := p.TextDocument
+	snap := &Snapshot{
+		URI:        d.URI,
+		LanguageID: d.LanguageID,
+		Version:    d.Version,
+		File:       syntax.NewFile(d.URI, d.Text),
+		Lang:       languageFor(s.langs, d.URI, d.LanguageID),
+	}
+	s.session.set(snap)
+	s.diags.schedule(snap)
+	return nil
+}
+
+// didChange applies the content changes in order, each range against the
+// text left by the previous change, through the position mapper.
+func (s *server) didChange(params json.RawMessage) error {
+	var p didChangeParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	old := s.session.get(p.TextDocument.URI)
+	if old == nil {
+		return fmt.Errorf("change to a document that is not open: %s", p.TextDocument.URI)
+	}
+	f := old.File
+	for _, c := range p.ContentChanges {
+		if c.Range == nil {
+			f = syntax.NewFile(f.Name(), c.Text)
+			continue
+		}
+		sp := s.spanOf(f, *c.Range)
+		src := f.Text()
+		var b strings.Builder
+		b.Grow(len(src) - sp.Len() + len(c.Text))
+		b.WriteString(src[:sp.Start])
+		b.WriteString(c.Text)
+		b.WriteString(src[sp.End:])
+		f = syntax.NewFile(f.Name(), b.String())
+	}
+	snap := &Snapshot{
+		URI:        old.URI,
+		LanguageID: old.LanguageID,
+		Version:    p.TextDocument.Version,
+		File:       f,
+		Lang:       old.Lang,
+	}
+	s.session.set(snap)
+	s.diags.schedule(snap)
+	return nil
+}
+
+// didClose forgets the document and clears its diagnostics.
+func (s *server) didClose(params json.RawMessage) error {
+	var p didCloseParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	s.session.remove(p.TextDocument.URI)
+	s.diags.clear(p.TextDocument.URI)
+	return nil
+}
+
+// didSave re-diagnoses the document; the text is already current.
+func (s *server) didSave(params json.RawMessage) error {
+	var p didSaveParams
+	if err := decode(params, &p); err != nil {
+		return err
+	}
+	if snap := s.session.get(p.TextDocument.URI); snap != nil {
+		s.diags.schedule(snap)
+	}
+	return nil
+}
