@@ -1,0 +1,189 @@
+// Package mcpserver serves an ACP cache over the Model Context Protocol:
+// the resources acp://cache, acp://vars, acp://constraints, acp://file/{path},
+// acp://symbol/{qualified_name} and acp://domain/{name}, and the tools
+// acp_query, acp_constraints, acp_expand, acp_debug and acp_hack, plus
+// query tools for the toolchain's own languages.
+//
+// The server is read-only except for its state file (debug sessions and
+// hack markers), kept beside the cache and written atomically. Every path
+// it is given is confined to the project directory.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxql/ctxql/acp"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Now returns the current time; nil means time.Now. Tests fix it.
+	Now func() time.Time
+	// StatePath is the state file; empty means acp.StateFileName beside
+	// the cache.
+	StatePath string
+	// Version is reported to clients.
+	Version string
+}
+
+// Server answers MCP requests from one loaded cache.
+type Server struct {
+	ix        *acp.Index
+	now       func() time.Time
+	statePath string
+	mu        sync.Mutex // serialises state file updates
+	srv       *mcp.Server
+}
+
+// New builds the server for ix.
+func New(ix *acp.Index, o Options) *Server {
+	s := &Server{ix: ix, now: o.Now, statePath: o.StatePath}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.statePath == "" {
+		s.statePath = filepath.Join(ix.Root, acp.StateFileName)
+	}
+	v := o.Version
+	if v == "" {
+		v = "devel"
+	}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "ctxql-acp", Version: v}, nil)
+	s.addResources()
+	s.addTools()
+	return s
+}
+
+// MCP returns the underlying SDK server.
+func (s *Server) MCP() *mcp.Server { return s.srv }
+
+// Run serves over t until the client disconnects or ctx is cancelled.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.srv.Run(ctx, t)
+}
+
+func jsonContents(uri string, v any) (*mcp.ReadResourceResult, error) {
+	b, err := acp.MarshalJSON(v, true)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+}
+
+// ResourcePath extracts and decodes the part of uri after prefix
+// (for example "acp://file/") and confines it to root. It returns the
+// cleaned relative path.
+func ResourcePath(root, uri, prefix string) (string, error) {
+	rest, ok := strings.CutPrefix(uri, prefix)
+	if !ok {
+		return "", fmt.Errorf("resource %q does not start with %s", uri, prefix)
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	p, err := url.PathUnescape(rest)
+	if err != nil {
+		return "", fmt.Errorf("resource %q: %w", uri, err)
+	}
+	rel, _, err := acp.Confine(root, p)
+	if err != nil {
+		return "", err
+	}
+	return rel, nil
+}
+
+func (s *Server) addResources() {
+	s.srv.AddResource(&mcp.Resource{URI: "acp://cache", Name: "cache", Description: "Full codebase cache", MIMEType: "application/json"},
+		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, MIMEType: "application/json", Text: string(s.ix.Bytes)}}}, nil
+		})
+	s.srv.AddResource(&mcp.Resource{URI: "acp://vars", Name: "vars", Description: "Variable definitions", MIMEType: "application/json"},
+		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			vars := s.ix.Cache.Vars
+			if vars == nil {
+				vars = map[string]*acp.Var{}
+			}
+			return jsonContents(r.Params.URI, vars)
+		})
+	s.srv.AddResource(&mcp.Resource{URI: "acp://constraints", Name: "constraints", Description: "Constraints summary", MIMEType: "application/json"},
+		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return jsonContents(r.Params.URI, s.constraintsSummary())
+		})
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "acp://file/{+path}", Name: "file", Description: "Specific file metadata", MIMEType: "application/json"},
+		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			p, err := ResourcePath(s.ix.Root, r.Params.URI, "acp://file/")
+			if err != nil {
+				return nil, err
+			}
+			f, err := s.ix.File(p)
+			if err != nil {
+				return nil, mcp.ResourceNotFoundError(r.Params.URI)
+			}
+			return jsonContents(r.Params.URI, f)
+		})
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "acp://symbol/{+qualified_name}", Name: "symbol", Description: "Specific symbol metadata", MIMEType: "application/json"},
+		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			name, err := url.PathUnescape(strings.TrimPrefix(r.Params.URI, "acp://symbol/"))
+			if err != nil {
+				return nil, err
+			}
+			sym, ok := s.ix.Cache.Symbols[name]
+			if !ok {
+				return nil, mcp.ResourceNotFoundError(r.Params.URI)
+			}
+			return jsonContents(r.Params.URI, sym)
+		})
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "acp://domain/{name}", Name: "domain", Description: "Specific domain metadata", MIMEType: "application/json"},
+		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			name, err := url.PathUnescape(strings.TrimPrefix(r.Params.URI, "acp://domain/"))
+			if err != nil {
+				return nil, err
+			}
+			d, err := s.ix.Domain(name)
+			if err != nil {
+				return nil, mcp.ResourceNotFoundError(r.Params.URI)
+			}
+			return jsonContents(r.Params.URI, d)
+		})
+}
+
+// ConstraintsSummary is the acp://constraints resource: files per lock
+// level, the count of each, and the per-file constraints.
+type ConstraintsSummary struct {
+	ByLockLevel map[string][]string             `json:"by_lock_level"`
+	Counts      map[string]int                  `json:"counts"`
+	ByFile      map[string]*acp.FileConstraints `json:"by_file"`
+}
+
+func (s *Server) constraintsSummary() ConstraintsSummary {
+	c := s.ix.Cache.Constraints
+	out := ConstraintsSummary{ByLockLevel: c.ByLockLevel, Counts: map[string]int{}, ByFile: c.ByFile}
+	if out.ByLockLevel == nil {
+		out.ByLockLevel = map[string][]string{}
+	}
+	if out.ByFile == nil {
+		out.ByFile = map[string]*acp.FileConstraints{}
+	}
+	for l, fs := range out.ByLockLevel {
+		out.Counts[l] = len(fs)
+	}
+	return out
+}
+
+// decode converts a loosely typed value into v through JSON.
+func decode(in any, v any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}

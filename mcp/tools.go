@@ -1,0 +1,403 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxql/ctxql/acp"
+)
+
+// QueryArgs are the acp_query parameters.
+type QueryArgs struct {
+	Type    string `json:"type" jsonschema:"query type: symbol, file, domain, callers, callees, search or stats"`
+	Name    string `json:"name,omitempty" jsonschema:"symbol, file or domain name (symbol, file, domain, callers, callees)"`
+	Pattern string `json:"pattern,omitempty" jsonschema:"search pattern (search)"`
+}
+
+// ConstraintsArgs are the acp_constraints parameters.
+type ConstraintsArgs struct {
+	File string `json:"file" jsonschema:"file path to check, relative to the project directory"`
+}
+
+// ExpandArgs are the acp_expand parameters.
+type ExpandArgs struct {
+	Text string `json:"text" jsonschema:"text containing $VAR references"`
+	Mode string `json:"mode,omitempty" jsonschema:"expansion mode: summary (default), full, inline or annotated"`
+}
+
+// DebugData are the action-specific fields of acp_debug.
+type DebugData struct {
+	Problem     string   `json:"problem,omitempty"`
+	Hypothesis  string   `json:"hypothesis,omitempty"`
+	SessionID   string   `json:"session_id,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Files       []string `json:"files,omitempty"`
+	AttemptID   string   `json:"attempt_id,omitempty"`
+	Success     *bool    `json:"success,omitempty"`
+	Notes       string   `json:"notes,omitempty"`
+	Resolution  string   `json:"resolution,omitempty"`
+}
+
+// DebugArgs are the acp_debug parameters.
+type DebugArgs struct {
+	Action string     `json:"action" jsonschema:"start, attempt, result, revert, resolve or status"`
+	Data   *DebugData `json:"data,omitempty" jsonschema:"action-specific data"`
+}
+
+// HackData are the action-specific fields of acp_hack.
+type HackData struct {
+	File        string `json:"file,omitempty"`
+	Line        int    `json:"line,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	Ticket      string `json:"ticket,omitempty"`
+	Expires     string `json:"expires,omitempty"`
+	ID          string `json:"id,omitempty"`
+	ExpiredOnly bool   `json:"expired_only,omitempty"`
+}
+
+// HackArgs are the acp_hack parameters.
+type HackArgs struct {
+	Action string    `json:"action" jsonschema:"mark, list, revert or cleanup"`
+	Data   *HackData `json:"data,omitempty" jsonschema:"action-specific data"`
+}
+
+// CallList is the acp_query response for callers and callees.
+type CallList struct {
+	Symbol  string   `json:"symbol"`
+	Callers []string `json:"callers,omitempty"`
+	Callees []string `json:"callees,omitempty"`
+}
+
+func (s *Server) addTools() {
+	mcp.AddTool(s.srv, &mcp.Tool{Name: "acp_query", Description: "Query the codebase index: symbol, file, domain, callers, callees, search or stats."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a QueryArgs) (*mcp.CallToolResult, any, error) {
+			v, err := s.Query(a)
+			return nil, v, err
+		})
+	mcp.AddTool(s.srv, &mcp.Tool{Name: "acp_constraints", Description: "Check constraints before modifying a file. Call this before modifying any file."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a ConstraintsArgs) (*mcp.CallToolResult, any, error) {
+			v, err := s.Constraints(a)
+			return nil, v, err
+		})
+	mcp.AddTool(s.srv, &mcp.Tool{Name: "acp_expand", Description: "Expand $VAR references to their values (modes: summary, full, inline, annotated)."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a ExpandArgs) (*mcp.CallToolResult, any, error) {
+			v, err := s.ix.Expand(a.Text, a.Mode)
+			if err != nil {
+				return nil, nil, err
+			}
+			return nil, v, nil
+		})
+	mcp.AddTool(s.srv, &mcp.Tool{Name: "acp_debug", Description: "Manage debugging sessions: start, attempt, result, revert, resolve, status."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a DebugArgs) (*mcp.CallToolResult, any, error) {
+			v, err := s.Debug(a)
+			return nil, v, err
+		})
+	mcp.AddTool(s.srv, &mcp.Tool{Name: "acp_hack", Description: "Track temporary code: mark, list, revert, cleanup."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a HackArgs) (*mcp.CallToolResult, any, error) {
+			v, err := s.Hack(a)
+			return nil, v, err
+		})
+	s.addLanguageTools()
+}
+
+// Query answers acp_query.
+func (s *Server) Query(a QueryArgs) (any, error) {
+	need := func(field, v string) error {
+		if v == "" {
+			return fmt.Errorf("acp_query %s: %s is required", a.Type, field)
+		}
+		return nil
+	}
+	switch a.Type {
+	case "symbol":
+		if err := need("name", a.Name); err != nil {
+			return nil, err
+		}
+		syms, err := s.ix.Symbol(a.Name)
+		if err != nil {
+			return nil, err
+		}
+		return syms[0], nil
+	case "file":
+		if err := need("name", a.Name); err != nil {
+			return nil, err
+		}
+		rel, _, err := acp.Confine(s.ix.Root, a.Name)
+		if err != nil {
+			return nil, err
+		}
+		return s.ix.File(rel)
+	case "domain":
+		if err := need("name", a.Name); err != nil {
+			return nil, err
+		}
+		return s.ix.Domain(a.Name)
+	case "callers":
+		if err := need("name", a.Name); err != nil {
+			return nil, err
+		}
+		l, err := s.ix.Callers(a.Name)
+		if err != nil {
+			return nil, err
+		}
+		return CallList{Symbol: a.Name, Callers: l}, nil
+	case "callees":
+		if err := need("name", a.Name); err != nil {
+			return nil, err
+		}
+		l, err := s.ix.Callees(a.Name)
+		if err != nil {
+			return nil, err
+		}
+		return CallList{Symbol: a.Name, Callees: l}, nil
+	case "search":
+		if err := need("pattern", a.Pattern); err != nil {
+			return nil, err
+		}
+		return s.ix.Search(a.Pattern), nil
+	case "stats":
+		return s.ix.Stats(), nil
+	}
+	return nil, fmt.Errorf("acp_query: unknown type %q (want symbol, file, domain, callers, callees, search or stats)", a.Type)
+}
+
+// Constraints answers acp_constraints.
+func (s *Server) Constraints(a ConstraintsArgs) (any, error) {
+	rel, _, err := acp.Confine(s.ix.Root, a.File)
+	if err != nil {
+		return nil, fmt.Errorf("acp_constraints: %w", err)
+	}
+	return s.ix.CheckConstraints(rel).Tool(), nil
+}
+
+func (s *Server) stamp() string { return s.now().UTC().Format(time.RFC3339) }
+
+// update loads the state, applies f and saves it when f changed it.
+func (s *Server) update(f func(st *acp.State) (any, bool, error)) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := acp.LoadState(s.statePath)
+	if err != nil {
+		return nil, err
+	}
+	v, changed, err := f(st)
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		if err := st.Save(s.statePath); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+func (s *Server) confineAll(files []string) ([]string, error) {
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		rel, _, err := acp.Confine(s.ix.Root, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rel)
+	}
+	return out, nil
+}
+
+// Debug answers acp_debug.
+func (s *Server) Debug(a DebugArgs) (any, error) {
+	d := DebugData{}
+	if a.Data != nil {
+		d = *a.Data
+	}
+	session := func(st *acp.State) (*acp.DebugSession, error) {
+		if d.SessionID == "" {
+			return nil, fmt.Errorf("acp_debug %s: session_id is required", a.Action)
+		}
+		ss, ok := st.Sessions[d.SessionID]
+		if !ok {
+			return nil, fmt.Errorf("acp_debug %s: no session %q", a.Action, d.SessionID)
+		}
+		return ss, nil
+	}
+	attempt := func(ss *acp.DebugSession) (*acp.Attempt, error) {
+		if d.AttemptID == "" {
+			return nil, fmt.Errorf("acp_debug %s: attempt_id is required", a.Action)
+		}
+		for _, at := range ss.Attempts {
+			if at.ID == d.AttemptID {
+				return at, nil
+			}
+		}
+		return nil, fmt.Errorf("acp_debug %s: no attempt %q in session %s", a.Action, d.AttemptID, ss.ID)
+	}
+	open := func(ss *acp.DebugSession) error {
+		if ss.Status != "open" {
+			return fmt.Errorf("acp_debug %s: session %s is %s", a.Action, ss.ID, ss.Status)
+		}
+		return nil
+	}
+	return s.update(func(st *acp.State) (any, bool, error) {
+		switch a.Action {
+		case "start":
+			if d.Problem == "" {
+				return nil, false, errors.New("acp_debug start: problem is required")
+			}
+			st.NextSession++
+			ss := &acp.DebugSession{ID: fmt.Sprintf("debug-%03d", st.NextSession), Problem: d.Problem, Hypothesis: d.Hypothesis,
+				Status: "open", StartedAt: s.stamp(), Attempts: []*acp.Attempt{}}
+			st.Sessions[ss.ID] = ss
+			return ss, true, nil
+		case "attempt":
+			ss, err := session(st)
+			if err != nil {
+				return nil, false, err
+			}
+			if err := open(ss); err != nil {
+				return nil, false, err
+			}
+			if d.Description == "" {
+				return nil, false, errors.New("acp_debug attempt: description is required")
+			}
+			files, err := s.confineAll(d.Files)
+			if err != nil {
+				return nil, false, fmt.Errorf("acp_debug attempt: %w", err)
+			}
+			at := &acp.Attempt{ID: fmt.Sprintf("attempt-%d", len(ss.Attempts)+1), Description: d.Description, Files: files,
+				Status: "pending", LoggedAt: s.stamp()}
+			ss.Attempts = append(ss.Attempts, at)
+			return at, true, nil
+		case "result":
+			ss, err := session(st)
+			if err != nil {
+				return nil, false, err
+			}
+			at, err := attempt(ss)
+			if err != nil {
+				return nil, false, err
+			}
+			if d.Success == nil {
+				return nil, false, errors.New("acp_debug result: success is required")
+			}
+			ok := *d.Success
+			at.Success = &ok
+			at.Notes = d.Notes
+			at.Status = "failed"
+			if ok {
+				at.Status = "success"
+			}
+			return at, true, nil
+		case "revert":
+			ss, err := session(st)
+			if err != nil {
+				return nil, false, err
+			}
+			at, err := attempt(ss)
+			if err != nil {
+				return nil, false, err
+			}
+			at.Status = "reverted"
+			return at, true, nil
+		case "resolve":
+			ss, err := session(st)
+			if err != nil {
+				return nil, false, err
+			}
+			if err := open(ss); err != nil {
+				return nil, false, err
+			}
+			if d.Resolution == "" {
+				return nil, false, errors.New("acp_debug resolve: resolution is required")
+			}
+			ss.Status, ss.Resolution, ss.ResolvedAt = "resolved", d.Resolution, s.stamp()
+			return ss, true, nil
+		case "status":
+			ss, err := session(st)
+			if err != nil {
+				return nil, false, err
+			}
+			return ss, false, nil
+		}
+		return nil, false, fmt.Errorf("acp_debug: unknown action %q (want start, attempt, result, revert, resolve or status)", a.Action)
+	})
+}
+
+// HackList is the response of acp_hack list and cleanup.
+type HackList struct {
+	Hacks []*acp.Hack `json:"hacks"`
+	Count int         `json:"count"`
+}
+
+// Hack answers acp_hack.
+func (s *Server) Hack(a HackArgs) (any, error) {
+	d := HackData{}
+	if a.Data != nil {
+		d = *a.Data
+	}
+	now := s.now()
+	return s.update(func(st *acp.State) (any, bool, error) {
+		switch a.Action {
+		case "mark":
+			if d.File == "" || d.Reason == "" {
+				return nil, false, errors.New("acp_hack mark: file and reason are required")
+			}
+			rel, _, err := acp.Confine(s.ix.Root, d.File)
+			if err != nil {
+				return nil, false, fmt.Errorf("acp_hack mark: %w", err)
+			}
+			if d.Line < 0 {
+				return nil, false, errors.New("acp_hack mark: line must not be negative")
+			}
+			if d.Expires != "" {
+				if _, err := time.Parse(time.RFC3339, d.Expires); err != nil {
+					if _, err := time.Parse("2006-01-02", d.Expires); err != nil {
+						return nil, false, fmt.Errorf("acp_hack mark: expires %q is neither an RFC 3339 time nor a YYYY-MM-DD date", d.Expires)
+					}
+				}
+			}
+			st.NextHack++
+			h := &acp.Hack{ID: fmt.Sprintf("hack-%03d", st.NextHack), File: rel, Line: d.Line, Reason: d.Reason, Ticket: d.Ticket,
+				Expires: d.Expires, CreatedAt: s.stamp()}
+			h.Expired = h.ExpiredAt(now)
+			st.Hacks[h.ID] = h
+			return h, true, nil
+		case "list", "cleanup":
+			file := ""
+			if d.File != "" && a.Action == "list" {
+				rel, _, err := acp.Confine(s.ix.Root, d.File)
+				if err != nil {
+					return nil, false, fmt.Errorf("acp_hack list: %w", err)
+				}
+				file = rel
+			}
+			out := HackList{Hacks: []*acp.Hack{}}
+			for _, h := range st.SortedHacks(now) {
+				if file != "" && h.File != file {
+					continue
+				}
+				if (a.Action == "cleanup" || d.ExpiredOnly) && !h.Expired {
+					continue
+				}
+				out.Hacks = append(out.Hacks, h)
+			}
+			out.Count = len(out.Hacks)
+			return out, false, nil
+		case "revert":
+			if d.ID == "" {
+				return nil, false, errors.New("acp_hack revert: id is required")
+			}
+			h, ok := st.Hacks[d.ID]
+			if !ok {
+				return nil, false, fmt.Errorf("acp_hack revert: no hack %q", d.ID)
+			}
+			delete(st.Hacks, d.ID)
+			h.Expired = h.ExpiredAt(now)
+			return map[string]any{"reverted": h}, true, nil
+		}
+		return nil, false, fmt.Errorf("acp_hack: unknown action %q (want mark, list, revert or cleanup)", a.Action)
+	})
+}
