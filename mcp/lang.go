@@ -1,3 +1,159 @@
 package mcpserver
 
-func (s *Server) addLanguageTools() {}
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxql/ctxql/acp"
+	evdatalog "github.com/ctxql/ctxql/eval/datalog"
+	evjql "github.com/ctxql/ctxql/eval/jql"
+	"github.com/ctxql/ctxql/syntax"
+	synjql "github.com/ctxql/ctxql/syntax/jql"
+)
+
+// LangArgs are the parameters of jql_query and datalog_query.
+type LangArgs struct {
+	Query string `json:"query" jsonschema:"the query text"`
+	Data  string `json:"data" jsonschema:"data file or directory, relative to the project directory"`
+}
+
+// DatalogArgs are the parameters of datalog_query.
+type DatalogArgs struct {
+	Query   string `json:"query" jsonschema:"a query rule, or a program of rules and facts when program is true"`
+	Data    string `json:"data" jsonschema:"data file (RelationData JSON) or facts directory, relative to the project directory"`
+	Program bool   `json:"program,omitempty" jsonschema:"evaluate a whole program and return every derived relation"`
+}
+
+// SchemaArgs are the parameters of jql_schema.
+type SchemaArgs struct {
+	Query string `json:"query,omitempty" jsonschema:"a JQL query to check against the schema; empty returns the schema"`
+}
+
+// Diag is a diagnostic with its byte span and 1-based line and byte column.
+type Diag struct {
+	Severity string `json:"severity"`
+	Code     string `json:"code,omitempty"`
+	Message  string `json:"message"`
+	Start    int    `json:"start"`
+	End      int    `json:"end"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+}
+
+// LangResult is the response of the language tools: results, or the
+// diagnostics that prevented them, with warnings.
+type LangResult struct {
+	Results     any    `json:"results"`
+	Diagnostics []Diag `json:"diagnostics"`
+}
+
+func diags(name, src string, ds []syntax.Diagnostic) []Diag {
+	f := syntax.NewFile(name, src)
+	out := make([]Diag, 0, len(ds))
+	for _, d := range ds {
+		p := f.Position(d.Span.Start)
+		out = append(out, Diag{Severity: d.Severity.String(), Code: d.Code, Message: d.Message,
+			Start: d.Span.Start, End: d.Span.End, Line: p.Line, Column: p.Column})
+	}
+	return out
+}
+
+func (s *Server) dataPath(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("data is required")
+	}
+	_, abs, err := acp.Confine(s.ix.Root, p)
+	return abs, err
+}
+
+func (s *Server) addLanguageTools() {
+	mcp.AddTool(s.srv, &mcp.Tool{Name: "jql_query", Description: "Evaluate a JQL query over sessions and activities data; returns documents or diagnostics with positions."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a LangArgs) (*mcp.CallToolResult, any, error) {
+			v, err := s.JQL(ctx, a)
+			return nil, v, err
+		})
+	mcp.AddTool(s.srv, &mcp.Tool{Name: "jql_schema", Description: "Return the JQL schema, or check a JQL query against it and return diagnostics with positions."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a SchemaArgs) (*mcp.CallToolResult, any, error) {
+			return nil, s.JQLSchema(a), nil
+		})
+	mcp.AddTool(s.srv, &mcp.Tool{Name: "datalog_query", Description: "Evaluate a Datalog (Ascent) query rule or program over relation data; returns tuples or diagnostics with positions."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a DatalogArgs) (*mcp.CallToolResult, any, error) {
+			v, err := s.Datalog(ctx, a)
+			return nil, v, err
+		})
+}
+
+// JQL answers jql_query.
+func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
+	abs, err := s.dataPath(a.Data)
+	if err != nil {
+		return nil, fmt.Errorf("jql_query: %w", err)
+	}
+	res, err := evjql.Eval(ctx, a.Query, evjql.File{Path: abs})
+	var qe *evjql.QueryError
+	if errors.As(err, &qe) {
+		return LangResult{Results: []any{}, Diagnostics: diags("query", a.Query, qe.Diagnostics)}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jql_query: %w", err)
+	}
+	docs := make([]json.RawMessage, len(res.Docs))
+	for i, d := range res.Docs {
+		docs[i] = json.RawMessage(d)
+	}
+	return LangResult{Results: docs, Diagnostics: diags("query", a.Query, res.Warnings)}, nil
+}
+
+// JQLSchema answers jql_schema.
+func (s *Server) JQLSchema(a SchemaArgs) any {
+	sc := synjql.NewSchema()
+	if a.Query == "" {
+		return sc
+	}
+	q, ds := synjql.ParseQuery(a.Query)
+	if q != nil {
+		ds = append(ds, sc.Check(q)...)
+	}
+	syntax.SortDiagnostics(ds)
+	return LangResult{Results: map[string]any{"valid": !syntax.HasErrors(ds)}, Diagnostics: diags("query", a.Query, ds)}
+}
+
+// Datalog answers datalog_query.
+func (s *Server) Datalog(ctx context.Context, a DatalogArgs) (any, error) {
+	abs, err := s.dataPath(a.Data)
+	if err != nil {
+		return nil, fmt.Errorf("datalog_query: %w", err)
+	}
+	d, err := evdatalog.ReadDataPath(abs)
+	if err != nil {
+		return nil, fmt.Errorf("datalog_query: %w", err)
+	}
+	db, err := evdatalog.Load(d)
+	if err != nil {
+		return nil, fmt.Errorf("datalog_query: %w", err)
+	}
+	if a.Program {
+		r, err := evdatalog.EvalProgram(ctx, db, "query", a.Query)
+		if err != nil {
+			return nil, fmt.Errorf("datalog_query: %w", err)
+		}
+		rels := r.Relations
+		if rels == nil {
+			rels = map[string][][]string{}
+		}
+		return LangResult{Results: rels, Diagnostics: diags("query", a.Query, r.Diagnostics)}, nil
+	}
+	r, err := evdatalog.EvalRule(ctx, db, a.Query)
+	if err != nil {
+		return nil, fmt.Errorf("datalog_query: %w", err)
+	}
+	t := r.Tuples
+	if t == nil {
+		t = [][]string{}
+	}
+	return LangResult{Results: t, Diagnostics: diags("query", a.Query, r.Diagnostics)}, nil
+}
