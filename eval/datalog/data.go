@@ -192,6 +192,35 @@ type DB struct {
 	// rank[id] is the position of strs[id] in sorted order; rebuilt lazily
 	// when strings were added.
 	rank []uint32
+	// order[r] is the id of the string of rank r.
+	order []uint32
+	// base holds the indexes built over the loaded (immutable) relations,
+	// by table and key columns. They are built on first use and kept, as a
+	// database keeps its indexes.
+	base map[*table]map[string]*index
+}
+
+// baseIndex returns the index over a loaded relation's table on cols, and
+// false when t is not a loaded relation.
+func (db *DB) baseIndex(t *table, cols []int) (*index, bool) {
+	m, ok := db.base[t]
+	if !ok {
+		return nil, false
+	}
+	key := fmt.Sprint(cols)
+	ix, ok := m[key]
+	if !ok {
+		ix = buildIndex(t.data, t.arity, t.len(), cols, len(db.strs))
+		m[key] = ix
+	}
+	return ix, true
+}
+
+// dropIndexes forgets the indexes built so far.
+func (db *DB) dropIndexes() {
+	for t := range db.base {
+		db.base[t] = map[string]*index{}
+	}
 }
 
 // Load interns data into a DB. Duplicate tuples are dropped (set semantics).
@@ -199,7 +228,7 @@ func Load(d *Data) (*DB, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
-	db := &DB{ids: map[string]uint32{}, rels: map[string]*relation{}}
+	db := &DB{ids: map[string]uint32{}, rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
 	for _, name := range d.names() {
 		rd := d.Relations[name]
 		tab := newTable(len(rd.ParamTypes))
@@ -214,6 +243,7 @@ func Load(d *Data) (*DB, error) {
 			}
 		}
 		db.rels[name] = &relation{types: slices.Clone(rd.ParamTypes), tab: tab}
+		db.base[tab] = map[string]*index{}
 	}
 	return db, nil
 }
@@ -264,6 +294,7 @@ func (db *DB) ranks() []uint32 {
 	}
 	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(db.strs[a], db.strs[b]) })
 	db.rank = make([]uint32, len(db.strs))
+	db.order = order
 	for r, id := range order {
 		db.rank[id] = uint32(r)
 	}

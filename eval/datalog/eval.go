@@ -75,9 +75,35 @@ func Run(ctx context.Context, db *DB, r *syn.Rule) ([][]string, error) {
 	return db.strings(res), nil
 }
 
-// strings converts a table to sorted string tuples.
+// strings converts a table of distinct rows to sorted string tuples.
 func (db *DB) strings(t *table) [][]string {
 	rank := db.ranks()
+	ar := t.arity
+	flat := make([]string, t.len()*ar)
+	out := make([][]string, t.len())
+	if ar == 1 || ar == 2 {
+		// Sort packed ranks, then map ranks back to ids.
+		keys := make([]uint64, t.len())
+		for i := range keys {
+			r := t.row(i)
+			if ar == 1 {
+				keys[i] = uint64(rank[r[0]])
+			} else {
+				keys[i] = uint64(rank[r[0]])<<32 | uint64(rank[r[1]])
+			}
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			tup := flat[i*ar : (i+1)*ar : (i+1)*ar]
+			if ar == 1 {
+				tup[0] = db.strs[db.order[k]]
+			} else {
+				tup[0], tup[1] = db.strs[db.order[k>>32]], db.strs[db.order[uint32(k)]]
+			}
+			out[i] = tup
+		}
+		return out
+	}
 	order := make([]int, t.len())
 	for i := range order {
 		order[i] = i
@@ -94,11 +120,9 @@ func (db *DB) strings(t *table) [][]string {
 		}
 		return 0
 	})
-	out := make([][]string, len(order))
 	for i, r := range order {
-		row := t.row(r)
-		tup := make([]string, len(row))
-		for k, id := range row {
+		tup := flat[i*ar : (i+1)*ar : (i+1)*ar]
+		for k, id := range t.row(r) {
 			tup[k] = db.strs[id]
 		}
 		out[i] = tup
@@ -209,17 +233,14 @@ func RunProgram(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info) 
 		// First round: every rule over the full relations.
 		for _, rr := range rules {
 			h := rr.cr.headRel
-			pending := newTable(len(rr.cr.head))
+			// New tuples go to delta and the set only; the full
+			// relations this round reads do not change under it.
 			err := ev.run(rr.cr,
 				func(i int) *table { return source(rr.cr.pos[i].name) },
 				func(j int) *table { return source(rr.cr.negs[j].name) },
-				func(row []uint32) { pending.append(row) })
+				addTo(delta, h))
 			if err != nil {
 				return nil, err
-			}
-			add := addTo(delta, h)
-			for i := 0; i < pending.len(); i++ {
-				add(pending.row(i))
 			}
 		}
 		for _, n := range stratum {
@@ -251,7 +272,6 @@ func RunProgram(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info) 
 					if delta[rr.cr.pos[di].name].len() == 0 {
 						continue
 					}
-					pending := newTable(len(rr.cr.head))
 					err := ev.run(rr.cr,
 						func(i int) *table {
 							if i == di {
@@ -260,13 +280,9 @@ func RunProgram(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info) 
 							return source(rr.cr.pos[i].name)
 						},
 						func(j int) *table { return source(rr.cr.negs[j].name) },
-						func(row []uint32) { pending.append(row) })
+						addTo(next, rr.cr.headRel))
 					if err != nil {
 						return nil, err
-					}
-					add := addTo(next, rr.cr.headRel)
-					for i := 0; i < pending.len(); i++ {
-						add(pending.row(i))
 					}
 				}
 			}

@@ -190,11 +190,14 @@ func (ev *evaluator) check() error {
 }
 
 func (ev *evaluator) relIndex(t *table, cols []int) *index {
+	if ix, ok := ev.db.baseIndex(t, cols); ok {
+		return ix
+	}
 	k := cacheKey{t: t, n: t.len(), cols: fmt.Sprint(cols)}
 	if ix, ok := ev.cache[k]; ok {
 		return ix
 	}
-	ix := buildIndex(t.data, t.arity, t.len(), cols)
+	ix := buildIndex(t.data, t.arity, t.len(), cols, len(ev.db.strs))
 	ev.cache[k] = ix
 	return ix
 }
@@ -240,7 +243,18 @@ func (ev *evaluator) run(cr *crule, src func(i int) *table, neg func(j int) *tab
 	if err := applyReady(); err != nil {
 		return err
 	}
-	for range cr.pos {
+	out := make([]uint32, len(cr.head))
+	project := func(row []uint32) {
+		for j, h := range cr.head {
+			if h.kind == aVar {
+				out[j] = row[h.slot]
+			} else {
+				out[j] = h.id
+			}
+		}
+		emit(out)
+	}
+	for step := range cr.pos {
 		if cur.n == 0 {
 			return nil
 		}
@@ -266,8 +280,46 @@ func (ev *evaluator) run(cr *crule, src func(i int) *table, neg func(j int) *tab
 			}
 		}
 		done[best] = true
-		if cur, err = ev.join(cur, cr.pos[best], src(best), bound); err != nil {
+		// The last join projects straight to the head when no negation
+		// or condition is left to apply.
+		var final func([]uint32)
+		if step == len(cr.pos)-1 {
+			// Every variable is bound after the last atom: stream each
+			// row through the remaining negations and conditions into
+			// the head instead of materializing the join.
+			var keeps []func([]uint32) bool
+			for j, a := range cr.negs {
+				if !negDone[j] {
+					negDone[j] = true
+					keeps = append(keeps, ev.negProbe(a, neg(j)))
+				}
+			}
+			var conds []ccond
+			for j, c := range cr.conds {
+				if !condDone[j] {
+					condDone[j] = true
+					conds = append(conds, c)
+				}
+			}
+			final = func(row []uint32) {
+				for _, keep := range keeps {
+					if !keep(row) {
+						return
+					}
+				}
+				for _, c := range conds {
+					if !ev.compare(row, c) {
+						return
+					}
+				}
+				project(row)
+			}
+		}
+		if cur, err = ev.join(cur, cr.pos[best], src(best), bound, final); err != nil {
 			return err
+		}
+		if final != nil {
+			return nil
 		}
 		for _, g := range cr.pos[best].args {
 			if g.kind == aVar {
@@ -278,20 +330,11 @@ func (ev *evaluator) run(cr *crule, src func(i int) *table, neg func(j int) *tab
 			return err
 		}
 	}
-	out := make([]uint32, len(cr.head))
 	for i := 0; i < cur.n; i++ {
 		if err := ev.check(); err != nil {
 			return err
 		}
-		row := cur.row(i)
-		for j, h := range cr.head {
-			if h.kind == aVar {
-				out[j] = row[h.slot]
-			} else {
-				out[j] = h.id
-			}
-		}
-		emit(out)
+		project(cur.row(i))
 	}
 	return nil
 }
@@ -314,9 +357,13 @@ func allBound(a *catom, bound []bool) bool {
 	return true
 }
 
-// join extends every binding with the matching tuples of t. It builds the
-// hash table over the smaller side.
-func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool) (*bindings, error) {
+// join extends every binding with the matching tuples of t. Over a loaded
+// relation it probes the relation's kept index; over a derived relation it
+// builds the hash table over the smaller side.
+//
+// When final is set, each extended row is passed to final instead of
+// being collected, and the returned bindings are empty.
+func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool, final func([]uint32)) (*bindings, error) {
 	out := &bindings{width: cur.width}
 	var constPos []int // positions holding constants
 	var keyPos []int   // positions holding bound variables
@@ -358,7 +405,16 @@ func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool) (*bin
 		}
 		return true
 	}
+	scratch := make([]uint32, cur.width)
 	emit := func(b, tup []uint32) {
+		if final != nil {
+			copy(scratch, b)
+			for i, p := range newPos {
+				scratch[newSlots[i]] = tup[p]
+			}
+			final(scratch)
+			return
+		}
 		start := len(out.data)
 		out.data = append(out.data, b...)
 		nr := out.data[start:]
@@ -368,9 +424,11 @@ func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool) (*bin
 		out.n++
 	}
 	m := t.len()
-	if cur.n*4 <= m {
-		// Few bindings: index them and scan the relation once.
-		ix := buildIndex(cur.data, cur.width, cur.n, keySlots)
+	_, isBase := ev.db.base[t]
+	if !isBase && cur.n*4 <= m {
+		// Few bindings over a derived relation: index the bindings and
+		// scan the relation once.
+		ix := buildIndex(cur.data, cur.width, cur.n, keySlots, 0)
 		vals := make([]uint32, len(keyPos))
 		for r := 0; r < m; r++ {
 			if err := ev.check(); err != nil {
@@ -397,6 +455,21 @@ func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool) (*bin
 		return out, nil
 	}
 	cols := append(slices.Clone(constPos), keyPos...)
+	if len(cols) == 0 {
+		// Nothing bound: every binding pairs with every tuple.
+		for bi := 0; bi < cur.n; bi++ {
+			b := cur.row(bi)
+			for r := 0; r < m; r++ {
+				if err := ev.check(); err != nil {
+					return nil, err
+				}
+				if tup := t.row(r); len(eqPos) == 0 || match(tup) {
+					emit(b, tup)
+				}
+			}
+		}
+		return out, nil
+	}
 	ix := ev.relIndex(t, cols)
 	vals := make([]uint32, len(cols))
 	for i, p := range constPos {
@@ -455,8 +528,8 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, t *table) (*bindings, err
 	}
 	out := &bindings{width: cur.width}
 	m := t.len()
-	if cur.n*4 <= m {
-		ix := buildIndex(cur.data, cur.width, cur.n, varSlots)
+	if _, isBase := ev.db.base[t]; !isBase && cur.n*4 <= m {
+		ix := buildIndex(cur.data, cur.width, cur.n, varSlots, 0)
 		drop := make([]bool, cur.n)
 		vals := make([]uint32, len(varPos))
 	scan:
@@ -514,6 +587,47 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, t *table) (*bindings, err
 		}
 	}
 	return out, nil
+}
+
+// negProbe returns a test that keeps a fully bound row when no tuple of t
+// matches a's non-wildcard positions.
+func (ev *evaluator) negProbe(a *catom, t *table) func([]uint32) bool {
+	var constPos, varPos, varSlots []int
+	for p, g := range a.args {
+		switch g.kind {
+		case aConst:
+			if !g.ok {
+				return func([]uint32) bool { return true }
+			}
+			constPos = append(constPos, p)
+		case aVar:
+			varPos = append(varPos, p)
+			varSlots = append(varSlots, g.slot)
+		}
+	}
+	cols := append(slices.Clone(constPos), varPos...)
+	ix := ev.relIndex(t, cols)
+	vals := make([]uint32, len(cols))
+	for i, p := range constPos {
+		vals[i] = a.args[p].id
+	}
+	if len(cols) == 1 && len(varSlots) == 1 {
+		s := varSlots[0]
+		return func(row []uint32) bool {
+			return !ix.has(row[s])
+		}
+	}
+	return func(row []uint32) bool {
+		for i, s := range varSlots {
+			vals[len(constPos)+i] = row[s]
+		}
+		for _, ri := range ix.lookup(vals) {
+			if ix.exact() || eqVals(t.row(int(ri)), cols, vals) {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 func (ev *evaluator) filter(cur *bindings, c ccond) *bindings {

@@ -90,8 +90,11 @@ type index struct {
 	stride int
 	cols   []int
 	groups map[uint64]int32
-	start  []int32
-	rows   []int32
+	// dense, for one-column keys over a dense id space, maps a value to
+	// its group plus one (0: no group); groups is then unused.
+	dense []int32
+	start []int32
+	rows  []int32
 }
 
 func keyOf(row []uint32, cols []int) uint64 {
@@ -130,21 +133,40 @@ func keyOfVals(vals []uint32) uint64 {
 	return h
 }
 
-// buildIndex indexes n rows of data (stride values each) on cols.
-func buildIndex(data []uint32, stride, n int, cols []int) *index {
-	ix := &index{data: data, stride: stride, cols: cols, groups: make(map[uint64]int32, n/4+1)}
+// buildIndex indexes n rows of data (stride values each) on cols. idSpace,
+// when positive, bounds the values: a one-column index over enough rows
+// then uses an array instead of a hash map.
+func buildIndex(data []uint32, stride, n int, cols []int, idSpace int) *index {
+	ix := &index{data: data, stride: stride, cols: cols}
 	gid := make([]int32, n)
 	var counts []int32
-	for i := 0; i < n; i++ {
-		k := keyOf(data[i*stride:(i+1)*stride], cols)
-		g, ok := ix.groups[k]
-		if !ok {
-			g = int32(len(counts))
-			ix.groups[k] = g
-			counts = append(counts, 0)
+	if len(cols) == 1 && idSpace > 0 && n*4 >= idSpace {
+		ix.dense = make([]int32, idSpace)
+		c := cols[0]
+		for i := 0; i < n; i++ {
+			v := data[i*stride+c]
+			g := ix.dense[v] - 1
+			if g < 0 {
+				g = int32(len(counts))
+				ix.dense[v] = g + 1
+				counts = append(counts, 0)
+			}
+			gid[i] = g
+			counts[g]++
 		}
-		gid[i] = g
-		counts[g]++
+	} else {
+		ix.groups = make(map[uint64]int32, n/4+1)
+		for i := 0; i < n; i++ {
+			k := keyOf(data[i*stride:(i+1)*stride], cols)
+			g, ok := ix.groups[k]
+			if !ok {
+				g = int32(len(counts))
+				ix.groups[k] = g
+				counts = append(counts, 0)
+			}
+			gid[i] = g
+			counts[g]++
+		}
 	}
 	ix.start = make([]int32, len(counts)+1)
 	for g, c := range counts {
@@ -163,11 +185,27 @@ func buildIndex(data []uint32, stride, n int, cols []int) *index {
 // lookup returns the row numbers whose key columns hold vals. For hashed
 // keys the caller must verify the columns.
 func (ix *index) lookup(vals []uint32) []int32 {
+	if ix.dense != nil {
+		if int(vals[0]) >= len(ix.dense) || ix.dense[vals[0]] == 0 {
+			return nil
+		}
+		g := ix.dense[vals[0]] - 1
+		return ix.rows[ix.start[g]:ix.start[g+1]]
+	}
 	g, ok := ix.groups[keyOfVals(vals)]
 	if !ok {
 		return nil
 	}
 	return ix.rows[ix.start[g]:ix.start[g+1]]
+}
+
+// has reports whether some row's one-column key is v.
+func (ix *index) has(v uint32) bool {
+	if ix.dense != nil {
+		return int(v) < len(ix.dense) && ix.dense[v] != 0
+	}
+	_, ok := ix.groups[uint64(v)]
+	return ok
 }
 
 // exact reports whether lookups need no verification.
