@@ -1377,7 +1377,8 @@ func (p *parser) parsePosition() *Position {
 	return pos
 }
 
-// skipHop skips to the next "," or ")" of the current position.
+// skipHop skips to the next "," or ")" of the current position. Stray
+// "]" and "}" are skipped.
 func (p *parser) skipHop() {
 	depth := 0
 	for !p.is(lEOF) {
@@ -1386,7 +1387,10 @@ func (p *parser) skipHop() {
 			depth++
 		case lRParen, lRBrack, lRBrace:
 			if depth == 0 {
-				return
+				if p.is(lRParen) {
+					return
+				}
+				break
 			}
 			depth--
 		case lComma:
