@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 )
 
 // DefaultCacheName is the cache file name looked up from the working
@@ -130,9 +131,6 @@ type Var struct {
 // Load and safe for concurrent use.
 type Index struct {
 	Cache *Cache
-	// Raw is the cache decoded as plain JSON values (map[string]any, ...),
-	// the input of jq queries.
-	Raw any
 	// Bytes is the cache file content.
 	Bytes []byte
 	// Path is the cache file path and Root the directory holding it, the
@@ -144,6 +142,26 @@ type Index struct {
 	fileNames    []string
 	symbolNames  []string
 	domainNames  []string
+
+	rawOnce sync.Once
+	raw     any
+	rawErr  error
+}
+
+// Raw returns the cache decoded as plain JSON values (map[string]any, ...),
+// the input of jq queries. It is decoded on first use.
+func (ix *Index) Raw() (any, error) {
+	ix.rawOnce.Do(func() {
+		dec := json.NewDecoder(bytes.NewReader(ix.Bytes))
+		dec.UseNumber()
+		var raw any
+		if err := dec.Decode(&raw); err != nil {
+			ix.rawErr = fmt.Errorf("decode cache %s: %w", ix.Path, err)
+			return
+		}
+		ix.raw = normalizeNumbers(raw)
+	})
+	return ix.raw, ix.rawErr
 }
 
 // Load reads and indexes the cache file at path.
@@ -167,17 +185,10 @@ func Parse(b []byte, path string) (*Index, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("decode cache %s: %w", path, err)
 	}
-	var raw any
-	dec = json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("decode cache %s: %w", path, err)
-	}
-	raw = normalizeNumbers(raw)
-	if _, ok := raw.(map[string]any); !ok {
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 		return nil, fmt.Errorf("decode cache %s: top level is not an object", path)
 	}
-	ix := &Index{Cache: &c, Raw: raw, Bytes: b, Path: path, Root: filepath.Dir(path),
+	ix := &Index{Cache: &c, Bytes: b, Path: path, Root: filepath.Dir(path),
 		byName: map[string][]string{}, symbolsOfFil: map[string][]string{}}
 	for qn, s := range c.Symbols {
 		if s == nil {

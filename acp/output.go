@@ -361,7 +361,11 @@ func runJQ(ctx context.Context, ix *Index, expr string, w io.Writer, o QueryOpti
 	if err != nil {
 		return err
 	}
-	res, err := q.Run(ctx, ix.Raw, o.Limits)
+	input, err := ix.Raw()
+	if err != nil {
+		return err
+	}
+	res, err := q.Run(ctx, input, o.Limits)
 	var buf bytes.Buffer
 	for _, v := range res {
 		if werr := writeJQValue(&buf, v, o.Format); werr != nil {

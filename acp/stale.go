@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -59,12 +60,11 @@ func (ix *Index) gitCommit() string {
 	if ix.Cache.GitCommit != "" {
 		return ix.Cache.GitCommit
 	}
-	if m, ok := ix.Raw.(map[string]any); ok {
-		if p, ok := m["project"].(map[string]any); ok {
-			if s, ok := p["git_commit"].(string); ok {
-				return s
-			}
-		}
+	var p struct {
+		GitCommit string `json:"git_commit"`
+	}
+	if len(ix.Cache.Project) > 0 && json.Unmarshal(ix.Cache.Project, &p) == nil {
+		return p.GitCommit
 	}
 	return ""
 }
