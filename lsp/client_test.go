@@ -16,7 +16,7 @@ import (
 // testClient is an LSP client over a real jsonrpc2 connection to an
 // in-process server on net.Pipe.
 type testClient struct {
-	t      *testing.T
+	t      testing.TB
 	conn   jsonrpc2.Conn
 	mu     sync.Mutex
 	notes  []note
@@ -51,7 +51,7 @@ func (s *syncBuffer) String() string {
 
 // startServer starts a server on one end of a pipe and returns the raw
 // client end and a channel receiving the server's exit code.
-func startServer(t *testing.T, opts Options) (net.Conn, chan int, *syncBuffer) {
+func startServer(t testing.TB, opts Options) (net.Conn, chan int, *syncBuffer) {
 	t.Helper()
 	srv, cli := net.Pipe()
 	stderr := &syncBuffer{}
@@ -65,7 +65,7 @@ func startServer(t *testing.T, opts Options) (net.Conn, chan int, *syncBuffer) {
 }
 
 // newClient starts a server and connects a client; it does not initialize.
-func newClient(t *testing.T, opts Options) *testClient {
+func newClient(t testing.TB, opts Options) *testClient {
 	t.Helper()
 	raw, done, stderr := startServer(t, opts)
 	c := &testClient{t: t, notify: make(chan struct{}, 1), done: done, stderr: stderr}
@@ -206,7 +206,7 @@ func (c *testClient) exitCode() int {
 	}
 }
 
-func mustJSON(t *testing.T, v any) string {
+func mustJSON(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
