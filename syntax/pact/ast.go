@@ -6,6 +6,38 @@
 // grouped shorthand, ttl/cad inside "{...}") parse into the same AST with a
 // Legacy marker so that the linter can flag them and the migrator can
 // rewrite them.
+//
+// # Entry points
+//
+// ParseQuery parses one query string; ParseFile parses a .pact file (one
+// query per line, "//" comments, an optional first-line "// pact: v1" or
+// "// pact: v2" pragma) and also returns every token for semantic
+// highlighting. Inspect walks the AST; Dump prints it with spans.
+//
+// # Engineering choice: a hand-written parser
+//
+// The lexer is hand-written and total: it never fails, every byte belongs to
+// exactly one token, and bytes no rule accepts become invalid tokens. The
+// parser is a hand-written recursive-descent parser over that lexer rather
+// than a participle grammar, for three reasons:
+//
+//   - Recovery and partial ASTs. Whitespace is significant in both dialects
+//     (it is the descendant combinator, and the parts of a compound selector
+//     must touch), several constructs are decided by one token of lookahead
+//     plus adjacency ("[" after a type is an attribute filter, after a space
+//     the behavior block; "(" after a type is grouped shorthand, elsewhere a
+//     position), and errors must leave a usable partial Query with every
+//     error reported. participle stops at the first error and offers no
+//     per-rule resynchronisation, so each of these would need hand-written
+//     code around the grammar anyway.
+//   - Span fidelity. Every node records exact byte spans of its parts (the
+//     ":" of a pseudo, the ">" of a combinator, the value of a "#key"),
+//     which the linter and formatter rely on.
+//   - Speed. participle's regexp lexers cost about 40 µs per selector on the
+//     reference machine, a hand lexer about 1 µs; BenchmarkLex and
+//     BenchmarkParse (which runs cascadia, a hand-written CSS selector
+//     compiler, in the same run as the anchor) track it. See
+//     docs/performance/pact-syntax.md.
 package pact
 
 import "github.com/ctxql/ctxql/syntax"

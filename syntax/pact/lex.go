@@ -96,7 +96,7 @@ func isIdentByte(c byte) bool {
 // starts a comment running to the end of the line; otherwise "/" is invalid.
 // It never fails.
 func lex(src string, comments bool) []tok {
-	toks := make([]tok, 0, len(src)/3+4)
+	toks := make([]tok, 0, len(src)/2+4)
 	i := 0
 	n := len(src)
 	for i < n {
