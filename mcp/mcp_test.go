@@ -227,3 +227,53 @@ func TestMCPStdio(t *testing.T) {
 		t.Errorf("state file not written beside the cache: %v", err)
 	}
 }
+
+// TestMCPRefusesEscapes serves a project whose directory holds a symbolic
+// link to a directory outside it: every tool and resource taking a path
+// refuses the link and "..", and still answers for paths inside.
+func TestMCPRefusesEscapes(t *testing.T) {
+	base := t.TempDir()
+	proj := filepath.Join(base, "proj")
+	outside := filepath.Join(base, "outside")
+	os.MkdirAll(filepath.Join(proj, "data"), 0o755)
+	os.MkdirAll(outside, 0o755)
+	b, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(proj, acp.DefaultCacheName), b, 0o644)
+	rel := `{"relations": {"edge": {"param_types": ["N", "N"], "tuples": [["a","b"]]}}}`
+	os.WriteFile(filepath.Join(outside, "rel.json"), []byte(rel), 0o644)
+	os.WriteFile(filepath.Join(proj, "data", "rel.json"), []byte(rel), 0o644)
+	if err := os.Symlink(outside, filepath.Join(proj, "out")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "rel.json"), filepath.Join(proj, "data", "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := acp.Load(filepath.Join(proj, acp.DefaultCacheName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, ix, filepath.Join(t.TempDir(), "state.json"))
+	for _, req := range []string{
+		`{"tool":"acp_constraints","arguments":{"file":"out/rel.json"}}`,
+		`{"tool":"datalog_query","arguments":{"query":"q(x) <-- edge(x, _)","data":"out/rel.json"}}`,
+		`{"tool":"datalog_query","arguments":{"query":"q(x) <-- edge(x, _)","data":"data/link.json"}}`,
+		`{"tool":"datalog_query","arguments":{"query":"q(x) <-- edge(x, _)","data":"data/../../outside/rel.json"}}`,
+		`{"tool":"jql_query","arguments":{"query":"{from: 'activities'}","data":"out/rel.json"}}`,
+		`{"tool":"acp_hack","arguments":{"action":"mark","data":{"file":"out/x.ts","reason":"r"}}}`,
+		`{"tool":"acp_query","arguments":{"type":"file","name":"out/x.ts"}}`,
+		`{"read":"acp://file/out/rel.json"}`,
+		`{"read":"acp://file/data/link.json"}`,
+	} {
+		got := do(t, cs, req)
+		if !strings.Contains(got, "outside the project directory") {
+			t.Errorf("%s: not refused:\n%s", req, got)
+		}
+	}
+	got := do(t, cs, `{"tool":"datalog_query","arguments":{"query":"q(x) <-- edge(x, _)","data":"data/rel.json"}}`)
+	if !strings.Contains(got, `"a"`) {
+		t.Errorf("inside path refused:\n%s", got)
+	}
+}
