@@ -510,7 +510,13 @@ func (c *Control) Span() syntax.Span { return c.Sp }
 // LegacyKind names a legacy or deprecated form.
 type LegacyKind uint8
 
-// The legacy and deprecated forms.
+// The legacy and deprecated forms. For each, Legacy.Node is:
+// LegacyBaseTypeSugar the *TypeSel (Value: TYPE); LegacyContOffset the *Hop
+// (Value: N); LegacyCycleAt the *Hop, parsed as the offset N (Value: N);
+// LegacyOffsetAt the universal *Compound (Value: "+" or "-");
+// LegacyDepthPseudo the *Pseudo (Value: the argument text); LegacyGrouped the
+// "(...)" *Block, whose items are also in Compound.Attrs; and
+// LegacyBehaviorInProps the *Attr (Value: "ttl" or "cad").
 const (
 	LegacyBaseTypeSugar   LegacyKind = iota // ".block:TYPE" (v2 type sugar; canonical output expands it)
 	LegacyContOffset                        // "cont[offset=N]" inside a position
