@@ -14,7 +14,9 @@ func newLSPCmd(env Env) *cobra.Command {
 		Short: "Run the language server on stdio",
 		Long: "Run the ctxql language server (Language Server Protocol over stdin and stdout)\n" +
 			"for .pact, .jql, .jql.yaml and .dl files. Logs go to stderr.",
-		Args: cobra.NoArgs,
+		Args:          cobra.NoArgs,
+		SilenceErrors: true, // stdout is the protocol; errors go to stderr via the exit code path
+		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			code := lsp.Serve(cmd.Context(), lsp.StdioConn(env.Stdin, env.Stdout),
 				lsp.Options{Log: env.Stderr, Trace: trace, Version: Version})
