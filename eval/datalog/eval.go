@@ -254,13 +254,13 @@ func RunProgram(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info) 
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			any := false
+			more := false
 			for _, n := range stratum {
 				if delta[n].len() > 0 {
-					any = true
+					more = true
 				}
 			}
-			if !any {
+			if !more {
 				break
 			}
 			next := map[string]*table{}

@@ -200,7 +200,12 @@ func (c *checker) rule(_ int, r *Rule) {
 	bound := map[string]bool{}
 	for _, b := range r.Body {
 		if b.Atom != nil {
-			c.lookup(b.Atom)
+			_, inData := c.info.Relations[b.Atom.Name.Name]
+			if !(c.query && b.Atom.Negated && !inData && b.Atom.Name.Name == r.Head.Name.Name) {
+				// A query negating its own head is reported once, as
+				// unstratifiable, below.
+				c.lookup(b.Atom)
+			}
 			if !b.Atom.Negated {
 				for _, t := range b.Atom.Args {
 					if t.Kind == Var {
