@@ -78,13 +78,18 @@ type server struct {
 // code: 0 after shutdown followed by exit, 1 otherwise.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s := newServer(opts)
-	s.conn = jsonrpc2.NewConn(newStream(rwc, s.log))
+	st := newStream(rwc, s.log)
+	s.conn = jsonrpc2.NewConn(st)
 	s.conn.Go(ctx, s.handle)
 	code := 1
 	select {
 	case code = <-s.exited:
 	case <-s.conn.Done():
 		s.log.printf("connection closed without exit")
+	case <-st.ended:
+		// The input ended without exit. Do not wait for the connection to
+		// drain: a handler stuck in a language must not keep the process alive.
+		s.log.printf("input ended without exit")
 	case <-ctx.Done():
 	}
 	s.diags.stop()

@@ -28,10 +28,13 @@ type stream struct {
 	r   *bufio.Reader
 	wmu sync.Mutex
 	log *logger
+
+	ended   chan struct{} // closed when reading stops for good
+	endOnce sync.Once
 }
 
 func newStream(rwc io.ReadWriteCloser, log *logger) *stream {
-	return &stream{rwc: rwc, r: bufio.NewReaderSize(rwc, 64<<10), log: log}
+	return &stream{rwc: rwc, r: bufio.NewReaderSize(rwc, 64<<10), log: log, ended: make(chan struct{})}
 }
 
 // Read implements jsonrpc2.Stream.
@@ -39,6 +42,7 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	for {
 		body, n, err := s.readFrame()
 		if err != nil {
+			s.endOnce.Do(func() { close(s.ended) })
 			return nil, 0, err
 		}
 		s.log.trace("<-", body)
