@@ -1,0 +1,833 @@
+package pact
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ctxql/ctxql/syntax"
+	syn "github.com/ctxql/ctxql/syntax/pact"
+)
+
+// Error is an evaluation or compilation error caused by the query; Span
+// locates the offending part of the selector text.
+type Error struct {
+	Span syntax.Span
+	Msg  string
+}
+
+// Error implements error.
+func (e *Error) Error() string { return e.Msg }
+
+func errAt(n syn.Node, format string, args ...any) *Error {
+	var sp syntax.Span
+	if n != nil {
+		sp = n.Span()
+	}
+	return &Error{Span: sp, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Plan is a compiled query, ready to be evaluated over any Data.
+type Plan struct {
+	q       *syn.Query
+	src     string
+	keyed   bool // the query selects by key: §3.5.2 default ordering applies
+	limit   int  // @limit, -1 when absent
+	skip    int  // @skip
+	order   string
+	hasMode bool
+}
+
+// Query returns the compiled query's AST.
+func (p *Plan) Query() *syn.Query { return p.q }
+
+// Compile checks a parsed query and turns it into a plan. src is the
+// selector text, echoed in range results. Errors carry the span of the
+// offending part.
+func Compile(q *syn.Query, src string) (*Plan, error) {
+	if q == nil || q.Expr == nil {
+		return nil, &Error{Msg: "empty selector"}
+	}
+	if q.Bad {
+		return nil, &Error{Span: q.Sp, Msg: "invalid selector"}
+	}
+	p := &Plan{q: q, src: src, limit: -1, order: ""}
+	for _, l := range q.Legacy {
+		if l.Kind == syn.LegacyOffsetAt {
+			return nil, &Error{Span: l.Sp, Msg: fmt.Sprintf("%q has no defined meaning; use an offset filter such as [offset>0]", "*@"+l.Value)}
+		}
+	}
+	if err := p.checkTime(q.Time); err != nil {
+		return nil, err
+	}
+	var cerr error
+	syn.Inspect(q, func(n syn.Node) bool {
+		if cerr != nil {
+			return false
+		}
+		switch x := n.(type) {
+		case *syn.Pseudo:
+			cerr = checkPseudo(x)
+		case *syn.Hop:
+			if x.Kind == syn.HopInsert {
+				cerr = errAt(x, "insertion positions are for mutations, not selection")
+			}
+		case *syn.Position:
+			if x.Optional {
+				cerr = &Error{Span: x.OptSpan, Msg: "\"?\" is for mutations; reads do not use it"}
+			}
+		case *syn.Hash:
+			if q.Dialect != syn.V1 {
+				p.keyed = true
+			}
+		case *syn.Attr:
+			if x.Key == "key" && q.Dialect != syn.V1 {
+				p.keyed = true
+			}
+			if x.Op.IsOrdering() && x.Value == nil {
+				cerr = errAt(x, "operator %s needs a value", x.Op)
+			}
+		}
+		return true
+	})
+	if cerr != nil {
+		return nil, cerr
+	}
+	for _, c := range q.Controls {
+		switch c.Name {
+		case "*":
+		case "limit", "skip":
+			n, err := strconv.Atoi(c.Value)
+			if !c.HasValue || err != nil || n < 0 {
+				return nil, errAt(c, "@%s needs a non-negative integer, as in @%s=10", c.Name, c.Name)
+			}
+			if c.Name == "limit" {
+				p.limit = n
+			} else {
+				p.skip = n
+			}
+		case "order":
+			switch c.Value {
+			case "path", "key", "id":
+				p.order = c.Value
+			default:
+				return nil, errAt(c, "@order must be path, key or id")
+			}
+		case "mode":
+			if !q.IsRange() {
+				return nil, errAt(c, "@mode is valid only with a snapshot range")
+			}
+			if c.Value != "latest" && c.Value != "pairwise" {
+				return nil, errAt(c, "@mode must be latest or pairwise")
+			}
+			p.hasMode = true
+		default:
+			return nil, errAt(c, "unknown control @%s", c.Name)
+		}
+	}
+	return p, nil
+}
+
+func (p *Plan) checkTime(t *syn.Time) error {
+	if t == nil || t.History {
+		return nil
+	}
+	if t.From == nil || t.From.Invalid || (t.To != nil && t.To.Invalid) {
+		return errAt(t, "invalid snapshot reference")
+	}
+	if t.To == nil {
+		if t.From.Oldest {
+			return errAt(t.From, "@t-* is valid only as a range end")
+		}
+		return nil
+	}
+	if t.From.Kind == syn.TimeAll || t.To.Kind == syn.TimeAll {
+		return errAt(t, "@* must not appear inside a range")
+	}
+	if !t.To.Bare && t.From.Kind != t.To.Kind {
+		return errAt(t, "range endpoints must be the same kind (@t..@t or @c..@c)")
+	}
+	return nil
+}
+
+func checkPseudo(x *syn.Pseudo) error {
+	switch x.Name {
+	case "pre", "core", "post", "first", "last":
+		if x.HasParens {
+			return errAt(x, ":%s takes no arguments", x.Name)
+		}
+	case "nth":
+		if len(x.Args) != 1 || x.Args[0].Hi != nil || !isPosInt(x.Args[0].Value) {
+			return errAt(x, ":nth needs one positive integer, as in :nth(2)")
+		}
+	case "depth":
+		if len(x.Args) == 0 {
+			return errAt(x, "invalid selector: empty depth")
+		}
+		for _, a := range x.Args {
+			if !isPosInt(a.Value) || (a.Hi != nil && !isPosInt(a.Hi)) {
+				return errAt(a, ":depth arguments are positive integers or ranges like 1-3")
+			}
+			if a.Hi != nil && a.Hi.Num < a.Value.Num {
+				return errAt(a, ":depth range %s-%s is empty", a.Value.Raw, a.Hi.Raw)
+			}
+		}
+	default:
+		return errAt(x, "unknown pseudo-class :%s", x.Name)
+	}
+	return nil
+}
+
+func isPosInt(v *syn.Value) bool {
+	return v != nil && v.Kind == syn.ValueNumber && v.Num >= 1 && v.Num == math.Trunc(v.Num) && v.Num < 1e9
+}
+
+// Options are the ctx.select options; they affect range results only.
+type Options struct {
+	IncludeContent        bool     `json:"includeContent,omitempty"`
+	ContentMode           string   `json:"contentMode,omitempty"`
+	ContextLines          *int     `json:"contextLines,omitempty"`
+	Materialize           []string `json:"materialize,omitempty"`
+	MaxSnapshots          *int     `json:"maxSnapshots,omitempty"`
+	MaxChangesPerSnapshot *int     `json:"maxChangesPerSnapshot,omitempty"`
+}
+
+// ParseOptions decodes options from JSON, rejecting unknown keys.
+func ParseOptions(b []byte) (Options, error) {
+	var o Options
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return o, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		return o, fmt.Errorf("invalid options: %w", err)
+	}
+	switch o.ContentMode {
+	case "", "unified", "jsonpatch", "tokens":
+	default:
+		return o, fmt.Errorf("invalid options: contentMode must be unified, jsonpatch or tokens")
+	}
+	if o.ContextLines != nil && *o.ContextLines < 0 {
+		return o, fmt.Errorf("invalid options: contextLines must not be negative")
+	}
+	if o.MaxSnapshots != nil && *o.MaxSnapshots < 1 {
+		return o, fmt.Errorf("invalid options: maxSnapshots must be at least 1")
+	}
+	if o.MaxChangesPerSnapshot != nil && *o.MaxChangesPerSnapshot < 0 {
+		return o, fmt.Errorf("invalid options: maxChangesPerSnapshot must not be negative")
+	}
+	return o, nil
+}
+
+// Result is an evaluation result: IDs for a single snapshot or @*, Range for
+// a snapshot range. It marshals to a JSON array of ids or to the
+// RangeDiffLatestResult object.
+type Result struct {
+	IDs   []string
+	Range *RangeDiffLatestResult
+}
+
+// MarshalJSON implements json.Marshaler.
+func (r Result) MarshalJSON() ([]byte, error) {
+	if r.Range != nil {
+		return json.Marshal(r.Range)
+	}
+	if r.IDs == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal(r.IDs)
+}
+
+// Select parses, compiles and evaluates src in one call.
+func Select(ctx context.Context, d *Data, src string, dialect syn.Dialect, opts Options) (Result, error) {
+	q, diags := syn.ParseQuery(src, dialect)
+	for _, dg := range diags {
+		if dg.Severity == syntax.SeverityError {
+			return Result{}, &Error{Span: dg.Span, Msg: dg.Message}
+		}
+	}
+	p, err := Compile(q, src)
+	if err != nil {
+		return Result{}, err
+	}
+	return p.Eval(ctx, d, opts)
+}
+
+// Eval evaluates the plan over d. It stops with ctx.Err() when ctx is
+// cancelled.
+func (p *Plan) Eval(ctx context.Context, d *Data, opts Options) (Result, error) {
+	if d == nil || len(d.Snapshots) == 0 {
+		return Result{}, fmt.Errorf("no snapshots")
+	}
+	ev := &evaluator{ctx: ctx, p: p}
+	if p.q.IsRange() {
+		r, err := ev.evalRange(d, opts)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Range: r}, nil
+	}
+	t := p.q.Time
+	if t != nil && t.From.Kind == syn.TimeAll {
+		ids := []string{}
+		seen := map[string]bool{}
+		for i := len(d.Snapshots) - 1; i >= 0; i-- {
+			nodes, err := ev.evalSnapshot(d.Snapshots[i])
+			if err != nil {
+				return Result{}, err
+			}
+			for _, n := range nodes {
+				if n.ID != "" && !seen[n.ID] {
+					seen[n.ID] = true
+					ids = append(ids, n.ID)
+				}
+			}
+		}
+		return Result{IDs: ids}, nil
+	}
+	idx, err := resolveAtom(d, t, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	nodes, err := ev.evalSnapshot(d.Snapshots[idx])
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{IDs: idsOf(nodes)}, nil
+}
+
+func idsOf(nodes []*Node) []string {
+	ids := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		if n.ID != "" {
+			ids = append(ids, n.ID)
+		}
+	}
+	return ids
+}
+
+// resolveAtom returns the index in d.Snapshots of a single snapshot
+// reference (nil time means @t0). kindFrom is the range start for bare ends.
+func resolveAtom(d *Data, t *syn.Time, a *syn.TimeAtom) (int, error) {
+	if a == nil {
+		if t == nil {
+			return len(d.Snapshots) - 1, nil
+		}
+		a = t.From
+	}
+	kind := a.Kind
+	if a.Bare && t != nil && t.From != nil {
+		kind = t.From.Kind
+	}
+	switch kind {
+	case syn.TimeRelative:
+		if a.Oldest {
+			return 0, nil
+		}
+		if a.Value > 0 {
+			return 0, errAt(a, "snapshot @t+%d is in the future; relative snapshots are @t0, @t-1, ...", a.Value)
+		}
+		i := len(d.Snapshots) - 1 + a.Value
+		if i < 0 {
+			return 0, errAt(a, "snapshot @t%d does not exist: the data has %d snapshot(s)", a.Value, len(d.Snapshots))
+		}
+		return i, nil
+	case syn.TimeCycle:
+		for i, s := range d.Snapshots {
+			if s.Cycle == int64(a.Value) {
+				return i, nil
+			}
+		}
+		return 0, errAt(a, "no snapshot with cycle %d", a.Value)
+	}
+	return 0, errAt(a, "@* is not a single snapshot")
+}
+
+// evaluator carries one evaluation.
+type evaluator struct {
+	ctx   context.Context
+	p     *Plan
+	s     *Snapshot
+	steps int
+}
+
+func (ev *evaluator) check() error {
+	ev.steps++
+	if ev.steps&1023 == 0 {
+		return ev.ctx.Err()
+	}
+	return nil
+}
+
+// evalSnapshot evaluates the whole query over one snapshot and returns the
+// matched nodes in result order.
+func (ev *evaluator) evalSnapshot(s *Snapshot) ([]*Node, error) {
+	if err := ev.ctx.Err(); err != nil {
+		return nil, err
+	}
+	ev.s = s
+	set, err := ev.expr(ev.p.q.Expr)
+	if err != nil {
+		return nil, err
+	}
+	q := ev.p.q
+	for _, b := range []*syn.Block{q.Props, q.Behavior} {
+		if b == nil {
+			continue
+		}
+		out := set[:0:0]
+		for _, n := range set {
+			if ev.matchAttrs(n, b.Items) {
+				out = append(out, n)
+			}
+		}
+		set = out
+	}
+	if ev.p.order == "id" {
+		sort.SliceStable(set, func(i, j int) bool { return set[i].ID < set[j].ID })
+	} else if ev.p.order == "key" || (ev.p.keyed && ev.p.order == "") {
+		keyOrder(set)
+	}
+	if ev.p.skip > 0 {
+		if ev.p.skip >= len(set) {
+			set = nil
+		} else {
+			set = set[ev.p.skip:]
+		}
+	}
+	if ev.p.limit >= 0 && len(set) > ev.p.limit {
+		set = set[:ev.p.limit]
+	}
+	return set, nil
+}
+
+// keyOrder sorts a key-selected set per v2 §3.5.2: region depth DESC, then
+// created_at_ns DESC, then creation_index DESC, then id ASC.
+func keyOrder(set []*Node) {
+	sort.SliceStable(set, func(i, j int) bool {
+		a, b := set[i], set[j]
+		if da, db := regionDepth(a), regionDepth(b); da != db {
+			return da > db
+		}
+		if c := cmpNum(b.Attrs["created_at_ns"], a.Attrs["created_at_ns"]); c != 0 {
+			return c < 0
+		}
+		if c := cmpNum(b.Attrs["creation_index"], a.Attrs["creation_index"]); c != 0 {
+			return c < 0
+		}
+		return a.ID < b.ID
+	})
+}
+
+// cmpNum compares two optional numbers; a missing number sorts lowest.
+func cmpNum(a, b any) int {
+	x, okx := numOf(a)
+	y, oky := numOf(b)
+	switch {
+	case !okx && !oky:
+		return 0
+	case !okx:
+		return -1
+	case !oky:
+		return 1
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// regionDepth is the structural depth of the region holding n: -1 in ^sys,
+// 0 in ^ah, N under the turn at depth N, and -2 elsewhere.
+func regionDepth(n *Node) int {
+	for m := n; m != nil; m = m.parent {
+		if m.turn > 0 {
+			return m.turn
+		}
+		if isRoot(m, "sys") {
+			return -1
+		}
+		if isRoot(m, "ah") {
+			return 0
+		}
+	}
+	return -2
+}
+
+// expr evaluates a selector body to a node set in document order.
+func (ev *evaluator) expr(e syn.Expr) ([]*Node, error) {
+	switch x := e.(type) {
+	case *syn.Chain:
+		return ev.chain(x)
+	case *syn.Union:
+		var sets [][]*Node
+		for _, it := range x.Items {
+			s, err := ev.expr(it)
+			if err != nil {
+				return nil, err
+			}
+			sets = append(sets, s)
+		}
+		return union(sets...), nil
+	case *syn.Fallback:
+		l, err := ev.expr(x.Left)
+		if err != nil || len(l) > 0 {
+			return l, err
+		}
+		return ev.expr(x.Right)
+	case *syn.Paren:
+		return ev.expr(x.Inner)
+	case *syn.Position:
+		return ev.position(x)
+	case *syn.CoordSet:
+		var sets [][]*Node
+		for _, c := range x.Coords {
+			s, err := ev.position(c)
+			if err != nil {
+				return nil, err
+			}
+			sets = append(sets, s)
+		}
+		return union(sets...), nil
+	case *syn.PropSearch:
+		var out []*Node
+		for _, n := range ev.s.nodes {
+			if err := ev.check(); err != nil {
+				return nil, err
+			}
+			if ev.matchAttrs(n, x.Block.Items) {
+				out = append(out, n)
+			}
+		}
+		return out, nil
+	case nil:
+		return nil, &Error{Msg: "empty selector"}
+	}
+	return nil, errAt(e, "unsupported selector form")
+}
+
+// union merges node sets into one de-duplicated set in document order.
+func union(sets ...[]*Node) []*Node {
+	var all []*Node
+	for _, s := range sets {
+		all = append(all, s...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].pre < all[j].pre })
+	out := all[:0]
+	for i, n := range all {
+		if i == 0 || n != all[i-1] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// depthNodes returns the nodes at structural depths from..to: d-1 is ^sys,
+// d0 ^ah, dN the turn at depth N under ^seq.
+func (ev *evaluator) depthNodes(from, to int) []*Node {
+	var out []*Node
+	if from <= -1 && to >= -1 {
+		out = append(out, ev.rootNodes("sys")...)
+	}
+	if from <= 0 && to >= 0 {
+		out = append(out, ev.rootNodes("ah")...)
+	}
+	if to >= 1 {
+		for _, sq := range ev.rootNodes("seq") {
+			for _, c := range sq.Children {
+				if c.turn >= from && c.turn <= to {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return union(out)
+}
+
+func (ev *evaluator) rootNodes(name string) []*Node {
+	out := append([]*Node(nil), ev.s.byType["^"+name]...)
+	out = append(out, ev.s.byType[name]...)
+	if name == "root" {
+		out = append(out, ev.s.Root)
+	}
+	return union(out)
+}
+
+// position evaluates a v2 position "(d1, 0, seg, cont[offset=0])": a depth
+// hop followed by child hops; an integer hop selects the children with
+// that offset.
+func (ev *evaluator) position(p *syn.Position) ([]*Node, error) {
+	var cur []*Node
+	for i, h := range p.Hops {
+		switch h.Kind {
+		case syn.HopDepth:
+			ds := ev.depthNodes(h.Depth.From, h.Depth.To)
+			if i == 0 {
+				cur = ds
+			} else {
+				cur = relate(cur, ds, syn.CombChild)
+			}
+		case syn.HopOffset:
+			var next []*Node
+			src := cur
+			if i == 0 {
+				src = []*Node{ev.s.Root}
+			}
+			for _, n := range src {
+				for _, c := range n.Children {
+					if v, ok := numOf(c.Attrs["offset"]); ok && v == float64(h.Offset) {
+						next = append(next, c)
+					}
+				}
+			}
+			cur = union(next)
+		case syn.HopStep:
+			cands, err := ev.compoundSet(h.Step)
+			if err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				cur = cands
+			} else {
+				cur = relate(cur, cands, syn.CombChild)
+			}
+		default:
+			return nil, errAt(h, "insertion positions are for mutations, not selection")
+		}
+	}
+	return cur, nil
+}
+
+// chain evaluates steps left to right over node sets: each step keeps the
+// candidates related to the previous step's set by its combinator.
+func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
+	var cur []*Node
+	first := true
+	if c.Scope != nil {
+		cur = ev.depthNodes(c.Scope.From, c.Scope.To)
+		first = false
+	}
+	for _, st := range c.Steps {
+		if err := ev.ctx.Err(); err != nil {
+			return nil, err
+		}
+		var cands []*Node
+		var err error
+		if st.Sel != nil {
+			cands, err = ev.compoundSet(st.Sel)
+		} else if st.Group != nil {
+			cands, err = ev.expr(st.Group)
+		} else {
+			return nil, errAt(st, "empty step")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if first {
+			cur = cands
+			first = false
+			continue
+		}
+		comb := st.Comb
+		if comb == syn.CombNone {
+			comb = syn.CombDescendant
+		}
+		cur = relate(cur, cands, comb)
+		if len(cur) == 0 {
+			return nil, nil
+		}
+	}
+	return cur, nil
+}
+
+// relate keeps the candidates (document order) that are children
+// (CombChild) or descendants of some node of prev (document order). It runs
+// in O((|prev| + |cands|) log |prev|).
+func relate(prev, cands []*Node, comb syn.Combinator) []*Node {
+	if len(prev) == 0 || len(cands) == 0 {
+		return nil
+	}
+	var out []*Node
+	if comb == syn.CombChild {
+		for _, c := range cands {
+			if c.parent != nil && contains(prev, c.parent) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	// Merge prev into disjoint subtree intervals (nested ones are absorbed).
+	type iv struct{ lo, hi int }
+	ivs := make([]iv, 0, len(prev))
+	for _, p := range prev {
+		if len(ivs) > 0 && p.pre <= ivs[len(ivs)-1].hi {
+			continue
+		}
+		ivs = append(ivs, iv{p.pre, p.end})
+	}
+	j := 0
+	for _, c := range cands {
+		for j < len(ivs) && ivs[j].hi < c.pre {
+			j++
+		}
+		if j == len(ivs) {
+			break
+		}
+		if c.pre > ivs[j].lo {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// contains reports whether the document-ordered set holds n.
+func contains(set []*Node, n *Node) bool {
+	i := sort.Search(len(set), func(i int) bool { return set[i].pre >= n.pre })
+	return i < len(set) && set[i] == n
+}
+
+// compoundSet returns the nodes matching a compound selector, in document
+// order, starting from the narrowest index.
+func (ev *evaluator) compoundSet(c *syn.Compound) ([]*Node, error) {
+	var base []*Node
+	switch {
+	case ev.p.q.Dialect == syn.V1 && len(c.Hashes) > 0:
+		n := ev.s.byID[c.Hashes[0].Value]
+		if n == nil {
+			return nil, nil
+		}
+		base = []*Node{n}
+	case len(c.Types) > 0:
+		base = ev.s.byType[ev.typeName(c.Types[0])]
+	case c.Root != nil:
+		base = ev.rootNodes(c.Root.Name)
+	case c.Depth != nil:
+		base = ev.depthNodes(c.Depth.From, c.Depth.To)
+	default:
+		base = ev.s.nodes
+	}
+	out := make([]*Node, 0, min(len(base), 64))
+	for _, n := range base {
+		if err := ev.check(); err != nil {
+			return nil, err
+		}
+		if ev.matchCompound(c, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// typeName is the nodeType a type anchor requires: the full name in v1
+// (".cb:summary" is nodeType "cb:summary"), the part after ":" in v2
+// (".block:summary" is nodeType "summary").
+func (ev *evaluator) typeName(t *syn.TypeSel) string {
+	if ev.p.q.Dialect != syn.V1 && t.Sub != "" {
+		return t.Sub
+	}
+	return t.Name
+}
+
+func (ev *evaluator) matchCompound(c *syn.Compound, n *Node) bool {
+	if c.Root != nil && !isRoot(n, c.Root.Name) {
+		return false
+	}
+	if c.Depth != nil && !inDepth(n, c.Depth.From, c.Depth.To) {
+		return false
+	}
+	for _, t := range c.Types {
+		if n.NodeType != ev.typeName(t) {
+			return false
+		}
+	}
+	for _, h := range c.Hashes {
+		if ev.p.q.Dialect == syn.V1 {
+			if n.ID != h.Value {
+				return false
+			}
+		} else if s, ok := n.Attrs["key"].(string); !ok || s != h.Value {
+			return false
+		}
+	}
+	for _, t := range c.Tags {
+		if !hasTag(n, t.Name) {
+			return false
+		}
+	}
+	if !ev.matchAttrs(n, c.Attrs) {
+		return false
+	}
+	for _, ps := range c.Pseudos {
+		if !matchPseudo(n, ps) {
+			return false
+		}
+	}
+	return true
+}
+
+func inDepth(n *Node, from, to int) bool {
+	switch {
+	case isRoot(n, "sys"):
+		return from <= -1 && -1 <= to
+	case isRoot(n, "ah"):
+		return from <= 0 && 0 <= to
+	case n.turn > 0:
+		return from <= n.turn && n.turn <= to
+	}
+	return false
+}
+
+func hasTag(n *Node, tag string) bool {
+	switch v := n.Attrs["tags"].(type) {
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok && s == tag {
+				return true
+			}
+		}
+	case string:
+		return v == tag
+	}
+	if s, ok := n.Attrs["tag"].(string); ok && s == tag {
+		return true
+	}
+	return false
+}
+
+func matchPseudo(n *Node, p *syn.Pseudo) bool {
+	switch p.Name {
+	case "pre", "core", "post":
+		v, ok := numOf(n.Attrs["offset"])
+		if !ok {
+			return false
+		}
+		return (p.Name == "pre" && v < 0) || (p.Name == "core" && v == 0) || (p.Name == "post" && v > 0)
+	case "first":
+		return n.parent != nil && n.pos == 1
+	case "last":
+		return n.parent != nil && n.pos == len(n.parent.Children)
+	case "nth":
+		return n.parent != nil && float64(n.pos) == p.Args[0].Value.Num
+	case "depth":
+		if n.turn == 0 {
+			return false
+		}
+		d := float64(n.turn)
+		for _, a := range p.Args {
+			hi := a.Value.Num
+			if a.Hi != nil {
+				hi = a.Hi.Num
+			}
+			if d >= a.Value.Num && d <= hi {
+				return true
+			}
+		}
+	}
+	return false
+}
