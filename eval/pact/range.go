@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pmezard/go-difflib/difflib"
 	syn "github.com/ctxql/ctxql/syntax/pact"
+	"github.com/pmezard/go-difflib/difflib"
 )
 
 // RangeDiffLatestResult is the result of a selector with a snapshot range

@@ -1,0 +1,146 @@
+package pact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	syn "github.com/ctxql/ctxql/syntax/pact"
+)
+
+// chainData builds a single chain of depth nodes of nodeType "cb", each the
+// only child of the previous one.
+func chainData(t testing.TB, depth int) *Data {
+	var sb strings.Builder
+	sb.WriteString(`{"root":{"id":"root","children":[`)
+	for i := 0; i < depth; i++ {
+		fmt.Fprintf(&sb, `{"id":"n%d","nodeType":"cb","children":[`, i)
+	}
+	sb.WriteString(strings.Repeat("]}", depth))
+	sb.WriteString(`]}}`)
+	d, err := LoadBytes([]byte(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestDeepChainIsSetBased checks that ".cb .cb ... .cb" (50 steps) over a
+// 1,000-level chain selects exactly the nodes with at least 49 cb
+// ancestors. BenchmarkDeepChain measures its speed.
+func TestDeepChainIsSetBased(t *testing.T) {
+	d := chainData(t, 1000)
+	src := strings.TrimSpace(strings.Repeat(".cb ", 50))
+	res, err := Select(context.Background(), d, src, syn.V1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.IDs) != 951 || res.IDs[0] != "n49" || res.IDs[950] != "n999" {
+		t.Fatalf("got %d ids, first %v", len(res.IDs), res.IDs[:min(3, len(res.IDs))])
+	}
+	res, err = Select(context.Background(), d, strings.TrimSpace(strings.Repeat(".cb > ", 50))+" .cb", syn.V1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.IDs) != 950 || res.IDs[0] != "n50" {
+		t.Fatalf("child chain: got %d ids", len(res.IDs))
+	}
+}
+
+func BenchmarkDeepChain(b *testing.B) {
+	d := chainData(b, 1000)
+	q, _ := syn.ParseQuery(strings.TrimSpace(strings.Repeat(".cb ", 50)), syn.V1)
+	p, err := Compile(q, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := p.Eval(context.Background(), d, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestEvalCancelled checks that evaluation stops with the context's error.
+func TestEvalCancelled(t *testing.T) {
+	d := chainData(t, 3000)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Select(ctx, d, ".cb .cb", syn.V1, Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestIDLookupIsIndexed checks #id uses the id index: the result is the
+// single node even when a later node repeats the id.
+func TestIDLookupIsIndexed(t *testing.T) {
+	d, err := LoadBytes([]byte(`{"root":{"children":[{"id":"a","nodeType":"cb"},{"id":"b","nodeType":"cb"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := d.Snapshots[0].Lookup("b"); n == nil || n.NodeType != "cb" {
+		t.Fatalf("Lookup(b) = %v", n)
+	}
+	res, err := Select(context.Background(), d, "#b", syn.V1, Options{})
+	if err != nil || len(res.IDs) != 1 || res.IDs[0] != "b" {
+		t.Fatalf("got %v, %v", res.IDs, err)
+	}
+}
+
+// TestLoadErrors checks invalid data is rejected with a message.
+func TestLoadErrors(t *testing.T) {
+	for _, in := range []string{``, `[]`, `{}`, `{"root": 1}`, `{"root":{"children":5}}`, `{"root":{"id":3}}`,
+		`{"snapshots":[]}`, `{"snapshots":[{"root":{}}]}`, `{"snapshots":[{"cycle":1,"root":{}},{"cycle":1,"root":{}}]}`} {
+		if _, err := LoadBytes([]byte(in)); err == nil {
+			t.Errorf("LoadBytes(%q): no error", in)
+		}
+	}
+}
+
+// TestContentHashComputed checks the computed hash of content when
+// content_hash is absent.
+func TestContentHashComputed(t *testing.T) {
+	d, err := LoadBytes([]byte(`{"root":{"children":[{"id":"a","content":"abc"},{"id":"b","content_hash":"h","content":"abc"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Snapshots[0].Lookup("a").ContentHash(); got != "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Errorf("computed hash = %v", got)
+	}
+	if got := d.Snapshots[0].Lookup("b").ContentHash(); got != "h" {
+		t.Errorf("given hash = %v", got)
+	}
+}
+
+// FuzzEval evaluates arbitrary selector text over a fixed fixture: no panic,
+// and the same output on a repeat run.
+func FuzzEval(f *testing.F) {
+	for _, s := range []string{"@t0 ^seq .mt:depth(1-2) .mc > .cb", "#cb:u2", ".cb[ttl<=1], ^ah *", "@t-2..@t0 .cb",
+		"@history d1..d3 .cb {role in ['user']} [ttl>=1] @limit=2", "((d1,0),(d-1,0))", ".x ?? .cb:first", "@* :post", "{content~'h'}"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	d, err := LoadFile(testdataDir + "/history.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, src string, v1 bool) {
+		dl := syn.V2
+		if v1 {
+			dl = syn.V1
+		}
+		opts := Options{IncludeContent: true}
+		r1, e1 := Select(context.Background(), d, src, dl, opts)
+		r2, e2 := Select(context.Background(), d, src, dl, opts)
+		if a, b := render(src, r1, e1), render(src, r2, e2); a != b {
+			t.Fatalf("non-deterministic:\n%s\n%s", a, b)
+		}
+		var qe *Error
+		if errors.As(e1, &qe) && (qe.Span.Start < 0 || qe.Span.End > len(src) || qe.Span.Start > qe.Span.End) {
+			t.Fatalf("error span %v outside source of length %d", qe.Span, len(src))
+		}
+	})
+}
