@@ -55,6 +55,26 @@ func (ev *evaluator) matchAttrs(n *Node, items []*syn.Attr) bool {
 
 // matchAttr applies one filter with the v1 §5 comparison rules.
 func matchAttr(n *Node, a *syn.Attr) bool {
+	if a.Value != nil && a.Value.Kind == syn.ValueNumber && (a.Op.IsOrdering() || a.Op == syn.OpEq || a.Op == syn.OpNe) {
+		// Fast path: integers of the numeric headers are parsed at load.
+		if f, ok, known := n.cachedNum(a.Key); known && ok {
+			y := a.Value.Num
+			switch a.Op {
+			case syn.OpEq:
+				return f == y
+			case syn.OpNe:
+				return f != y
+			case syn.OpLt:
+				return f < y
+			case syn.OpLe:
+				return f <= y
+			case syn.OpGt:
+				return f > y
+			case syn.OpGe:
+				return f >= y
+			}
+		}
+	}
 	v, present := attrValue(n, a.Key)
 	if arr, ok := v.([]any); ok && a.Op != syn.OpExists {
 		// An array attribute (tags) matches when any element matches;

@@ -171,4 +171,3 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
-

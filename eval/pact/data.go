@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -30,6 +31,21 @@ type Node struct {
 	end    int // last pre-order number of its subtree
 	pos    int // 1-based position among its parent's children
 	turn   int // turn depth for direct children of a ^seq node (newest = 1), else 0
+	nums   [len(numericKeys)]float64
+	numOK  uint8 // bit i set when nums[i] holds the parsed numericKeys[i]
+}
+
+// numericKeys are the attributes whose numbers are parsed once at load time.
+var numericKeys = [...]string{"offset", "ttl", "priority", "cycle", "created_at_ns", "cad", "creation_index"}
+
+// cachedNum returns the pre-parsed number of a numeric attribute.
+func (n *Node) cachedNum(key string) (float64, bool, bool) {
+	for i, k := range numericKeys {
+		if k == key {
+			return n.nums[i], n.numOK&(1<<i) != 0, true
+		}
+	}
+	return 0, false, false
 }
 
 // Snapshot is one context tree with its cycle number.
@@ -186,6 +202,14 @@ func (s *Snapshot) build(obj map[string]any, parent *Node, pos int, where string
 			return nil, fmt.Errorf("invalid data: %s.nodeType must be a string", where)
 		}
 		n.NodeType = str
+	}
+	for i, k := range numericKeys {
+		if v, ok := obj[k].(json.Number); ok {
+			if f, err := strconv.ParseFloat(string(v), 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+				n.nums[i] = f
+				n.numOK |= 1 << i
+			}
+		}
 	}
 	s.nodes = append(s.nodes, n)
 	if n.ID != "" {

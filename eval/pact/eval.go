@@ -617,33 +617,78 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 		if err := ev.ctx.Err(); err != nil {
 			return nil, err
 		}
-		var cands []*Node
-		var err error
-		if st.Sel != nil {
-			cands, err = ev.compoundSet(st.Sel)
-		} else if st.Group != nil {
-			cands, err = ev.expr(st.Group)
-		} else {
-			return nil, errAt(st, "empty step")
-		}
-		if err != nil {
-			return nil, err
-		}
-		if first {
-			cur = cands
-			first = false
-			continue
-		}
 		comb := st.Comb
 		if comb == syn.CombNone {
 			comb = syn.CombDescendant
 		}
-		cur = relate(cur, cands, comb)
+		if st.Sel != nil {
+			// Structural filtering first over the narrowest index, then the
+			// compound's own tests on the survivors only.
+			base := ev.baseSet(st.Sel)
+			if !first {
+				if comb == syn.CombChild && childCount(cur) <= len(base) {
+					base = childrenOf(cur)
+				} else {
+					base = relate(cur, base, comb)
+				}
+			}
+			first = false
+			out := make([]*Node, 0, min(len(base), 64))
+			for _, n := range base {
+				if err := ev.check(); err != nil {
+					return nil, err
+				}
+				if ev.matchCompound(st.Sel, n) {
+					out = append(out, n)
+				}
+			}
+			cur = out
+		} else if st.Group != nil {
+			cands, err := ev.expr(st.Group)
+			if err != nil {
+				return nil, err
+			}
+			if first {
+				cur = cands
+				first = false
+			} else {
+				cur = relate(cur, cands, comb)
+			}
+		} else {
+			return nil, errAt(st, "empty step")
+		}
 		if len(cur) == 0 {
 			return nil, nil
 		}
 	}
 	return cur, nil
+}
+
+func childCount(set []*Node) int {
+	n := 0
+	for _, p := range set {
+		n += len(p.Children)
+	}
+	return n
+}
+
+// childrenOf returns the children of a document-ordered set, in document
+// order.
+func childrenOf(set []*Node) []*Node {
+	var out []*Node
+	sorted := true
+	for _, p := range set {
+		for _, c := range p.Children {
+			if len(out) > 0 && out[len(out)-1].pre > c.pre {
+				sorted = false
+			}
+			out = append(out, c)
+		}
+	}
+	if !sorted {
+		sort.Slice(out, func(i, j int) bool { return out[i].pre < out[j].pre })
+	}
+	return out
 }
 
 // relate keeps the candidates (document order) that are children
@@ -671,16 +716,10 @@ func relate(prev, cands []*Node, comb syn.Combinator) []*Node {
 		}
 		ivs = append(ivs, iv{p.pre, p.end})
 	}
-	j := 0
-	for _, c := range cands {
-		for j < len(ivs) && ivs[j].hi < c.pre {
-			j++
-		}
-		if j == len(ivs) {
-			break
-		}
-		if c.pre > ivs[j].lo {
-			out = append(out, c)
+	for _, v := range ivs {
+		i := sort.Search(len(cands), func(i int) bool { return cands[i].pre > v.lo })
+		for ; i < len(cands) && cands[i].pre <= v.hi; i++ {
+			out = append(out, cands[i])
 		}
 	}
 	return out
@@ -695,12 +734,27 @@ func contains(set []*Node, n *Node) bool {
 // compoundSet returns the nodes matching a compound selector, in document
 // order, starting from the narrowest index.
 func (ev *evaluator) compoundSet(c *syn.Compound) ([]*Node, error) {
+	base := ev.baseSet(c)
+	out := make([]*Node, 0, min(len(base), 64))
+	for _, n := range base {
+		if err := ev.check(); err != nil {
+			return nil, err
+		}
+		if ev.matchCompound(c, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// baseSet is the narrowest index list holding every node that can match c.
+func (ev *evaluator) baseSet(c *syn.Compound) []*Node {
 	var base []*Node
 	switch {
 	case ev.p.q.Dialect == syn.V1 && len(c.Hashes) > 0:
 		n := ev.s.byID[c.Hashes[0].Value]
 		if n == nil {
-			return nil, nil
+			return nil
 		}
 		base = []*Node{n}
 	case len(c.Types) > 0:
@@ -712,16 +766,7 @@ func (ev *evaluator) compoundSet(c *syn.Compound) ([]*Node, error) {
 	default:
 		base = ev.s.nodes
 	}
-	out := make([]*Node, 0, min(len(base), 64))
-	for _, n := range base {
-		if err := ev.check(); err != nil {
-			return nil, err
-		}
-		if ev.matchCompound(c, n) {
-			out = append(out, n)
-		}
-	}
-	return out, nil
+	return base
 }
 
 // typeName is the nodeType a type anchor requires: the full name in v1
