@@ -55,6 +55,12 @@ func (ev *evaluator) matchAttrs(n *Node, items []*syn.Attr) bool {
 
 // matchAttr applies one filter with the v1 §5 comparison rules.
 func matchAttr(n *Node, a *syn.Attr) bool {
+	if a.Value != nil && a.Value.Kind != syn.ValueNumber && !isNull(a.Value) && (a.Op == syn.OpEq || a.Op == syn.OpNe) {
+		// Fast path: string headers are extracted at load.
+		if v, ok, known := n.cachedStr(a.Key); known && ok {
+			return (v == a.Value.Text) == (a.Op == syn.OpEq)
+		}
+	}
 	if a.Value != nil && a.Value.Kind == syn.ValueNumber && (a.Op.IsOrdering() || a.Op == syn.OpEq || a.Op == syn.OpNe) {
 		// Fast path: integers of the numeric headers are parsed at load.
 		if f, ok, known := n.cachedNum(a.Key); known && ok {

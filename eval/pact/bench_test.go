@@ -93,7 +93,7 @@ var benchCases = []benchCase{
 						continue
 					}
 					for _, cb := range mc.Children {
-						if cb.NodeType == "cb" && cb.Attrs["role"] == "assistant" {
+						if cb.NodeType == "cb" && cb.strs[0] == "assistant" {
 							*out = append(*out, cb)
 						}
 					}

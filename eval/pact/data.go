@@ -31,12 +31,27 @@ type Node struct {
 	end    int // last pre-order number of its subtree
 	pos    int // 1-based position among its parent's children
 	turn   int // turn depth for direct children of a ^seq node (newest = 1), else 0
+	strs   [len(stringKeys)]string // role, kind, key when they are strings
+	strOK  uint8
 	nums   [len(numericKeys)]float64
 	numOK  uint8 // bit i set when nums[i] holds the parsed numericKeys[i]
 }
 
 // numericKeys are the attributes whose numbers are parsed once at load time.
 var numericKeys = [...]string{"offset", "ttl", "priority", "cycle", "created_at_ns", "cad", "creation_index"}
+
+// stringKeys are the string headers copied out of Attrs at load time.
+var stringKeys = [...]string{"role", "kind", "key"}
+
+// cachedStr returns a pre-extracted string header.
+func (n *Node) cachedStr(key string) (string, bool, bool) {
+	for i, k := range stringKeys {
+		if k == key {
+			return n.strs[i], n.strOK&(1<<i) != 0, true
+		}
+	}
+	return "", false, false
+}
 
 // cachedNum returns the pre-parsed number of a numeric attribute.
 func (n *Node) cachedNum(key string) (float64, bool, bool) {
@@ -209,6 +224,12 @@ func (s *Snapshot) build(obj map[string]any, parent *Node, pos int, where string
 				n.nums[i] = f
 				n.numOK |= 1 << i
 			}
+		}
+	}
+	for i, k := range stringKeys {
+		if v, ok := obj[k].(string); ok {
+			n.strs[i] = v
+			n.strOK |= 1 << i
 		}
 	}
 	s.nodes = append(s.nodes, n)
