@@ -27,10 +27,10 @@ type Node struct {
 	Children []*Node
 
 	parent *Node
-	pre    int // pre-order number within its snapshot
-	end    int // last pre-order number of its subtree
-	pos    int // 1-based position among its parent's children
-	turn   int // turn depth for direct children of a ^seq node (newest = 1), else 0
+	pre    int                     // pre-order number within its snapshot
+	end    int                     // last pre-order number of its subtree
+	pos    int                     // 1-based position among its parent's children
+	turn   int                     // turn depth for direct children of a ^seq node (newest = 1), else 0
 	strs   [len(stringKeys)]string // role, kind, key when they are strings
 	strOK  uint8
 	nums   [len(numericKeys)]float64
