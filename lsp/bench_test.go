@@ -13,7 +13,7 @@ import (
 
 // goplsChangeToDiagnostics is the anchor: the didChange→publishDiagnostics
 // latency gopls showed on this machine for a comparable edit (see
-// docs/performance/lsp.md). gopls is not run in the same process; the
+// docs/performance.md). gopls is not run in the same process; the
 // ratio is against this recorded figure.
 const goplsChangeToDiagnostics = 5.5e6 // ns
 

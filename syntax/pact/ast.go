@@ -37,7 +37,7 @@
 //     reference machine, a hand lexer about 1 µs; BenchmarkLex and
 //     BenchmarkParse (which runs cascadia, a hand-written CSS selector
 //     compiler, in the same run as the anchor) track it. See
-//     docs/performance/pact-syntax.md.
+//     docs/performance.md.
 package pact
 
 import "github.com/ctxql/ctxql/syntax"
