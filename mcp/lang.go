@@ -11,8 +11,10 @@ import (
 	"github.com/ctxql/ctxql/acp"
 	evdatalog "github.com/ctxql/ctxql/eval/datalog"
 	evjql "github.com/ctxql/ctxql/eval/jql"
+	evpact "github.com/ctxql/ctxql/eval/pact"
 	"github.com/ctxql/ctxql/syntax"
 	synjql "github.com/ctxql/ctxql/syntax/jql"
+	synpact "github.com/ctxql/ctxql/syntax/pact"
 )
 
 // LangArgs are the parameters of jql_query and datalog_query.
@@ -26,6 +28,14 @@ type DatalogArgs struct {
 	Query   string `json:"query" jsonschema:"a query rule, or a program of rules and facts when program is true"`
 	Data    string `json:"data" jsonschema:"data file (RelationData JSON) or facts directory, relative to the project directory"`
 	Program bool   `json:"program,omitempty" jsonschema:"evaluate a whole program and return every derived relation"`
+}
+
+// PactArgs are the parameters of pact_select.
+type PactArgs struct {
+	Query   string         `json:"query" jsonschema:"a PACT selector (v1) or query (v2)"`
+	Data    string         `json:"data" jsonschema:"context snapshot file ({root} or {snapshots}), relative to the project directory"`
+	Dialect string         `json:"dialect,omitempty" jsonschema:"v1 or v2 (default v2)"`
+	Options map[string]any `json:"options,omitempty" jsonschema:"range options: includeContent, contentMode, contextLines, maxSnapshots, maxChangesPerSnapshot"`
 }
 
 // SchemaArgs are the parameters of jql_schema.
@@ -71,6 +81,11 @@ func (s *Server) dataPath(p string) (string, error) {
 }
 
 func (s *Server) addLanguageTools() {
+	mcp.AddTool(s.srv, &mcp.Tool{Name: "pact_select", Description: "Evaluate a PACT selector or query over a context snapshot file; returns node ids (or a range diff) or diagnostics with positions."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a PactArgs) (*mcp.CallToolResult, any, error) {
+			v, err := s.PACT(ctx, a)
+			return nil, v, err
+		})
 	mcp.AddTool(s.srv, &mcp.Tool{Name: "jql_query", Description: "Evaluate a JQL query over sessions and activities data; returns documents or diagnostics with positions."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, a LangArgs) (*mcp.CallToolResult, any, error) {
 			v, err := s.JQL(ctx, a)
@@ -85,6 +100,46 @@ func (s *Server) addLanguageTools() {
 			v, err := s.Datalog(ctx, a)
 			return nil, v, err
 		})
+}
+
+// PACT answers pact_select. A query that does not parse or compile is
+// answered with its diagnostics, not with a tool error.
+func (s *Server) PACT(ctx context.Context, a PactArgs) (any, error) {
+	var dialect synpact.Dialect
+	switch a.Dialect {
+	case "", "v2":
+		dialect = synpact.V2
+	case "v1":
+		dialect = synpact.V1
+	default:
+		return nil, fmt.Errorf("pact_select: dialect must be v1 or v2, not %q", a.Dialect)
+	}
+	var raw []byte
+	if a.Options != nil {
+		raw, _ = json.Marshal(a.Options)
+	}
+	opts, err := evpact.ParseOptions(raw)
+	if err != nil {
+		return nil, fmt.Errorf("pact_select: options: %w", err)
+	}
+	abs, err := s.dataPath(a.Data)
+	if err != nil {
+		return nil, fmt.Errorf("pact_select: %w", err)
+	}
+	d, err := evpact.LoadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("pact_select: %w", err)
+	}
+	res, err := evpact.Select(ctx, d, a.Query, dialect, opts)
+	var pe *evpact.Error
+	if errors.As(err, &pe) {
+		ds := []syntax.Diagnostic{{Span: pe.Span, Severity: syntax.SeverityError, Code: "pact-invalid-query", Message: pe.Msg}}
+		return LangResult{Results: []any{}, Diagnostics: diags("query", a.Query, ds)}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pact_select: %w", err)
+	}
+	return LangResult{Results: res, Diagnostics: []Diag{}}, nil
 }
 
 // JQL answers jql_query.

@@ -128,7 +128,7 @@ func TestMCPListsEverything(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	for _, want := range []string{"acp_query", "acp_constraints", "acp_expand", "acp_debug", "acp_hack"} {
+	for _, want := range []string{"acp_query", "acp_constraints", "acp_expand", "acp_debug", "acp_hack", "pact_select", "jql_query", "jql_schema", "datalog_query"} {
 		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
 			t.Errorf("tool %s missing from %v", want, names)
 		}
@@ -201,6 +201,18 @@ func TestMCPStdio(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, acp.DefaultCacheName), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(proj, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"activities.json", "relations.json", "context.json"} {
+		b, err := os.ReadFile(filepath.Join("../testdata/acp/project/data", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(proj, "data", name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.Command(bin, "mcp", "--dir", proj)
@@ -212,12 +224,20 @@ func TestMCPStdio(t *testing.T) {
 	got := do(t, cs, `{"tool":"acp_query","arguments":{"type":"callers","name":"src/auth/jwt.ts:verifyToken"}}
 {"tool":"acp_constraints","arguments":{"file":"../etc/passwd"}}
 {"read":"acp://domain/authentication"}
-{"tool":"acp_hack","arguments":{"action":"mark","data":{"file":"src/auth/jwt.ts","line":3,"reason":"r"}}}`)
+{"tool":"acp_hack","arguments":{"action":"mark","data":{"file":"src/auth/jwt.ts","line":3,"reason":"r"}}}
+{"tool":"pact_select","arguments":{"query":"@t0 ^sys .block","data":"data/context.json"}}
+{"tool":"jql_schema","arguments":{"query":"{\"from\": \"nowhere\"}"}}
+{"tool":"jql_query","arguments":{"query":"{\"from\": \"activities\", \"limit\": 1}","data":"data/activities.json"}}
+{"tool":"datalog_query","arguments":{"query":"q(x, y) <-- edge(x, y)","data":"data/relations.json"}}`)
 	for _, want := range []string{
 		`"src/api/middleware.ts:authMiddleware"`,
 		"tool error: ",
 		`"description": "User authentication and session management"`,
 		`"id": "hack-001"`,
+		`"block:sysA"`,
+		`"valid": false`,
+		`"planGenerated"`,
+		`"b"`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("stdio responses lack %q:\n%s", want, got)
