@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -61,7 +64,11 @@ func runMCP(ctx context.Context, env Env, dir, cache string, force bool) error {
 			io.WriteString(env.Stderr, "warning: "+w+"\n")
 		}
 	}
-	srv := mcpserver.New(ix, mcpserver.Options{Version: Version})
+	now, err := sourceDateClock(os.Getenv("SOURCE_DATE_EPOCH"))
+	if err != nil {
+		return Usagef("mcp: %w", err)
+	}
+	srv := mcpserver.New(ix, mcpserver.Options{Version: Version, Now: now})
 	in, ok := env.Stdin.(io.ReadCloser)
 	if !ok {
 		in = io.NopCloser(env.Stdin)
@@ -79,3 +86,18 @@ func runMCP(ctx context.Context, env Env, dir, cache string, force bool) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// sourceDateClock returns a clock fixed at the Unix time epoch, the value of
+// SOURCE_DATE_EPOCH, so that state timestamps are reproducible; nil (the
+// real clock) when epoch is empty.
+func sourceDateClock(epoch string) (func() time.Time, error) {
+	if epoch == "" {
+		return nil, nil
+	}
+	sec, err := strconv.ParseInt(epoch, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("SOURCE_DATE_EPOCH must be a Unix time in seconds: %w", err)
+	}
+	t := time.Unix(sec, 0).UTC()
+	return func() time.Time { return t }, nil
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxql/ctxql/acp"
@@ -296,4 +297,44 @@ func TestMCPRefusesEscapes(t *testing.T) {
 	if !strings.Contains(got, `"a"`) {
 		t.Errorf("inside path refused:\n%s", got)
 	}
+}
+
+// TestMCPStdioGolden replays every golden archive against a `ctxql mcp`
+// subprocess over stdio, serving a fresh copy of the fixture project, and
+// expects exactly the responses of the in-memory transport, its clock fixed
+// by SOURCE_DATE_EPOCH: every resource and tool works through the SDK client
+// over stdio.
+func TestMCPStdioGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "ctxql")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxql/ctxql/cmd/ctxql").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	golden.Run(t, "../testdata/acp/mcp/*.txtar", func(t *testing.T, c *golden.Case) {
+		proj := t.TempDir()
+		if err := os.CopyFS(proj, os.DirFS("../testdata/acp/project")); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.Command(bin, "mcp", "--dir", proj)
+		cmd.Env = append(os.Environ(), fmt.Sprintf("SOURCE_DATE_EPOCH=%d", fixedNow.Unix()))
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		var want string
+		for _, f := range c.Archive.Files {
+			if f.Name == "responses" {
+				want = string(f.Data)
+			}
+		}
+		got := do(t, cs, c.Input("requests"))
+		if diff := cmp.Diff(strings.TrimSpace(want), strings.TrimSpace(got)); diff != "" {
+			t.Errorf("stdio responses differ from the golden (-want +got):\n%s", diff)
+		}
+	})
 }
