@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/ctxql/ctxql/acp"
 	evdatalog "github.com/ctxql/ctxql/eval/datalog"
 	evjql "github.com/ctxql/ctxql/eval/jql"
@@ -78,28 +76,6 @@ func (s *Server) dataPath(p string) (string, error) {
 	}
 	_, abs, err := acp.Confine(s.ix.Root, p)
 	return abs, err
-}
-
-func (s *Server) addLanguageTools() {
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "pact_select", Description: "Evaluate a PACT selector or query over a context snapshot file; returns node ids (or a range diff) or diagnostics with positions."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a PactArgs) (*mcp.CallToolResult, any, error) {
-			v, err := s.PACT(ctx, a)
-			return nil, v, err
-		})
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "jql_query", Description: "Evaluate a JQL query over sessions and activities data; returns documents or diagnostics with positions."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a LangArgs) (*mcp.CallToolResult, any, error) {
-			v, err := s.JQL(ctx, a)
-			return nil, v, err
-		})
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "jql_schema", Description: "Return the JQL schema, or check a JQL query against it and return diagnostics with positions."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a SchemaArgs) (*mcp.CallToolResult, any, error) {
-			return nil, s.JQLSchema(a), nil
-		})
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "datalog_query", Description: "Evaluate a Datalog (Ascent) query rule or program over relation data; returns tuples or diagnostics with positions."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a DatalogArgs) (*mcp.CallToolResult, any, error) {
-			v, err := s.Datalog(ctx, a)
-			return nil, v, err
-		})
 }
 
 // PACT answers pact_select. A query that does not parse or compile is

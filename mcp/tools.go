@@ -72,36 +72,35 @@ type CallList struct {
 	Callees []string `json:"callees,omitempty"`
 }
 
-func (s *Server) addTools() {
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "acp_query", Description: "Query the codebase index: symbol, file, domain, callers, callees, search or stats."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a QueryArgs) (*mcp.CallToolResult, any, error) {
-			v, err := s.Query(a)
-			return nil, v, err
-		})
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "acp_constraints", Description: "Check constraints before modifying a file. Call this before modifying any file."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a ConstraintsArgs) (*mcp.CallToolResult, any, error) {
-			v, err := s.Constraints(a)
-			return nil, v, err
-		})
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "acp_expand", Description: "Expand $VAR references to their values (modes: summary, full, inline, annotated)."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a ExpandArgs) (*mcp.CallToolResult, any, error) {
-			v, err := s.ix.Expand(a.Text, a.Mode)
+// addTool registers a tool whose handler returns a structured result or an
+// error, which the SDK turns into an error result.
+func addTool[A any](s *Server, name, desc string, f func(context.Context, A) (any, error)) {
+	mcp.AddTool(s.srv, &mcp.Tool{Name: name, Description: desc},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a A) (*mcp.CallToolResult, any, error) {
+			v, err := f(ctx, a)
 			if err != nil {
 				return nil, nil, err
 			}
 			return nil, v, nil
 		})
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "acp_debug", Description: "Manage debugging sessions: start, attempt, result, revert, resolve, status."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a DebugArgs) (*mcp.CallToolResult, any, error) {
-			v, err := s.Debug(a)
-			return nil, v, err
-		})
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "acp_hack", Description: "Track temporary code: mark, list, revert, cleanup."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a HackArgs) (*mcp.CallToolResult, any, error) {
-			v, err := s.Hack(a)
-			return nil, v, err
-		})
-	s.addLanguageTools()
+}
+
+func (s *Server) addTools() {
+	addTool(s, "acp_query", "Query the codebase index: symbol, file, domain, callers, callees, search or stats.",
+		func(_ context.Context, a QueryArgs) (any, error) { return s.Query(a) })
+	addTool(s, "acp_constraints", "Check constraints before modifying a file. Call this before modifying any file.",
+		func(_ context.Context, a ConstraintsArgs) (any, error) { return s.Constraints(a) })
+	addTool(s, "acp_expand", "Expand $VAR references to their values (modes: summary, full, inline, annotated).",
+		func(_ context.Context, a ExpandArgs) (any, error) { return s.ix.Expand(a.Text, a.Mode) })
+	addTool(s, "acp_debug", "Manage debugging sessions: start, attempt, result, revert, resolve, status.",
+		func(_ context.Context, a DebugArgs) (any, error) { return s.Debug(a) })
+	addTool(s, "acp_hack", "Track temporary code: mark, list, revert, cleanup.",
+		func(_ context.Context, a HackArgs) (any, error) { return s.Hack(a) })
+	addTool(s, "pact_select", "Evaluate a PACT selector or query over a context snapshot file; returns node ids (or a range diff) or diagnostics with positions.", s.PACT)
+	addTool(s, "jql_query", "Evaluate a JQL query over sessions and activities data; returns documents or diagnostics with positions.", s.JQL)
+	addTool(s, "jql_schema", "Return the JQL schema, or check a JQL query against it and return diagnostics with positions.",
+		func(_ context.Context, a SchemaArgs) (any, error) { return s.JQLSchema(a), nil })
+	addTool(s, "datalog_query", "Evaluate a Datalog (Ascent) query rule or program over relation data; returns tuples or diagnostics with positions.", s.Datalog)
 }
 
 // Query answers acp_query.
