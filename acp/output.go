@@ -109,66 +109,37 @@ func RunQuery(ctx context.Context, ix *Index, args []string, w io.Writer, o Quer
 		return writeList(w, o.Format, l)
 	case "search":
 		r := ix.Search(args[1])
-		switch o.Format {
-		case FormatJSON, FormatPretty:
-			return writeJSON(w, r, o.Format == FormatPretty)
-		case FormatTable:
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "KIND\tNAME")
-			for _, s := range r.Symbols {
-				fmt.Fprintf(tw, "symbol\t%s\n", s)
-			}
-			for _, f := range r.Files {
-				fmt.Fprintf(tw, "file\t%s\n", f)
-			}
-			return tw.Flush()
-		default:
-			for _, s := range r.Symbols {
-				fmt.Fprintln(w, s)
-			}
-			for _, f := range r.Files {
-				fmt.Fprintln(w, f)
-			}
-			return nil
+		t := tabular{header: []string{"KIND", "NAME"}}
+		for _, s := range r.Symbols {
+			t.rows = append(t.rows, []string{"symbol", s})
+			t.lines = append(t.lines, s)
 		}
+		for _, f := range r.Files {
+			t.rows = append(t.rows, []string{"file", f})
+			t.lines = append(t.lines, f)
+		}
+		t.plain = t.lines
+		return t.write(w, o.Format, r)
 	case "domains":
 		ds := ix.DomainSummaries()
-		switch o.Format {
-		case FormatJSON, FormatPretty:
-			return writeJSON(w, ds, o.Format == FormatPretty)
-		case FormatTable:
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "DOMAIN\tFILES\tSYMBOLS")
-			for _, d := range ds {
-				fmt.Fprintf(tw, "%s\t%d\t%d\n", d.Name, d.Files, d.Symbols)
-			}
-			return tw.Flush()
-		case FormatPlain:
-			for _, d := range ds {
-				fmt.Fprintln(w, d.Name)
-			}
-			return nil
-		default:
-			for _, d := range ds {
-				fmt.Fprintf(w, "%s: %d files, %d symbols\n", d.Name, d.Files, d.Symbols)
-			}
-			return nil
+		t := tabular{header: []string{"DOMAIN", "FILES", "SYMBOLS"}}
+		for _, d := range ds {
+			t.rows = append(t.rows, []string{d.Name, itoa(d.Files), itoa(d.Symbols)})
+			t.plain = append(t.plain, d.Name)
+			t.lines = append(t.lines, fmt.Sprintf("%s: %d files, %d symbols", d.Name, d.Files, d.Symbols))
 		}
+		return t.write(w, o.Format, ds)
 	case "stats":
 		s := ix.Stats()
-		switch o.Format {
-		case FormatJSON, FormatPretty:
-			return writeJSON(w, s, o.Format == FormatPretty)
-		case FormatTable:
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "FILES\tSYMBOLS\tLINES\tCOVERAGE\tDOMAINS\tLAYERS")
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%s%%\t%d\t%d\n", s.Files, s.Symbols, s.Lines, fnum(s.Coverage), s.Domains, s.Layers)
-			return tw.Flush()
-		default:
-			fmt.Fprintf(w, "Files: %d\nSymbols: %d\nLines: %d\nCoverage: %s%%\nDomains: %d\nLayers: %d\n",
-				s.Files, s.Symbols, s.Lines, fnum(s.Coverage), s.Domains, s.Layers)
-			return nil
+		cov := fnum(s.Coverage) + "%"
+		t := tabular{
+			header: []string{"FILES", "SYMBOLS", "LINES", "COVERAGE", "DOMAINS", "LAYERS"},
+			rows:   [][]string{{itoa(s.Files), itoa(s.Symbols), itoa(s.Lines), cov, itoa(s.Domains), itoa(s.Layers)}},
+			lines: []string{"Files: " + itoa(s.Files), "Symbols: " + itoa(s.Symbols), "Lines: " + itoa(s.Lines),
+				"Coverage: " + cov, "Domains: " + itoa(s.Domains), "Layers: " + itoa(s.Layers)},
 		}
+		t.plain = t.lines
+		return t.write(w, o.Format, s)
 	}
 	return &UsageError{"query: unknown kind " + kind}
 }
@@ -191,6 +162,43 @@ func linesText(l []int) string {
 		parts[i] = fmt.Sprint(n)
 	}
 	return strings.Join(parts, "-")
+}
+
+// tabular is a query answer in its text forms: a table with a header for
+// --table, lines for --plain, and lines for the terminal default.
+type tabular struct {
+	header []string
+	rows   [][]string
+	plain  []string
+	lines  []string
+}
+
+// write prints v as JSON for --json/--pretty, else the matching text form.
+func (t tabular) write(w io.Writer, format string, v any) error {
+	switch format {
+	case FormatJSON, FormatPretty:
+		return writeJSON(w, v, format == FormatPretty)
+	case FormatTable:
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(t.header, "\t"))
+		for _, r := range t.rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		return tw.Flush()
+	case FormatPlain:
+		return writeLines(w, t.plain)
+	default:
+		return writeLines(w, t.lines)
+	}
+}
+
+func writeLines(w io.Writer, lines []string) error {
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(w, l); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeRecord prints a record: JSON (pretty by default), or for --table and
