@@ -431,12 +431,39 @@ func (p *parser) value() *Value {
 	return &Value{Kind: KindInvalid, Span: syntax.Sp(t.span.Start, t.span.Start)}
 }
 
-func (p *parser) object() *Value {
-	v := &Value{Kind: KindObject, Span: p.tok.span}
+// enter counts one more level of nesting and reports false, with an error,
+// when the input nests too deep; every enter is paired with a leave.
+func (p *parser) enter() bool {
 	p.depth++
-	defer func() { p.depth-- }()
 	if p.depth > maxDepth {
 		p.errorf(p.tok.span, "nesting too deep")
+		return false
+	}
+	return true
+}
+
+// leave undoes enter.
+func (p *parser) leave() { p.depth-- }
+
+// separator consumes the comma between members or elements; a comma before
+// the closing bracket (named by closeDesc) is allowed in the relaxed forms.
+func (p *parser) separator(close tokKind, closeDesc string) {
+	switch p.tok.kind {
+	case tComma:
+		p.advance()
+		if p.tok.kind == close {
+			p.lx.relaxed = true
+		}
+	case close:
+	default:
+		p.errorf(p.tok.span, "expected ',' or %s, found %s", closeDesc, p.expectDesc())
+	}
+}
+
+func (p *parser) object() *Value {
+	v := &Value{Kind: KindObject, Span: p.tok.span}
+	defer p.leave()
+	if !p.enter() {
 		return v
 	}
 	p.advance()
@@ -474,26 +501,15 @@ func (p *parser) object() *Value {
 		if p.failed {
 			return v
 		}
-		switch p.tok.kind {
-		case tComma:
-			p.advance()
-			if p.tok.kind == tRBrace {
-				p.lx.relaxed = true
-			}
-		case tRBrace:
-		default:
-			p.errorf(p.tok.span, "expected ',' or '}', found %s", p.expectDesc())
-		}
+		p.separator(tRBrace, "'}'")
 	}
 	return v
 }
 
 func (p *parser) array() *Value {
 	v := &Value{Kind: KindArray, Span: p.tok.span}
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > maxDepth {
-		p.errorf(p.tok.span, "nesting too deep")
+	defer p.leave()
+	if !p.enter() {
 		return v
 	}
 	p.advance()
@@ -509,16 +525,7 @@ func (p *parser) array() *Value {
 		if p.failed {
 			return v
 		}
-		switch p.tok.kind {
-		case tComma:
-			p.advance()
-			if p.tok.kind == tRBrack {
-				p.lx.relaxed = true
-			}
-		case tRBrack:
-		default:
-			p.errorf(p.tok.span, "expected ',' or ']', found %s", p.expectDesc())
-		}
+		p.separator(tRBrack, "']'")
 	}
 	return v
 }
