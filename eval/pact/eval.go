@@ -91,6 +91,9 @@ func Compile(q *syn.Query, src string) (*Plan, error) {
 			if x.Op.IsOrdering() && x.Value == nil {
 				cerr = errAt(x, "operator %s needs a value", x.Op)
 			}
+			if (x.Key == "born_turn" || x.Key == "age") && q.Dialect != syn.V1 {
+				cerr = &Error{Span: x.KeySpan, Msg: fmt.Sprintf("derived facet %s is not supported: the specification does not define which turn index a node is born at", x.Key)}
+			}
 		}
 		return true
 	})

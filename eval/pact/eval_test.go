@@ -144,3 +144,24 @@ func FuzzEval(f *testing.F) {
 		}
 	})
 }
+
+// TestDerivedFacetsAreErrors pins that born_turn and age are rejected in v2
+// with an error at the facet's key rather than silently comparing as null,
+// while in v1 they stay ordinary (here missing) attributes.
+func TestDerivedFacetsAreErrors(t *testing.T) {
+	d := chainData(t, 3)
+	for _, src := range []string{"@t0 .cb[age<2]", "@t-0 .cb { born_turn=3 }"} {
+		_, err := Select(context.Background(), d, src, syn.V2, Options{})
+		var pe *Error
+		if !errors.As(err, &pe) || !strings.Contains(pe.Msg, "derived facet") {
+			t.Fatalf("%s: err = %v, want a derived facet error", src, err)
+		}
+		if key := src[pe.Span.Start:pe.Span.End]; key != "age" && key != "born_turn" {
+			t.Fatalf("%s: error span covers %q", src, key)
+		}
+	}
+	res, err := Select(context.Background(), d, ".cb[age<2]", syn.V1, Options{})
+	if err != nil || len(res.IDs) != 0 {
+		t.Fatalf("v1: ids %v err %v, want no match and no error", res.IDs, err)
+	}
+}
