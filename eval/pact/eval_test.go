@@ -165,3 +165,41 @@ func TestDerivedFacetsAreErrors(t *testing.T) {
 		t.Fatalf("v1: ids %v err %v, want no match and no error", res.IDs, err)
 	}
 }
+
+// TestCompoundTypesAndNth pins two decisions: a compound step naming several
+// types (".log.entry") matches nothing, since a node has one nodeType; and
+// :nth(N) counts among all siblings, whatever their type.
+func TestCompoundTypesAndNth(t *testing.T) {
+	d, err := LoadBytes([]byte(`{"root":{"id":"root","children":[
+		{"id":"a","nodeType":"log","children":[{"id":"b","nodeType":"entry"},{"id":"c","nodeType":"log"}]},
+		{"id":"d","nodeType":"entry"},{"id":"e","nodeType":"cb"},{"id":"f","nodeType":"cb"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		src  string
+		want string
+	}{
+		{".log.entry", "[]"},
+		{".entry.log", "[]"},
+		{".log", `["a","c"]`},
+		{".cb:nth(3)", `["e"]`},
+		{".cb:nth(1)", "[]"},
+		{".entry:nth(2)", `["d"]`},
+	}
+	for _, dl := range []syn.Dialect{syn.V1, syn.V2} {
+		for _, c := range cases {
+			res, err := Select(context.Background(), d, c.src, dl, Options{})
+			if err != nil {
+				t.Fatalf("%v %s: %v", dl, c.src, err)
+			}
+			out, err := res.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != c.want {
+				t.Errorf("%v %s = %s, want %s", dl, c.src, out, c.want)
+			}
+		}
+	}
+}
