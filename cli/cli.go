@@ -117,6 +117,9 @@ func NewRoot(env Env) *cobra.Command {
 		newACPCmd(env),
 		newMCPCmd(env),
 		newLSPCmd(env),
+		newCheckCmd(env, false),
+		newFixCmd(env),
+		newRulesCmd(env),
 	)
 	return root
 }

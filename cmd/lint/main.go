@@ -1,0 +1,16 @@
+// Command lint is "ctxql check" as a program of its own, for pre-commit
+// hooks and CI steps that want a linter binary: the same flags, output and
+// exit codes.
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/ctxql/ctxql/cli"
+)
+
+func main() {
+	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	os.Exit(cli.RunCommand(context.Background(), cli.NewCheckCommand(env), os.Args[1:], env))
+}

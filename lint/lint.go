@@ -1,0 +1,215 @@
+// Package lint is the driver behind "ctxql check": it picks the language of
+// a file from its name, parses it, runs the front end's own checks and every
+// analysis rule of the language, and applies suggested fixes until they
+// converge. It knows nothing about the command line.
+package lint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ctxql/ctxql/analysis"
+	"github.com/ctxql/ctxql/analysis/dllint"
+	"github.com/ctxql/ctxql/analysis/jqllint"
+	"github.com/ctxql/ctxql/analysis/pactlint"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
+	"github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/syntax/pact"
+)
+
+// ErrUnsupported reports a file whose name names no language ctxql checks.
+var ErrUnsupported = errors.New("unsupported file type")
+
+// maxRounds bounds the fix loop; fixes that still change the text after
+// this many rounds do not converge.
+const maxRounds = 10
+
+// All returns the registry of every rule of every language.
+func All() (*analysis.Registry, error) {
+	var as []*analysis.Analyzer
+	as = append(as, pactlint.Analyzers()...)
+	as = append(as, jqllint.Analyzers()...)
+	as = append(as, dllint.Analyzers()...)
+	return analysis.NewRegistry(as...)
+}
+
+// Language returns the language of a file name, or "" when ctxql does not
+// check such files.
+func Language(name string) analysis.Language {
+	n := strings.ToLower(name)
+	switch {
+	case strings.HasSuffix(n, ".pact"):
+		return analysis.PACT
+	case strings.HasSuffix(n, ".jql"), strings.HasSuffix(n, ".jql.json"), strings.HasSuffix(n, ".jql.yaml"), strings.HasSuffix(n, ".jql.yml"):
+		return analysis.JQL
+	case strings.HasSuffix(n, ".dl"):
+		return analysis.Datalog
+	case strings.HasSuffix(n, ".md"):
+		return analysis.Markdown
+	}
+	return ""
+}
+
+// Linter checks files with one registry and one default PACT dialect.
+type Linter struct {
+	reg     *analysis.Registry
+	dialect pact.Dialect
+}
+
+// New returns a linter running every rule; files without a pragma are
+// parsed as dialect (DialectUnset means v2).
+func New(dialect pact.Dialect) (*Linter, error) {
+	reg, err := All()
+	if err != nil {
+		return nil, fmt.Errorf("rule registry: %w", err)
+	}
+	return &Linter{reg: reg, dialect: dialect}, nil
+}
+
+// Registry returns the linter's rules.
+func (l *Linter) Registry() *analysis.Registry { return l.reg }
+
+// Check parses src as the language of name and returns the parse errors,
+// the front end's checks and every rule's findings, in source order, with
+// the file for positions. It returns ErrUnsupported for other file types.
+func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.File, []syntax.Diagnostic, error) {
+	lang := Language(name)
+	var (
+		file  *syntax.File
+		ast   any
+		data  any
+		diags []syntax.Diagnostic
+	)
+	switch lang {
+	case analysis.PACT:
+		pf := pact.ParseFile(name, src, l.dialect)
+		file, ast, diags = pf.Src, pf, pf.Diagnostics
+	case analysis.JQL:
+		jf := jql.ParseFile(name, src)
+		schema := jql.NewSchema()
+		file, ast, data, diags = syntax.NewFile(name, src), jf, schema, jf.Diagnostics
+		for _, q := range jf.Queries {
+			if q != nil {
+				diags = append(diags, schema.Check(q)...)
+			}
+		}
+	case analysis.Datalog:
+		prog := datalog.ParseProgram(name, src)
+		file, ast, diags = prog.File, prog, prog.Diagnostics
+		if !syntax.HasErrors(prog.Diagnostics) {
+			diags = append(diags, datalog.Check(prog, nil).Diagnostics...)
+		}
+	case analysis.Markdown:
+		file = syntax.NewFile(name, src)
+		ast = file
+	default:
+		return nil, nil, fmt.Errorf("%s: %w", name, ErrUnsupported)
+	}
+	if file == nil {
+		file = syntax.NewFile(name, src)
+	}
+	diags = append(diags, analysis.Run(ctx, l.reg.For(lang), file, ast, data)...)
+	syntax.SortDiagnostics(diags)
+	return file, diags, ctx.Err()
+}
+
+// Fix applies the first suggested fix of every finding (unsafe ones only
+// when unsafe is set), checks again and repeats until nothing changes. It
+// refuses, with an error, fixes that introduce parse errors or do not
+// converge; src is then left as it was. It returns the new text and the
+// findings that remain.
+func (l *Linter) Fix(ctx context.Context, name, src string, unsafe bool) (string, []syntax.Diagnostic, error) {
+	file, diags, err := l.Check(ctx, name, src)
+	if err != nil {
+		return src, nil, err
+	}
+	cur := src
+	for round := 0; round < maxRounds; round++ {
+		next, err := applyFixes(cur, diags, unsafe)
+		if err != nil {
+			return src, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if next == cur {
+			return cur, diags, nil
+		}
+		before := countParseErrors(diags)
+		_, nd, err := l.Check(ctx, name, next)
+		if err != nil {
+			return src, nil, err
+		}
+		if countParseErrors(nd) > before {
+			_, orig, _ := l.Check(ctx, name, src)
+			return src, orig, fmt.Errorf("%s: refused fixes: the result would not parse (%s)", name, firstParseError(file, nd))
+		}
+		cur, diags = next, nd
+	}
+	return src, nil, fmt.Errorf("%s: fixes did not converge after %d rounds", name, maxRounds)
+}
+
+// applyFixes applies the first fix of each diagnostic, skipping fixes whose
+// edits overlap an earlier one (a later round picks them up).
+func applyFixes(src string, diags []syntax.Diagnostic, unsafe bool) (string, error) {
+	var edits []syntax.TextEdit
+	var taken []syntax.Span
+	for _, d := range diags {
+		if len(d.SuggestedFixes) == 0 {
+			continue
+		}
+		f := d.SuggestedFixes[0]
+		if f.Unsafe && !unsafe || overlaps(taken, f.TextEdits) {
+			continue
+		}
+		for _, e := range f.TextEdits {
+			taken = append(taken, e.Span)
+		}
+		edits = append(edits, f.TextEdits...)
+	}
+	if len(edits) == 0 {
+		return src, nil
+	}
+	return syntax.ApplyEdits(src, edits)
+}
+
+func overlaps(taken []syntax.Span, edits []syntax.TextEdit) bool {
+	for _, e := range edits {
+		for _, s := range taken {
+			if e.Span.Start < s.End && s.Start < e.Span.End || e.Span.Start == s.Start {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isParseError reports whether d comes from a parser rather than a rule.
+func isParseError(d syntax.Diagnostic) bool {
+	return d.Severity == syntax.SeverityError && (d.Code == pact.CodeSyntax || d.Code == jql.CodeSyntax ||
+		strings.HasPrefix(d.Code, "datalog/syntax") || d.Code == "")
+}
+
+func countParseErrors(ds []syntax.Diagnostic) int {
+	n := 0
+	for _, d := range ds {
+		if isParseError(d) {
+			n++
+		}
+	}
+	return n
+}
+
+func firstParseError(f *syntax.File, ds []syntax.Diagnostic) string {
+	for _, d := range ds {
+		if isParseError(d) {
+			return d.Message
+		}
+	}
+	return "parse error"
+}
+
+// Fixable reports whether d carries a fix that Fix would apply.
+func Fixable(d syntax.Diagnostic, unsafe bool) bool {
+	return len(d.SuggestedFixes) > 0 && (unsafe || !d.SuggestedFixes[0].Unsafe)
+}
