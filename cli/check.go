@@ -342,9 +342,8 @@ func newRulesCmd(env Env) *cobra.Command {
 			if !ok {
 				return Usagef("rules explain: no rule %q", args[0])
 			}
-			fmt.Fprintf(env.Stdout, "%s %s (%s, %s, default severity %s, fix: %s)\n\n%s.\n\n%s\n\nBad:\n\n    %s\n\nGood:\n\n    %s\n",
-				a.Code, a.Name, a.Language, a.Category, a.Severity, a.Fix, a.Doc.Summary, a.Doc.Details, a.Doc.Bad, a.Doc.Good)
-			return nil
+			_, err = io.WriteString(env.Stdout, lint.RuleDoc(a))
+			return err
 		},
 	})
 	return cmd

@@ -113,7 +113,18 @@ func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.Fi
 	}
 	diags = append(diags, analysis.Run(ctx, l.reg.For(lang), file, ast, data)...)
 	syntax.SortDiagnostics(diags)
-	return file, diags, ctx.Err()
+	var inComment func(int) bool
+	if pf, ok := ast.(*pact.File); ok {
+		inComment = func(off int) bool {
+			for _, c := range pf.Comments {
+				if c.Sp.Contains(off) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return file, suppress(file, diags, inComment), ctx.Err()
 }
 
 // Fix applies the first suggested fix of every finding (unsafe ones only
