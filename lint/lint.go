@@ -115,16 +115,48 @@ func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.Fi
 	syntax.SortDiagnostics(diags)
 	var inComment func(int) bool
 	if pf, ok := ast.(*pact.File); ok {
-		inComment = func(off int) bool {
-			for _, c := range pf.Comments {
-				if c.Sp.Contains(off) {
-					return true
-				}
-			}
-			return false
-		}
+		inComment = pactComments(pf)
 	}
 	return file, suppress(file, diags, inComment), ctx.Err()
+}
+
+// AnalyzePACT runs the PACT rules and the suppression directives on an
+// already parsed file, keeping its parse errors: the language server's path,
+// which parses once per snapshot.
+func (l *Linter) AnalyzePACT(ctx context.Context, pf *pact.File) []syntax.Diagnostic {
+	diags := append([]syntax.Diagnostic(nil), pf.Diagnostics...)
+	diags = append(diags, analysis.Run(ctx, l.reg.For(analysis.PACT), pf.Src, pf, nil)...)
+	syntax.SortDiagnostics(diags)
+	return suppress(pf.Src, diags, pactComments(pf))
+}
+
+// pactComments reports whether an offset lies in a comment of pf.
+func pactComments(pf *pact.File) func(int) bool {
+	return func(off int) bool {
+		for _, c := range pf.Comments {
+			if c.Sp.Contains(off) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// SuppressEdit returns the edit that silences d: a "ctxql:ignore" comment
+// at the end of the line where d starts (PACT, JQL object literals and
+// Datalog use "//", YAML "#", Markdown an HTML comment).
+func SuppressEdit(name string, f *syntax.File, d syntax.Diagnostic) syntax.TextEdit {
+	line := f.LineOf(d.Span.Start)
+	end := f.LineEnd(line)
+	dir := "ctxql:ignore " + d.Code + " -- reason"
+	text := " // " + dir
+	switch n := strings.ToLower(name); {
+	case strings.HasSuffix(n, ".md"):
+		text = " <!-- " + dir + " -->"
+	case strings.HasSuffix(n, ".yaml"), strings.HasSuffix(n, ".yml"):
+		text = " # " + dir
+	}
+	return syntax.TextEdit{Span: syntax.Sp(end, end), NewText: text}
 }
 
 // Fix applies the first suggested fix of every finding (unsafe ones only

@@ -64,12 +64,57 @@ func startServer(t testing.TB, opts Options) (net.Conn, chan int, *syncBuffer) {
 	return cli, done, stderr
 }
 
+// queuedConn queues the client's writes and sends them from a goroutine,
+// as an OS pipe's buffer would. net.Pipe writes block until the peer reads;
+// the client library answers server requests (workspace/configuration) from
+// its read loop, so a server writing while the client writes its answer
+// would otherwise deadlock the test, which no real client with a pipe can.
+type queuedConn struct {
+	net.Conn
+	ch   chan []byte
+	done chan struct{}
+	once sync.Once
+}
+
+func newQueuedConn(c net.Conn) *queuedConn {
+	q := &queuedConn{Conn: c, ch: make(chan []byte, 4096), done: make(chan struct{})}
+	go func() {
+		for {
+			select {
+			case b := <-q.ch:
+				if _, err := c.Write(b); err != nil {
+					return
+				}
+			case <-q.done:
+				return
+			}
+		}
+	}()
+	return q
+}
+
+// Write queues a copy of p.
+func (q *queuedConn) Write(p []byte) (int, error) {
+	select {
+	case q.ch <- bytes.Clone(p):
+		return len(p), nil
+	case <-q.done:
+		return 0, net.ErrClosed
+	}
+}
+
+// Close stops the writer and closes the connection.
+func (q *queuedConn) Close() error {
+	q.once.Do(func() { close(q.done) })
+	return q.Conn.Close()
+}
+
 // newClient starts a server and connects a client; it does not initialize.
 func newClient(t testing.TB, opts Options) *testClient {
 	t.Helper()
 	raw, done, stderr := startServer(t, opts)
 	c := &testClient{t: t, notify: make(chan struct{}, 1), done: done, stderr: stderr}
-	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(raw))
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(newQueuedConn(raw)))
 	c.conn.Go(context.Background(), c.handle)
 	t.Cleanup(func() {
 		c.conn.Close()

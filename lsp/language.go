@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // Language is what the server needs from a query language. Each language
@@ -115,5 +117,9 @@ func languageFor(langs []Language, uri, languageID string) Language {
 // DefaultLanguages returns the languages the ctxql server serves: PACT,
 // JQL and Datalog. Each call returns fresh values.
 func DefaultLanguages() []Language {
-	return []Language{pactLanguage{}, jqlLanguage{}, datalogLanguage{}}
+	l, err := lint.New(pact.DialectUnset)
+	if err != nil {
+		l = nil // an invalid registry is caught by the lint tests; serve parse errors only
+	}
+	return []Language{pactLanguage{linter: l}, jqlLanguage{}, datalogLanguage{}}
 }

@@ -4,13 +4,17 @@ import (
 	"context"
 	"strings"
 
+	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
 
-// pactLanguage serves .pact files: parse diagnostics, one document symbol
-// per query and semantic tokens from the lexer.
-type pactLanguage struct{}
+// pactLanguage serves .pact files: parse errors and rule findings with
+// their quick fixes, one document symbol per query and semantic tokens from
+// the lexer. A nil linter reports parse errors only.
+type pactLanguage struct {
+	linter *lint.Linter
+}
 
 func (pactLanguage) ID() string           { return "pact" }
 func (pactLanguage) Extensions() []string { return []string{".pact"} }
@@ -26,13 +30,50 @@ func pactFile(s *Snapshot) *pact.File {
 	return pf
 }
 
-// Diagnostics returns the parse errors.
-func (pactLanguage) Diagnostics(_ context.Context, s *Snapshot) []syntax.Diagnostic {
+// Diagnostics returns the parse errors and the findings of every PACT rule,
+// after suppression directives.
+func (l pactLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
 	pf := pactFile(s)
 	if pf == nil {
 		return nil
 	}
-	return append([]syntax.Diagnostic(nil), pf.Diagnostics...)
+	if l.linter == nil {
+		return append([]syntax.Diagnostic(nil), pf.Diagnostics...)
+	}
+	return l.linter.AnalyzePACT(ctx, pf)
+}
+
+// CodeActions offers, for the findings overlapping span, each suggested fix
+// as a quick fix (safe ones preferred) and a directive suppressing the
+// finding on its line; and, when the file has safe fixes, "fix all".
+func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAction {
+	pf := pactFile(s)
+	if pf == nil || l.linter == nil {
+		return nil
+	}
+	var out []CodeAction
+	diags := l.linter.AnalyzePACT(ctx, pf)
+	for _, d := range diags {
+		if d.Span.End < span.Start || d.Span.Start > span.End || d.Code == pact.CodeSyntax {
+			continue
+		}
+		for _, f := range d.SuggestedFixes {
+			title := f.Message
+			if f.Unsafe {
+				title += " (may change the result)"
+			}
+			out = append(out, CodeAction{Title: title, Kind: "quickfix", Edits: f.TextEdits,
+				Diagnostics: []syntax.Diagnostic{d}, Preferred: !f.Unsafe})
+		}
+		out = append(out, CodeAction{Title: "Suppress " + d.Code + " on this line", Kind: "quickfix",
+			Edits: []syntax.TextEdit{lint.SuppressEdit(s.File.Name(), s.File, d)}, Diagnostics: []syntax.Diagnostic{d}})
+	}
+	fixed, _, err := l.linter.Fix(ctx, s.File.Name(), s.File.Text(), false)
+	if err == nil && fixed != s.File.Text() {
+		out = append(out, CodeAction{Title: "Fix all safe ctxql findings in the file", Kind: "source.fixAll",
+			Edits: []syntax.TextEdit{{Span: syntax.Sp(0, s.File.Len()), NewText: fixed}}})
+	}
+	return out
 }
 
 // Symbols lists one symbol per query, named by its text.

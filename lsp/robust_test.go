@@ -106,14 +106,14 @@ func TestInitializeCapabilities(t *testing.T) {
 	if caps["positionEncoding"] != "utf-16" || sync["change"] != float64(2) || sync["openClose"] != true {
 		t.Errorf("capabilities %v", caps)
 	}
-	for _, want := range []string{"diagnosticProvider", "documentSymbolProvider", "semanticTokensProvider"} {
+	for _, want := range []string{"diagnosticProvider", "documentSymbolProvider", "semanticTokensProvider", "codeActionProvider"} {
 		if _, ok := caps[want]; !ok {
 			t.Errorf("missing %s in %v", want, caps)
 		}
 	}
 	// No language implements these yet: they must not be advertised.
 	for _, absent := range []string{"hoverProvider", "completionProvider", "documentFormattingProvider",
-		"codeActionProvider", "codeLensProvider", "executeCommandProvider", "inlayHintProvider"} {
+		"codeLensProvider", "executeCommandProvider", "inlayHintProvider"} {
 		if _, ok := caps[absent]; ok {
 			t.Errorf("%s advertised without an implementation", absent)
 		}

@@ -1,0 +1,70 @@
+package lsp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestPACTCodeActions checks the code actions on a legacy token: the rule's
+// fix as the preferred quick fix, a suppression directive for its line, and
+// "fix all" rewriting the file; an unsafe fix is offered but not preferred.
+func TestPACTCodeActions(t *testing.T) {
+	cl := newClient(t, Options{})
+	cl.initialize()
+	uri := "file:///w/q.pact"
+	cl.open(uri, ".block:summary\n(d1, seg, cont[offset=0])\n")
+	diags := cl.waitDiagnostics(uri, 1)
+	if b, _ := json.Marshal(diags); !strings.Contains(string(b), `"PACT001"`) || !strings.Contains(string(b), `"tags":[2]`) {
+		t.Fatalf("diagnostics lack PACT001 with the deprecated tag: %s", b)
+	}
+	actions := func(line, char int) []map[string]any {
+		var out []map[string]any
+		cl.mustCall("textDocument/codeAction", map[string]any{
+			"textDocument": map[string]any{"uri": uri},
+			"range":        map[string]any{"start": map[string]any{"line": line, "character": char}, "end": map[string]any{"line": line, "character": char}},
+			"context":      map[string]any{"diagnostics": []any{}},
+		}, &out)
+		return out
+	}
+	got := map[string]map[string]any{}
+	for _, a := range actions(0, 1) {
+		got[a["title"].(string)] = a
+	}
+	fix, ok := got["replace with .summary"]
+	if !ok || fix["isPreferred"] != true || fix["kind"] != "quickfix" {
+		t.Fatalf("no preferred quick fix: %v", got)
+	}
+	if e := edits(t, fix, uri); len(e) != 1 || e[0]["newText"] != ".summary" {
+		t.Errorf("quick fix edits %v", e)
+	}
+	sup, ok := got["Suppress PACT001 on this line"]
+	if !ok || edits(t, sup, uri)[0]["newText"] != " // ctxql:ignore PACT001 -- reason" {
+		t.Errorf("suppression action: %v", sup)
+	}
+	all, ok := got["Fix all safe ctxql findings in the file"]
+	if !ok || all["kind"] != "source.fixAll" || edits(t, all, uri)[0]["newText"] != ".summary\n(d1, seg, cont[offset=0])\n" {
+		t.Errorf("fix all: %v", all)
+	}
+	var unsafe map[string]any
+	for _, a := range actions(1, 12) {
+		if strings.HasSuffix(a["title"].(string), "(may change the result)") {
+			unsafe = a
+		}
+	}
+	if unsafe == nil || unsafe["isPreferred"] == true {
+		t.Errorf("unsafe fix not offered as a non-preferred action: %v", unsafe)
+	}
+}
+
+func edits(t *testing.T, action map[string]any, uri string) []map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(action["edit"])
+	var e struct {
+		Changes map[string][]map[string]any `json:"changes"`
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatal(err)
+	}
+	return e.Changes[uri]
+}
