@@ -171,7 +171,7 @@ func (l *Linter) Fix(ctx context.Context, name, src string, unsafe bool) (string
 	}
 	cur := src
 	for round := 0; round < maxRounds; round++ {
-		next, err := applyFixes(cur, diags, unsafe)
+		next, err := syntax.ApplyFixes(cur, diags, unsafe)
 		if err != nil {
 			return src, nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -190,41 +190,6 @@ func (l *Linter) Fix(ctx context.Context, name, src string, unsafe bool) (string
 		cur, diags = next, nd
 	}
 	return src, nil, fmt.Errorf("%s: fixes did not converge after %d rounds", name, maxRounds)
-}
-
-// applyFixes applies the first fix of each diagnostic, skipping fixes whose
-// edits overlap an earlier one (a later round picks them up).
-func applyFixes(src string, diags []syntax.Diagnostic, unsafe bool) (string, error) {
-	var edits []syntax.TextEdit
-	var taken []syntax.Span
-	for _, d := range diags {
-		if len(d.SuggestedFixes) == 0 {
-			continue
-		}
-		f := d.SuggestedFixes[0]
-		if f.Unsafe && !unsafe || overlaps(taken, f.TextEdits) {
-			continue
-		}
-		for _, e := range f.TextEdits {
-			taken = append(taken, e.Span)
-		}
-		edits = append(edits, f.TextEdits...)
-	}
-	if len(edits) == 0 {
-		return src, nil
-	}
-	return syntax.ApplyEdits(src, edits)
-}
-
-func overlaps(taken []syntax.Span, edits []syntax.TextEdit) bool {
-	for _, e := range edits {
-		for _, s := range taken {
-			if e.Span.Start < s.End && s.Start < e.Span.End || e.Span.Start == s.Start {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // isParseError reports whether d comes from a parser rather than a rule.

@@ -163,3 +163,40 @@ func ApplyEdits(src string, edits []TextEdit) (string, error) {
 	b.WriteString(src[last:])
 	return b.String(), nil
 }
+
+// ApplyFixes applies the first suggested fix of every diagnostic (unsafe
+// ones only when unsafe is set) and returns the new text. A fix whose edits
+// overlap, or insert at the same offset as, an earlier fix is skipped; a
+// later round of checking and fixing picks it up.
+func ApplyFixes(src string, diags []Diagnostic, unsafe bool) (string, error) {
+	var edits []TextEdit
+	var taken []Span
+	for _, d := range diags {
+		if len(d.SuggestedFixes) == 0 {
+			continue
+		}
+		f := d.SuggestedFixes[0]
+		if f.Unsafe && !unsafe || editsOverlap(taken, f.TextEdits) {
+			continue
+		}
+		for _, e := range f.TextEdits {
+			taken = append(taken, e.Span)
+		}
+		edits = append(edits, f.TextEdits...)
+	}
+	if len(edits) == 0 {
+		return src, nil
+	}
+	return ApplyEdits(src, edits)
+}
+
+func editsOverlap(taken []Span, edits []TextEdit) bool {
+	for _, e := range edits {
+		for _, s := range taken {
+			if e.Span.Start < s.End && s.Start < e.Span.End || e.Span.Start == s.Start {
+				return true
+			}
+		}
+	}
+	return false
+}

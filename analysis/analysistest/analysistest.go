@@ -110,38 +110,8 @@ func Match(f *syntax.File, diags []syntax.Diagnostic, exps []*Expectation) []str
 }
 
 // ApplyFixes applies the first suggested fix of every diagnostic (skipping
-// unsafe ones unless unsafe is true) and returns the new text. Fixes whose
-// edits overlap an earlier fix are skipped, as "ctxql check --fix" does on a
-// single pass.
+// unsafe ones unless unsafe is true) and returns the new text, as one round
+// of "ctxql check --fix" does; see syntax.ApplyFixes.
 func ApplyFixes(src string, diags []syntax.Diagnostic, unsafe bool) (string, error) {
-	var edits []syntax.TextEdit
-	var taken []syntax.Span
-	for _, d := range diags {
-		if len(d.SuggestedFixes) == 0 {
-			continue
-		}
-		fix := d.SuggestedFixes[0]
-		if fix.Unsafe && !unsafe {
-			continue
-		}
-		if overlaps(taken, fix.TextEdits) {
-			continue
-		}
-		for _, e := range fix.TextEdits {
-			taken = append(taken, e.Span)
-		}
-		edits = append(edits, fix.TextEdits...)
-	}
-	return syntax.ApplyEdits(src, edits)
-}
-
-func overlaps(taken []syntax.Span, edits []syntax.TextEdit) bool {
-	for _, e := range edits {
-		for _, s := range taken {
-			if e.Span.Start < s.End && s.Start < e.Span.End || e.Span == s {
-				return true
-			}
-		}
-	}
-	return false
+	return syntax.ApplyFixes(src, diags, unsafe)
 }
