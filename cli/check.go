@@ -143,12 +143,6 @@ func checkSource(ctx context.Context, env Env, l *lint.Linter, f *checkFlags, na
 			}
 		}
 		file, diags = syntax.NewFile(name, out), remaining
-		if err != nil {
-			file = syntax.NewFile(name, src)
-			if _, d, cerr := l.Check(ctx, name, src); cerr == nil {
-				diags = d
-			}
-		}
 	} else {
 		var err error
 		file, diags, err = l.Check(ctx, name, src)

@@ -162,18 +162,19 @@ func SuppressEdit(name string, f *syntax.File, d syntax.Diagnostic) syntax.TextE
 // Fix applies the first suggested fix of every finding (unsafe ones only
 // when unsafe is set), checks again and repeats until nothing changes. It
 // refuses, with an error, fixes that introduce parse errors or do not
-// converge; src is then left as it was. It returns the new text and the
-// findings that remain.
+// converge; src is then returned as it was, with its own findings. It
+// returns the new text and the findings that remain.
 func (l *Linter) Fix(ctx context.Context, name, src string, unsafe bool) (string, []syntax.Diagnostic, error) {
 	file, diags, err := l.Check(ctx, name, src)
 	if err != nil {
 		return src, nil, err
 	}
+	orig := diags
 	cur := src
 	for round := 0; round < maxRounds; round++ {
 		next, err := syntax.ApplyFixes(cur, diags, unsafe)
 		if err != nil {
-			return src, nil, fmt.Errorf("%s: %w", name, err)
+			return src, orig, fmt.Errorf("%s: %w", name, err)
 		}
 		if next == cur {
 			return cur, diags, nil
@@ -181,15 +182,14 @@ func (l *Linter) Fix(ctx context.Context, name, src string, unsafe bool) (string
 		before := countParseErrors(diags)
 		_, nd, err := l.Check(ctx, name, next)
 		if err != nil {
-			return src, nil, err
+			return src, orig, err
 		}
 		if countParseErrors(nd) > before {
-			_, orig, _ := l.Check(ctx, name, src)
 			return src, orig, fmt.Errorf("%s: refused fixes: the result would not parse (%s)", name, firstParseError(file, nd))
 		}
 		cur, diags = next, nd
 	}
-	return src, nil, fmt.Errorf("%s: fixes did not converge after %d rounds", name, maxRounds)
+	return src, orig, fmt.Errorf("%s: fixes did not converge after %d rounds", name, maxRounds)
 }
 
 // isParseError reports whether d comes from a parser rather than a rule.

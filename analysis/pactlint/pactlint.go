@@ -50,15 +50,6 @@ func eachLegacy(p *analysis.Pass, k pact.LegacyKind, f func(q *pact.Query, l *pa
 	}
 }
 
-// text returns the source text of span sp.
-func text(p *analysis.Pass, sp syntax.Span) string {
-	src := p.File.Text()
-	if sp.Start < 0 || sp.End > len(src) || sp.Start > sp.End {
-		return ""
-	}
-	return src[sp.Start:sp.End]
-}
-
 func fix(msg string, edits ...syntax.TextEdit) []syntax.SuggestedFix {
 	return []syntax.SuggestedFix{{Message: msg, TextEdits: edits}}
 }
@@ -86,7 +77,7 @@ func checked(p *analysis.Pass, q *pact.Query, d syntax.Diagnostic) syntax.Diagno
 		}
 		edits = append(edits, syntax.TextEdit{Span: e.Span.Shift(-q.Sp.Start), NewText: e.NewText})
 	}
-	out, err := syntax.ApplyEdits(text(p, q.Sp), edits)
+	out, err := syntax.ApplyEdits(p.File.Slice(q.Sp), edits)
 	if err != nil {
 		d.SuggestedFixes = nil
 		return d
@@ -143,10 +134,10 @@ var legacyContOffset = &analysis.Analyzer{
 			if !ok {
 				return
 			}
-			d := syntax.Diagnostic{Span: h.Sp, Message: fmt.Sprintf("legacy hop %s: write the offset %s", text(p, h.Sp), l.Value)}
+			d := syntax.Diagnostic{Span: h.Sp, Message: fmt.Sprintf("legacy hop %s: write the offset %s", p.File.Slice(h.Sp), l.Value)}
 			if strings.HasPrefix(l.Value, "-") || strings.HasPrefix(l.Value, "+") {
 				// A signed hop is an insertion sentinel in v2, not an offset.
-				d.Message = fmt.Sprintf("legacy hop %s is removed; a signed offset hop would mean an insertion point, so rewrite it by hand", text(p, h.Sp))
+				d.Message = fmt.Sprintf("legacy hop %s is removed; a signed offset hop would mean an insertion point, so rewrite it by hand", p.File.Slice(h.Sp))
 			} else {
 				d.SuggestedFixes = fix("replace with "+l.Value, syntax.TextEdit{Span: h.Sp, NewText: l.Value})
 			}
@@ -168,7 +159,7 @@ var legacyCycleAt = &analysis.Analyzer{
 	},
 	Run: func(p *analysis.Pass) error {
 		eachLegacy(p, pact.LegacyCycleAt, func(_ *pact.Query, l *pact.Legacy) {
-			p.Reportf(l.Sp, "legacy token %s is removed: rewrite it as a coordinate (check the meaning by hand)", text(p, l.Sp))
+			p.Reportf(l.Sp, "legacy token %s is removed: rewrite it as a coordinate (check the meaning by hand)", p.File.Slice(l.Sp))
 		})
 		return nil
 	},
@@ -229,7 +220,7 @@ var groupedShorthand = &analysis.Analyzer{
 			}
 			var sb strings.Builder
 			for _, it := range b.Items {
-				sb.WriteString("[" + text(p, it.Sp) + "]")
+				sb.WriteString("[" + p.File.Slice(it.Sp) + "]")
 			}
 			d := syntax.Diagnostic{Span: b.Sp, Message: "grouped shorthand: write one bracketed filter per attribute"}
 			if len(b.Items) > 0 {
@@ -298,9 +289,9 @@ func moveToBehavior(p *analysis.Pass, q *pact.Query, moved []*pact.Attr) []synta
 	var keep, move []string
 	for _, it := range props.Items {
 		if isMoved[it] {
-			move = append(move, text(p, it.Sp))
+			move = append(move, p.File.Slice(it.Sp))
 		} else {
-			keep = append(keep, text(p, it.Sp))
+			keep = append(keep, p.File.Slice(it.Sp))
 		}
 	}
 	var edits []syntax.TextEdit
@@ -398,7 +389,7 @@ var neverMatches = &analysis.Analyzer{
 					ps.Args[0].Value.Kind == pact.ValueNumber && ps.Args[0].Value.Num < 1:
 					p.Reportf(ps.Sp, ":nth(%s) never matches: positions count from 1", ps.Args[0].Value.Raw)
 				case ps.Name == "depth" && q.Dialect == pact.V1 && len(ps.Args) > 0 && allBelowOne(ps.Args):
-					p.Reportf(ps.Sp, ":depth(%s) never matches: v1 depths count from 1", text(p, ps.ArgsSpan))
+					p.Reportf(ps.Sp, ":depth(%s) never matches: v1 depths count from 1", p.File.Slice(ps.ArgsSpan))
 				}
 				return true
 			})
