@@ -6,6 +6,7 @@ package format
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -24,18 +25,17 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("source has %d syntax error(s)", len(e.Diagnostics))
 }
 
-// PACT formats a .pact file.
-func PACT(src []byte) ([]byte, error) { return nil, fmt.Errorf("pact: %w", ErrUnsupported) }
-
-// JQL formats a JQL document; name decides between JSON and YAML text forms.
-func JQL(name string, src []byte) ([]byte, error) {
-	return nil, fmt.Errorf("jql: %w", ErrUnsupported)
-}
-
-// Datalog formats a Datalog program.
-func Datalog(src []byte) ([]byte, error) { return nil, fmt.Errorf("datalog: %w", ErrUnsupported) }
-
-// Source formats src according to the extension of name.
+// Source formats src according to the extension of name: .pact, .jql,
+// .jql.json, .jql.yaml, .jql.yml or .dl.
 func Source(name string, src []byte) ([]byte, error) {
+	n := strings.ToLower(name)
+	switch {
+	case strings.HasSuffix(n, ".pact"):
+		return PACT(src)
+	case strings.HasSuffix(n, ".jql"), strings.HasSuffix(n, ".jql.json"), strings.HasSuffix(n, ".jql.yaml"), strings.HasSuffix(n, ".jql.yml"):
+		return JQL(name, src)
+	case strings.HasSuffix(n, ".dl"):
+		return Datalog(src)
+	}
 	return nil, fmt.Errorf("%s: %w", name, ErrUnsupported)
 }
