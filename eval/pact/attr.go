@@ -19,13 +19,13 @@ func attrValue(n *Node, key string) (any, bool) {
 	switch key {
 	case "id":
 		if n.ID == "" {
-			_, ok := n.Attrs["id"]
+			_, ok := n.Attr("id")
 			return nil, ok
 		}
 		return n.ID, true
 	case "nodeType", "type":
 		if key == "type" {
-			if v, ok := n.Attrs["type"]; ok {
+			if v, ok := n.Attr("type"); ok {
 				return v, true
 			}
 		}
@@ -34,13 +34,13 @@ func attrValue(n *Node, key string) (any, bool) {
 		}
 		return n.NodeType, true
 	case "tag":
-		if v, ok := n.Attrs["tag"]; ok {
+		if v, ok := n.Attr("tag"); ok {
 			return v, true
 		}
-		v, ok := n.Attrs["tags"]
+		v, ok := n.Attr("tags")
 		return v, ok
 	}
-	v, ok := n.Attrs[key]
+	v, ok := n.Attr(key)
 	return v, ok
 }
 

@@ -4,50 +4,67 @@
 package pact
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"sort"
 	"strconv"
+	"strings"
+	"sync"
 )
 
 // Node is one node of a context tree. Every key of the node's JSON object
-// other than "children" is an attribute; Attrs holds them as decoded JSON
-// (json.Number for numbers).
+// other than "children" is an attribute, read with Attr (values as decoded
+// JSON, json.Number for numbers).
 type Node struct {
 	ID       string
 	NodeType string
-	Attrs    map[string]any
 	Children []*Node
 
+	raw    string // the node's JSON object
+	kidsLo int32  // offsets in raw of its "children" value, when it has one
+	kidsHi int32
 	parent *Node
-	pre    int                     // pre-order number within its snapshot
-	end    int                     // last pre-order number of its subtree
-	pos    int                     // 1-based position among its parent's children
-	turn   int                     // turn depth for direct children of a ^seq node (newest = 1), else 0
-	strs   [len(stringKeys)]string // role, kind, key when they are strings
-	strOK  uint8
+	pre    int32                   // pre-order number within its snapshot
+	end    int32                   // last pre-order number of its subtree
+	pos    int32                   // 1-based position among its parent's children
+	turn   int32                   // turn depth for direct children of a ^seq node (newest = 1), else 0
+	strOK  uint8                   // bit i set when strs[i] locates the string header stringKeys[i]
+	numOK  uint8                   // bit i set when nums[i] holds the parsed numericKeys[i]
+	strEsc uint8                   // bit i set when header stringKeys[i] is a string with escapes (not cached)
+	strs   [len(stringKeys)]span32 // where in raw the string headers' text is
 	nums   [len(numericKeys)]float64
-	numOK  uint8 // bit i set when nums[i] holds the parsed numericKeys[i]
 }
 
-// numericKeys are the attributes whose numbers are parsed once at load time.
-var numericKeys = [...]string{"offset", "ttl", "priority", "cycle", "created_at_ns", "cad", "creation_index"}
+// span32 locates text inside a node's raw JSON object.
+type span32 struct{ lo, hi int32 }
 
-// stringKeys are the string headers copied out of Attrs at load time.
+// numericKeys are the attributes whose numbers are parsed once at load time.
+var numericKeys = [...]string{"offset", "ttl", "priority", "cad"}
+
+// stringKeys are the string headers located once at load time.
 var stringKeys = [...]string{"role", "kind", "key"}
 
-// cachedStr returns a pre-extracted string header.
-func (n *Node) cachedStr(key string) (string, bool, bool) {
+// str returns the cached string header stringKeys[i] ("" when absent).
+func (n *Node) str(i int) string {
+	sp := n.strs[i]
+	return n.raw[sp.lo:sp.hi]
+}
+
+// cachedStr returns a string header located at load time. known is false
+// when key is not a cached header or its value has escapes; ok reports
+// whether the node has key as a string.
+func (n *Node) cachedStr(key string) (v string, ok, known bool) {
 	for i, k := range stringKeys {
 		if k == key {
-			return n.strs[i], n.strOK&(1<<i) != 0, true
+			if n.strEsc&(1<<i) != 0 {
+				return "", false, false
+			}
+			return n.str(i), n.strOK&(1<<i) != 0, true
 		}
 	}
 	return "", false, false
@@ -69,8 +86,10 @@ type Snapshot struct {
 	Root  *Node
 
 	nodes  []*Node            // pre-order
-	byID   map[string]*Node   // first node with each id
 	byType map[string][]*Node // pre-order
+
+	idOnce sync.Once
+	byID   map[string]*Node // first node with each id, built on first use
 }
 
 // Data is loaded snapshot data: the snapshots sorted by cycle, oldest first.
@@ -82,93 +101,173 @@ type Data struct {
 func (s *Snapshot) Nodes() []*Node { return s.nodes }
 
 // Lookup returns the node with the given id, or nil.
-func (s *Snapshot) Lookup(id string) *Node { return s.byID[id] }
+func (s *Snapshot) Lookup(id string) *Node { return s.ids()[id] }
+
+// ids returns the id index, building it on first use: loading does not pay
+// for it, and every later lookup is O(1). It is safe for concurrent use.
+func (s *Snapshot) ids() map[string]*Node {
+	s.idOnce.Do(func() {
+		s.byID = make(map[string]*Node, len(s.nodes))
+		for _, n := range s.nodes {
+			if n.ID != "" {
+				if _, dup := s.byID[n.ID]; !dup {
+					s.byID[n.ID] = n
+				}
+			}
+		}
+	})
+	return s.byID
+}
 
 // LoadFile reads snapshot data from a file.
 func LoadFile(path string) (*Data, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read data: %w", err)
 	}
-	return LoadBytes(b)
+	defer f.Close()
+	var sb strings.Builder
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() < 1<<40 {
+		sb.Grow(int(fi.Size()) + 1)
+	}
+	if _, err := io.Copy(&sb, f); err != nil {
+		return nil, fmt.Errorf("read data: %w", err)
+	}
+	return LoadString(sb.String())
 }
 
 // Load reads snapshot data from r.
 func Load(r io.Reader) (*Data, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
+	var sb strings.Builder
+	if _, err := io.Copy(&sb, r); err != nil {
 		return nil, fmt.Errorf("read data: %w", err)
 	}
-	return LoadBytes(b)
+	return LoadString(sb.String())
 }
 
 // LoadBytes decodes snapshot data: either {"root": {...}} (one snapshot, the
 // current one) or {"snapshots": [{"cycle": N, "root": {...}}, ...]}.
-func LoadBytes(b []byte) (*Data, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var top map[string]any
-	if err := dec.Decode(&top); err != nil {
-		return nil, fmt.Errorf("invalid data: %w", err)
-	}
-	if top == nil {
-		return nil, errors.New("invalid data: expected a JSON object with \"root\" or \"snapshots\"")
-	}
-	d := &Data{}
-	if raw, ok := top["snapshots"]; ok {
-		list, ok := raw.([]any)
-		if !ok {
-			return nil, errors.New("invalid data: \"snapshots\" must be an array")
+func LoadBytes(b []byte) (*Data, error) { return LoadString(string(b)) }
+
+// LoadString is LoadBytes for data already in a string; the loaded nodes
+// keep the text of their JSON objects as substrings of src.
+func LoadString(src string) (*Data, error) {
+	d := &decoder{s: src}
+	if c := d.peek(); c != '{' {
+		if c == 0 {
+			return nil, d.unexpected("a JSON object")
 		}
-		seen := map[int64]bool{}
-		for i, e := range list {
-			obj, ok := e.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("invalid data: snapshots[%d] is not an object", i)
-			}
-			cyc, ok := intOf(obj["cycle"])
-			if !ok {
-				return nil, fmt.Errorf("invalid data: snapshots[%d] needs an integer \"cycle\"", i)
-			}
-			if seen[cyc] {
-				return nil, fmt.Errorf("invalid data: two snapshots with cycle %d", cyc)
-			}
-			seen[cyc] = true
-			s, err := buildSnapshot(obj["root"], fmt.Sprintf("snapshots[%d].root", i))
-			if err != nil {
+		if c == 'n' {
+			if _, err := d.literal("null", nil); err != nil {
 				return nil, err
 			}
-			s.Cycle = cyc
-			d.Snapshots = append(d.Snapshots, s)
 		}
-		if len(d.Snapshots) == 0 {
-			return nil, errors.New("invalid data: \"snapshots\" is empty")
-		}
-		sort.Slice(d.Snapshots, func(i, j int) bool { return d.Snapshots[i].Cycle < d.Snapshots[j].Cycle })
-		return d, nil
-	}
-	raw, ok := top["root"]
-	if !ok {
 		return nil, errors.New("invalid data: expected a JSON object with \"root\" or \"snapshots\"")
 	}
-	s, err := buildSnapshot(raw, "root")
+	var (
+		root, hasSnaps bool
+		rootSnap       *Snapshot
+		snaps          []*Snapshot
+		topCycle       any
+	)
+	seen := map[int64]bool{}
+	err := d.object(func(key string) error {
+		switch key {
+		case "root":
+			if root {
+				return d.errorf("two \"root\" keys")
+			}
+			root = true
+			s, err := d.root("root")
+			rootSnap = s
+			return err
+		case "snapshots":
+			if hasSnaps {
+				return d.errorf("two \"snapshots\" keys")
+			}
+			hasSnaps = true
+			if d.peek() != '[' {
+				if err := d.skip(0); err != nil {
+					return err
+				}
+				return errors.New("invalid data: \"snapshots\" must be an array")
+			}
+			return d.array(func(i int) error {
+				if d.peek() != '{' {
+					if err := d.skip(0); err != nil {
+						return err
+					}
+					return fmt.Errorf("invalid data: snapshots[%d] is not an object", i)
+				}
+				var (
+					s     *Snapshot
+					cycle any
+				)
+				err := d.object(func(key string) error {
+					switch key {
+					case "root":
+						var err error
+						s, err = d.root(fmt.Sprintf("snapshots[%d].root", i))
+						return err
+					case "cycle":
+						raw, err := d.rawValue()
+						cycle = decodeRaw(raw)
+						return err
+					}
+					return d.skip(0)
+				})
+				if err != nil {
+					return err
+				}
+				cyc, ok := intOf(cycle)
+				if !ok {
+					return fmt.Errorf("invalid data: snapshots[%d] needs an integer \"cycle\"", i)
+				}
+				if seen[cyc] {
+					return fmt.Errorf("invalid data: two snapshots with cycle %d", cyc)
+				}
+				seen[cyc] = true
+				if s == nil {
+					return fmt.Errorf("invalid data: snapshots[%d].root must be an object", i)
+				}
+				s.Cycle = cyc
+				snaps = append(snaps, s)
+				return nil
+			})
+		case "cycle":
+			raw, err := d.rawValue()
+			topCycle = decodeRaw(raw)
+			return err
+		}
+		return d.skip(0)
+	})
 	if err != nil {
 		return nil, err
 	}
-	if c, ok := intOf(top["cycle"]); ok {
-		s.Cycle = c
-	} else if c, ok := intOf(attrOf(s.Root, "cycle")); ok {
-		s.Cycle = c
+	if d.peek() != 0 {
+		return nil, d.errorf("data after the top-level object")
 	}
-	d.Snapshots = []*Snapshot{s}
-	return d, nil
-}
-
-func attrOf(n *Node, k string) any {
-	if n == nil {
-		return nil
+	out := &Data{}
+	if hasSnaps {
+		if len(snaps) == 0 {
+			return nil, errors.New("invalid data: \"snapshots\" is empty")
+		}
+		sort.Slice(snaps, func(i, j int) bool { return snaps[i].Cycle < snaps[j].Cycle })
+		out.Snapshots = snaps
+		return out, nil
 	}
-	return n.Attrs[k]
+	if rootSnap == nil {
+		return nil, errors.New("invalid data: expected a JSON object with \"root\" or \"snapshots\"")
+	}
+	if c, ok := intOf(topCycle); ok {
+		rootSnap.Cycle = c
+	} else if v, _ := rootSnap.Root.Attr("cycle"); v != nil {
+		if c, ok := intOf(v); ok {
+			rootSnap.Cycle = c
+		}
+	}
+	out.Snapshots = []*Snapshot{rootSnap}
+	return out, nil
 }
 
 func intOf(v any) (int64, bool) {
@@ -182,90 +281,7 @@ func intOf(v any) (int64, bool) {
 	return 0, false
 }
 
-// buildSnapshot converts a decoded root object into an indexed snapshot.
-func buildSnapshot(raw any, where string) (*Snapshot, error) {
-	obj, ok := raw.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("invalid data: %s must be an object", where)
-	}
-	s := &Snapshot{byID: map[string]*Node{}, byType: map[string][]*Node{}}
-	root, err := s.build(obj, nil, 1, where, 0)
-	if err != nil {
-		return nil, err
-	}
-	s.Root = root
-	return s, nil
-}
-
 const maxTreeDepth = 100000
-
-func (s *Snapshot) build(obj map[string]any, parent *Node, pos int, where string, level int) (*Node, error) {
-	if level > maxTreeDepth {
-		return nil, fmt.Errorf("invalid data: %s: tree deeper than %d levels", where, maxTreeDepth)
-	}
-	n := &Node{Attrs: obj, parent: parent, pos: pos, pre: len(s.nodes)}
-	if v, ok := obj["id"]; ok && v != nil {
-		str, ok := v.(string)
-		if !ok {
-			return nil, fmt.Errorf("invalid data: %s.id must be a string", where)
-		}
-		n.ID = str
-	}
-	if v, ok := obj["nodeType"]; ok && v != nil {
-		str, ok := v.(string)
-		if !ok {
-			return nil, fmt.Errorf("invalid data: %s.nodeType must be a string", where)
-		}
-		n.NodeType = str
-	}
-	for i, k := range numericKeys {
-		if v, ok := obj[k].(json.Number); ok {
-			if f, err := strconv.ParseFloat(string(v), 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-				n.nums[i] = f
-				n.numOK |= 1 << i
-			}
-		}
-	}
-	for i, k := range stringKeys {
-		if v, ok := obj[k].(string); ok {
-			n.strs[i] = v
-			n.strOK |= 1 << i
-		}
-	}
-	s.nodes = append(s.nodes, n)
-	if n.ID != "" {
-		if _, dup := s.byID[n.ID]; !dup {
-			s.byID[n.ID] = n
-		}
-	}
-	s.byType[n.NodeType] = append(s.byType[n.NodeType], n)
-	var kids []any
-	if v, ok := obj["children"]; ok && v != nil {
-		kids, ok = v.([]any)
-		if !ok {
-			return nil, fmt.Errorf("invalid data: %s.children must be an array", where)
-		}
-	}
-	delete(obj, "children")
-	for i, k := range kids {
-		ko, ok := k.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("invalid data: %s.children[%d] must be an object", where, i)
-		}
-		c, err := s.build(ko, n, i+1, where+".children["+strconv.Itoa(i)+"]", level+1)
-		if err != nil {
-			return nil, err
-		}
-		n.Children = append(n.Children, c)
-	}
-	if isRoot(n, "seq") {
-		for i, c := range n.Children {
-			c.turn = len(n.Children) - i
-		}
-	}
-	n.end = len(s.nodes) - 1
-	return n, nil
-}
 
 // isRoot reports whether n is the region root ^name: its nodeType is "^name"
 // or "name"; ^root also matches the tree's top node.
@@ -280,10 +296,10 @@ func isRoot(n *Node, name string) bool {
 // the node has content, "sha256:" followed by the hex SHA-256 of the content
 // (the string's bytes, or the compact JSON encoding of non-string content).
 func (n *Node) ContentHash() any {
-	if v, ok := n.Attrs["content_hash"]; ok {
+	if v, ok := n.Attr("content_hash"); ok {
 		return v
 	}
-	c, ok := n.Attrs["content"]
+	c, ok := n.Attr("content")
 	if !ok || c == nil {
 		return nil
 	}

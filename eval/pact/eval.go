@@ -417,10 +417,10 @@ func keyOrder(set []*Node) {
 		if da, db := regionDepth(a), regionDepth(b); da != db {
 			return da > db
 		}
-		if c := cmpNum(b.Attrs["created_at_ns"], a.Attrs["created_at_ns"]); c != 0 {
+		if c := cmpNum(b.attr("created_at_ns"), a.attr("created_at_ns")); c != 0 {
 			return c < 0
 		}
-		if c := cmpNum(b.Attrs["creation_index"], a.Attrs["creation_index"]); c != 0 {
+		if c := cmpNum(b.attr("creation_index"), a.attr("creation_index")); c != 0 {
 			return c < 0
 		}
 		return a.ID < b.ID
@@ -451,7 +451,7 @@ func cmpNum(a, b any) int {
 func regionDepth(n *Node) int {
 	for m := n; m != nil; m = m.parent {
 		if m.turn > 0 {
-			return m.turn
+			return int(m.turn)
 		}
 		if isRoot(m, "sys") {
 			return -1
@@ -544,7 +544,7 @@ func (ev *evaluator) depthNodes(from, to int) []*Node {
 	if to >= 1 {
 		for _, sq := range ev.rootNodes("seq") {
 			for _, c := range sq.Children {
-				if c.turn >= from && c.turn <= to {
+				if t := int(c.turn); t >= from && t <= to {
 					out = append(out, c)
 				}
 			}
@@ -584,7 +584,7 @@ func (ev *evaluator) position(p *syn.Position) ([]*Node, error) {
 			}
 			for _, n := range src {
 				for _, c := range n.Children {
-					if v, ok := numOf(c.Attrs["offset"]); ok && v == float64(h.Offset) {
+					if v, ok := numOf(c.attr("offset")); ok && v == float64(h.Offset) {
 						next = append(next, c)
 					}
 				}
@@ -711,7 +711,7 @@ func relate(prev, cands []*Node, comb syn.Combinator) []*Node {
 		return out
 	}
 	// Merge prev into disjoint subtree intervals (nested ones are absorbed).
-	type iv struct{ lo, hi int }
+	type iv struct{ lo, hi int32 }
 	ivs := make([]iv, 0, len(prev))
 	for _, p := range prev {
 		if len(ivs) > 0 && p.pre <= ivs[len(ivs)-1].hi {
@@ -755,7 +755,7 @@ func (ev *evaluator) baseSet(c *syn.Compound) []*Node {
 	var base []*Node
 	switch {
 	case ev.p.q.Dialect == syn.V1 && len(c.Hashes) > 0:
-		n := ev.s.byID[c.Hashes[0].Value]
+		n := ev.s.ids()[c.Hashes[0].Value]
 		if n == nil {
 			return nil
 		}
@@ -799,7 +799,7 @@ func (ev *evaluator) matchCompound(c *syn.Compound, n *Node) bool {
 			if n.ID != h.Value {
 				return false
 			}
-		} else if s, ok := n.Attrs["key"].(string); !ok || s != h.Value {
+		} else if s, ok := n.attr("key").(string); !ok || s != h.Value {
 			return false
 		}
 	}
@@ -826,13 +826,13 @@ func inDepth(n *Node, from, to int) bool {
 	case isRoot(n, "ah"):
 		return from <= 0 && 0 <= to
 	case n.turn > 0:
-		return from <= n.turn && n.turn <= to
+		return from <= int(n.turn) && int(n.turn) <= to
 	}
 	return false
 }
 
 func hasTag(n *Node, tag string) bool {
-	switch v := n.Attrs["tags"].(type) {
+	switch v := n.attr("tags").(type) {
 	case []any:
 		for _, e := range v {
 			if s, ok := e.(string); ok && s == tag {
@@ -842,7 +842,7 @@ func hasTag(n *Node, tag string) bool {
 	case string:
 		return v == tag
 	}
-	if s, ok := n.Attrs["tag"].(string); ok && s == tag {
+	if s, ok := n.attr("tag").(string); ok && s == tag {
 		return true
 	}
 	return false
@@ -851,7 +851,7 @@ func hasTag(n *Node, tag string) bool {
 func matchPseudo(n *Node, p *syn.Pseudo) bool {
 	switch p.Name {
 	case "pre", "core", "post":
-		v, ok := numOf(n.Attrs["offset"])
+		v, ok := numOf(n.attr("offset"))
 		if !ok {
 			return false
 		}
@@ -859,7 +859,7 @@ func matchPseudo(n *Node, p *syn.Pseudo) bool {
 	case "first":
 		return n.parent != nil && n.pos == 1
 	case "last":
-		return n.parent != nil && n.pos == len(n.parent.Children)
+		return n.parent != nil && int(n.pos) == len(n.parent.Children)
 	case "nth":
 		return n.parent != nil && float64(n.pos) == p.Args[0].Value.Num
 	case "depth":

@@ -104,7 +104,7 @@ func header(n *Node, h string) any {
 	case "content_hash":
 		return n.ContentHash()
 	}
-	return n.Attrs[h]
+	return n.attr(h)
 }
 
 func sameValue(a, b any) bool {
@@ -250,8 +250,8 @@ func (ev *evaluator) evalRange(d *Data, opts Options) (*RangeDiffLatestResult, e
 // ids absent there follow, ordered by id.
 func sortByFrom(ids []string, from *Snapshot) {
 	pos := func(id string) int {
-		if n := from.byID[id]; n != nil {
-			return n.pre
+		if n := from.ids()[id]; n != nil {
+			return int(n.pre)
 		}
 		return int(^uint(0) >> 1)
 	}
@@ -286,7 +286,7 @@ func diffNode(newer, older *Node, includeContent bool, mode string, ctxLines int
 }
 
 func contentText(n *Node) string {
-	c, ok := n.Attrs["content"]
+	c, ok := n.Attr("content")
 	if !ok || c == nil {
 		return ""
 	}
@@ -296,7 +296,7 @@ func contentText(n *Node) string {
 func contentDiff(newer, older *Node, mode string, ctxLines int) *ContentDiff {
 	a, b := contentText(older), contentText(newer)
 	cd := &ContentDiff{Mode: mode, Summary: ContentSummary{BytesNewer: len(b), BytesOlder: len(a), Identical: a == b}}
-	if m, ok := newer.Attrs["mime"].(string); ok {
+	if m, ok := newer.attr("mime").(string); ok {
 		cd.Mime = m
 	}
 	if mode != "unified" {

@@ -1,0 +1,266 @@
+package pact
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// refNode is one node as the encoding/json reference decoder sees it.
+type refNode struct {
+	Attrs    map[string]any
+	Children []*refNode
+}
+
+// refSnapshot is one snapshot of the reference decoding.
+type refSnapshot struct {
+	Cycle int64
+	Root  *refNode
+}
+
+// refLoad decodes snapshot data with encoding/json into generic maps, the
+// way the loader did before it had its own scanner: the reference the
+// scanner is compared with. It reports ok=false for inputs encoding/json
+// rejects or that are not shaped like snapshot data.
+func refLoad(b []byte) ([]refSnapshot, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var top any
+	if err := dec.Decode(&top); err != nil {
+		return nil, false
+	}
+	if !json.Valid(b) {
+		return nil, false // for example data after the top-level value
+	}
+	obj, ok := top.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	if raw, ok := obj["snapshots"]; ok {
+		list, ok := raw.([]any)
+		if !ok || len(list) == 0 {
+			return nil, false
+		}
+		var out []refSnapshot
+		seen := map[int64]bool{}
+		for _, e := range list {
+			so, ok := e.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			cyc, ok := intOf(so["cycle"])
+			if !ok || seen[cyc] {
+				return nil, false
+			}
+			seen[cyc] = true
+			r, ok := refBuild(so["root"], 0)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, refSnapshot{cyc, r})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Cycle < out[j].Cycle })
+		return out, true
+	}
+	r, ok := refBuild(obj["root"], 0)
+	if !ok {
+		return nil, false
+	}
+	var cyc int64
+	if c, ok := intOf(obj["cycle"]); ok {
+		cyc = c
+	} else if c, ok := intOf(r.Attrs["cycle"]); ok {
+		cyc = c
+	}
+	return []refSnapshot{{cyc, r}}, true
+}
+
+func refBuild(raw any, level int) (*refNode, bool) {
+	obj, ok := raw.(map[string]any)
+	if !ok || level > maxTreeDepth {
+		return nil, false
+	}
+	for _, k := range []string{"id", "nodeType"} {
+		if v, ok := obj[k]; ok && v != nil {
+			if _, ok := v.(string); !ok {
+				return nil, false
+			}
+		}
+	}
+	n := &refNode{Attrs: obj}
+	if v, ok := obj["children"]; ok && v != nil {
+		kids, ok := v.([]any)
+		if !ok {
+			return nil, false
+		}
+		for _, k := range kids {
+			c, ok := refBuild(k, level+1)
+			if !ok {
+				return nil, false
+			}
+			n.Children = append(n.Children, c)
+		}
+	}
+	delete(obj, "children")
+	return n, true
+}
+
+// sameTree compares a loaded node with the reference node.
+func sameTree(t *testing.T, n *Node, r *refNode, path string) {
+	t.Helper()
+	got := map[string]any{}
+	for _, kv := range n.Attributes() {
+		got[kv.Key] = kv.Value
+	}
+	if len(got) != len(n.Attributes()) {
+		t.Fatalf("%s: repeated attribute keys survive: %v", path, n.Attributes())
+	}
+	if !reflect.DeepEqual(got, r.Attrs) {
+		t.Fatalf("%s: attributes\n got %#v\nwant %#v", path, got, r.Attrs)
+	}
+	if id, _ := r.Attrs["id"].(string); n.ID != id {
+		t.Fatalf("%s: ID %q, want %q", path, n.ID, id)
+	}
+	if len(n.Children) != len(r.Children) {
+		t.Fatalf("%s: %d children, want %d", path, len(n.Children), len(r.Children))
+	}
+	for i := range n.Children {
+		c := n.Children[i]
+		if c.parent != n || int(c.pos) != i+1 {
+			t.Fatalf("%s: child %d has wrong parent or position", path, i)
+		}
+		sameTree(t, c, r.Children[i], fmt.Sprintf("%s.children[%d]", path, i))
+	}
+}
+
+// checkAgainstReference loads b with the scanner and with encoding/json and
+// requires the same verdict and, when both accept, the same trees.
+func checkAgainstReference(t *testing.T, b []byte) {
+	t.Helper()
+	d, err := LoadBytes(b)
+	ref, ok := refLoad(b)
+	if err != nil {
+		if ok && !strictOnly(b) {
+			t.Fatalf("scanner rejects what encoding/json accepts: %v\ninput: %q", err, b)
+		}
+		if !strings.HasPrefix(err.Error(), "invalid data") {
+			t.Fatalf("error without the invalid data prefix: %v", err)
+		}
+		return
+	}
+	if !ok {
+		t.Fatalf("scanner accepts what encoding/json rejects: %q", b)
+	}
+	if len(d.Snapshots) != len(ref) {
+		t.Fatalf("%d snapshots, want %d", len(d.Snapshots), len(ref))
+	}
+	for i, s := range d.Snapshots {
+		if s.Cycle != ref[i].Cycle {
+			t.Fatalf("snapshot %d: cycle %d, want %d", i, s.Cycle, ref[i].Cycle)
+		}
+		sameTree(t, s.Root, ref[i].Root, "root")
+		for j, n := range s.nodes {
+			if int(n.pre) != j || int(n.end) < j || int(n.end) >= len(s.nodes) {
+				t.Fatalf("node %d: pre %d end %d", j, n.pre, n.end)
+			}
+		}
+	}
+}
+
+// strictOnly reports inputs the scanner rejects on purpose although
+// encoding/json accepts them: repeated "children", "root" or "snapshots"
+// keys.
+func strictOnly(b []byte) bool {
+	s := string(b)
+	for _, k := range []string{`"children"`, `"root"`, `"snapshots"`} {
+		if strings.Count(s, k) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+var loadSeeds = []string{
+	`{"root":{"id":"r","nodeType":"^root","children":[{"id":"a","ttl":1,"role":"user"},{"id":"b","tags":["x","y"],"content":{"k":[1,2.5e3,null,true]}}]}}`,
+	`{"cycle":7,"root":{"id":"r"}}`,
+	`{"root":{"id":"r","cycle":3}}`,
+	`{"snapshots":[{"cycle":2,"root":{"id":"r"}},{"root":{"id":"q","children":[]},"cycle":1}]}`,
+	`{"root":{"id":"caf\u00e9","nodeType":"a\"b\\c\/d\n","x":"\ud83d\ude00","y":"\ud800","z":"ü"}}`,
+	"{\"root\":{\"id\":\"\xff\xfe\"}}",
+	`{"root":{"id":null,"nodeType":null,"children":null,"ttl":-0.0,"offset":-1,"big":12345678901234567890}}`,
+	`{"root":{"id":"a","id":"b","ttl":1,"ttl":2}}`,
+	` { "root" : { "children" : [ { } , { "children" : [ { "id" : "deep" } ] } ] } } `,
+	`{"root":{"children":[1]}}`, `{"root":{"id":3}}`, `{"root":{"nodeType":[]}}`, `{"root":[]}`, `{"root":1}`,
+	`{"snapshots":[]}`, `{"snapshots":{}}`, `{"snapshots":[1]}`, `{"snapshots":[{"root":{}}]}`, `{"snapshots":[{"cycle":1.5,"root":{}}]}`,
+	`{"snapshots":[{"cycle":1,"root":{}},{"cycle":1,"root":{}}]}`, `{"snapshots":[{"cycle":1}]}`,
+	`{"root":{}} x`, `{"root":{}}`, `{"root":{"a":01}}`, `{"root":{"a":1.}}`, `{"root":{"a":1e}}`, `{"root":{"a":-}}`,
+	`{"root":{"a":"x` + "\x01" + `"}}`, `{"root":{"a":tru}}`, `{"root":{"a":[1,]}}`, `{"root":{"a":{"b":1,}}}`, `{"root":{,}}`,
+	`{"root":{"a":"\x"}}`, `{"root":{"a":"\u12"}}`, `{"root":{"children":[{"id":"a"}],"children":[]}}`, `null`, `[]`, ``, `{}`, `{`, `"x"`,
+	`{"other":[1,{"a":null}],"root":{"id":"r"}}`,
+}
+
+// TestLoadAgreesWithEncodingJSON checks the scanner against the
+// encoding/json reference on hand-picked inputs and on every data file in
+// testdata.
+func TestLoadAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range loadSeeds {
+		t.Run("", func(t *testing.T) { checkAgainstReference(t, []byte(s)) })
+	}
+	files, _ := filepath.Glob(filepath.Join(testdataDir, "*.json"))
+	more, _ := filepath.Glob("../../testdata/*/*.json")
+	files = append(files, more...)
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := refLoad(b); !ok {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(f), func(t *testing.T) { checkAgainstReference(t, b) })
+	}
+	if n < 3 {
+		t.Fatalf("only %d data files compared", n)
+	}
+}
+
+// TestLoadStrictness pins the inputs the scanner rejects although
+// encoding/json would take them.
+func TestLoadStrictness(t *testing.T) {
+	for _, in := range []string{`{"root":{"children":[],"children":[]}}`, `{"root":{},"root":{}}`,
+		`{"snapshots":[{"cycle":1,"root":{}}],"snapshots":[]}`, `{"root":{}} {}`} {
+		if _, err := LoadBytes([]byte(in)); err == nil {
+			t.Errorf("LoadBytes(%q): no error", in)
+		}
+	}
+}
+
+// TestLoadErrorNamesPlace checks that shape errors name the offending node.
+func TestLoadErrorNamesPlace(t *testing.T) {
+	_, err := LoadBytes([]byte(`{"root":{"children":[{},{"children":[{"id":5}]}]}}`))
+	if err == nil || !strings.Contains(err.Error(), "root.children[1].children[0].id must be a string") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = LoadBytes([]byte(`{"root":{"a":1,,}}`))
+	if err == nil || !strings.Contains(err.Error(), "at byte 15") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// FuzzLoad checks the scanner never panics and agrees with encoding/json.
+func FuzzLoad(f *testing.F) {
+	for _, s := range loadSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkAgainstReference(t, b)
+	})
+}
