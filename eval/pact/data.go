@@ -70,6 +70,15 @@ func (n *Node) cachedStr(key string) (v string, ok, known bool) {
 	return "", false, false
 }
 
+// keyAttr returns the node's key attribute when it is a string.
+func (n *Node) keyAttr() (string, bool) {
+	if v, ok, known := n.cachedStr("key"); known {
+		return v, ok
+	}
+	s, ok := n.attr("key").(string)
+	return s, ok
+}
+
 // cachedNum returns the pre-parsed number of a numeric attribute.
 func (n *Node) cachedNum(key string) (float64, bool, bool) {
 	for i, k := range numericKeys {
@@ -88,6 +97,7 @@ type Snapshot struct {
 	nodes  []*Node            // pre-order
 	byType map[string][]*Node // pre-order
 
+	bufs   sync.Pool // *[]*Node scratch sets reused across evaluations
 	idOnce sync.Once
 	byID   map[string]*Node // first node with each id, built on first use
 }
@@ -99,6 +109,20 @@ type Data struct {
 
 // Nodes returns the snapshot's nodes in pre-order (document order).
 func (s *Snapshot) Nodes() []*Node { return s.nodes }
+
+// getBuf returns an empty scratch set.
+func (s *Snapshot) getBuf() []*Node {
+	if b, ok := s.bufs.Get().(*[]*Node); ok {
+		return (*b)[:0]
+	}
+	return make([]*Node, 0, 256)
+}
+
+// putBuf keeps a scratch set for a later evaluation. The set's stale
+// pointers keep nothing alive: they point into the snapshot itself.
+func (s *Snapshot) putBuf(b []*Node) {
+	s.bufs.Put(&b)
+}
 
 // Lookup returns the node with the given id, or nil.
 func (s *Snapshot) Lookup(id string) *Node { return s.ids()[id] }

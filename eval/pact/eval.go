@@ -268,6 +268,7 @@ func (p *Plan) Eval(ctx context.Context, d *Data, opts Options) (Result, error) 
 		return Result{}, fmt.Errorf("no snapshots")
 	}
 	ev := &evaluator{ctx: ctx, p: p}
+	defer ev.release()
 	if p.q.IsRange() {
 		r, err := ev.evalRange(d, opts)
 		if err != nil {
@@ -353,10 +354,27 @@ func resolveAtom(d *Data, t *syn.Time, a *syn.TimeAtom) (int, error) {
 
 // evaluator carries one evaluation.
 type evaluator struct {
-	ctx   context.Context
-	p     *Plan
-	s     *Snapshot
-	steps int
+	ctx      context.Context
+	p        *Plan
+	s        *Snapshot
+	steps    int
+	matchers map[*syn.Compound]*matcher
+	held     []heldBuf // scratch sets to give back when the evaluation ends
+}
+
+// heldBuf is a scratch set taken from a snapshot's pool.
+type heldBuf struct {
+	s *Snapshot
+	b []*Node
+}
+
+// release gives every scratch set back to its pool; nothing of the
+// evaluation may refer to them afterwards.
+func (ev *evaluator) release() {
+	for _, h := range ev.held {
+		h.s.putBuf(h.b)
+	}
+	ev.held = nil
 }
 
 func (ev *evaluator) check() error {
@@ -610,6 +628,12 @@ func (ev *evaluator) position(p *syn.Position) ([]*Node, error) {
 // chain evaluates steps left to right over node sets: each step keeps the
 // candidates related to the previous step's set by its combinator.
 func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
+	// Steps alternate between two scratch sets from the snapshot's pool;
+	// they go back to the pool when the whole evaluation ends, so the
+	// result may live in one of them.
+	bufs := [2][]*Node{ev.s.getBuf(), ev.s.getBuf()}
+	defer func() { ev.held = append(ev.held, heldBuf{ev.s, bufs[0]}, heldBuf{ev.s, bufs[1]}) }()
+	k := 0
 	var cur []*Node
 	first := true
 	if c.Scope != nil {
@@ -626,26 +650,27 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 		}
 		if st.Sel != nil {
 			// Structural filtering first over the narrowest index, then the
-			// compound's own tests on the survivors only.
-			base := ev.baseSet(st.Sel)
-			if !first {
-				if comb == syn.CombChild && childCount(cur) <= len(base) {
-					base = childrenOf(cur)
-				} else {
-					base = relate(cur, base, comb)
-				}
+			// compound's own tests on the survivors only, into a scratch
+			// buffer that is not the one cur lives in.
+			base, typed := ev.baseSetTyped(st.Sel)
+			dst := bufs[k][:0]
+			var err error
+			switch {
+			case first:
+				dst, err = ev.filter(st.Sel, base, dst, typed)
+			case comb == syn.CombChild && childCount(cur) <= len(base):
+				dst, err = ev.filterChildren(st.Sel, cur, dst)
+			default:
+				dst = relateInto(dst, cur, base, comb)
+				dst, err = ev.filter(st.Sel, dst, dst[:0], typed)
+			}
+			bufs[k] = dst
+			if err != nil {
+				return nil, err
 			}
 			first = false
-			out := make([]*Node, 0, min(len(base), 64))
-			for _, n := range base {
-				if err := ev.check(); err != nil {
-					return nil, err
-				}
-				if ev.matchCompound(st.Sel, n) {
-					out = append(out, n)
-				}
-			}
-			cur = out
+			cur = dst
+			k ^= 1
 		} else if st.Group != nil {
 			cands, err := ev.expr(st.Group)
 			if err != nil {
@@ -667,6 +692,51 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 	return cur, nil
 }
 
+// filter appends to dst the nodes of src that match c; dst may be src[:0].
+// typed reports that every node of src has c's first type.
+func (ev *evaluator) filter(c *syn.Compound, src, dst []*Node, typed bool) ([]*Node, error) {
+	m := ev.matcher(c)
+	skip := 0
+	if typed {
+		skip = 1
+	}
+	for _, n := range src {
+		if err := ev.check(); err != nil {
+			return dst, err
+		}
+		if m.matchFrom(ev, n, skip) {
+			dst = append(dst, n)
+		}
+	}
+	return dst, nil
+}
+
+// filterChildren appends to dst the children of the document-ordered set
+// parents that match c, in document order.
+func (ev *evaluator) filterChildren(c *syn.Compound, parents, dst []*Node) ([]*Node, error) {
+	m := ev.matcher(c)
+	from := len(dst)
+	sorted := true
+	for _, p := range parents {
+		for _, n := range p.Children {
+			if err := ev.check(); err != nil {
+				return dst, err
+			}
+			if m.match(ev, n) {
+				if len(dst) > from && dst[len(dst)-1].pre > n.pre {
+					sorted = false
+				}
+				dst = append(dst, n)
+			}
+		}
+	}
+	if !sorted {
+		out := dst[from:]
+		sort.Slice(out, func(i, j int) bool { return out[i].pre < out[j].pre })
+	}
+	return dst, nil
+}
+
 func childCount(set []*Node) int {
 	n := 0
 	for _, p := range set {
@@ -675,33 +745,18 @@ func childCount(set []*Node) int {
 	return n
 }
 
-// childrenOf returns the children of a document-ordered set, in document
-// order.
-func childrenOf(set []*Node) []*Node {
-	var out []*Node
-	sorted := true
-	for _, p := range set {
-		for _, c := range p.Children {
-			if len(out) > 0 && out[len(out)-1].pre > c.pre {
-				sorted = false
-			}
-			out = append(out, c)
-		}
-	}
-	if !sorted {
-		sort.Slice(out, func(i, j int) bool { return out[i].pre < out[j].pre })
-	}
-	return out
-}
-
 // relate keeps the candidates (document order) that are children
 // (CombChild) or descendants of some node of prev (document order). It runs
 // in O((|prev| + |cands|) log |prev|).
 func relate(prev, cands []*Node, comb syn.Combinator) []*Node {
+	return relateInto(nil, prev, cands, comb)
+}
+
+// relateInto is relate appending to out.
+func relateInto(out, prev, cands []*Node, comb syn.Combinator) []*Node {
 	if len(prev) == 0 || len(cands) == 0 {
-		return nil
+		return out
 	}
-	var out []*Node
 	if comb == syn.CombChild {
 		for _, c := range cands {
 			if c.parent != nil && contains(prev, c.parent) {
@@ -752,16 +807,22 @@ func (ev *evaluator) compoundSet(c *syn.Compound) ([]*Node, error) {
 
 // baseSet is the narrowest index list holding every node that can match c.
 func (ev *evaluator) baseSet(c *syn.Compound) []*Node {
-	var base []*Node
+	base, _ := ev.baseSetTyped(c)
+	return base
+}
+
+// baseSetTyped is baseSet that also reports whether every node of the set
+// has c's first type (the set is that type's index).
+func (ev *evaluator) baseSetTyped(c *syn.Compound) (base []*Node, typed bool) {
 	switch {
 	case ev.p.q.Dialect == syn.V1 && len(c.Hashes) > 0:
 		n := ev.s.ids()[c.Hashes[0].Value]
 		if n == nil {
-			return nil
+			return nil, false
 		}
 		base = []*Node{n}
 	case len(c.Types) > 0:
-		base = ev.s.byType[ev.typeName(c.Types[0])]
+		base, typed = ev.s.byType[ev.typeName(c.Types[0])], true
 	case c.Root != nil:
 		base = ev.rootNodes(c.Root.Name)
 	case c.Depth != nil:
@@ -769,7 +830,7 @@ func (ev *evaluator) baseSet(c *syn.Compound) []*Node {
 	default:
 		base = ev.s.nodes
 	}
-	return base
+	return base, typed
 }
 
 // typeName is the nodeType a type anchor requires: the full name in v1
@@ -783,23 +844,23 @@ func (ev *evaluator) typeName(t *syn.TypeSel) string {
 }
 
 func (ev *evaluator) matchCompound(c *syn.Compound, n *Node) bool {
+	return ev.matcher(c).match(ev, n)
+}
+
+// matchRest applies the tests of c other than types and attributes.
+func (ev *evaluator) matchRest(c *syn.Compound, n *Node) bool {
 	if c.Root != nil && !isRoot(n, c.Root.Name) {
 		return false
 	}
 	if c.Depth != nil && !inDepth(n, c.Depth.From, c.Depth.To) {
 		return false
 	}
-	for _, t := range c.Types {
-		if n.NodeType != ev.typeName(t) {
-			return false
-		}
-	}
 	for _, h := range c.Hashes {
 		if ev.p.q.Dialect == syn.V1 {
 			if n.ID != h.Value {
 				return false
 			}
-		} else if s, ok := n.attr("key").(string); !ok || s != h.Value {
+		} else if s, ok := n.keyAttr(); !ok || s != h.Value {
 			return false
 		}
 	}
@@ -807,9 +868,6 @@ func (ev *evaluator) matchCompound(c *syn.Compound, n *Node) bool {
 		if !hasTag(n, t.Name) {
 			return false
 		}
-	}
-	if !ev.matchAttrs(n, c.Attrs) {
-		return false
 	}
 	for _, ps := range c.Pseudos {
 		if !matchPseudo(n, ps) {

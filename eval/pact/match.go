@@ -1,0 +1,101 @@
+package pact
+
+import (
+	syn "github.com/ctxql/ctxql/syntax/pact"
+)
+
+// matcher is a compound selector prepared for testing many nodes: type
+// names resolved for the dialect and each attribute filter bound to the
+// header cache slot it can be answered from.
+type matcher struct {
+	c     *syn.Compound
+	types []string
+	attrs []attrTest
+	rest  bool // roots, depth, hashes, tags or pseudo-classes to test
+}
+
+// attrTest is one attribute filter with its cache slots (-1 for none).
+type attrTest struct {
+	a      *syn.Attr
+	strIdx int
+	numIdx int
+}
+
+// matcher returns the prepared form of c, preparing it on first use.
+func (ev *evaluator) matcher(c *syn.Compound) *matcher {
+	if m, ok := ev.matchers[c]; ok {
+		return m
+	}
+	m := &matcher{c: c, rest: c.Root != nil || c.Depth != nil || len(c.Hashes) > 0 || len(c.Tags) > 0 || len(c.Pseudos) > 0}
+	for _, t := range c.Types {
+		m.types = append(m.types, ev.typeName(t))
+	}
+	for _, a := range c.Attrs {
+		t := attrTest{a: a, strIdx: -1, numIdx: -1}
+		if a.Value != nil && a.Value.Kind != syn.ValueNumber && !isNull(a.Value) && (a.Op == syn.OpEq || a.Op == syn.OpNe) {
+			t.strIdx = keyIndex(stringKeys[:], a.Key)
+		}
+		if a.Value != nil && a.Value.Kind == syn.ValueNumber && (a.Op.IsOrdering() || a.Op == syn.OpEq || a.Op == syn.OpNe) {
+			t.numIdx = keyIndex(numericKeys[:], a.Key)
+		}
+		m.attrs = append(m.attrs, t)
+	}
+	if ev.matchers == nil {
+		ev.matchers = map[*syn.Compound]*matcher{}
+	}
+	ev.matchers[c] = m
+	return m
+}
+
+func keyIndex(keys []string, key string) int {
+	for i, k := range keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// match reports whether n matches the compound selector.
+func (m *matcher) match(ev *evaluator, n *Node) bool { return m.matchFrom(ev, n, 0) }
+
+// matchFrom is match for a node known to have the first skip types.
+func (m *matcher) matchFrom(ev *evaluator, n *Node, skip int) bool {
+	for _, t := range m.types[skip:] {
+		if n.NodeType != t {
+			return false
+		}
+	}
+	for i := range m.attrs {
+		if !m.attrs[i].match(n) {
+			return false
+		}
+	}
+	return !m.rest || ev.matchRest(m.c, n)
+}
+
+// match applies the filter, from the header cache when the node's value
+// is cached there, else with the full comparison rules.
+func (t *attrTest) match(n *Node) bool {
+	if t.strIdx >= 0 && n.strOK&(1<<t.strIdx) != 0 {
+		return (n.str(t.strIdx) == t.a.Value.Text) == (t.a.Op == syn.OpEq)
+	}
+	if t.numIdx >= 0 && n.numOK&(1<<t.numIdx) != 0 {
+		f, y := n.nums[t.numIdx], t.a.Value.Num
+		switch t.a.Op {
+		case syn.OpEq:
+			return f == y
+		case syn.OpNe:
+			return f != y
+		case syn.OpLt:
+			return f < y
+		case syn.OpLe:
+			return f <= y
+		case syn.OpGt:
+			return f > y
+		case syn.OpGe:
+			return f >= y
+		}
+	}
+	return matchAttr(n, t.a)
+}
