@@ -3,6 +3,7 @@ package pact
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -63,5 +64,76 @@ func TestEvalCancelledMidway(t *testing.T) {
 	}
 	if got := ctx.calls.Load(); got != total/2 {
 		t.Fatalf("evaluation made %d context checks after cancellation at check %d of %d", got-total/2, total/2, total)
+	}
+}
+
+// historyData returns snapshots cycles 1..snaps of a tree whose n blocks
+// change their content and ttl in every cycle.
+func historyData(t testing.TB, snaps, n int) *Data {
+	var sb strings.Builder
+	sb.WriteString(`{"snapshots":[`)
+	for c := 1; c <= snaps; c++ {
+		if c > 1 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"cycle":%d,"root":{"id":"root","children":[`, c)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, `{"id":"b%d","nodeType":"cb","ttl":%d,"content":"line one\nblock %d at cycle %d\nline three"}`, i, c%5, i, c)
+		}
+		sb.WriteString(`]}}`)
+	}
+	sb.WriteString(`]}`)
+	d, err := LoadBytes([]byte(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestRangeCancelledMidway cancels a snapshot-range evaluation while it
+// diffs the snapshots (the checks of the diff phase come after those of
+// the per-snapshot selection) and checks it stops at that check.
+func TestRangeCancelledMidway(t *testing.T) {
+	d := historyData(t, 30, 800)
+	src := "@t-29..@t0 .cb"
+	opts := Options{IncludeContent: true}
+
+	full := &countingCtx{Context: context.Background(), pauseAt: -1}
+	res, err := Select(full, d, src, syn.V1, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Range == nil || len(res.Range.Diffs) != 29 || len(res.Range.Diffs[0].Changed) != 800 {
+		t.Fatalf("full run: unexpected result shape")
+	}
+	total := full.calls.Load()
+
+	// The selection phase alone: the same query over one snapshot, times 30.
+	sel := &countingCtx{Context: context.Background(), pauseAt: -1}
+	if _, err := Select(sel, d, ".cb", syn.V1, opts); err != nil {
+		t.Fatal(err)
+	}
+	selection := 30 * sel.calls.Load()
+	if total-selection < 10 {
+		t.Fatalf("diff phase made only %d of %d context checks", total-selection, total)
+	}
+
+	pauseAt := total - (total-selection)/2
+	inner, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx := &countingCtx{Context: inner, pauseAt: pauseAt, started: make(chan struct{})}
+	go func() {
+		<-ctx.started
+		cancel()
+	}()
+	_, err = Select(ctx, d, src, syn.V1, opts)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if got := ctx.calls.Load(); got != pauseAt {
+		t.Fatalf("evaluation made %d context checks after cancellation at check %d of %d", got-pauseAt, pauseAt, total)
 	}
 }

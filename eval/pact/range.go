@@ -204,6 +204,9 @@ func (ev *evaluator) evalRange(d *Data, opts Options) (*RangeDiffLatestResult, e
 			}
 		}
 		for _, n := range results[k] {
+			if err := ev.check(); err != nil {
+				return nil, err
+			}
 			if n.ID == "" {
 				continue
 			}

@@ -31,15 +31,38 @@ func ParseQuery(src string, d Dialect) (*Query, []syntax.Diagnostic) {
 // significant: whitespace is the descendant combinator, and parts of a
 // compound selector must be adjacent.
 type parser struct {
-	src   string
-	toks  []tok // the query's tokens (no newlines, no comments)
-	pos   int
-	d     Dialect
-	end   int // offset reported for "end of query"
-	diags []syntax.Diagnostic
-	diag0 int // diagnostics before this query's (files share one slice)
-	q     *Query
+	src     string
+	toks    []tok // the query's tokens (no newlines, no comments)
+	pos     int
+	d       Dialect
+	end     int // offset reported for "end of query"
+	diags   []syntax.Diagnostic
+	diag0   int // diagnostics before this query's (files share one slice)
+	q       *Query
+	depth   int  // parentheses being parsed
+	tooDeep bool // the query nests beyond maxNesting
 }
+
+// maxNesting bounds how deeply parentheses nest in one query, so that a
+// hostile query cannot exhaust the stack.
+const maxNesting = 256
+
+// nest enters one level of parentheses. Beyond maxNesting it reports an
+// error, skips the rest of the query and returns false; the caller then
+// returns nil without calling unnest.
+func (p *parser) nest() bool {
+	if p.depth >= maxNesting {
+		t := p.cur()
+		p.errorf(syntax.Sp(t.start, p.end), "parentheses nested deeper than %d levels", maxNesting)
+		p.tooDeep = true
+		p.pos = len(p.toks)
+		return false
+	}
+	p.depth++
+	return true
+}
+
+func (p *parser) unnest() { p.depth-- }
 
 // cur returns the current token, or an lEOF token at the end.
 func (p *parser) cur() tok {
@@ -111,6 +134,9 @@ func (p *parser) describe(t tok) string {
 func (p *parser) errorf(sp syntax.Span, format string, args ...any) {
 	if p.q != nil {
 		p.q.Bad = true
+	}
+	if p.tooDeep {
+		return // the rest of the query was skipped; its errors would be noise
 	}
 	// One error per position: a failed rule's callers tend to report the
 	// same token again.
@@ -542,6 +568,9 @@ func (p *parser) parseStep(comb Combinator, combSpan syntax.Span) *Step {
 	}
 	if p.is(lLParen) && p.v2() {
 		st.Group = p.parseGroup()
+		if st.Group == nil {
+			return nil
+		}
 		st.Sp = syntax.Sp(start, st.Group.Span().End)
 		return st
 	}
@@ -1222,6 +1251,10 @@ func (p *parser) markLegacyProp(a *Attr) {
 // "((d1,0),(d2,0,1))", a chain "( .seg .cont > .block )" or a position
 // "(d1, seg, cont[offset=0], *:block)", with an optional "?" suffix.
 func (p *parser) parseGroup() Expr {
+	if !p.nest() {
+		return nil
+	}
+	defer p.unnest()
 	save := p.pos
 	p.next()
 	p.skipWS()
