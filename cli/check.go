@@ -2,28 +2,29 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/lint"
+	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // checkFlags are the flags of "ctxql check" and "ctxql fix".
 type checkFlags struct {
-	fix, unsafe   bool
-	format        string
-	stdinFilename string
+	fix, unsafe, diff bool
+	format            string
+	stdinFilename     string
 }
 
 // NewCheckCommand returns "ctxql check"; cmd/lint runs the same command.
@@ -55,42 +56,42 @@ func newCheckCmd(env Env, fix bool) *cobra.Command {
 		cmd.Flags().BoolVar(&f.fix, "fix", false, "apply safe fixes in place")
 	}
 	cmd.Flags().BoolVar(&f.unsafe, "unsafe-fixes", false, "also apply fixes that may change a query's meaning")
-	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the fixes as a unified diff instead of writing them (exit 1 when there is one)")
+	cmd.Flags().StringVar(&f.format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
 	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "file name that decides the language of standard input")
 	return cmd
-}
-
-// finding is one diagnostic of one file.
-type finding struct {
-	path    string
-	file    *syntax.File
-	diag    syntax.Diagnostic
-	fixable bool
 }
 
 func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if f.format != "text" && f.format != "json" {
-		return Usagef("check: unknown --format %q (want text or json)", f.format)
+	if !slices.Contains(report.Formats, f.format) {
+		return Usagef("check: unknown --format %q (want %s)", f.format, strings.Join(report.Formats, ", "))
+	}
+	if f.diff {
+		f.fix = true
 	}
 	l, err := lint.New(pact.DialectUnset)
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
-	var all []finding
+	var (
+		all     []report.Finding
+		files   []string
+		changed bool
+	)
 	for _, arg := range args {
 		if arg == "-" {
 			src, err := io.ReadAll(env.Stdin)
 			if err != nil {
 				return Usagef("check: read standard input: %w", err)
 			}
-			fs, err := checkSource(ctx, env, l, f, f.stdinFilename, string(src), true)
+			fs, ch, err := checkSource(ctx, env, l, f, f.stdinFilename, string(src), true)
 			if err != nil {
 				return err
 			}
-			all = append(all, fs...)
+			all, files, changed = append(all, fs...), append(files, f.stdinFilename), changed || ch
 			continue
 		}
 		paths, err := collect(arg)
@@ -102,44 +103,71 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 			if err != nil {
 				return Usagef("check: %w", err)
 			}
-			fs, err := checkSource(ctx, env, l, f, p, string(b), false)
+			fs, ch, err := checkSource(ctx, env, l, f, p, string(b), false)
 			if err != nil {
 				return err
 			}
-			all = append(all, fs...)
+			all, files, changed = append(all, fs...), append(files, p), changed || ch
 		}
 	}
-	if err := writeFindings(env.Stdout, f.format, all); err != nil {
+	if f.diff {
+		if changed {
+			return &ExitError{Code: ExitFindings}
+		}
+		return nil
+	}
+	if err := report.Write(env.Stdout, f.format, all, reportOptions(l, files)); err != nil {
 		return err
 	}
 	for _, x := range all {
-		if x.diag.Severity == syntax.SeverityError {
+		if x.Diag.Severity == syntax.SeverityError {
 			return &ExitError{Code: ExitFindings}
 		}
 	}
 	return nil
 }
 
+// reportOptions describes the linter's rules for machine-readable reports.
+func reportOptions(l *lint.Linter, files []string) report.Options {
+	rules := map[string]report.Rule{}
+	for _, a := range l.Registry().All() {
+		rules[a.Code] = report.Rule{Code: a.Code, Name: a.Name, Summary: a.Doc.Summary, HelpURI: lint.RuleURL(a.Code), Severity: a.Severity}
+	}
+	return report.Options{Version: Version, Rules: rules, Files: files}
+}
+
 // checkSource lints (and with --fix, fixes) one source. Fixed stdin goes to
-// stdout; a fixed file is rewritten atomically, and only when it changed.
-func checkSource(ctx context.Context, env Env, l *lint.Linter, f *checkFlags, name, src string, stdin bool) ([]finding, error) {
-	var diags []syntax.Diagnostic
-	var file *syntax.File
+// stdout; a fixed file is rewritten atomically, and only when it changed;
+// with --diff the change is printed as a diff instead. It reports whether
+// fixes changed the source.
+func checkSource(ctx context.Context, env Env, l *lint.Linter, f *checkFlags, name, src string, stdin bool) ([]report.Finding, bool, error) {
+	var (
+		diags   []syntax.Diagnostic
+		file    *syntax.File
+		changed bool
+	)
 	if f.fix {
 		out, remaining, err := l.Fix(ctx, name, src, f.unsafe)
 		if errors.Is(err, lint.ErrUnsupported) {
-			return nil, Usagef("check: %w", err)
+			return nil, false, Usagef("check: %w", err)
 		}
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "ctxql: %v\n", err)
 		}
-		if out != src {
-			if stdin {
-				if _, err := io.WriteString(env.Stdout, out); err != nil {
-					return nil, err
-				}
-			} else if err := writeAtomic(name, []byte(out)); err != nil {
-				return nil, Usagef("check: %w", err)
+		changed = out != src
+		switch {
+		case !changed:
+		case f.diff:
+			if _, err := io.WriteString(env.Stdout, report.Diff(name, src, out)); err != nil {
+				return nil, false, err
+			}
+		case stdin:
+			if _, err := io.WriteString(env.Stdout, out); err != nil {
+				return nil, false, err
+			}
+		default:
+			if err := writeAtomic(name, []byte(out)); err != nil {
+				return nil, false, Usagef("check: %w", err)
 			}
 		}
 		file, diags = syntax.NewFile(name, out), remaining
@@ -147,17 +175,17 @@ func checkSource(ctx context.Context, env Env, l *lint.Linter, f *checkFlags, na
 		var err error
 		file, diags, err = l.Check(ctx, name, src)
 		if errors.Is(err, lint.ErrUnsupported) {
-			return nil, Usagef("check: %w", err)
+			return nil, false, Usagef("check: %w", err)
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	out := make([]finding, 0, len(diags))
+	out := make([]report.Finding, 0, len(diags))
 	for _, d := range diags {
-		out = append(out, finding{path: name, file: file, diag: d, fixable: lint.Fixable(d, f.unsafe)})
+		out = append(out, report.Finding{Path: name, File: file, Diag: d, Fixable: lint.Fixable(d, f.unsafe)})
 	}
-	return out, nil
+	return out, changed, nil
 }
 
 // collect expands a path: a file as itself (whatever its name), a directory
@@ -215,92 +243,6 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// jsonFinding is the --format json shape: 1-based lines, 1-based UTF-8 byte
-// columns, end exclusive.
-type jsonFinding struct {
-	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Column    int    `json:"column"`
-	EndLine   int    `json:"end_line"`
-	EndColumn int    `json:"end_column"`
-	Severity  string `json:"severity"`
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	Fixable   bool   `json:"fixable"`
-}
-
-func severityName(s syntax.Severity) string {
-	switch s {
-	case syntax.SeverityError:
-		return "error"
-	case syntax.SeverityWarning:
-		return "warning"
-	}
-	return "info"
-}
-
-func writeFindings(w io.Writer, format string, fs []finding) error {
-	if format == "json" {
-		out := make([]jsonFinding, 0, len(fs))
-		for _, x := range fs {
-			s, e := x.file.Position(x.diag.Span.Start), x.file.Position(x.diag.Span.End)
-			out = append(out, jsonFinding{File: x.path, Line: s.Line, Column: s.Column, EndLine: e.Line, EndColumn: e.Column,
-				Severity: severityName(x.diag.Severity), Code: x.diag.Code, Message: x.diag.Message, Fixable: x.fixable})
-		}
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	}
-	var errs, warns int
-	for _, x := range fs {
-		s := x.file.Position(x.diag.Span.Start)
-		sev := severityName(x.diag.Severity)
-		switch sev {
-		case "error":
-			errs++
-		case "warning":
-			warns++
-		}
-		fix := ""
-		if x.fixable {
-			fix = " (fixable)"
-		}
-		fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]%s\n", x.path, s.Line, s.Column, sev, x.diag.Message, x.diag.Code, fix)
-		writeFrame(w, x.file, x.diag.Span)
-	}
-	if len(fs) > 0 {
-		fmt.Fprintf(w, "%d error(s), %d warning(s)\n", errs, warns)
-	}
-	return nil
-}
-
-// writeFrame prints the source line of span and a caret line under it;
-// tabs in the padding stay tabs so the caret lines up, and a span that runs
-// past its first line is underlined to the end of that line.
-func writeFrame(w io.Writer, f *syntax.File, sp syntax.Span) {
-	line := f.LineOf(sp.Start)
-	start := f.LineStart(line)
-	text := strings.TrimRight(f.Line(line), "\r\n")
-	end := sp.End
-	if end > start+len(text) {
-		end = start + len(text)
-	}
-	var pad strings.Builder
-	for _, r := range text[:min(sp.Start-start, len(text))] {
-		if r == '\t' {
-			pad.WriteByte('\t')
-		} else {
-			pad.WriteByte(' ')
-		}
-	}
-	width := len([]rune(text[min(sp.Start-start, len(text)):max(end-start, min(sp.Start-start, len(text)))]))
-	marks := "^" + strings.Repeat("~", max(width-1, 0))
-	fmt.Fprintf(w, "  %s\n  %s%s\n", text, pad.String(), marks)
 }
 
 // newFixCmd is "ctxql fix", the same as "ctxql check --fix".

@@ -44,3 +44,7 @@ func RuleIndex(reg *analysis.Registry) string {
 	}
 	return b.String()
 }
+
+// RuleURL is the documentation address of a diagnostic code, used by the
+// language server's code descriptions and the SARIF report.
+func RuleURL(code string) string { return "https://ctxql.dev/rules/" + code }

@@ -8,12 +8,13 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 )
 
 // RuleURL is the documentation address of a diagnostic code, sent as the
 // diagnostic's codeDescription.
-func RuleURL(code string) string { return "https://ctxql.dev/rules/" + code }
+func RuleURL(code string) string { return lint.RuleURL(code) }
 
 // diagnoser computes and pushes diagnostics, one worker per document. A new
 // version cancels the context of the work for the older one; a worker that
