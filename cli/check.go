@@ -94,7 +94,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 			all, files, changed = append(all, fs...), append(files, f.stdinFilename), changed || ch
 			continue
 		}
-		paths, err := collect(arg)
+		paths, err := collect(arg, func(p string) bool { return lint.Language(p) != "" })
 		if err != nil {
 			return Usagef("check: %w", err)
 		}
@@ -189,9 +189,9 @@ func checkSource(ctx context.Context, env Env, l *lint.Linter, f *checkFlags, na
 }
 
 // collect expands a path: a file as itself (whatever its name), a directory
-// into the files below it that ctxql checks, sorted; .git and node_modules
+// into the files below it that keep accepts, sorted; .git and node_modules
 // are skipped.
-func collect(root string) ([]string, error) {
+func collect(root string, keep func(name string) bool) ([]string, error) {
 	info, err := os.Stat(root)
 	if err != nil {
 		return nil, err
@@ -210,7 +210,7 @@ func collect(root string) ([]string, error) {
 			}
 			return nil
 		}
-		if lint.Language(p) != "" {
+		if keep(p) {
 			out = append(out, p)
 		}
 		return nil

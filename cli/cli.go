@@ -120,6 +120,8 @@ func NewRoot(env Env) *cobra.Command {
 		newCheckCmd(env, false),
 		newFixCmd(env),
 		newRulesCmd(env),
+		newFmtCmd(env),
+		newMigrateCmd(env),
 	)
 	return root
 }

@@ -28,14 +28,29 @@ func (e *SyntaxError) Error() string {
 // Source formats src according to the extension of name: .pact, .jql,
 // .jql.json, .jql.yaml, .jql.yml or .dl.
 func Source(name string, src []byte) ([]byte, error) {
-	n := strings.ToLower(name)
-	switch {
-	case strings.HasSuffix(n, ".pact"):
+	switch language(name) {
+	case "pact":
 		return PACT(src)
-	case strings.HasSuffix(n, ".jql"), strings.HasSuffix(n, ".jql.json"), strings.HasSuffix(n, ".jql.yaml"), strings.HasSuffix(n, ".jql.yml"):
+	case "jql":
 		return JQL(name, src)
-	case strings.HasSuffix(n, ".dl"):
+	case "datalog":
 		return Datalog(src)
 	}
 	return nil, fmt.Errorf("%s: %w", name, ErrUnsupported)
+}
+
+// Supported reports whether Source knows the language of a file name.
+func Supported(name string) bool { return language(name) != "" }
+
+func language(name string) string {
+	n := strings.ToLower(name)
+	switch {
+	case strings.HasSuffix(n, ".pact"):
+		return "pact"
+	case strings.HasSuffix(n, ".jql"), strings.HasSuffix(n, ".jql.json"), strings.HasSuffix(n, ".jql.yaml"), strings.HasSuffix(n, ".jql.yml"):
+		return "jql"
+	case strings.HasSuffix(n, ".dl"):
+		return "datalog"
+	}
+	return ""
 }

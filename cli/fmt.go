@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/report"
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// fmtFlags are the flags of "ctxql fmt".
+type fmtFlags struct {
+	list, write, diff, check bool
+	stdinFilename            string
+}
+
+func newFmtCmd(env Env) *cobra.Command {
+	f := &fmtFlags{}
+	cmd := &cobra.Command{
+		Use:   "fmt [flags] PATH...|-",
+		Short: "Format PACT, JQL and Datalog files canonically",
+		Long: "Format PACT, JQL and Datalog files canonically, like gofmt: there are no options, and formatting a " +
+			"formatted file changes nothing.\n\nWithout flags the formatted sources are printed. Directories are walked " +
+			"for .pact, .jql, .jql.json, .jql.yaml, .jql.yml and .dl files; \"-\" formats standard input (its language " +
+			"named by --stdin-filename). A file with syntax errors is reported and left alone.\n\nExit status: 0 on " +
+			"success; 1 with --check when a file would change; 2 on usage or I/O errors or when a file has syntax errors.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFmt(env, f, args)
+		},
+	}
+	cmd.Flags().BoolVarP(&f.list, "list", "l", false, "list files whose formatting differs")
+	cmd.Flags().BoolVarP(&f.write, "write", "w", false, "write the result to the file instead of printing it")
+	cmd.Flags().BoolVarP(&f.diff, "diff", "d", false, "print diffs instead of the formatted sources")
+	cmd.Flags().BoolVar(&f.check, "check", false, "list files that would change and exit 1 if there are any; write nothing")
+	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "file name that decides the language of standard input")
+	return cmd
+}
+
+func runFmt(env Env, f *fmtFlags, args []string) error {
+	if f.check && f.write {
+		return Usagef("fmt: --check and -w cannot be combined")
+	}
+	var changed, broken bool
+	for _, arg := range args {
+		if arg == "-" {
+			src, err := io.ReadAll(env.Stdin)
+			if err != nil {
+				return Usagef("fmt: read standard input: %w", err)
+			}
+			ch, err := fmtOne(env, f, f.stdinFilename, src, true)
+			if err != nil {
+				return err
+			}
+			changed = changed || ch
+			continue
+		}
+		paths, err := collect(arg, format.Supported)
+		if err != nil {
+			return Usagef("fmt: %w", err)
+		}
+		for _, p := range paths {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return Usagef("fmt: %w", err)
+			}
+			ch, err := fmtOne(env, f, p, src, false)
+			var se *format.SyntaxError
+			if errors.As(err, &se) {
+				broken = true
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			changed = changed || ch
+		}
+	}
+	switch {
+	case broken:
+		return &ExitError{Code: ExitUsage}
+	case f.check && changed:
+		return &ExitError{Code: ExitFindings}
+	}
+	return nil
+}
+
+// fmtOne formats one source and reports whether formatting changed it.
+func fmtOne(env Env, f *fmtFlags, name string, src []byte, stdin bool) (bool, error) {
+	out, err := format.Source(name, src)
+	var se *format.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		file := syntax.NewFile(name, string(src))
+		for _, d := range se.Diagnostics {
+			if d.Severity == syntax.SeverityError {
+				fmt.Fprintf(env.Stderr, "%s:%s: %s\n", name, file.Position(d.Span.Start), d.Message)
+			}
+		}
+		if stdin {
+			return false, &ExitError{Code: ExitUsage}
+		}
+		return false, err
+	case errors.Is(err, format.ErrUnsupported):
+		return false, Usagef("fmt: %w", err)
+	case err != nil:
+		return false, fmt.Errorf("fmt: %s: %w", name, err)
+	}
+	changed := string(out) != string(src)
+	switch {
+	case f.check || f.list:
+		if changed {
+			fmt.Fprintln(env.Stdout, name)
+		}
+	case f.diff:
+		if changed {
+			io.WriteString(env.Stdout, report.Diff(name, string(src), string(out)))
+		}
+	case f.write && !stdin:
+		if changed {
+			if err := writeAtomic(name, out); err != nil {
+				return false, Usagef("fmt: %w", err)
+			}
+		}
+	default:
+		if _, err := env.Stdout.Write(out); err != nil {
+			return false, err
+		}
+	}
+	return changed, nil
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxql/ctxql/migrate"
+	"github.com/ctxql/ctxql/report"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/pact"
+)
+
+// migrateFlags are the flags of "ctxql migrate".
+type migrateFlags struct {
+	to            string
+	dialect       string
+	write, diff   bool
+	stdinFilename string
+}
+
+func newMigrateCmd(env Env) *cobra.Command {
+	f := &migrateFlags{}
+	cmd := &cobra.Command{
+		Use:   "migrate [--to v2] [-w|-d] PATH...|-",
+		Short: "Rewrite legacy and deprecated PACT forms",
+		Long: "Rewrite legacy and deprecated PACT forms into canonical v2 queries on the syntax tree (strings and " +
+			"comments are never touched). With --to v2, v1 selectors are also rewritten into v2 queries where the " +
+			"mapping is exact, and the file's pragma becomes \"// pact: v2\" when every query was converted.\n\n" +
+			"Without -w or -d the migrated sources are printed. Places that need a manual decision are left unchanged " +
+			"and listed on standard error.\n\nExit status: 0 when nothing needs a manual decision, 1 when something " +
+			"does, 2 on usage or I/O errors or when a file has syntax errors.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMigrate(env, f, args)
+		},
+	}
+	cmd.Flags().StringVar(&f.to, "to", "", "also rewrite v1 selectors into this dialect (v2)")
+	cmd.Flags().StringVar(&f.dialect, "dialect", "v2", "dialect of files without a \"// pact:\" pragma: v1 or v2")
+	cmd.Flags().BoolVarP(&f.write, "write", "w", false, "write the result to the file")
+	cmd.Flags().BoolVarP(&f.diff, "diff", "d", false, "print diffs instead of the migrated sources")
+	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "name of standard input in messages")
+	return cmd
+}
+
+func runMigrate(env Env, f *migrateFlags, args []string) error {
+	opts := migrate.Options{}
+	switch f.to {
+	case "":
+	case "v2":
+		opts.ToV2 = true
+	default:
+		return Usagef("migrate: --to must be v2, not %q", f.to)
+	}
+	switch f.dialect {
+	case "v1":
+		opts.Default = pact.V1
+	case "v2":
+		opts.Default = pact.V2
+	default:
+		return Usagef("migrate: --dialect must be v1 or v2, not %q", f.dialect)
+	}
+	if f.write && f.diff {
+		return Usagef("migrate: -w and -d cannot be combined")
+	}
+	manual := false
+	for _, arg := range args {
+		if arg == "-" {
+			src, err := io.ReadAll(env.Stdin)
+			if err != nil {
+				return Usagef("migrate: read standard input: %w", err)
+			}
+			m, err := migrateOne(env, f, opts, f.stdinFilename, src, true)
+			if err != nil {
+				return err
+			}
+			manual = manual || m
+			continue
+		}
+		paths, err := collect(arg, func(p string) bool { return strings.HasSuffix(strings.ToLower(p), ".pact") })
+		if err != nil {
+			return Usagef("migrate: %w", err)
+		}
+		for _, p := range paths {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return Usagef("migrate: %w", err)
+			}
+			m, err := migrateOne(env, f, opts, p, src, false)
+			if err != nil {
+				return err
+			}
+			manual = manual || m
+		}
+	}
+	if manual {
+		return &ExitError{Code: ExitFindings}
+	}
+	return nil
+}
+
+// migrateOne migrates one source and reports whether places were left for
+// a manual decision.
+func migrateOne(env Env, f *migrateFlags, opts migrate.Options, name string, src []byte, stdin bool) (bool, error) {
+	res, err := migrate.PACT(src, opts)
+	if err != nil {
+		return false, Usagef("migrate: %s: %w", name, err)
+	}
+	switch {
+	case f.diff:
+		if res.Changed {
+			io.WriteString(env.Stdout, report.Diff(name, string(src), string(res.Output)))
+		}
+	case f.write && !stdin:
+		if res.Changed {
+			if err := writeAtomic(name, res.Output); err != nil {
+				return false, Usagef("migrate: %w", err)
+			}
+		}
+	default:
+		if _, err := env.Stdout.Write(res.Output); err != nil {
+			return false, err
+		}
+	}
+	file := syntax.NewFile(name, string(src))
+	for _, d := range res.Manual {
+		code := ""
+		if d.Code != "" {
+			code = " [" + d.Code + "]"
+		}
+		fmt.Fprintf(env.Stderr, "%s:%s: manual: %s%s\n", name, file.Position(d.Span.Start), d.Message, code)
+	}
+	return len(res.Manual) > 0, nil
+}
