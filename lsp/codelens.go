@@ -8,7 +8,8 @@ import (
 )
 
 // CodeLens is a clickable label above a span, running a server command
-// (usually CommandRun) with arguments.
+// (usually CommandRun) with arguments; a spanArg argument is sent as
+// an LSP range in the negotiated encoding.
 type CodeLens struct {
 	Span      syntax.Span
 	Title     string
@@ -40,9 +41,16 @@ func (s *server) codeLens(ctx context.Context, params json.RawMessage) (any, err
 	out := []wireCodeLens{}
 	if cl, ok := snap.Lang.(CodeLenser); ok {
 		for _, l := range cl.CodeLenses(ctx, snap) {
+			args := make([]any, len(l.Arguments))
+			for i, a := range l.Arguments {
+				if sa, ok := a.(spanArg); ok {
+					a = s.rangeOf(snap.File, sa.Span)
+				}
+				args[i] = a
+			}
 			out = append(out, wireCodeLens{
 				Range:   s.rangeOf(snap.File, l.Span),
-				Command: wireCommand{Title: l.Title, Command: l.Command, Arguments: l.Arguments},
+				Command: wireCommand{Title: l.Title, Command: l.Command, Arguments: args},
 			})
 		}
 	}

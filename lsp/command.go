@@ -7,58 +7,58 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
-// CommandRun is the workspace/executeCommand command that evaluates the
-// query at a position. Its one argument is
-// {"uri": ..., "position": {...}, "data": "<path or inline data>"}; the
-// result is sent to the client as a "ctxql/preview" notification and also
-// returned.
+// CommandRun is the workspace/executeCommand command that evaluates a query
+// against the document's sample data. Its arguments are [uri, range] (the
+// range's start picks the query); the result is
+// {uri, range, count, results, elapsed_ms, error?} with every result, and
+// the same with the first results is pushed as a "ctxql/preview"
+// notification.
 const CommandRun = "ctxql.run"
-
-// MethodPreview is the server-to-client notification carrying a query
-// result: {"uri": ..., "range": {...}, "result": ...}.
-const MethodPreview = "ctxql/preview"
-
-// Runner evaluates the query at a byte offset over data (a file path or
-// inline data, as the language defines) and returns a JSON-encodable result.
-type Runner interface {
-	Run(ctx context.Context, s *Snapshot, off int, data string) (result any, err error)
-}
-
-type runArgs struct {
-	URI      string   `json:"uri"`
-	Position Position `json:"position"`
-	Data     string   `json:"data"`
-}
 
 func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
-		Command   string    `json:"command"`
-		Arguments []runArgs `json:"arguments"`
+		Command   string            `json:"command"`
+		Arguments []json.RawMessage `json:"arguments"`
 	}
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	if p.Command != CommandRun || len(p.Arguments) != 1 {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command or arguments: %s", p.Command)
+	if p.Command != CommandRun {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
-	a := p.Arguments[0]
-	snap := s.session.get(a.URI)
+	var uri string
+	var rng Range
+	if len(p.Arguments) < 1 || json.Unmarshal(p.Arguments[0], &uri) != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s needs the arguments [uri, range]", CommandRun)
+	}
+	if len(p.Arguments) > 1 && json.Unmarshal(p.Arguments[1], &rng) != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: the second argument must be a range", CommandRun)
+	}
+	snap := s.session.get(uri)
 	if snap == nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", a.URI)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", uri)
 	}
-	r, ok := snap.Lang.(Runner)
-	if !ok {
+	if _, ok := snap.Lang.(Runner); !ok {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s documents cannot be run", snap.LanguageID)
 	}
-	off := s.offset(snap.File, a.Position)
-	res, err := r.Run(ctx, snap, off, a.Data)
-	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "run: %v", err)
+	off := s.offset(snap.File, rng.Start)
+	res, ok := run(ctx, snap, off)
+	if !ok {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "no query at %d:%d or no sample data for %s (add a \"// data: ./file.json\" line or a data setting)",
+			rng.Start.Line, rng.Start.Character, uri)
 	}
-	pos := s.position(snap.File, off)
-	note := map[string]any{"uri": a.URI, "range": Range{Start: pos, End: pos}, "result": res}
+	note := s.previewOf(snap, res)
 	if err := s.conn.Notify(ctx, MethodPreview, note); err != nil {
 		s.log.printf("%s: %v", MethodPreview, err)
 	}
-	return res, nil
+	full := note
+	if res.Err == nil {
+		full.Results = nil
+		if all, ok := res.Result.([]any); ok {
+			full.Results = all
+		} else if res.Result != nil {
+			full.Results = []any{res.Result}
+		}
+	}
+	return full, nil
 }

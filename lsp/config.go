@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"sort"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -12,13 +13,21 @@ import (
 // initializationOptions, answer to workspace/configuration or push with
 // workspace/didChangeConfiguration:
 //
-//	{"diagnosticsDelay": 50}   // milliseconds of debounce before diagnostics
+//	{"diagnosticsDelay": 50,              // milliseconds of debounce before diagnostics
+//	 "data": {"*.pact": "/w/sample.json"}} // sample data for previews, by file glob
 type Config struct {
 	DiagnosticsDelay time.Duration
+	Data             []DataGlob
+}
+
+// DataGlob names the sample data of the documents whose path matches Glob.
+type DataGlob struct {
+	Glob, Path string
 }
 
 type wireConfig struct {
-	DiagnosticsDelay *int `json:"diagnosticsDelay"`
+	DiagnosticsDelay *int             `json:"diagnosticsDelay"`
+	Data             map[string]string `json:"data"`
 }
 
 // apply merges a settings object into c, ignoring anything malformed.
@@ -29,6 +38,13 @@ func (c *Config) apply(raw json.RawMessage) {
 	}
 	if w.DiagnosticsDelay != nil && *w.DiagnosticsDelay >= 0 {
 		c.DiagnosticsDelay = time.Duration(*w.DiagnosticsDelay) * time.Millisecond
+	}
+	if w.Data != nil {
+		c.Data = nil
+		for g, p := range w.Data {
+			c.Data = append(c.Data, DataGlob{Glob: g, Path: p})
+		}
+		sort.Slice(c.Data, func(i, j int) bool { return c.Data[i].Glob < c.Data[j].Glob })
 	}
 }
 

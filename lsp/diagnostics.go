@@ -106,6 +106,31 @@ func (d *diagnoser) diagnose(ctx context.Context, snap *Snapshot) {
 	}
 	v := snap.Version
 	s.publish(publishDiagnosticsParams{URI: snap.URI, Version: &v, Diagnostics: wire})
+
+	// Then what needs the sample data: warnings about queries that match
+	// nothing, and the preview of the query being edited.
+	if dd, ok := snap.Lang.(DataDiagnoser); ok {
+		if extra := dd.DataDiagnostics(ctx, snap); len(extra) > 0 && ctx.Err() == nil {
+			all := append(append([]syntax.Diagnostic(nil), ds...), extra...)
+			syntax.SortDiagnostics(all)
+			d.mu.Lock()
+			stale := d.stopped || d.docs[snap.URI] == nil || s.session.get(snap.URI) != snap
+			d.mu.Unlock()
+			if !stale {
+				s.publish(publishDiagnosticsParams{URI: snap.URI, Version: &v, Diagnostics: s.toWire(snap, all)})
+			}
+		}
+	}
+	if snap.Edited >= 0 && ctx.Err() == nil {
+		s.preview(ctx, snap, snap.Edited)
+	}
+}
+
+// DataDiagnoser reports findings that need the document's sample data,
+// such as queries that match nothing in it. They are published after the
+// other diagnostics, in a second notification.
+type DataDiagnoser interface {
+	DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic
 }
 
 // clear stops the work for a closed document and publishes no diagnostics.

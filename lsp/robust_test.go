@@ -106,17 +106,23 @@ func TestInitializeCapabilities(t *testing.T) {
 	if caps["positionEncoding"] != "utf-16" || sync["change"] != float64(2) || sync["openClose"] != true {
 		t.Errorf("capabilities %v", caps)
 	}
-	for _, want := range []string{"diagnosticProvider", "documentSymbolProvider", "semanticTokensProvider", "codeActionProvider"} {
+	for _, want := range []string{"diagnosticProvider", "documentSymbolProvider", "semanticTokensProvider", "codeActionProvider",
+		"hoverProvider", "completionProvider", "documentFormattingProvider", "codeLensProvider", "executeCommandProvider", "inlayHintProvider"} {
 		if _, ok := caps[want]; !ok {
 			t.Errorf("missing %s in %v", want, caps)
 		}
 	}
-	// No language implements these yet: they must not be advertised.
+	// A server whose languages implement no feature advertises none.
+	bare := newClient(t, Options{Languages: []Language{bareLanguage{}}})
+	bcaps := bare.initialize()
 	for _, absent := range []string{"hoverProvider", "completionProvider", "documentFormattingProvider",
-		"codeLensProvider", "executeCommandProvider", "inlayHintProvider"} {
-		if _, ok := caps[absent]; ok {
+		"codeLensProvider", "executeCommandProvider", "inlayHintProvider", "codeActionProvider"} {
+		if _, ok := bcaps[absent]; ok {
 			t.Errorf("%s advertised without an implementation", absent)
 		}
+	}
+	if code := bare.shutdown(); code != 0 {
+		t.Errorf("exit code %d", code)
 	}
 	if code := c.shutdown(); code != 0 {
 		t.Errorf("exit code %d", code)
@@ -320,3 +326,10 @@ func TestPluggedHoverPanicAndCancel(t *testing.T) {
 		t.Errorf("after cancel: %v", m)
 	}
 }
+
+// bareLanguage implements only the required Language methods.
+type bareLanguage struct{}
+
+func (bareLanguage) ID() string               { return "bare" }
+func (bareLanguage) Extensions() []string     { return []string{".bare"} }
+func (bareLanguage) Parse(f *syntax.File) any { return nil }

@@ -71,6 +71,7 @@ type server struct {
 
 	session *session
 	diags   *diagnoser
+	ws      *workspace
 }
 
 // Serve runs a language server over rwc (LSP "Content-Length" framing) until
@@ -120,6 +121,11 @@ func newServer(opts Options) *server {
 		config:   Config{DiagnosticsDelay: opts.DiagnosticsDelay},
 	}
 	s.diags = newDiagnoser(s)
+	s.ws = newWorkspace(func() Config {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.config
+	})
 	return s
 }
 

@@ -15,9 +15,15 @@ type Snapshot struct {
 	Version    int32
 	File       *syntax.File
 	Lang       Language // nil when the document's language is unknown
+	// Edited is the byte offset where the change that made this version
+	// ended, -1 for a freshly opened document: the query being edited.
+	Edited int
+	// Workspace locates and caches the document's sample data.
+	Workspace *workspace
 
 	once   sync.Once
 	parsed any
+	memo   sync.Map // query start offset → memoRun
 }
 
 // Parsed returns the language's parse result for this version, parsing on

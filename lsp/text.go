@@ -22,6 +22,8 @@ func (s *server) didOpen(params json.RawMessage) error {
 		Version:    d.Version,
 		File:       syntax.NewFile(d.URI, d.Text),
 		Lang:       languageFor(s.langs, d.URI, d.LanguageID),
+		Edited:     -1,
+		Workspace:  s.ws,
 	}
 	s.session.set(snap)
 	s.diags.schedule(snap)
@@ -40,9 +42,11 @@ func (s *server) didChange(params json.RawMessage) error {
 		return fmt.Errorf("change to a document that is not open: %s", p.TextDocument.URI)
 	}
 	f := old.File
+	edited := -1
 	for _, c := range p.ContentChanges {
 		if c.Range == nil {
 			f = syntax.NewFile(f.Name(), c.Text)
+			edited = -1
 			continue
 		}
 		sp := s.spanOf(f, *c.Range)
@@ -53,6 +57,7 @@ func (s *server) didChange(params json.RawMessage) error {
 		b.WriteString(c.Text)
 		b.WriteString(src[sp.End:])
 		f = syntax.NewFile(f.Name(), b.String())
+		edited = sp.Start + len(c.Text)
 	}
 	snap := &Snapshot{
 		URI:        old.URI,
@@ -60,6 +65,8 @@ func (s *server) didChange(params json.RawMessage) error {
 		Version:    p.TextDocument.Version,
 		File:       f,
 		Lang:       old.Lang,
+		Edited:     edited,
+		Workspace:  old.Workspace,
 	}
 	s.session.set(snap)
 	s.diags.schedule(snap)

@@ -1,0 +1,312 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	evalpact "github.com/ctxql/ctxql/eval/pact"
+	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/lint"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/pact"
+)
+
+// Hover explains the token under the cursor (syntax/pact.Describe), the
+// rule behind a finding there, and the query's result count when the file
+// has sample data.
+func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
+	pf := pactFile(s)
+	if pf == nil {
+		return "", syntax.Span{}, false
+	}
+	var parts []string
+	md, sp, ok := pact.Describe(pf, off)
+	if ok {
+		parts = append(parts, md)
+	}
+	if l.linter != nil {
+		for _, d := range l.linter.AnalyzePACT(ctx, pf) {
+			if d.Code == "" || d.Code == pact.CodeSyntax || !(d.Span.Contains(off) || d.Span.End == off) {
+				continue
+			}
+			if a, found := l.linter.Registry().Lookup(d.Code); found {
+				parts = append(parts, fmt.Sprintf("**%s** %s: %s\n\n[rule documentation](%s)", a.Code, a.Name, a.Doc.Summary, lint.RuleURL(a.Code)))
+				if !ok {
+					sp, ok = d.Span, true
+				}
+			}
+		}
+	}
+	if q := pf.QueryAt(off); q != nil {
+		if r, found := run(ctx, s, off); found {
+			if r.Err != nil {
+				parts = append(parts, fmt.Sprintf("Sample data: %v", r.Err))
+			} else {
+				parts = append(parts, fmt.Sprintf("Sample data: **%d** result(s) in %.1f ms", r.Count, float64(r.Elapsed.Microseconds())/1000))
+			}
+			if !ok {
+				sp, ok = q.Sp, true
+			}
+		}
+	}
+	if !ok {
+		return "", syntax.Span{}, false
+	}
+	return strings.Join(parts, "\n\n---\n\n"), sp, true
+}
+
+// Complete proposes roots, types, pseudo-classes, attribute keys,
+// snapshots and controls, with the types and keys of the sample data.
+func (pactLanguage) Complete(ctx context.Context, s *Snapshot, off int) []CompletionItem {
+	pf := pactFile(s)
+	if pf == nil {
+		return nil
+	}
+	var known pact.Known
+	if d := pactData(s); d != nil {
+		known = knownOf(d)
+	}
+	var out []CompletionItem
+	for _, c := range pact.Complete(pf, off, known) {
+		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
+		out = append(out, CompletionItem{Label: c.Label, Kind: completionKind(c.Category), Detail: c.Detail, Edit: &edit})
+	}
+	return out
+}
+
+// completionKind maps a proposal's category to an LSP CompletionItemKind.
+func completionKind(cat string) int {
+	switch cat {
+	case "root":
+		return 9 // Module
+	case "type":
+		return 7 // Class
+	case "pseudo":
+		return 2 // Method
+	case "attribute":
+		return 10 // Property
+	case "control":
+		return 14 // Keyword
+	case "time":
+		return 21 // Constant
+	}
+	return 1 // Text
+}
+
+// knownOf lists the node types and attribute keys of the newest snapshot
+// (the first 20,000 nodes).
+func knownOf(d *evalpact.Data) pact.Known {
+	types, keys := map[string]bool{}, map[string]bool{}
+	s := d.Snapshots[len(d.Snapshots)-1]
+	for i, n := range s.Nodes() {
+		if i == 20000 {
+			break
+		}
+		types[n.NodeType] = true
+		for _, a := range n.Attributes() {
+			keys[a.Key] = true
+		}
+	}
+	var k pact.Known
+	for t := range types {
+		k.Types = append(k.Types, t)
+	}
+	for t := range keys {
+		k.Keys = append(k.Keys, t)
+	}
+	sort.Strings(k.Types)
+	sort.Strings(k.Keys)
+	return k
+}
+
+// Format formats the whole file with the canonical printer.
+func (pactLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
+	out, err := format.PACT([]byte(s.File.Text()))
+	if err != nil {
+		return nil, err
+	}
+	return minimalEdit(s.File.Text(), string(out)), nil
+}
+
+// minimalEdit is one edit replacing the part between the common prefix
+// and the common suffix of before and after (none when they are equal).
+func minimalEdit(before, after string) []syntax.TextEdit {
+	if before == after {
+		return []syntax.TextEdit{}
+	}
+	p := 0
+	for p < len(before) && p < len(after) && before[p] == after[p] {
+		p++
+	}
+	for p > 0 && !isRuneStart(before, p) {
+		p--
+	}
+	q := 0
+	for q < len(before)-p && q < len(after)-p && before[len(before)-1-q] == after[len(after)-1-q] {
+		q++
+	}
+	for q > 0 && !isRuneStart(before, len(before)-q) {
+		q--
+	}
+	return []syntax.TextEdit{{Span: syntax.Sp(p, len(before)-q), NewText: after[p : len(after)-q]}}
+}
+
+func isRuneStart(s string, i int) bool { return i >= len(s) || s[i]&0xC0 != 0x80 }
+
+// Queries lists the spans of the file's queries.
+func (pactLanguage) Queries(s *Snapshot) []syntax.Span {
+	pf := pactFile(s)
+	if pf == nil {
+		return nil
+	}
+	out := make([]syntax.Span, 0, len(pf.Queries))
+	for _, q := range pf.Queries {
+		out = append(out, q.Sp)
+	}
+	return out
+}
+
+// pactData returns the sample data of the document, or nil.
+func pactData(s *Snapshot) *evalpact.Data {
+	path := s.Workspace.DataPath(s)
+	if path == "" {
+		return nil
+	}
+	v, err := s.Workspace.Load("pact", path, func(p string) (any, error) { return evalpact.LoadFile(p) })
+	if err != nil {
+		return nil
+	}
+	d, _ := v.(*evalpact.Data)
+	return d
+}
+
+// Run evaluates the query at off against the sample data, with a timeout.
+func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
+	pf := pactFile(s)
+	if pf == nil || s.Workspace == nil {
+		return RunResult{}, false
+	}
+	q := pf.QueryAt(off)
+	path := s.Workspace.DataPath(s)
+	if q == nil || path == "" {
+		return RunResult{}, false
+	}
+	res := RunResult{Span: q.Sp}
+	v, err := s.Workspace.Load("pact", path, func(p string) (any, error) { return evalpact.LoadFile(p) })
+	if err != nil {
+		res.Err = fmt.Errorf("sample data %s: %w", path, err)
+		return res, true
+	}
+	data := v.(*evalpact.Data)
+	src := s.File.Slice(q.Sp)
+	if q.Bad {
+		res.Err = errors.New("the query has syntax errors")
+		return res, true
+	}
+	plan, err := evalpact.Compile(q, src)
+	if err != nil {
+		res.Err = err
+		return res, true
+	}
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+	t0 := time.Now()
+	r, err := plan.Eval(ctx, data, evalpact.Options{})
+	res.Elapsed = time.Since(t0)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("evaluation stopped after %v", runTimeout)
+		}
+		res.Err = err
+		return res, true
+	}
+	if r.Range != nil {
+		res.Count, res.Result = len(r.Range.Diffs), r.Range
+		res.Sample = []any{r.Range}
+		return res, true
+	}
+	ids := make([]any, len(r.IDs))
+	for i, id := range r.IDs {
+		ids[i] = id
+	}
+	res.Count, res.Result = len(ids), ids
+	res.Sample = ids[:min(len(ids), previewLimit)]
+	return res, true
+}
+
+// CodeLenses puts "▶ Run" above each query, with its result count once the
+// sample data has been evaluated for this version.
+func (l pactLanguage) CodeLenses(ctx context.Context, s *Snapshot) []CodeLens {
+	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		return nil
+	}
+	var out []CodeLens
+	for _, sp := range l.Queries(s) {
+		title := "▶ Run"
+		if v, ok := s.memo.Load(sp.Start); ok {
+			if r := v.(memoRun); r.ok && r.r.Err == nil {
+				title = fmt.Sprintf("▶ Run (%d)", r.r.Count)
+			}
+		}
+		out = append(out, CodeLens{Span: sp, Title: title, Command: CommandRun, Arguments: []any{s.URI, spanArg{sp}}})
+	}
+	return out
+}
+
+// spanArg marks a code lens argument the server turns into an LSP range.
+type spanArg struct{ Span syntax.Span }
+
+// InlayHints shows the result count at the end of each query in span.
+func (l pactLanguage) InlayHints(ctx context.Context, s *Snapshot, span syntax.Span) []InlayHint {
+	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		return nil
+	}
+	var out []InlayHint
+	for _, sp := range l.Queries(s) {
+		if sp.End < span.Start || sp.Start > span.End {
+			continue
+		}
+		r, ok := run(ctx, s, sp.Start)
+		if !ok || ctx.Err() != nil {
+			continue
+		}
+		label := fmt.Sprintf(" → %d", r.Count)
+		if r.Err != nil {
+			label = " → error"
+		}
+		out = append(out, InlayHint{Offset: sp.End, Label: label})
+	}
+	return out
+}
+
+// DataDiagnostics warns about queries that match nothing in the sample
+// data (at most the first 200 queries, each within the run timeout).
+func (l pactLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
+	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		return nil
+	}
+	var out []syntax.Diagnostic
+	for i, sp := range l.Queries(s) {
+		if i == 200 || ctx.Err() != nil {
+			break
+		}
+		r, ok := run(ctx, s, sp.Start)
+		if !ok || r.Err != nil || r.Count > 0 || r.Result == nil {
+			continue
+		}
+		if _, isRange := r.Result.(*evalpact.RangeDiffLatestResult); isRange {
+			continue
+		}
+		d := syntax.Diagnostic{Span: sp, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
+			Message: "matches nothing in the sample data " + s.Workspace.DataPath(s)}
+		out = append(out, d)
+	}
+	return out
+}
+
+// CodeNoMatch is the code of the data-aware "matches nothing" diagnostic.
+const CodeNoMatch = "DATA001"

@@ -1,0 +1,212 @@
+package lsp
+
+import (
+	"bufio"
+	"context"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// RunResult is the outcome of evaluating one query against a document's
+// sample data.
+type RunResult struct {
+	Span    syntax.Span // the query that ran
+	Count   int         // number of results (ids, rows, derived facts)
+	Result  any         // the whole result, JSON-encodable
+	Sample  []any       // the first results, for previews
+	Elapsed time.Duration
+	Err     error // the query or the data failed; Count and Result are unset
+}
+
+// Runner evaluates the query at a byte offset against the document's
+// sample data. ok is false when there is no query there or no data is
+// configured for the document.
+type Runner interface {
+	Run(ctx context.Context, s *Snapshot, off int) (r RunResult, ok bool)
+}
+
+// Querier lists the spans of the queries a document holds, for code
+// lenses and inlay hints.
+type Querier interface {
+	Queries(s *Snapshot) []syntax.Span
+}
+
+// previewLimit caps the results a preview carries; runTimeout bounds one
+// evaluation.
+const (
+	previewLimit = 50
+	runTimeout   = 2 * time.Second
+)
+
+// MethodPreview is the server-to-client notification carrying the result
+// of the query being edited or run: {uri, range, count, results (the first
+// 50), elapsed_ms, error?}.
+const MethodPreview = "ctxql/preview"
+
+type previewParams struct {
+	URI       string  `json:"uri"`
+	Range     Range   `json:"range"`
+	Count     int     `json:"count"`
+	Results   []any   `json:"results"`
+	ElapsedMS float64 `json:"elapsed_ms"`
+	Error     string  `json:"error,omitempty"`
+}
+
+func (s *server) previewOf(snap *Snapshot, r RunResult) previewParams {
+	p := previewParams{URI: snap.URI, Range: s.rangeOf(snap.File, r.Span), Count: r.Count, Results: r.Sample,
+		ElapsedMS: float64(r.Elapsed.Microseconds()) / 1000}
+	if p.Results == nil {
+		p.Results = []any{}
+	}
+	if r.Err != nil {
+		p.Error = r.Err.Error()
+	}
+	return p
+}
+
+// run evaluates the query at off once per snapshot: code lenses, inlay
+// hints, hovers, previews and data-aware diagnostics share the result.
+func run(ctx context.Context, snap *Snapshot, off int) (RunResult, bool) {
+	r, ok := snap.Lang.(Runner)
+	if !ok {
+		return RunResult{}, false
+	}
+	q, ok := snap.Lang.(Querier)
+	if !ok {
+		return r.Run(ctx, snap, off)
+	}
+	for _, sp := range q.Queries(snap) {
+		if sp.Touches(off) {
+			key := sp.Start
+			if v, ok := snap.memo.Load(key); ok {
+				res := v.(memoRun)
+				return res.r, res.ok
+			}
+			res, ok := r.Run(ctx, snap, off)
+			if ctx.Err() == nil {
+				snap.memo.Store(key, memoRun{res, ok})
+			}
+			return res, ok
+		}
+	}
+	return RunResult{}, false
+}
+
+type memoRun struct {
+	r  RunResult
+	ok bool
+}
+
+// preview pushes the result of the query around off, unless ctx was
+// cancelled by a newer edit.
+func (s *server) preview(ctx context.Context, snap *Snapshot, off int) {
+	res, ok := run(ctx, snap, off)
+	if !ok || ctx.Err() != nil || s.session.get(snap.URI) != snap {
+		return
+	}
+	if err := s.conn.Notify(ctx, MethodPreview, s.previewOf(snap, res)); err != nil {
+		s.log.printf("%s: %v", MethodPreview, err)
+	}
+}
+
+// workspace is what every snapshot shares: the sample data loaded for the
+// documents and the settings that locate it.
+type workspace struct {
+	mu     sync.Mutex
+	data   map[string]*loaded // by kind and path
+	config func() Config
+}
+
+type loaded struct {
+	mod  time.Time
+	size int64
+	val  any
+	err  error
+}
+
+func newWorkspace(config func() Config) *workspace {
+	return &workspace{data: map[string]*loaded{}, config: config}
+}
+
+// FilePath returns the file system path of a document URI, or "" for
+// other schemes.
+func FilePath(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || (u.Scheme != "file" && u.Scheme != "") {
+		return ""
+	}
+	return filepath.FromSlash(u.Path)
+}
+
+// DataPath returns the sample data file for a document: a "data:" pragma
+// in a comment on one of its first five lines ("// data: ./sample.json", or
+// "# data: ..." in YAML), relative to the document, or else the first
+// matching "data" glob of the settings (relative to the workspace root the
+// glob was given for). It returns "" when neither names one.
+func (w *workspace) DataPath(snap *Snapshot) string {
+	doc := FilePath(snap.URI)
+	sc := bufio.NewScanner(strings.NewReader(snap.File.Text()))
+	for i := 0; i < 5 && sc.Scan(); i++ {
+		line := strings.TrimSpace(sc.Text())
+		for _, lead := range []string{"//", "#"} {
+			rest, ok := strings.CutPrefix(line, lead)
+			if !ok {
+				continue
+			}
+			if p, ok := strings.CutPrefix(strings.TrimSpace(rest), "data:"); ok {
+				p = strings.TrimSpace(p)
+				if p != "" && !filepath.IsAbs(p) && doc != "" {
+					p = filepath.Join(filepath.Dir(doc), p)
+				}
+				return p
+			}
+		}
+	}
+	if w == nil || w.config == nil {
+		return ""
+	}
+	cfg := w.config()
+	for _, d := range cfg.Data {
+		if ok, _ := path.Match(d.Glob, path.Base(filepath.ToSlash(doc))); ok || matchPath(d.Glob, filepath.ToSlash(doc)) {
+			return d.Path
+		}
+	}
+	return ""
+}
+
+// matchPath matches a glob against the end of a slash path, so that
+// "queries/*.pact" matches "/w/queries/a.pact".
+func matchPath(glob, p string) bool {
+	parts := strings.Split(p, "/")
+	for i := range parts {
+		if ok, _ := path.Match(glob, strings.Join(parts[i:], "/")); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Load returns the data at path decoded by load, loading it once and again
+// only when the file's size or modification time changed.
+func (w *workspace) Load(kind, path string, load func(string) (any, error)) (any, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	key := kind + "\x00" + path
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if l := w.data[key]; l != nil && l.mod.Equal(fi.ModTime()) && l.size == fi.Size() {
+		return l.val, l.err
+	}
+	v, err := load(path)
+	w.data[key] = &loaded{mod: fi.ModTime(), size: fi.Size(), val: v, err: err}
+	return v, err
+}
