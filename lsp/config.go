@@ -26,7 +26,7 @@ type DataGlob struct {
 }
 
 type wireConfig struct {
-	DiagnosticsDelay *int             `json:"diagnosticsDelay"`
+	DiagnosticsDelay *int              `json:"diagnosticsDelay"`
 	Data             map[string]string `json:"data"`
 }
 
