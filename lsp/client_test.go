@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -136,7 +137,9 @@ func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "no")
 	}
 	c.mu.Lock()
-	c.notes = append(c.notes, note{req.Method(), json.RawMessage(bytes.Clone(req.Params()))})
+	// The connection may reuse the memory behind the method name and the
+	// params once the handler returns: keep copies.
+	c.notes = append(c.notes, note{strings.Clone(req.Method()), json.RawMessage(bytes.Clone(req.Params()))})
 	c.mu.Unlock()
 	select {
 	case c.notify <- struct{}{}:

@@ -115,12 +115,15 @@ func lookup(es []Entry, name string) (Entry, bool) {
 	return Entry{}, false
 }
 
-// TokenAt returns the index of the token covering off (or ending at it),
-// or -1.
+// TokenAt returns the index of the token covering off, else of the token
+// ending at off (the cursor just after a word), or -1.
 func (f *File) TokenAt(off int) int {
-	i := sort.Search(len(f.Tokens), func(i int) bool { return f.Tokens[i].Sp.End >= off })
+	i := sort.Search(len(f.Tokens), func(i int) bool { return f.Tokens[i].Sp.End > off })
 	if i < len(f.Tokens) && f.Tokens[i].Sp.Start <= off {
 		return i
+	}
+	if i > 0 && f.Tokens[i-1].Sp.End == off {
+		return i - 1
 	}
 	return -1
 }

@@ -1,0 +1,224 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxql/ctxql/internal/golden"
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// TestFeatures runs the marker cases under testdata/lsp-features. Each case
+// opens the document in section "doc" (named by section "name", default
+// test.pact) in a temporary directory holding the files of the sections
+// "file:NAME" (sample data, referenced by a "// data: ./NAME" line), waits
+// for its diagnostics and checks each line of section "expect":
+//
+//	@hover L:C text          the hover at L:C contains text
+//	@nohover L:C             there is no hover at L:C
+//	@complete L:C a b ...    the completions at L:C include the labels a, b, ...
+//	@format                  formatting gives section "formatted"
+//	@lens I title            the I-th code lens (0-based) has a title containing title
+//	@run L:C N               ctxql.run at L:C returns N results and pushes a preview
+//	@inlay L:C label         an inlay hint at L:C reads label
+//	@datadiag L:C message    a diagnostic at L:C (published after the data loads) contains message
+//	@edit L:C text N         inserting text at L:C pushes a preview with N results
+//
+// Positions are 0-based UTF-16.
+func TestFeatures(t *testing.T) {
+	golden.Run(t, "../testdata/lsp-features/*.txtar", func(t *testing.T, c *golden.Case) {
+		dir := t.TempDir()
+		for _, f := range c.Archive.Files {
+			if name, ok := strings.CutPrefix(f.Name, "file:"); ok {
+				c.Input(f.Name)
+				if err := os.WriteFile(filepath.Join(dir, name), f.Data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cl := newClient(t, Options{})
+		cl.initialize()
+		uri := "file://" + filepath.ToSlash(dir) + "/" + strings.TrimSpace(c.InputOr("name", "test.pact"))
+		doc := c.Input("doc")
+		cl.open(uri, doc)
+		diags := cl.waitDiagnostics(uri, 1)
+		version := 1
+		td := map[string]any{"uri": uri}
+		for _, line := range strings.Split(strings.TrimSpace(c.Input("expect")), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 0 {
+				continue
+			}
+			pos := func(i int) Position {
+				l, ch, ok := strings.Cut(f[i], ":")
+				ln, err1 := strconv.Atoi(l)
+				cn, err2 := strconv.Atoi(ch)
+				if !ok || err1 != nil || err2 != nil {
+					t.Fatalf("bad position in %q", line)
+				}
+				return Position{Line: ln, Character: cn}
+			}
+			rest := func(i int) string { return strings.Join(f[i:], " ") }
+			switch f[0] {
+			case "@hover", "@nohover":
+				var h *struct {
+					Contents markupContent `json:"contents"`
+				}
+				cl.mustCall("textDocument/hover", map[string]any{"textDocument": td, "position": pos(1)}, &h)
+				if f[0] == "@nohover" {
+					if h != nil {
+						t.Errorf("%s: unexpected hover %q", line, h.Contents.Value)
+					}
+				} else if h == nil || !strings.Contains(h.Contents.Value, rest(2)) {
+					t.Errorf("%s: hover %+v", line, h)
+				}
+			case "@complete":
+				var items []wireCompletionItem
+				cl.mustCall("textDocument/completion", map[string]any{"textDocument": td, "position": pos(1)}, &items)
+				have := map[string]bool{}
+				for _, it := range items {
+					have[it.Label] = true
+				}
+				for _, want := range f[2:] {
+					if !have[want] {
+						t.Errorf("%s: no %q in %v", line, want, have)
+					}
+				}
+			case "@format":
+				var edits []wireTextEdit
+				cl.mustCall("textDocument/formatting", map[string]any{"textDocument": td, "options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits)
+				c.Want("formatted", applyWire(t, doc, edits))
+			case "@lens":
+				var lenses []wireCodeLens
+				cl.mustCall("textDocument/codeLens", map[string]any{"textDocument": td}, &lenses)
+				i, _ := strconv.Atoi(f[1])
+				if i >= len(lenses) || !strings.Contains(lenses[i].Command.Title, rest(2)) {
+					t.Errorf("%s: lenses %+v", line, lenses)
+				} else if lenses[i].Command.Command != CommandRun || len(lenses[i].Command.Arguments) != 2 {
+					t.Errorf("%s: lens command %+v", line, lenses[i].Command)
+				}
+			case "@run":
+				var res previewParams
+				p := pos(1)
+				cl.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun,
+					"arguments": []any{uri, Range{Start: p, End: p}}}, &res)
+				want, _ := strconv.Atoi(f[2])
+				if res.Count != want || len(res.Results) != want || res.Error != "" {
+					t.Errorf("%s: run gave count %d, %d results, error %q", line, res.Count, len(res.Results), res.Error)
+				}
+				pre := cl.waitPreview(uri)
+				if pre.Count != want || pre.Range.Start.Line != p.Line {
+					t.Errorf("%s: preview %+v", line, pre)
+				}
+			case "@inlay":
+				var hints []struct {
+					Position Position `json:"position"`
+					Label    string   `json:"label"`
+				}
+				end := Position{Line: 1000}
+				cl.mustCall("textDocument/inlayHint", map[string]any{"textDocument": td, "range": Range{End: end}}, &hints)
+				p, found := pos(1), false
+				for _, h := range hints {
+					if h.Position == p && strings.TrimSpace(h.Label) == rest(2) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("%s: hints %+v", line, hints)
+				}
+			case "@datadiag":
+				p, found := pos(1), false
+				deadline := time.Now().Add(10 * time.Second)
+				for !found && time.Now().Before(deadline) {
+					for _, d := range diags {
+						if d.Range.Start == p && strings.Contains(d.Message, rest(2)) {
+							found = true
+						}
+					}
+					if !found {
+						diags = cl.waitDiagnostics(uri, version)
+					}
+				}
+				if !found {
+					t.Errorf("%s: diagnostics %s", line, mustJSON(t, diags))
+				}
+			case "@edit":
+				p := pos(1)
+				version++
+				cl.send("textDocument/didChange", map[string]any{
+					"textDocument":   map[string]any{"uri": uri, "version": version},
+					"contentChanges": []any{map[string]any{"range": Range{Start: p, End: p}, "text": f[2]}},
+				})
+				want, _ := strconv.Atoi(f[3])
+				if pre := cl.waitPreview(uri); pre.Count != want || pre.Range.Start.Line != p.Line {
+					t.Errorf("%s: preview %+v", line, pre)
+				}
+			default:
+				t.Fatalf("unknown marker %q", line)
+			}
+		}
+		if code := cl.shutdown(); code != 0 {
+			t.Errorf("exit code %d after shutdown, want 0", code)
+		}
+	})
+}
+
+// waitPreview waits for the next ctxql/preview notification for uri.
+func (c *testClient) waitPreview(uri string) previewParams {
+	c.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		c.mu.Lock()
+		for i, n := range c.notes {
+			if n.Method != MethodPreview {
+				continue
+			}
+			var p previewParams
+			if err := json.Unmarshal(n.Params, &p); err != nil {
+				c.mu.Unlock()
+				c.t.Fatalf("bad preview %s: %v", n.Params, err)
+			}
+			if p.URI == uri {
+				c.notes = append(c.notes[:i:i], c.notes[i+1:]...)
+				c.mu.Unlock()
+				return p
+			}
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.notify:
+		case <-time.After(10 * time.Millisecond):
+		case <-deadline:
+			c.mu.Lock()
+			var got []string
+			for _, n := range c.notes {
+				got = append(got, n.Method)
+			}
+			c.mu.Unlock()
+			c.t.Fatalf("no %s for %s; notifications: %v", MethodPreview, uri, got)
+		}
+	}
+}
+
+// applyWire applies UTF-16 text edits to text.
+func applyWire(t *testing.T, text string, edits []wireTextEdit) string {
+	t.Helper()
+	f := syntax.NewFile("edit", text)
+	type e struct {
+		start, end int
+		text       string
+	}
+	var es []e
+	for _, w := range edits {
+		es = append(es, e{f.OffsetUTF16(syntax.UTF16Pos(w.Range.Start)), f.OffsetUTF16(syntax.UTF16Pos(w.Range.End)), w.NewText})
+	}
+	for i := len(es) - 1; i >= 0; i-- {
+		text = text[:es[i].start] + es[i].text + text[es[i].end:]
+	}
+	return text
+}
