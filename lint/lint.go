@@ -76,32 +76,19 @@ func (l *Linter) Registry() *analysis.Registry { return l.reg }
 // the front end's checks and every rule's findings, in source order, with
 // the file for positions. It returns ErrUnsupported for other file types.
 func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.File, []syntax.Diagnostic, error) {
-	lang := Language(name)
 	var (
-		file  *syntax.File
-		ast   any
-		data  any
-		diags []syntax.Diagnostic
+		file *syntax.File
+		ast  any
 	)
-	switch lang {
+	switch Language(name) {
 	case analysis.PACT:
 		pf := pact.ParseFile(name, src, l.dialect)
-		file, ast, diags = pf.Src, pf, pf.Diagnostics
+		file, ast = pf.Src, pf
 	case analysis.JQL:
-		jf := jql.ParseFile(name, src)
-		schema := jql.NewSchema()
-		file, ast, data, diags = syntax.NewFile(name, src), jf, schema, jf.Diagnostics
-		for _, q := range jf.Queries {
-			if q != nil {
-				diags = append(diags, schema.Check(q)...)
-			}
-		}
+		file, ast = syntax.NewFile(name, src), jql.ParseFile(name, src)
 	case analysis.Datalog:
 		prog := datalog.ParseProgram(name, src)
-		file, ast, diags = prog.File, prog, prog.Diagnostics
-		if !syntax.HasErrors(prog.Diagnostics) {
-			diags = append(diags, datalog.Check(prog, nil).Diagnostics...)
-		}
+		file, ast = prog.File, prog
 	case analysis.Markdown:
 		file = syntax.NewFile(name, src)
 		ast = file
@@ -111,26 +98,55 @@ func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.Fi
 	if file == nil {
 		file = syntax.NewFile(name, src)
 	}
+	return file, l.Analyze(ctx, file, ast), ctx.Err()
+}
+
+// Analyze returns the diagnostics of an already parsed file: its parse
+// errors, the front end's checks and every rule's findings, in source
+// order, after suppression directives. ast is a *pact.File, *jql.File,
+// *datalog.Program or, for Markdown, the *syntax.File itself. The language
+// server calls it once per document version.
+func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []syntax.Diagnostic {
+	var (
+		lang      analysis.Language
+		data      any
+		diags     []syntax.Diagnostic
+		inComment func(int) bool
+	)
+	switch a := ast.(type) {
+	case *pact.File:
+		lang, inComment = analysis.PACT, pactComments(a)
+		diags = append(diags, a.Diagnostics...)
+	case *jql.File:
+		schema := jql.NewSchema()
+		lang, data = analysis.JQL, schema
+		diags = append(diags, a.Diagnostics...)
+		for _, q := range a.Queries {
+			if q != nil {
+				diags = append(diags, schema.Check(q)...)
+			}
+		}
+	case *datalog.Program:
+		lang = analysis.Datalog
+		diags = append(diags, a.Diagnostics...)
+		if !syntax.HasErrors(a.Diagnostics) {
+			diags = append(diags, datalog.Check(a, nil).Diagnostics...)
+		}
+	case *syntax.File:
+		lang = analysis.Markdown
+	default:
+		return nil
+	}
 	diags = append(diags, analysis.Run(ctx, l.reg.For(lang), file, ast, data)...)
 	syntax.SortDiagnostics(diags)
-	var inComment func(int) bool
-	if pf, ok := ast.(*pact.File); ok {
-		inComment = pactComments(pf)
-	}
-	return file, suppress(file, diags, inComment), ctx.Err()
+	return suppress(file, diags, inComment)
 }
 
-// AnalyzePACT runs the PACT rules and the suppression directives on an
-// already parsed file, keeping its parse errors: the language server's path,
-// which parses once per snapshot.
+// AnalyzePACT is Analyze for a parsed .pact file.
 func (l *Linter) AnalyzePACT(ctx context.Context, pf *pact.File) []syntax.Diagnostic {
-	diags := append([]syntax.Diagnostic(nil), pf.Diagnostics...)
-	diags = append(diags, analysis.Run(ctx, l.reg.For(analysis.PACT), pf.Src, pf, nil)...)
-	syntax.SortDiagnostics(diags)
-	return suppress(pf.Src, diags, pactComments(pf))
+	return l.Analyze(ctx, pf.Src, pf)
 }
 
-// pactComments reports whether an offset lies in a comment of pf.
 func pactComments(pf *pact.File) func(int) bool {
 	return func(off int) bool {
 		for _, c := range pf.Comments {

@@ -3,13 +3,16 @@ package lsp
 import (
 	"context"
 
+	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 )
 
 // datalogLanguage serves .dl files: parse diagnostics and one document
 // symbol per rule, fact and relation declaration.
-type datalogLanguage struct{}
+type datalogLanguage struct {
+	linter *lint.Linter
+}
 
 func (datalogLanguage) ID() string           { return "datalog" }
 func (datalogLanguage) Extensions() []string { return []string{".dl"} }
@@ -22,13 +25,17 @@ func datalogProgram(s *Snapshot) *datalog.Program {
 	return p
 }
 
-// Diagnostics returns the parse errors.
-func (datalogLanguage) Diagnostics(_ context.Context, s *Snapshot) []syntax.Diagnostic {
+// Diagnostics returns the parse errors, the front end's checks and the
+// findings of every rule (parse errors only without a linter).
+func (l datalogLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
 	p := datalogProgram(s)
 	if p == nil {
 		return nil
 	}
-	return append([]syntax.Diagnostic(nil), p.Diagnostics...)
+	if l.linter == nil {
+		return append([]syntax.Diagnostic(nil), p.Diagnostics...)
+	}
+	return l.linter.Analyze(ctx, s.File, p)
 }
 
 // Symbols lists declarations, rules and facts in source order.

@@ -3,13 +3,16 @@ package lsp
 import (
 	"context"
 
+	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
 )
 
 // jqlLanguage serves .jql and .jql.yaml files: parse diagnostics and one
 // document symbol per query.
-type jqlLanguage struct{}
+type jqlLanguage struct {
+	linter *lint.Linter
+}
 
 func (jqlLanguage) ID() string           { return "jql" }
 func (jqlLanguage) Extensions() []string { return []string{".jql", ".jql.yaml", ".jql.yml"} }
@@ -22,13 +25,17 @@ func jqlFile(s *Snapshot) *jql.File {
 	return jf
 }
 
-// Diagnostics returns the parse errors.
-func (jqlLanguage) Diagnostics(_ context.Context, s *Snapshot) []syntax.Diagnostic {
+// Diagnostics returns the parse errors, the front end's checks and the
+// findings of every rule (parse errors only without a linter).
+func (l jqlLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
 	jf := jqlFile(s)
 	if jf == nil {
 		return nil
 	}
-	return append([]syntax.Diagnostic(nil), jf.Diagnostics...)
+	if l.linter == nil {
+		return append([]syntax.Diagnostic(nil), jf.Diagnostics...)
+	}
+	return l.linter.Analyze(ctx, s.File, jf)
 }
 
 // Symbols lists one symbol per query, named after its "from" domain.

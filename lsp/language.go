@@ -121,5 +121,5 @@ func DefaultLanguages() []Language {
 	if err != nil {
 		l = nil // an invalid registry is caught by the lint tests; serve parse errors only
 	}
-	return []Language{pactLanguage{linter: l}, jqlLanguage{}, datalogLanguage{}}
+	return []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}}
 }
