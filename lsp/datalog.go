@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
@@ -60,4 +61,48 @@ func (datalogLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
 	}
 	sortSymbols(out)
 	return out
+}
+
+// Definitions returns a relation's declaration (or, undeclared, the heads
+// deriving it) or where a variable first occurs in its rule.
+func (datalogLanguage) Definitions(_ context.Context, s *Snapshot, off int) []syntax.Span {
+	var out []syntax.Span
+	for _, o := range datalogOccurrences(s, off) {
+		if o.Def {
+			out = append(out, o.Span)
+		}
+	}
+	return out
+}
+
+// References returns every occurrence of the relation or variable at off.
+func (datalogLanguage) References(_ context.Context, s *Snapshot, off int, withDecl bool) []syntax.Span {
+	var out []syntax.Span
+	for _, o := range datalogOccurrences(s, off) {
+		if withDecl || !o.Def {
+			out = append(out, o.Span)
+		}
+	}
+	return out
+}
+
+// Rename renames the relation or variable at off.
+func (datalogLanguage) Rename(_ context.Context, s *Snapshot, off int, name string) ([]syntax.TextEdit, error) {
+	p := datalogProgram(s)
+	if p == nil {
+		return nil, errors.New("the document does not parse")
+	}
+	return datalog.Rename(p, off, name)
+}
+
+func datalogOccurrences(s *Snapshot, off int) []datalog.Occurrence {
+	p := datalogProgram(s)
+	if p == nil {
+		return nil
+	}
+	sym, _, ok := datalog.SymbolAt(p, off)
+	if !ok {
+		return nil
+	}
+	return datalog.Occurrences(p, sym)
 }

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,6 +29,9 @@ import (
 //	@inlay L:C label         an inlay hint at L:C reads label
 //	@datadiag L:C message    a diagnostic at L:C (published after the data loads) contains message
 //	@edit L:C text N         inserting text at L:C pushes a preview with N results
+//	@def L:C P...            the definitions of the symbol at L:C start at the positions P
+//	@refs L:C P...           its references (declaration included) start at P
+//	@rename L:C name         renaming it gives section "renamed" ("@rename L:C name error": refused)
 //
 // Positions are 0-based UTF-16.
 func TestFeatures(t *testing.T) {
@@ -158,6 +162,35 @@ func TestFeatures(t *testing.T) {
 				if pre := cl.waitPreview(uri); pre.Count != want || pre.Range.Start.Line != p.Line {
 					t.Errorf("%s: preview %+v", line, pre)
 				}
+			case "@def", "@refs":
+				var locs []Location
+				method, params := "textDocument/definition", map[string]any{"textDocument": td, "position": pos(1)}
+				if f[0] == "@refs" {
+					method, params["context"] = "textDocument/references", map[string]any{"includeDeclaration": true}
+				}
+				cl.mustCall(method, params, &locs)
+				var got []string
+				for _, l := range locs {
+					got = append(got, fmt.Sprintf("%d:%d", l.Range.Start.Line, l.Range.Start.Character))
+				}
+				if strings.Join(got, " ") != rest(2) {
+					t.Errorf("%s: got %v", line, got)
+				}
+			case "@rename":
+				var we struct {
+					Changes map[string][]wireTextEdit `json:"changes"`
+				}
+				err := cl.call("textDocument/rename", map[string]any{"textDocument": td, "position": pos(1), "newName": f[2]}, &we)
+				if len(f) > 3 && f[3] == "error" {
+					if err == nil {
+						t.Errorf("%s: rename allowed", line)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", line, err)
+				}
+				c.Want("renamed", applyWire(t, doc, we.Changes[uri]))
 			default:
 				t.Fatalf("unknown marker %q", line)
 			}

@@ -89,6 +89,11 @@ func (s *server) capabilities(enc string) map[string]any {
 	if s.anyLang(func(l Language) bool { _, ok := l.(InlayHinter); return ok }) {
 		caps["inlayHintProvider"] = true
 	}
+	if s.anyLang(func(l Language) bool { _, ok := l.(Navigator); return ok }) {
+		caps["definitionProvider"] = true
+		caps["referencesProvider"] = true
+		caps["renameProvider"] = true
+	}
 	return caps
 }
 
@@ -115,6 +120,8 @@ func (s *server) supports(method string) bool {
 		return s.anyLang(func(l Language) bool { _, ok := l.(Runner); return ok })
 	case protocol.MethodTextDocumentInlayHint:
 		return s.anyLang(func(l Language) bool { _, ok := l.(InlayHinter); return ok })
+	case protocol.MethodTextDocumentDefinition, protocol.MethodTextDocumentReferences, protocol.MethodTextDocumentRename:
+		return s.anyLang(func(l Language) bool { _, ok := l.(Navigator); return ok })
 	}
 	return true
 }

@@ -157,6 +157,12 @@ func callHandler(method string) handlerFunc {
 		return (*server).executeCommand
 	case protocol.MethodTextDocumentInlayHint:
 		return (*server).inlayHint
+	case protocol.MethodTextDocumentDefinition:
+		return (*server).definition
+	case protocol.MethodTextDocumentReferences:
+		return (*server).references
+	case protocol.MethodTextDocumentRename:
+		return (*server).rename
 	}
 	return nil
 }
