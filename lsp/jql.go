@@ -54,3 +54,30 @@ func (jqlLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
 	}
 	return out
 }
+
+// Hover explains the field path, domain, key or operator at off.
+func (jqlLanguage) Hover(_ context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
+	jf := jqlFile(s)
+	if jf == nil {
+		return "", syntax.Span{}, false
+	}
+	return jql.Describe(jf, jql.NewSchema(), off)
+}
+
+// Complete proposes field names inside paths and domains at from.
+func (jqlLanguage) Complete(_ context.Context, s *Snapshot, off int) []CompletionItem {
+	jf := jqlFile(s)
+	if jf == nil {
+		return nil
+	}
+	var out []CompletionItem
+	for _, c := range jql.Complete(jf, jql.NewSchema(), off, nil) {
+		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
+		kind := 5 // Field
+		if c.Kind == "domain" {
+			kind = 9 // Module
+		}
+		out = append(out, CompletionItem{Label: c.Label, Kind: kind, Detail: c.Detail, Edit: &edit})
+	}
+	return out
+}
