@@ -106,3 +106,31 @@ func datalogOccurrences(s *Snapshot, off int) []datalog.Occurrence {
 	}
 	return datalog.Occurrences(p, sym)
 }
+
+// Hover shows a relation's signature or a variable's inferred type.
+func (datalogLanguage) Hover(_ context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
+	p := datalogProgram(s)
+	if p == nil {
+		return "", syntax.Span{}, false
+	}
+	return datalog.Describe(p, datalog.Check(p, nil), off)
+}
+
+// Complete proposes relations with argument snippets and the variables of
+// the current rule.
+func (datalogLanguage) Complete(_ context.Context, s *Snapshot, off int) []CompletionItem {
+	p := datalogProgram(s)
+	if p == nil {
+		return nil
+	}
+	var out []CompletionItem
+	for _, c := range datalog.Complete(p, datalog.Check(p, nil), off) {
+		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
+		kind := 6 // Variable
+		if c.Kind == datalog.Relation {
+			kind = 3 // Function
+		}
+		out = append(out, CompletionItem{Label: c.Label, Kind: kind, Detail: c.Detail, Edit: &edit})
+	}
+	return out
+}
