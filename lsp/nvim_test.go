@@ -14,8 +14,8 @@ import (
 
 // nvimScript drives Neovim's built-in LSP client (the Neovim 0.7 API, also
 // available in later versions): it starts the server, opens the .pact file,
-// waits for pushed diagnostics, asks for document symbols synchronously,
-// stops the client and writes what it saw as JSON.
+// waits for pushed diagnostics, asks for document symbols and a hover
+// synchronously, stops the client and writes what it saw as JSON.
 const nvimScript = `
 local result = {}
 local ok, err = pcall(function()
@@ -45,6 +45,14 @@ local ok, err = pcall(function()
     end
   end
   result.symbols = syms
+  local hover = vim.lsp.buf_request_sync(buf, "textDocument/hover",
+    {textDocument = vim.lsp.util.make_text_document_params(buf), position = {line = 1, character = 2}}, 15000)
+  for _, r in pairs(hover or {}) do
+    if r.result and r.result.contents then
+      result.hover = vim.split(r.result.contents.value, "\n")[1]
+      result.hover_line = r.result.range.start.line
+    end
+  end
   local client = vim.lsp.get_client_by_id(id)
   client.stop()
   result.stopped = vim.wait(15000, function() return client.is_stopped() end, 20)
@@ -100,6 +108,8 @@ func TestNeovim(t *testing.T) {
 	const want = `{
 	  "got_diagnostics": true,
 	  "stopped": true,
+	  "hover": "**type** ` + "`.mt`" + ` (v2)",
+	  "hover_line": 1,
 	  "diagnostics": [{"lnum": 2, "col": 20, "end_lnum": 2, "end_col": 21, "severity": 1,
 	    "source": "pact", "code": "pact-syntax",
 	    "message": "expected a selector step after \">\", found \">\""}],
