@@ -32,9 +32,15 @@ type directive struct {
 // offset lies in a comment of the file's language, so that directive text
 // inside a string is not a directive.
 func suppress(f *syntax.File, diags []syntax.Diagnostic, inComment func(off int) bool) []syntax.Diagnostic {
+	if !strings.Contains(f.Text(), "ctxql:") {
+		return diags // no directive anywhere
+	}
 	var dirs []*directive
 	for l := 0; l < f.LineCount(); l++ {
 		line := f.Line(l)
+		if !strings.Contains(line, "ctxql:") {
+			continue
+		}
 		m := directiveRE.FindStringSubmatchIndex(line)
 		if m == nil {
 			continue

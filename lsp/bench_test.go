@@ -26,9 +26,10 @@ const goplsChangeToDiagnostics = 5.5e6 // ns
 // language whose parse is a line scan, isolating the cost of this package
 // (framing, JSON, the position mapper, the session and the scheduler).
 func BenchmarkChangeToDiagnostics(b *testing.B) {
-	b.Run("pact", func(b *testing.B) { benchChange(b, Options{}, "bench.pact") })
+	b.Run("pact", func(b *testing.B) { benchChange(b, Options{}, "bench.pact", "// pact: v1\n") })
+	b.Run("pact-2000-findings", func(b *testing.B) { benchChange(b, Options{}, "bench.pact", "") })
 	b.Run("protocol-only", func(b *testing.B) {
-		benchChange(b, Options{Languages: []Language{lineLang{}}}, "bench.lines")
+		benchChange(b, Options{Languages: []Language{lineLang{}}}, "bench.lines", "// pact: v1\n")
 	})
 }
 
@@ -51,8 +52,12 @@ func (lineLang) Diagnostics(_ context.Context, s *Snapshot) []syntax.Diagnostic 
 	}
 }
 
-func benchChange(b *testing.B, opts Options, name string) {
+// benchChange edits a 2,000-line file after header. In v1 (header
+// "// pact: v1") every line is a clean selector; in v2 ".cb:text" is the
+// legacy type sugar, so every line has a finding with a fix.
+func benchChange(b *testing.B, opts Options, name, header string) {
 	var src strings.Builder
+	src.WriteString(header)
 	for i := 0; i < 2000; i++ {
 		fmt.Fprintf(&src, ".mt[role=user] > .cb:text #id%d // line é😀\n", i)
 	}
@@ -65,6 +70,9 @@ func benchChange(b *testing.B, opts Options, name string) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		line := 1000 + i%500
+		if header != "" {
+			line++
+		}
 		var change map[string]any
 		if i%2 == 0 { // insert ">" after ".cb:text " making "> #id": an error
 			change = map[string]any{"range": Range{Start: Position{Line: line, Character: 25}, End: Position{Line: line, Character: 25}}, "text": "> "}
