@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -94,4 +95,60 @@ func benchChange(b *testing.B, opts Options, name, header string) {
 	b.ReportMetric(float64(p50.Nanoseconds())/1e6, "p50-ms")
 	b.ReportMetric(float64(p90.Nanoseconds())/1e6, "p90-ms")
 	b.ReportMetric(float64(p50.Nanoseconds())/goplsChangeToDiagnostics, "p50-x-vs-gopls")
+}
+
+// goplsHover is the anchor for hover latency: what gopls showed on this
+// machine (4–9 ms, the lower figure).
+const goplsHover = 4e6 // ns
+
+// BenchmarkHover measures textDocument/hover round trips on 2,000-line
+// documents of each language, on an unchanged document (the parse is done
+// once, on the first request), and reports p50 and p90.
+func BenchmarkHover(b *testing.B) {
+	var pactSrc, dlSrc, jqlSrc strings.Builder
+	pactSrc.WriteString("// pact: v1\n")
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&pactSrc, "^seq .mt .mc > .cb[role='assistant'][ttl<=%d] // line %d\n", i%5, i)
+		fmt.Fprintf(&dlSrc, "path%d(x, z) <-- edge(x, y), path%d(y, z);\n", i, i)
+	}
+	jqlSrc.WriteString("{\"from\": \"activities\", \"select\": [\"id\", \"artifacts.exitCode\"],\n \"where\": {\n")
+	for i := 0; i < 1998; i++ {
+		fmt.Fprintf(&jqlSrc, "  \"artifacts.exitCode\": {\"neq\": %d},\n", i)
+	}
+	jqlSrc.WriteString("  \"type\": \"progressUpdated\"}}\n")
+	for _, c := range []struct {
+		name, file, src string
+		pos             Position
+	}{
+		{"pact", "bench.pact", pactSrc.String(), Position{Line: 1001, Character: 10}},
+		{"jql", "bench.jql", jqlSrc.String(), Position{Line: 1000, Character: 16}},
+		{"datalog", "bench.dl", dlSrc.String(), Position{Line: 1000, Character: 20}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			cl := newClient(b, Options{})
+			cl.initialize()
+			uri := "file:///w/" + c.file
+			cl.open(uri, c.src)
+			cl.waitDiagnostics(uri, 1)
+			params := map[string]any{"textDocument": map[string]any{"uri": uri}, "position": c.pos}
+			var h json.RawMessage
+			cl.mustCall("textDocument/hover", params, &h)
+			if string(h) == "null" {
+				b.Fatalf("no hover at %v", c.pos)
+			}
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				cl.mustCall("textDocument/hover", params, &h)
+				lat = append(lat, time.Since(start))
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			p50, p90 := lat[len(lat)/2], lat[len(lat)*9/10]
+			b.ReportMetric(float64(p50.Nanoseconds())/1e6, "p50-ms")
+			b.ReportMetric(float64(p90.Nanoseconds())/1e6, "p90-ms")
+			b.ReportMetric(float64(p50.Nanoseconds())/goplsHover, "p50-x-vs-gopls")
+		})
+	}
 }

@@ -113,7 +113,7 @@ func (datalogLanguage) Hover(_ context.Context, s *Snapshot, off int) (string, s
 	if p == nil {
 		return "", syntax.Span{}, false
 	}
-	return datalog.Describe(p, datalog.Check(p, nil), off)
+	return datalog.Describe(p, datalogInfo(s, p), off)
 }
 
 // Complete proposes relations with argument snippets and the variables of
@@ -124,7 +124,7 @@ func (datalogLanguage) Complete(_ context.Context, s *Snapshot, off int) []Compl
 		return nil
 	}
 	var out []CompletionItem
-	for _, c := range datalog.Complete(p, datalog.Check(p, nil), off) {
+	for _, c := range datalog.Complete(p, datalogInfo(s, p), off) {
 		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
 		kind := 6 // Variable
 		if c.Kind == datalog.Relation {
@@ -133,4 +133,9 @@ func (datalogLanguage) Complete(_ context.Context, s *Snapshot, off int) []Compl
 		out = append(out, CompletionItem{Label: c.Label, Kind: kind, Detail: c.Detail, Edit: &edit})
 	}
 	return out
+}
+
+// datalogInfo checks the program once per snapshot.
+func datalogInfo(s *Snapshot, p *datalog.Program) *datalog.Info {
+	return s.derived("datalog-check", func() any { return datalog.Check(p, nil) }).(*datalog.Info)
 }

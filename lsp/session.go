@@ -37,6 +37,18 @@ func (s *Snapshot) Parsed() any {
 	return s.parsed
 }
 
+// derived returns the value f computes for this snapshot under key,
+// computing it once: analyses that several requests need (a type check, a
+// rule run) are shared by every request on the same version.
+func (s *Snapshot) derived(key string, f func() any) any {
+	type derivedKey string
+	if v, ok := s.memo.Load(derivedKey(key)); ok {
+		return v
+	}
+	v, _ := s.memo.LoadOrStore(derivedKey(key), f())
+	return v
+}
+
 // session holds the latest snapshot of every open document.
 type session struct {
 	mu   sync.Mutex
