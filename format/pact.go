@@ -1,6 +1,360 @@
 package format
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+	"strings"
 
-// PACT formats a .pact file.
-func PACT(src []byte) ([]byte, error) { return nil, fmt.Errorf("pact: %w", ErrUnsupported) }
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/pact"
+)
+
+// PACT formats a .pact file: one canonical query per line, comments kept
+// (a trailing comment one space after its query), runs of blank lines
+// collapsed to one, no leading or trailing blank lines, one final newline.
+//
+// Every query gets canonical spacing: one space for the descendant
+// combinator, " > ", ", " in unions and positions, " ?? ", "{ a=1, b=2 }"
+// and "[ ttl>=2 ]" for trailing property and behavior blocks, compact
+// "[key=value]" filters inside a compound, and the parts of a compound in
+// the order root, "*", depth, types, hashes, tags, filters, pseudo-classes.
+// v2 queries are also normalized as the specification's canonical shape
+// asks: an explicit "@t0" when the time prefix is omitted, ".Base:Type"
+// sugar written as the type ".Type", grouped shorthand "(a=1 b=2)" written
+// as bracket filters, and "+tag" chains sorted. Legacy forms the migrator
+// rewrites ("cont[offset=N]" hops, "c@N", "*@+", ":depth()", ttl in "{...}")
+// are kept as they are.
+func PACT(src []byte) ([]byte, error) {
+	f := pact.ParseFile("", string(src), pact.DialectUnset)
+	if syntax.HasErrors(f.Diagnostics) {
+		return nil, &SyntaxError{Diagnostics: f.Diagnostics}
+	}
+	text := f.Src.Text()
+	queries := map[int]*pact.Query{} // by line
+	for _, q := range f.Queries {
+		queries[f.Src.LineOf(q.Sp.Start)] = q
+	}
+	comments := map[int]*pact.Comment{}
+	for _, c := range f.Comments {
+		comments[f.Src.LineOf(c.Sp.Start)] = c
+	}
+	var out strings.Builder
+	blank := false
+	for l := 0; l < f.Src.LineCount(); l++ {
+		q, c := queries[l], comments[l]
+		var line string
+		switch {
+		case q != nil:
+			line = query(text, q)
+			if c != nil {
+				line += " " + strings.TrimRight(c.Text, " \t\r")
+			}
+		case c != nil:
+			line = strings.TrimRight(c.Text, " \t\r")
+		}
+		if line == "" {
+			blank = out.Len() > 0
+			continue
+		}
+		if blank {
+			out.WriteByte('\n')
+			blank = false
+		}
+		out.WriteString(line)
+		out.WriteByte('\n')
+	}
+	res := out.String()
+	// Every printed query must parse again: a printer bug must never
+	// reach a user's file.
+	g := pact.ParseFile("", res, pact.DialectUnset)
+	if syntax.HasErrors(g.Diagnostics) || len(g.Queries) != len(f.Queries) {
+		return nil, fmt.Errorf("pact: internal error: the formatted text does not parse: %v", g.Diagnostics)
+	}
+	return []byte(res), nil
+}
+
+// printer prints one query.
+type printer struct {
+	src    string
+	q      *pact.Query
+	v2     bool
+	legacy map[pact.Node]pact.LegacyKind
+	b      strings.Builder
+}
+
+// query prints q canonically.
+func query(src string, q *pact.Query) string {
+	p := &printer{src: src, q: q, v2: q.Dialect != pact.V1, legacy: map[pact.Node]pact.LegacyKind{}}
+	for _, l := range q.Legacy {
+		p.legacy[l.Node] = l.Kind
+	}
+	switch {
+	case q.Time != nil:
+		p.time(q.Time)
+		p.b.WriteByte(' ')
+	case p.v2:
+		p.b.WriteString("@t0 ")
+	}
+	p.expr(q.Expr)
+	if q.Props != nil {
+		p.b.WriteByte(' ')
+		p.trailer(q.Props)
+	}
+	if q.Behavior != nil {
+		p.b.WriteByte(' ')
+		p.trailer(q.Behavior)
+	}
+	for _, c := range q.Controls {
+		p.b.WriteString(" @" + c.Name)
+		if c.HasValue {
+			p.b.WriteString("=" + c.Value)
+		}
+	}
+	return p.b.String()
+}
+
+func (p *printer) slice(sp syntax.Span) string { return p.src[sp.Start:sp.End] }
+
+func (p *printer) time(t *pact.Time) {
+	if t.History {
+		p.b.WriteString("@history")
+		return
+	}
+	p.b.WriteString(p.slice(t.From.Sp))
+	if t.To != nil {
+		p.b.WriteString("..")
+		p.b.WriteString(p.slice(t.To.Sp))
+	}
+}
+
+func (p *printer) expr(e pact.Expr) {
+	switch x := e.(type) {
+	case *pact.Union:
+		for i, it := range x.Items {
+			if i > 0 {
+				p.b.WriteString(", ")
+			}
+			p.expr(it)
+		}
+	case *pact.Fallback:
+		p.expr(x.Left)
+		p.b.WriteString(" ?? ")
+		p.expr(x.Right)
+	case *pact.Chain:
+		first := true
+		if x.Scope != nil {
+			p.depth(x.Scope)
+			first = false
+		}
+		for _, st := range x.Steps {
+			switch {
+			case st.Comb == pact.CombChild && first:
+				p.b.WriteString("> ")
+			case st.Comb == pact.CombChild:
+				p.b.WriteString(" > ")
+			case !first:
+				p.b.WriteByte(' ')
+			}
+			first = false
+			p.step(st)
+		}
+	case *pact.Paren:
+		p.b.WriteByte('(')
+		p.expr(x.Inner)
+		p.b.WriteByte(')')
+	case *pact.Position:
+		p.position(x)
+	case *pact.CoordSet:
+		p.b.WriteByte('(')
+		for i, c := range x.Coords {
+			if i > 0 {
+				p.b.WriteString(", ")
+			}
+			p.position(c)
+		}
+		p.b.WriteByte(')')
+	case *pact.PropSearch:
+		p.trailer(x.Block)
+	}
+}
+
+func (p *printer) step(st *pact.Step) {
+	if st.Sel != nil {
+		p.compound(st.Sel)
+		return
+	}
+	p.expr(st.Group)
+}
+
+func (p *printer) position(x *pact.Position) {
+	for _, h := range x.Hops {
+		if h.Kind == pact.HopInsert {
+			p.b.WriteString(p.slice(x.Sp)) // insertion positions keep their spelling
+			return
+		}
+	}
+	p.b.WriteByte('(')
+	for i, h := range x.Hops {
+		if i > 0 {
+			p.b.WriteString(", ")
+		}
+		if _, ok := p.legacy[h]; ok {
+			p.b.WriteString(p.slice(h.Sp))
+			continue
+		}
+		switch h.Kind {
+		case pact.HopDepth:
+			p.depth(h.Depth)
+		case pact.HopOffset:
+			p.b.WriteString(p.slice(h.Sp))
+		case pact.HopStep:
+			p.hopStep(h.Step)
+		}
+	}
+	p.b.WriteByte(')')
+	if x.Optional {
+		p.b.WriteByte('?')
+	}
+}
+
+// hopStep prints a compound written as a position hop, where types are
+// bare names ("seg") or follow "*:" ("*:block"): each type keeps its
+// spelling, the filters and pseudo-classes are printed canonically.
+func (p *printer) hopStep(c *pact.Compound) {
+	if c.Universal {
+		p.b.WriteByte('*')
+	}
+	for _, t := range c.Types {
+		p.b.WriteString(p.slice(t.Sp))
+	}
+	rest := *c
+	rest.Universal, rest.Types, rest.Root = false, nil, c.Root
+	p.compound(&rest)
+}
+
+func (p *printer) depth(d *pact.DepthRef) {
+	if d.Keyword {
+		p.b.WriteString(p.slice(d.Sp))
+		return
+	}
+	fmt.Fprintf(&p.b, "d%d", d.From)
+	if d.Range {
+		fmt.Fprintf(&p.b, "..d%d", d.To)
+	}
+}
+
+func (p *printer) compound(c *pact.Compound) {
+	if _, ok := p.legacy[c]; ok {
+		p.b.WriteString(p.slice(c.Sp)) // "*@+" keeps its spelling
+		return
+	}
+	if c.Root != nil {
+		p.b.WriteString("^" + c.Root.Name)
+	}
+	if c.Universal {
+		p.b.WriteByte('*')
+	}
+	if c.Depth != nil {
+		p.depth(c.Depth)
+	}
+	for _, t := range c.Types {
+		if k, ok := p.legacy[t]; ok && k == pact.LegacyBaseTypeSugar && plainName(t.Sub) {
+			p.b.WriteString("." + t.Sub)
+			continue
+		}
+		p.b.WriteString("." + t.Name)
+	}
+	for _, h := range c.Hashes {
+		p.b.WriteString(p.slice(h.Sp))
+	}
+	tags := make([]string, 0, len(c.Tags))
+	for _, t := range c.Tags {
+		tags = append(tags, t.Name)
+	}
+	if p.v2 {
+		sort.Strings(tags)
+	}
+	for _, t := range tags {
+		p.b.WriteString("+" + t)
+	}
+	for _, a := range c.Attrs {
+		p.b.WriteByte('[')
+		p.attr(a)
+		p.b.WriteByte(']')
+	}
+	for _, ps := range c.Pseudos {
+		if _, ok := p.legacy[ps]; ok {
+			p.b.WriteString(p.slice(ps.Sp))
+			continue
+		}
+		p.b.WriteString(":" + ps.Name)
+		if ps.HasParens {
+			p.b.WriteByte('(')
+			for i, a := range ps.Args {
+				if i > 0 {
+					p.b.WriteByte(',')
+				}
+				p.b.WriteString(a.Value.Raw)
+				if a.Hi != nil {
+					p.b.WriteString("-" + a.Hi.Raw)
+				}
+			}
+			p.b.WriteByte(')')
+		}
+	}
+}
+
+// attr prints one filter, operators without spaces ("ttl>=2"), the word
+// "in" with them ("role in ['a', 'b']").
+func (p *printer) attr(a *pact.Attr) {
+	p.b.WriteString(p.slice(a.KeySpan))
+	switch a.Op {
+	case pact.OpExists:
+	case pact.OpIn:
+		p.b.WriteString(" in [")
+		for i, v := range a.Values {
+			if i > 0 {
+				p.b.WriteString(", ")
+			}
+			p.b.WriteString(v.Raw)
+		}
+		p.b.WriteByte(']')
+	default:
+		p.b.WriteString(a.Op.String())
+		if a.Value != nil {
+			p.b.WriteString(a.Value.Raw)
+		}
+	}
+}
+
+// trailer prints a trailing "{ ... }" or "[ ... ]" block.
+func (p *printer) trailer(b *pact.Block) {
+	open, close := "[ ", " ]"
+	if b.Kind == pact.BlockBrace {
+		open, close = "{ ", " }"
+	}
+	p.b.WriteString(open)
+	for i, a := range b.Items {
+		if i > 0 {
+			p.b.WriteString(", ")
+		}
+		p.attr(a)
+	}
+	p.b.WriteString(close)
+}
+
+// plainName reports whether s can follow "." as a type name.
+func plainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return c0ok(s[0])
+}
+
+func c0ok(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
