@@ -11,7 +11,8 @@ import (
 // TestPreCommitHooks uses the real pre-commit tool with this repository as
 // its hook repository (try-repo builds it with language: golang) on a
 // scratch git repository: ctxql-check fails on a legacy token, ctxql-fix
-// rewrites it and then passes, and ctxql-check passes on the fixed file.
+// rewrites it and then passes, ctxql-check passes on the fixed file, and
+// ctxql-fmt formats a file and then passes.
 func TestPreCommitHooks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the hooks with pre-commit")
@@ -65,5 +66,22 @@ func TestPreCommitHooks(t *testing.T) {
 	run("git", "add", "q.pact")
 	if out, code := run("pre-commit", "try-repo", root, "ctxql-check", "--files", "q.pact"); code != 0 {
 		t.Fatalf("ctxql-check fails on the fixed file (exit %d):\n%s", code, out)
+	}
+
+	// ctxql-fmt rewrites an unformatted file (pre-commit then fails the
+	// hook because a file changed) and passes on the formatted file.
+	messy := filepath.Join(scratch, "m.pact")
+	if err := os.WriteFile(messy, []byte("@t0 .seg>.summary\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("git", "add", "m.pact")
+	out, code = run("pre-commit", "try-repo", root, "ctxql-fmt", "--files", "m.pact")
+	b, _ = os.ReadFile(messy)
+	if code == 0 || string(b) != "@t0 .seg > .summary\n" {
+		t.Fatalf("ctxql-fmt left %q (exit %d):\n%s", b, code, out)
+	}
+	run("git", "add", "m.pact")
+	if out, code := run("pre-commit", "try-repo", root, "ctxql-fmt", "--files", "m.pact"); code != 0 {
+		t.Fatalf("ctxql-fmt fails on the formatted file (exit %d):\n%s", code, out)
 	}
 }
