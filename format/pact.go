@@ -208,28 +208,14 @@ func (p *printer) position(x *pact.Position) {
 		case pact.HopOffset:
 			p.b.WriteString(p.slice(h.Sp))
 		case pact.HopStep:
-			p.hopStep(h.Step)
+			p.b.WriteString(p.slice(h.Sp)) // hop steps keep their spelling
+
 		}
 	}
 	p.b.WriteByte(')')
 	if x.Optional {
 		p.b.WriteByte('?')
 	}
-}
-
-// hopStep prints a compound written as a position hop, where types are
-// bare names ("seg") or follow "*:" ("*:block"): each type keeps its
-// spelling, the filters and pseudo-classes are printed canonically.
-func (p *printer) hopStep(c *pact.Compound) {
-	if c.Universal {
-		p.b.WriteByte('*')
-	}
-	for _, t := range c.Types {
-		p.b.WriteString(p.slice(t.Sp))
-	}
-	rest := *c
-	rest.Universal, rest.Types, rest.Root = false, nil, c.Root
-	p.compound(&rest)
 }
 
 func (p *printer) depth(d *pact.DepthRef) {
@@ -243,64 +229,90 @@ func (p *printer) depth(d *pact.DepthRef) {
 	}
 }
 
+// compound prints the parts of a compound selector in their source order
+// (the parser accepts only some orders), each canonically; in v2 the tags
+// are sorted among the places tags hold.
 func (p *printer) compound(c *pact.Compound) {
 	if _, ok := p.legacy[c]; ok {
 		p.b.WriteString(p.slice(c.Sp)) // "*@+" keeps its spelling
 		return
 	}
+	type part struct {
+		start int
+		text  string
+		tag   bool
+	}
+	var parts []part
+	add := func(sp syntax.Span, text string) { parts = append(parts, part{start: sp.Start, text: text}) }
 	if c.Root != nil {
-		p.b.WriteString("^" + c.Root.Name)
+		add(c.Root.Sp, "^"+c.Root.Name)
 	}
 	if c.Universal {
-		p.b.WriteByte('*')
+		add(c.UnivSpan, "*")
 	}
 	if c.Depth != nil {
-		p.depth(c.Depth)
+		var d printer
+		d.src = p.src
+		d.depth(c.Depth)
+		add(c.Depth.Sp, d.b.String())
 	}
 	for _, t := range c.Types {
 		if k, ok := p.legacy[t]; ok && k == pact.LegacyBaseTypeSugar && plainName(t.Sub) {
-			p.b.WriteString("." + t.Sub)
+			add(t.Sp, "."+t.Sub)
 			continue
 		}
-		p.b.WriteString("." + t.Name)
+		add(t.Sp, "."+t.Name)
 	}
 	for _, h := range c.Hashes {
-		p.b.WriteString(p.slice(h.Sp))
+		add(h.Sp, p.slice(h.Sp))
 	}
-	tags := make([]string, 0, len(c.Tags))
 	for _, t := range c.Tags {
-		tags = append(tags, t.Name)
-	}
-	if p.v2 {
-		sort.Strings(tags)
-	}
-	for _, t := range tags {
-		p.b.WriteString("+" + t)
+		parts = append(parts, part{start: t.Sp.Start, text: "+" + t.Name, tag: true})
 	}
 	for _, a := range c.Attrs {
-		p.b.WriteByte('[')
-		p.attr(a)
-		p.b.WriteByte(']')
+		var q printer
+		q.src = p.src
+		q.b.WriteByte('[')
+		q.attr(a)
+		q.b.WriteByte(']')
+		add(a.Sp, q.b.String())
 	}
 	for _, ps := range c.Pseudos {
 		if _, ok := p.legacy[ps]; ok {
-			p.b.WriteString(p.slice(ps.Sp))
+			add(ps.Sp, p.slice(ps.Sp))
 			continue
 		}
-		p.b.WriteString(":" + ps.Name)
+		text := ":" + ps.Name
 		if ps.HasParens {
-			p.b.WriteByte('(')
-			for i, a := range ps.Args {
-				if i > 0 {
-					p.b.WriteByte(',')
-				}
-				p.b.WriteString(a.Value.Raw)
+			var args []string
+			for _, a := range ps.Args {
+				arg := a.Value.Raw
 				if a.Hi != nil {
-					p.b.WriteString("-" + a.Hi.Raw)
+					arg += "-" + a.Hi.Raw
 				}
+				args = append(args, arg)
 			}
-			p.b.WriteByte(')')
+			text += "(" + strings.Join(args, ",") + ")"
 		}
+		add(ps.Sp, text)
+	}
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].start < parts[j].start })
+	if p.v2 {
+		var slots []int
+		var tags []string
+		for i, pt := range parts {
+			if pt.tag {
+				slots = append(slots, i)
+				tags = append(tags, pt.text)
+			}
+		}
+		sort.Strings(tags)
+		for k, i := range slots {
+			parts[i].text = tags[k]
+		}
+	}
+	for _, pt := range parts {
+		p.b.WriteString(pt.text)
 	}
 }
 

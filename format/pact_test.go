@@ -198,8 +198,8 @@ func TestPACTRepositoryFiles(t *testing.T) {
 }
 
 // FuzzPACT formats arbitrary text: no panic; a text that parses formats to
-// a text that parses to as many queries and comments and formats to
-// itself.
+// a text that parses to as many queries and comments, formats to itself,
+// and whose queries give the same results as the originals on a fixture.
 func FuzzPACT(f *testing.F) {
 	files, _ := filepath.Glob("../testdata/format/pact/*.txtar")
 	for _, p := range files {
@@ -207,6 +207,10 @@ func FuzzPACT(f *testing.F) {
 	}
 	for _, s := range []string{"@t0 .a > .b, .c", "// pact: v1\n.cb[ttl<=1] // x\n\n\n.mt:depth(1-2)", "(d1, seg, cont[offset=0])", ".x(a=1 b=2) {ttl=1}"} {
 		f.Add([]byte(s))
+	}
+	fixture, err := evalpact.LoadFile("../testdata/pact/history.json")
+	if err != nil {
+		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		out, err := PACT(src)
@@ -226,5 +230,12 @@ func FuzzPACT(f *testing.F) {
 			t.Fatalf("%q → %q: queries or comments lost", src, out)
 		}
 		checkIdempotent(t, out)
+		for i, q := range before.Queries {
+			a := after.Queries[i]
+			qb, qa := before.Src.Slice(q.Sp), after.Src.Slice(a.Sp)
+			if ob, oa := outcome(t, fixture, qb, q.Dialect), outcome(t, fixture, qa, a.Dialect); ob != oa {
+				t.Fatalf("%q → %q changed the result:\n%s\n%s", qb, qa, ob, oa)
+			}
+		}
 	})
 }
