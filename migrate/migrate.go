@@ -1,9 +1,15 @@
 // Package migrate rewrites legacy and deprecated PACT forms into canonical
-// v2 queries on the syntax tree, never by text substitution.
+// v2 queries, and v1 selectors into v2 queries, on the syntax tree: edits
+// replace the spans of the nodes that change, so strings and comments are
+// never touched. The linter's fixes for legacy forms come from the
+// functions of this package.
 package migrate
 
 import (
 	"errors"
+	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -12,18 +18,317 @@ import (
 // Options controls a migration.
 type Options struct {
 	ToV2    bool         // also rewrite v1 selectors into v2 queries
-	Default pact.Dialect // dialect of files without a pragma
+	Default pact.Dialect // dialect of files without a pragma (DialectUnset means v2)
+	Unsafe  bool         // also apply rewrites that may change a result (cont[offset=N] → N)
 }
 
 // Result is the outcome of migrating one file.
 type Result struct {
 	Output  []byte
 	Changed bool
-	Edits   []syntax.TextEdit
-	Manual  []syntax.Diagnostic // places that need a manual check; left unchanged
+	Edits   []syntax.TextEdit   // against the input, sorted, not overlapping
+	Manual  []syntax.Diagnostic // places that need a manual decision; left unchanged
 }
 
-// PACT migrates one .pact source.
+// CodeManual is the code of the diagnostics in Result.Manual.
+const CodeManual = "MIGRATE"
+
+// ErrSyntax reports a source with parse errors; it is not migrated.
+var ErrSyntax = errors.New("the source has syntax errors")
+
+// TypeSugar is the rewrite of the v2 type sugar ".Base:Type" to the type
+// anchor ".Type". ok is false when Type is not a plain name (".a:b:c"
+// means the type "b:c", which no anchor spells).
+func TypeSugar(t *pact.TypeSel) (syntax.TextEdit, bool) {
+	if t.Sub == "" || strings.Contains(t.Sub, ":") || !isName(t.Sub) {
+		return syntax.TextEdit{}, false
+	}
+	return syntax.TextEdit{Span: t.Sp, NewText: "." + t.Sub}, true
+}
+
+// ContOffset is the rewrite of the legacy hop "cont[offset=N]" to the
+// offset N. It may change the result (the offset hop matches a child of any
+// type), so callers apply it only on request. ok is false for a signed N,
+// which as a hop would be an insertion sentinel.
+func ContOffset(h *pact.Hop, value string) (syntax.TextEdit, bool) {
+	if value == "" || strings.HasPrefix(value, "-") || strings.HasPrefix(value, "+") {
+		return syntax.TextEdit{}, false
+	}
+	return syntax.TextEdit{Span: h.Sp, NewText: value}, true
+}
+
+// Grouped is the rewrite of grouped shorthand "(a=1 b=2)" after a type to
+// bracket filters "[a=1][b=2]".
+func Grouped(f *syntax.File, b *pact.Block) (syntax.TextEdit, bool) {
+	if len(b.Items) == 0 {
+		return syntax.TextEdit{}, false
+	}
+	var sb strings.Builder
+	for _, it := range b.Items {
+		sb.WriteString("[" + f.Slice(it.Sp) + "]")
+	}
+	return syntax.TextEdit{Span: b.Sp, NewText: sb.String()}, true
+}
+
+// BehaviorToBrackets moves the ttl/cad filters in moved out of the query's
+// trailing property block into its behavior block (creating it, and
+// dropping a property block left empty). It returns nil when a filter is
+// not in the trailing property block.
+func BehaviorToBrackets(f *syntax.File, q *pact.Query, moved []*pact.Attr) []syntax.TextEdit {
+	props := q.Props
+	if props == nil || props.Kind != pact.BlockBrace || len(moved) == 0 {
+		return nil
+	}
+	isMoved := map[*pact.Attr]bool{}
+	for _, a := range moved {
+		found := false
+		for _, it := range props.Items {
+			found = found || it == a
+		}
+		if !found {
+			return nil
+		}
+		isMoved[a] = true
+	}
+	var keep, move []string
+	for _, it := range props.Items {
+		if isMoved[it] {
+			move = append(move, f.Slice(it.Sp))
+		} else {
+			keep = append(keep, f.Slice(it.Sp))
+		}
+	}
+	var edits []syntax.TextEdit
+	if len(keep) == 0 {
+		sp := props.Sp
+		for src := f.Text(); sp.Start > 0 && (src[sp.Start-1] == ' ' || src[sp.Start-1] == '\t'); {
+			sp.Start--
+		}
+		edits = append(edits, syntax.TextEdit{Span: sp, NewText: ""})
+	} else {
+		edits = append(edits, syntax.TextEdit{Span: props.Sp, NewText: "{ " + strings.Join(keep, " ") + " }"})
+	}
+	switch b := q.Behavior; {
+	case b != nil && b.Kind == pact.BlockBracket && len(b.Items) > 0:
+		last := b.Items[len(b.Items)-1]
+		edits = append(edits, syntax.TextEdit{Span: syntax.Sp(last.Sp.End, last.Sp.End), NewText: " " + strings.Join(move, " ")})
+	case b != nil:
+		edits = append(edits, syntax.TextEdit{Span: b.Sp, NewText: "[ " + strings.Join(move, " ") + " ]"})
+	default:
+		edits = append(edits, syntax.TextEdit{Span: syntax.Sp(props.Sp.End, props.Sp.End), NewText: " [ " + strings.Join(move, " ") + " ]"})
+	}
+	return edits
+}
+
+// isName reports whether s is a plain type name.
+func isName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || !(c == '-' || c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+// manual builds a Result.Manual entry.
+func manual(sp syntax.Span, format string, args ...any) syntax.Diagnostic {
+	return syntax.Diagnostic{Span: sp, Severity: syntax.SeverityWarning, Code: CodeManual, Message: fmt.Sprintf(format, args...)}
+}
+
+// legacyEdits returns the rewrites of a v2 query's legacy forms and the
+// places that need a manual decision.
+func legacyEdits(f *syntax.File, q *pact.Query, opts Options) ([]syntax.TextEdit, []syntax.Diagnostic) {
+	var edits []syntax.TextEdit
+	var man []syntax.Diagnostic
+	var moved []*pact.Attr
+	for _, l := range q.Legacy {
+		switch l.Kind {
+		case pact.LegacyBaseTypeSugar:
+			if t, ok := l.Node.(*pact.TypeSel); ok {
+				if e, ok := TypeSugar(t); ok {
+					edits = append(edits, e)
+				} else {
+					man = append(man, manual(l.Sp, "%s: the type %q cannot be written as a type anchor; write [nodeType=...] by hand", f.Slice(l.Sp), t.Sub))
+				}
+			}
+		case pact.LegacyContOffset:
+			if h, ok := l.Node.(*pact.Hop); ok {
+				e, ok := ContOffset(h, l.Value)
+				switch {
+				case !ok:
+					man = append(man, manual(l.Sp, "%s: a signed offset hop would be an insertion point; rewrite by hand", f.Slice(l.Sp)))
+				case opts.Unsafe:
+					edits = append(edits, e)
+				default:
+					man = append(man, manual(l.Sp, "%s → %s may change the result (the offset hop matches children of any type); rerun with --unsafe to rewrite", f.Slice(l.Sp), l.Value))
+				}
+			}
+		case pact.LegacyCycleAt:
+			man = append(man, manual(l.Sp, "%s is removed: rewrite it as a coordinate (the recipe asks for a manual check)", f.Slice(l.Sp)))
+		case pact.LegacyOffsetAt:
+			man = append(man, manual(l.Sp, "*@%s is removed: use an offset filter such as [offset>0]", l.Value))
+		case pact.LegacyDepthPseudo:
+			man = append(man, manual(l.Sp, ":depth(%s) is deprecated in v2: rewrite it as a depth hop (d1, d1..d3) after checking which turns it meant", l.Value))
+		case pact.LegacyGrouped:
+			if b, ok := l.Node.(*pact.Block); ok {
+				if e, ok := Grouped(f, b); ok {
+					edits = append(edits, e)
+				}
+			}
+		case pact.LegacyBehaviorInProps:
+			if a, ok := l.Node.(*pact.Attr); ok {
+				moved = append(moved, a)
+			}
+		}
+	}
+	if len(moved) > 0 {
+		if es := BehaviorToBrackets(f, q, moved); es != nil {
+			edits = append(edits, es...)
+		} else {
+			man = append(man, manual(moved[0].Sp, "%s is a behavior filter: move it to [...] by hand", moved[0].Key))
+		}
+	}
+	return edits, man
+}
+
+// v1Edits rewrites a v1 selector into a v2 query: a namespaced type
+// ".cb:summary" becomes [nodeType='cb:summary'], "#id" becomes [id='id'],
+// and a compound left without a type, root or "*" gets a "*". ok is false,
+// with a reason, when the selector has no v2 equivalent (comma groups).
+func v1Edits(f *syntax.File, q *pact.Query) (edits []syntax.TextEdit, man []syntax.Diagnostic, reason string, ok bool) {
+	fail := ""
+	pact.Inspect(q, func(n pact.Node) bool {
+		switch x := n.(type) {
+		case *pact.Union:
+			fail = "comma groups have no v2 form"
+		case *pact.Pseudo:
+			if x.Name == "depth" {
+				man = append(man, manual(x.Sp, "%s is kept: it means the same in v2, where it is deprecated; rewrite it as a depth hop after checking which turns it meant", f.Slice(x.Sp)))
+			}
+		case *pact.Compound:
+			anchored := x.Root != nil || x.Universal || x.Depth != nil
+			for _, t := range x.Types {
+				if t.Sub == "" {
+					anchored = true
+					continue
+				}
+				if strings.ContainsAny(t.Name, `'\`) {
+					fail = "a type name with a quote"
+					continue
+				}
+				edits = append(edits, syntax.TextEdit{Span: t.Sp, NewText: "[nodeType='" + t.Name + "']"})
+			}
+			for _, h := range x.Hashes {
+				if strings.ContainsAny(h.Value, `'\`) {
+					fail = "an id with a quote"
+					continue
+				}
+				edits = append(edits, syntax.TextEdit{Span: h.Sp, NewText: "[id='" + h.Value + "']"})
+			}
+			if !anchored {
+				edits = append(edits, syntax.TextEdit{Span: syntax.Sp(x.Sp.Start, x.Sp.Start), NewText: "*"})
+			}
+		}
+		return true
+	})
+	if fail != "" {
+		return nil, nil, fail, false
+	}
+	return edits, man, "", true
+}
+
+// apply applies sorted, non-overlapping edits to src.
+func apply(src string, edits []syntax.TextEdit) string {
+	var b strings.Builder
+	last := 0
+	for _, e := range edits {
+		b.WriteString(src[last:e.Span.Start])
+		b.WriteString(e.NewText)
+		last = e.Span.End
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
+func sortEdits(edits []syntax.TextEdit) {
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].Span.Start != edits[j].Span.Start {
+			return edits[i].Span.Start < edits[j].Span.Start
+		}
+		return edits[i].Span.End < edits[j].Span.End
+	})
+}
+
+// overlapping reports whether sorted edits overlap (insertions at the same
+// offset are allowed).
+func overlapping(edits []syntax.TextEdit) bool {
+	for i := 1; i < len(edits); i++ {
+		if edits[i].Span.Start < edits[i-1].Span.End {
+			return true
+		}
+	}
+	return false
+}
+
+// PACT migrates one .pact source. A v2 file (or query) gets its legacy
+// forms rewritten; with ToV2 a v1 file is rewritten into v2 when every one
+// of its selectors has a v2 form, and its pragma then says v2. Places
+// without an automatic rewrite are listed in Manual and left unchanged.
+// The output always parses; a source with syntax errors is refused with
+// ErrSyntax.
 func PACT(src []byte, opts Options) (Result, error) {
-	return Result{}, errors.New("migrate: not implemented")
+	text := string(src)
+	f := pact.ParseFile("", text, opts.Default)
+	if syntax.HasErrors(f.Diagnostics) {
+		return Result{}, fmt.Errorf("migrate: %w", ErrSyntax)
+	}
+	var edits []syntax.TextEdit
+	var man []syntax.Diagnostic
+	switch {
+	case f.Dialect == pact.V1 && opts.ToV2:
+		var v1 []syntax.TextEdit
+		var notes, failed []syntax.Diagnostic
+		for _, q := range f.Queries {
+			es, m, reason, ok := v1Edits(f.Src, q)
+			if !ok {
+				failed = append(failed, manual(q.Sp, "no v2 form: %s; the file stays v1", reason))
+				continue
+			}
+			v1, notes = append(v1, es...), append(notes, m...)
+		}
+		if len(failed) > 0 {
+			man = append(man, failed...)
+		} else {
+			man = append(man, notes...)
+			edits = append(edits, v1...)
+			if f.Pragma != nil {
+				edits = append(edits, syntax.TextEdit{Span: f.Pragma.ValueSpan, NewText: "v2"})
+			} else {
+				edits = append(edits, syntax.TextEdit{Span: syntax.Sp(0, 0), NewText: "// pact: v2\n"})
+			}
+		}
+	case f.Dialect != pact.V1:
+		for _, q := range f.Queries {
+			es, m := legacyEdits(f.Src, q, opts)
+			edits = append(edits, es...)
+			man = append(man, m...)
+		}
+	}
+	sortEdits(edits)
+	if overlapping(edits) {
+		return Result{}, fmt.Errorf("migrate: internal error: overlapping rewrites")
+	}
+	out := apply(text, edits)
+	if out != text {
+		if g := pact.ParseFile("", out, opts.Default); syntax.HasErrors(g.Diagnostics) {
+			return Result{}, fmt.Errorf("migrate: internal error: the rewritten source does not parse: %v", g.Diagnostics)
+		}
+	}
+	syntax.SortDiagnostics(man)
+	return Result{Output: []byte(out), Changed: out != text, Edits: edits, Manual: man}, nil
 }

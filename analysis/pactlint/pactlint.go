@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/ctxql/ctxql/analysis"
+	"github.com/ctxql/ctxql/migrate"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -52,15 +53,6 @@ func eachLegacy(p *analysis.Pass, k pact.LegacyKind, f func(q *pact.Query, l *pa
 
 func fix(msg string, edits ...syntax.TextEdit) []syntax.SuggestedFix {
 	return []syntax.SuggestedFix{{Message: msg, TextEdits: edits}}
-}
-
-// isTypeName reports whether s can follow "." as a type anchor on its own.
-func isTypeName(s string) bool {
-	if s == "" {
-		return false
-	}
-	c := s[0]
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // checked keeps d's fixes only if the query still parses without errors
@@ -106,9 +98,9 @@ var legacyTypeSugar = &analysis.Analyzer{
 				return
 			}
 			d := syntax.Diagnostic{Span: t.Sp, Message: fmt.Sprintf("legacy type sugar .%s: write .%s", t.Name, t.Sub)}
-			if !strings.Contains(t.Sub, ":") && isTypeName(t.Sub) {
-				// ".a:b:c" means nodeType "b:c", which a plain anchor cannot spell.
-				d.SuggestedFixes = fix("replace with ."+t.Sub, syntax.TextEdit{Span: t.Sp, NewText: "." + t.Sub})
+			if e, ok := migrate.TypeSugar(t); ok {
+				// ".a:b:c" means nodeType "b:c", which a plain anchor cannot spell: no fix.
+				d.SuggestedFixes = fix("replace with ."+t.Sub, e)
 			}
 			p.Report(checked(p, q, d))
 		})
@@ -135,11 +127,11 @@ var legacyContOffset = &analysis.Analyzer{
 				return
 			}
 			d := syntax.Diagnostic{Span: h.Sp, Message: fmt.Sprintf("legacy hop %s: write the offset %s", p.File.Slice(h.Sp), l.Value)}
-			if strings.HasPrefix(l.Value, "-") || strings.HasPrefix(l.Value, "+") {
+			if e, ok := migrate.ContOffset(h, l.Value); ok {
+				d.SuggestedFixes = fix("replace with "+l.Value, e)
+			} else {
 				// A signed hop is an insertion sentinel in v2, not an offset.
 				d.Message = fmt.Sprintf("legacy hop %s is removed; a signed offset hop would mean an insertion point, so rewrite it by hand", p.File.Slice(h.Sp))
-			} else {
-				d.SuggestedFixes = fix("replace with "+l.Value, syntax.TextEdit{Span: h.Sp, NewText: l.Value})
 			}
 			p.Report(checked(p, q, d))
 		})
@@ -218,13 +210,9 @@ var groupedShorthand = &analysis.Analyzer{
 			if !ok {
 				return
 			}
-			var sb strings.Builder
-			for _, it := range b.Items {
-				sb.WriteString("[" + p.File.Slice(it.Sp) + "]")
-			}
 			d := syntax.Diagnostic{Span: b.Sp, Message: "grouped shorthand: write one bracketed filter per attribute"}
-			if len(b.Items) > 0 {
-				d.SuggestedFixes = fix("rewrite as "+sb.String(), syntax.TextEdit{Span: b.Sp, NewText: sb.String()})
+			if e, ok := migrate.Grouped(p.File, b); ok {
+				d.SuggestedFixes = fix("rewrite as "+e.NewText, e)
 			}
 			p.Report(checked(p, q, d))
 		})
@@ -258,7 +246,7 @@ var behaviorInProps = &analysis.Analyzer{
 			if len(moved) == 0 {
 				continue
 			}
-			edits := moveToBehavior(p, q, moved)
+			edits := migrate.BehaviorToBrackets(p.File, q, moved)
 			for i, a := range moved {
 				d := syntax.Diagnostic{Span: a.Sp, Message: fmt.Sprintf("%s is a behavior filter: move it from {...} to [...]", a.Key)}
 				if i == 0 && edits != nil {
@@ -269,65 +257,6 @@ var behaviorInProps = &analysis.Analyzer{
 		}
 		return nil
 	},
-}
-
-// moveToBehavior returns the edits that move the attributes out of the
-// query's trailing property block into its behavior block, or nil when the
-// attributes are not (all) in the trailing property block.
-func moveToBehavior(p *analysis.Pass, q *pact.Query, moved []*pact.Attr) []syntax.TextEdit {
-	props := q.Props
-	if props == nil || props.Kind != pact.BlockBrace {
-		return nil
-	}
-	isMoved := map[*pact.Attr]bool{}
-	for _, a := range moved {
-		if !containsAttr(props.Items, a) {
-			return nil
-		}
-		isMoved[a] = true
-	}
-	var keep, move []string
-	for _, it := range props.Items {
-		if isMoved[it] {
-			move = append(move, p.File.Slice(it.Sp))
-		} else {
-			keep = append(keep, p.File.Slice(it.Sp))
-		}
-	}
-	var edits []syntax.TextEdit
-	if len(keep) == 0 {
-		edits = append(edits, syntax.TextEdit{Span: trimLeadingSpace(p, props.Sp), NewText: ""})
-	} else {
-		edits = append(edits, syntax.TextEdit{Span: props.Sp, NewText: "{ " + strings.Join(keep, " ") + " }"})
-	}
-	if b := q.Behavior; b != nil && b.Kind == pact.BlockBracket && len(b.Items) > 0 {
-		last := b.Items[len(b.Items)-1]
-		edits = append(edits, syntax.TextEdit{Span: syntax.Sp(last.Sp.End, last.Sp.End), NewText: " " + strings.Join(move, " ")})
-	} else if b != nil {
-		edits = append(edits, syntax.TextEdit{Span: b.Sp, NewText: "[ " + strings.Join(move, " ") + " ]"})
-	} else {
-		edits = append(edits, syntax.TextEdit{Span: syntax.Sp(props.Sp.End, props.Sp.End), NewText: " [ " + strings.Join(move, " ") + " ]"})
-	}
-	return edits
-}
-
-func containsAttr(items []*pact.Attr, a *pact.Attr) bool {
-	for _, it := range items {
-		if it == a {
-			return true
-		}
-	}
-	return false
-}
-
-// trimLeadingSpace widens sp to the blanks before it, so removing a block
-// leaves no double space behind.
-func trimLeadingSpace(p *analysis.Pass, sp syntax.Span) syntax.Span {
-	src := p.File.Text()
-	for sp.Start > 0 && (src[sp.Start-1] == ' ' || src[sp.Start-1] == '\t') {
-		sp.Start--
-	}
-	return sp
 }
 
 // facets are the time-derived facets of v2 §3.5.3.
