@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,13 +20,14 @@ type migrateFlags struct {
 	to            string
 	dialect       string
 	write, diff   bool
+	unsafe        bool
 	stdinFilename string
 }
 
 func newMigrateCmd(env Env) *cobra.Command {
 	f := &migrateFlags{}
 	cmd := &cobra.Command{
-		Use:   "migrate [--to v2] [-w|-d] PATH...|-",
+		Use:   "migrate [--to v2] [--unsafe] [-w|-d] PATH...|-",
 		Short: "Rewrite legacy and deprecated PACT forms",
 		Long: "Rewrite legacy and deprecated PACT forms into canonical v2 queries on the syntax tree (strings and " +
 			"comments are never touched). With --to v2, v1 selectors are also rewritten into v2 queries where the " +
@@ -41,13 +43,14 @@ func newMigrateCmd(env Env) *cobra.Command {
 	cmd.Flags().StringVar(&f.to, "to", "", "also rewrite v1 selectors into this dialect (v2)")
 	cmd.Flags().StringVar(&f.dialect, "dialect", "v2", "dialect of files without a \"// pact:\" pragma: v1 or v2")
 	cmd.Flags().BoolVarP(&f.write, "write", "w", false, "write the result to the file")
+	cmd.Flags().BoolVar(&f.unsafe, "unsafe", false, "also apply rewrites that may change a result (cont[offset=N] → N)")
 	cmd.Flags().BoolVarP(&f.diff, "diff", "d", false, "print diffs instead of the migrated sources")
 	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "name of standard input in messages")
 	return cmd
 }
 
 func runMigrate(env Env, f *migrateFlags, args []string) error {
-	opts := migrate.Options{}
+	opts := migrate.Options{Unsafe: f.unsafe}
 	switch f.to {
 	case "":
 	case "v2":
@@ -106,6 +109,15 @@ func runMigrate(env Env, f *migrateFlags, args []string) error {
 // a manual decision.
 func migrateOne(env Env, f *migrateFlags, opts migrate.Options, name string, src []byte, stdin bool) (bool, error) {
 	res, err := migrate.PACT(src, opts)
+	if errors.Is(err, migrate.ErrSyntax) {
+		pf := pact.ParseFile(name, string(src), opts.Default)
+		for _, d := range pf.Diagnostics {
+			if d.Severity == syntax.SeverityError {
+				fmt.Fprintf(env.Stderr, "%s:%s: %s\n", name, pf.Src.Position(d.Span.Start), d.Message)
+			}
+		}
+		return false, &ExitError{Code: ExitUsage}
+	}
 	if err != nil {
 		return false, Usagef("migrate: %s: %w", name, err)
 	}
