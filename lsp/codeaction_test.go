@@ -68,3 +68,34 @@ func edits(t *testing.T, action map[string]any, uri string) []map[string]any {
 	}
 	return e.Changes[uri]
 }
+
+// TestMigrateCodeAction checks "Migrate file to v2" on a v1 file: its edits
+// turn the file into the v2 text `ctxql migrate --to v2` writes.
+func TestMigrateCodeAction(t *testing.T) {
+	cl := newClient(t, Options{})
+	cl.initialize()
+	uri := "file:///w/v1.pact"
+	src := "// pact: v1\n.cb:summary\n#cb:u2\n"
+	cl.open(uri, src)
+	cl.waitDiagnostics(uri, 1)
+	var out []map[string]any
+	cl.mustCall("textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri},
+		"range":        map[string]any{"start": map[string]any{"line": 1, "character": 0}, "end": map[string]any{"line": 1, "character": 0}},
+		"context":      map[string]any{"diagnostics": []any{}},
+	}, &out)
+	for _, a := range out {
+		if a["title"] == "Migrate file to v2" {
+			var we []wireTextEdit
+			b, _ := json.Marshal(edits(t, a, uri))
+			if err := json.Unmarshal(b, &we); err != nil {
+				t.Fatal(err)
+			}
+			if got := applyWire(t, src, we); got != "// pact: v2\n*[nodeType='cb:summary']\n*[id='cb:u2']\n" || a["kind"] != "source.migrate" {
+				t.Fatalf("migrated to %q (kind %v)", got, a["kind"])
+			}
+			return
+		}
+	}
+	t.Fatalf("no migrate action in %v", out)
+}

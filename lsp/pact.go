@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxql/ctxql/lint"
+	"github.com/ctxql/ctxql/migrate"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -72,6 +73,11 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 	if err == nil && fixed != s.File.Text() {
 		out = append(out, CodeAction{Title: "Fix all safe ctxql findings in the file", Kind: "source.fixAll",
 			Edits: []syntax.TextEdit{{Span: syntax.Sp(0, s.File.Len()), NewText: fixed}}})
+	}
+	if pf.Dialect == pact.V1 {
+		if res, err := migrate.PACT([]byte(s.File.Text()), migrate.Options{ToV2: true}); err == nil && res.Changed {
+			out = append(out, CodeAction{Title: "Migrate file to v2", Kind: "source.migrate", Edits: res.Edits})
+		}
 	}
 	return out
 }
