@@ -15,7 +15,8 @@ import (
 // nvimScript drives Neovim's built-in LSP client (the Neovim 0.7 API, also
 // available in later versions): it starts the server, opens the .pact file,
 // waits for pushed diagnostics, asks for document symbols and a hover
-// synchronously, stops the client and writes what it saw as JSON.
+// synchronously, formats a second file and applies the edits, stops the
+// client and writes what it saw as JSON.
 const nvimScript = `
 local result = {}
 local ok, err = pcall(function()
@@ -53,6 +54,16 @@ local ok, err = pcall(function()
       result.hover_line = r.result.range.start.line
     end
   end
+  -- Formatting: a second, clean but unformatted file.
+  vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("CTXQL_FMT")))
+  local fbuf = vim.api.nvim_get_current_buf()
+  vim.lsp.buf_attach_client(fbuf, id)
+  local edits = vim.lsp.buf_request_sync(fbuf, "textDocument/formatting",
+    {textDocument = vim.lsp.util.make_text_document_params(fbuf), options = {tabSize = 2, insertSpaces = true}}, 15000)
+  for _, r in pairs(edits or {}) do
+    if r.result then vim.lsp.util.apply_text_edits(r.result, fbuf, "utf-16") end
+  end
+  result.formatted = vim.api.nvim_buf_get_lines(fbuf, 0, -1, false)
   local client = vim.lsp.get_client_by_id(id)
   client.stop()
   result.stopped = vim.wait(15000, function() return client.is_stopped() end, 20)
@@ -84,6 +95,10 @@ func TestNeovim(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	fmtFile := filepath.Join(dir, "f.pact")
+	if err := os.WriteFile(fmtFile, []byte(".seg>.block:summary  // é😀\n(d2,0) .note\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	script := filepath.Join(dir, "test.lua")
 	if err := os.WriteFile(script, []byte(nvimScript), 0o644); err != nil {
 		t.Fatal(err)
@@ -92,7 +107,7 @@ func TestNeovim(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-n", "-c", "luafile "+script)
-	cmd.Env = append(os.Environ(), "CTXQL_FILE="+file, "CTXQL_LSP="+server, "CTXQL_OUT="+out,
+	cmd.Env = append(os.Environ(), "CTXQL_FILE="+file, "CTXQL_LSP="+server, "CTXQL_OUT="+out, "CTXQL_FMT="+fmtFile,
 		"HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_CACHE_HOME="+dir)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("nvim: %v\n%s", err, b)
@@ -110,6 +125,7 @@ func TestNeovim(t *testing.T) {
 	  "stopped": true,
 	  "hover": "**type** ` + "`.mt`" + ` (v2)",
 	  "hover_line": 1,
+	  "formatted": ["@t0 .seg > .summary // é😀", "@t0 (d2, 0) .note"],
 	  "diagnostics": [{"lnum": 2, "col": 20, "end_lnum": 2, "end_col": 21, "severity": 1,
 	    "source": "pact", "code": "pact-syntax",
 	    "message": "expected a selector step after \">\", found \">\""}],
