@@ -139,3 +139,70 @@ func (datalogLanguage) Complete(_ context.Context, s *Snapshot, off int) []Compl
 func datalogInfo(s *Snapshot, p *datalog.Program) *datalog.Info {
 	return s.derived("datalog-check", func() any { return datalog.Check(p, nil) }).(*datalog.Info)
 }
+
+// SemanticTokens classifies the program's tokens with the syntax tree:
+// relation names (declarations marked), variables, parameter types,
+// keywords, literals, operators and comments.
+func (datalogLanguage) SemanticTokens(_ context.Context, s *Snapshot) []SemanticToken {
+	p := datalogProgram(s)
+	if p == nil {
+		return nil
+	}
+	kind := map[int]SemanticToken{}
+	for _, d := range p.Decls {
+		kind[d.Name.Loc.Start] = SemanticToken{Type: "function", Modifiers: []string{"declaration"}}
+		for _, t := range d.Types {
+			kind[t.Loc.Start] = SemanticToken{Type: "type"}
+		}
+	}
+	for _, r := range p.Rules {
+		atoms := []*datalog.Atom{r.Head}
+		for _, b := range r.Body {
+			atoms = append(atoms, b.Atom)
+			if b.Cond != nil {
+				for _, t := range []*datalog.Term{b.Cond.Left, b.Cond.Right} {
+					if t != nil && t.Kind == datalog.Var {
+						kind[t.Loc.Start] = SemanticToken{Type: "variable"}
+					}
+				}
+			}
+		}
+		for _, a := range atoms {
+			if a == nil {
+				continue
+			}
+			kind[a.Name.Loc.Start] = SemanticToken{Type: "function"}
+			for _, t := range a.Args {
+				if t.Kind == datalog.Var || t.Kind == datalog.Wildcard {
+					kind[t.Loc.Start] = SemanticToken{Type: "variable"}
+				}
+			}
+		}
+	}
+	var out []SemanticToken
+	for _, t := range p.Tokens {
+		tok := SemanticToken{Span: t.Span}
+		switch t.Kind {
+		case datalog.TokIdent:
+			if k, ok := kind[t.Span.Start]; ok {
+				tok.Type, tok.Modifiers = k.Type, k.Modifiers
+			} else if t.Text == "relation" || t.Text == "if" {
+				tok.Type = "keyword"
+			} else {
+				continue
+			}
+		case datalog.TokNumber:
+			tok.Type = "number"
+		case datalog.TokString:
+			tok.Type = "string"
+		case datalog.TokComment:
+			tok.Type = "comment"
+		case datalog.TokArrow, datalog.TokBang, datalog.TokOp:
+			tok.Type = "operator"
+		default:
+			continue
+		}
+		out = append(out, tok)
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"sort"
 
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
@@ -79,5 +80,72 @@ func (jqlLanguage) Complete(_ context.Context, s *Snapshot, off int) []Completio
 		}
 		out = append(out, CompletionItem{Label: c.Label, Kind: kind, Detail: c.Detail, Edit: &edit})
 	}
+	return out
+}
+
+// SemanticTokens classifies a query document: the top-level keys and the
+// where operators as keywords, field paths (select items and where keys)
+// as properties, the domain as a namespace, other strings, numbers and
+// booleans as literals.
+func (jqlLanguage) SemanticTokens(_ context.Context, s *Snapshot) []SemanticToken {
+	jf := jqlFile(s)
+	if jf == nil {
+		return nil
+	}
+	var out []SemanticToken
+	add := func(sp syntax.Span, typ string) { out = append(out, SemanticToken{Span: sp, Type: typ}) }
+	var walk func(v *jql.Value, role string)
+	walk = func(v *jql.Value, role string) {
+		if v == nil {
+			return
+		}
+		switch v.Kind {
+		case jql.KindObject:
+			for _, m := range v.Members {
+				keyType, valRole := "property", ""
+				switch role {
+				case "top":
+					keyType = "keyword"
+					switch m.Key.Str {
+					case "from":
+						valRole = "domain"
+					case "select":
+						valRole = "paths"
+					case "where":
+						valRole = "where"
+					}
+				case "where":
+					valRole = "ops"
+				case "ops":
+					keyType = "operator"
+				}
+				add(m.Key.Span, keyType)
+				walk(m.Value, valRole)
+			}
+		case jql.KindArray:
+			for _, e := range v.Elems {
+				walk(e, role)
+			}
+		case jql.KindString:
+			switch role {
+			case "domain":
+				add(v.Span, "namespace")
+			case "paths":
+				add(v.Span, "property")
+			default:
+				add(v.Span, "string")
+			}
+		case jql.KindNumber:
+			add(v.Span, "number")
+		case jql.KindBool, jql.KindNull:
+			add(v.Span, "keyword")
+		}
+	}
+	for _, q := range jf.Queries {
+		if q != nil {
+			walk(q.Root, "top")
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
 	return out
 }
