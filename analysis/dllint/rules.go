@@ -1,0 +1,395 @@
+package dllint
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ctxql/ctxql/analysis"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
+)
+
+var singletonVariable = &analysis.Analyzer{
+	Code: "DL008", Name: "singleton-variable", Category: "suspicious", Language: analysis.Datalog,
+	Severity: syntax.SeverityWarning, Fix: analysis.SafeFix, Tags: []syntax.Tag{syntax.TagUnnecessary},
+	Doc: analysis.Doc{
+		Summary: "A variable occurs only once in its rule",
+		Details: "A variable that occurs once in a positive body atom joins with nothing and is not returned: it means " +
+			"\"any value\", like `_`, and is often a misspelling of another variable. Variables whose name starts " +
+			"with `_` are exempt. The fix renames the variable to `_name` (adding underscores until the name is " +
+			"fresh in the rule), which keeps the rule's meaning. Singletons in the head, in a negation or in a " +
+			"condition are unbound and reported as unsafe instead.",
+		Bad:  "relation edge(Proc, Proc);\nsource(x) <-- edge(x, y);",
+		Good: "relation edge(Proc, Proc);\nsource(x) <-- edge(x, _y);",
+	},
+	Run: runSingleton,
+}
+
+func runSingleton(p *analysis.Pass) error {
+	prog := program(p)
+	if prog == nil {
+		return nil
+	}
+	f := p.File
+	if f == nil {
+		f = prog.File
+	}
+	if f == nil {
+		return nil
+	}
+	for _, r := range prog.Rules {
+		if r == nil || r.Head == nil || r.IsFact() {
+			continue
+		}
+		count := map[string]int{}
+		for _, t := range ruleVars(r) {
+			count[t.Value]++
+		}
+		for _, b := range r.Body {
+			if b.Atom == nil || b.Atom.Negated {
+				continue
+			}
+			for _, t := range b.Atom.Args {
+				if t == nil || t.Kind != datalog.Var || count[t.Value] != 1 || strings.HasPrefix(t.Value, "_") {
+					continue
+				}
+				if !t.Loc.Valid(f.Len()) || f.Slice(t.Loc) != t.Value {
+					continue
+				}
+				name := "_" + t.Value
+				for count[name] > 0 {
+					name = "_" + name
+				}
+				p.Report(syntax.Diagnostic{
+					Span:    t.Loc,
+					Message: fmt.Sprintf("variable %s occurs only once in the rule; write _ or %s if any value will do", t.Value, name),
+					SuggestedFixes: []syntax.SuggestedFix{{
+						Message:   fmt.Sprintf("rename %s to %s", t.Value, name),
+						TextEdits: []syntax.TextEdit{{Span: t.Loc, NewText: name}},
+					}},
+				})
+			}
+		}
+	}
+	return nil
+}
+
+// ruleVars returns every variable occurrence of a rule, head included.
+func ruleVars(r *datalog.Rule) []*datalog.Term {
+	var out []*datalog.Term
+	add := func(t *datalog.Term) {
+		if t != nil && t.Kind == datalog.Var {
+			out = append(out, t)
+		}
+	}
+	if r.Head != nil {
+		for _, t := range r.Head.Args {
+			add(t)
+		}
+	}
+	for _, b := range r.Body {
+		switch {
+		case b.Atom != nil:
+			for _, t := range b.Atom.Args {
+				add(t)
+			}
+		case b.Cond != nil:
+			add(b.Cond.Left)
+			add(b.Cond.Right)
+		}
+	}
+	return out
+}
+
+var unusedRelation = &analysis.Analyzer{
+	Code: "DL009", Name: "unused-relation", Category: "suspicious", Language: analysis.Datalog,
+	Severity: syntax.SeverityWarning, Fix: analysis.NoFix, Tags: []syntax.Tag{syntax.TagUnnecessary},
+	Doc: analysis.Doc{
+		Summary: "A relation is declared but no rule or fact uses it",
+		Details: "A declaration that no rule head, rule body or fact mentions has no effect on the program; it is " +
+			"either left over or its uses are misspelled. A relation counts as used when any atom of the program, " +
+			"head or body, names it.",
+		Bad:  "relation edge(Proc, Proc);\nrelation label(Proc, Name);\npath(x, y) <-- edge(x, y);",
+		Good: "relation edge(Proc, Proc);\npath(x, y) <-- edge(x, y);",
+	},
+	Run: func(p *analysis.Pass) error {
+		prog := program(p)
+		if !complete(prog) {
+			return nil
+		}
+		used := map[string]bool{}
+		for _, r := range prog.Rules {
+			for _, a := range ruleAtoms(r) {
+				used[a.Name.Name] = true
+			}
+		}
+		for _, d := range prog.Decls {
+			if !used[d.Name.Name] {
+				p.Reportf(d.Name.Loc, "relation %s is declared but never used", d.Name.Name)
+			}
+		}
+		return nil
+	},
+}
+
+// ruleAtoms returns the head and body atoms of a rule.
+func ruleAtoms(r *datalog.Rule) []*datalog.Atom {
+	if r == nil {
+		return nil
+	}
+	var out []*datalog.Atom
+	if r.Head != nil {
+		out = append(out, r.Head)
+	}
+	for _, b := range r.Body {
+		if b.Atom != nil {
+			out = append(out, b.Atom)
+		}
+	}
+	return out
+}
+
+var ruleNeverFires = &analysis.Analyzer{
+	Code: "DL010", Name: "rule-never-fires", Category: "suspicious", Language: analysis.Datalog,
+	Severity: syntax.SeverityWarning, Fix: analysis.NoFix,
+	Doc: analysis.Doc{
+		Summary: "A rule can never derive a tuple",
+		Details: "A rule never fires when its body can never hold. The rule reports two causes.\n\n" +
+			"An empty relation: a positive body atom reads a relation that can never hold a tuple. Relations the " +
+			"data provides and declared relations (a declaration marks an input the data may fill) can hold tuples, " +
+			"as can relations with a fact; a relation defined only by rules can hold tuples when one of its rules " +
+			"can fire. This is a least fixpoint, so a recursive relation without a base case is empty. Unknown " +
+			"relations are left to unknown-relation.\n\n" +
+			"A contradiction: a condition between two constants that is false (`if 1 > 2`), a variable compared with " +
+			"itself by `!=`, `<` or `>`, a variable required to equal two different constants (`if x == \"a\", " +
+			"if x == \"b\"`) or to equal and differ from the same constant, or a negated atom that excludes every " +
+			"tuple a positive atom of the same rule matches (`p(x, y), !p(x, _)`). Constants compare as the " +
+			"evaluator compares them: as numbers when both parse as numbers, otherwise bytewise.",
+		Bad:  "relation edge(Proc, Proc);\nreach(x, y) <-- reach(x, z), edge(z, y);",
+		Good: "relation edge(Proc, Proc);\nreach(x, y) <-- edge(x, y);\nreach(x, y) <-- reach(x, z), edge(z, y);",
+	},
+	Run: runNeverFires,
+}
+
+func runNeverFires(p *analysis.Pass) error {
+	prog := program(p)
+	in := info(p)
+	if in == nil {
+		return nil
+	}
+	nonEmpty := map[string]bool{}
+	for name, ri := range in.Relations {
+		if ri.InData || !ri.Decl.IsZero() {
+			nonEmpty[name] = true
+		}
+	}
+	for _, d := range prog.Decls {
+		nonEmpty[d.Name.Name] = true
+	}
+	type why struct {
+		span syntax.Span
+		msg  string
+	}
+	contra := make([]*why, len(prog.Rules))
+	for i, r := range prog.Rules {
+		if r.IsFact() {
+			nonEmpty[r.Head.Name.Name] = true
+			continue
+		}
+		if span, msg, ok := contradiction(r); ok {
+			contra[i] = &why{span, msg}
+		}
+	}
+	known := func(name string) bool { _, ok := in.Relations[name]; return ok }
+	// emptyAtom returns the first positive body atom of r over a relation
+	// that holds no tuple (so far).
+	emptyAtom := func(r *datalog.Rule) *datalog.Atom {
+		for _, b := range r.Body {
+			if b.Atom != nil && !b.Atom.Negated && known(b.Atom.Name.Name) && !nonEmpty[b.Atom.Name.Name] {
+				return b.Atom
+			}
+		}
+		return nil
+	}
+	fired := make([]bool, len(prog.Rules))
+	for changed := true; changed; {
+		changed = false
+		for i, r := range prog.Rules {
+			if fired[i] || r.IsFact() || contra[i] != nil || emptyAtom(r) != nil {
+				continue
+			}
+			fired[i] = true
+			if !nonEmpty[r.Head.Name.Name] {
+				nonEmpty[r.Head.Name.Name] = true
+				changed = true
+			}
+		}
+	}
+	for i, r := range prog.Rules {
+		switch {
+		case r.IsFact() || fired[i]:
+		case contra[i] != nil:
+			p.Reportf(contra[i].span, "rule for %s never fires: %s", r.Head.Name.Name, contra[i].msg)
+		default:
+			if a := emptyAtom(r); a != nil {
+				p.Reportf(a.Name.Loc, "rule for %s never fires: %s never holds a tuple (it is not declared, has no facts and no rule for it can fire)", r.Head.Name.Name, a.Name.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// contradiction finds a part of a rule body that can never hold.
+func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
+	type eq struct {
+		c    *datalog.Term
+		cond *datalog.Cond
+	}
+	eqs := map[string]eq{}
+	for _, b := range r.Body {
+		c := b.Cond
+		if c == nil {
+			continue
+		}
+		l, rt := c.Left, c.Right
+		switch {
+		case l.IsConst() && rt.IsConst():
+			if !holds(compareConsts(l, rt), c.Op) {
+				return c.Loc, fmt.Sprintf("the condition %s %s %s is always false", l.Text, c.Op, rt.Text), true
+			}
+		case l.Kind == datalog.Var && rt.Kind == datalog.Var && l.Value == rt.Value:
+			if c.Op == "!=" || c.Op == "<" || c.Op == ">" {
+				return c.Loc, fmt.Sprintf("%s %s %s is always false", l.Text, c.Op, rt.Text), true
+			}
+		}
+		v, k := l, rt
+		if k.Kind == datalog.Var && v.IsConst() {
+			v, k = k, v
+		}
+		if v.Kind != datalog.Var || !k.IsConst() || c.Op != "==" {
+			continue
+		}
+		if old, ok := eqs[v.Value]; ok {
+			if distinct(old.c, k) {
+				return c.Loc, fmt.Sprintf("%s cannot equal both %s and %s", v.Value, old.c.Text, k.Text), true
+			}
+			continue
+		}
+		eqs[v.Value] = eq{c: k, cond: c}
+	}
+	for _, b := range r.Body {
+		c := b.Cond
+		if c == nil || c.Op != "!=" {
+			continue
+		}
+		v, k := c.Left, c.Right
+		if k.Kind == datalog.Var && v.IsConst() {
+			v, k = k, v
+		}
+		if v.Kind != datalog.Var || !k.IsConst() {
+			continue
+		}
+		if old, ok := eqs[v.Value]; ok && old.c.Kind == k.Kind && old.c.Value == k.Value {
+			return c.Loc, fmt.Sprintf("%s must both equal and differ from %s", v.Value, k.Text), true
+		}
+	}
+	for _, nb := range r.Body {
+		n := nb.Atom
+		if n == nil || !n.Negated {
+			continue
+		}
+		for _, pb := range r.Body {
+			if pb.Atom != nil && !pb.Atom.Negated && covers(n, pb.Atom) {
+				return n.Loc, fmt.Sprintf("the negation excludes every tuple %s matches", pb.Atom.Name.Name), true
+			}
+		}
+	}
+	return syntax.Span{}, "", false
+}
+
+// covers reports whether the negated atom n matches every tuple the positive
+// atom pos matches: same relation and arity, and at each position a
+// wildcard or the same variable or constant.
+func covers(n, pos *datalog.Atom) bool {
+	if n.Name.Name != pos.Name.Name || len(n.Args) != len(pos.Args) {
+		return false
+	}
+	for i, a := range n.Args {
+		b := pos.Args[i]
+		switch {
+		case a.Kind == datalog.Wildcard:
+		case a.Kind == datalog.Var && b.Kind == datalog.Var && a.Value == b.Value:
+		case a.IsConst() && a.Kind == b.Kind && a.Value == b.Value:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// number parses a constant's value as the evaluator does for numeric
+// comparisons; NaN never counts as a number here, since it compares equal
+// to everything.
+func number(t *datalog.Term) (float64, bool) {
+	f, err := strconv.ParseFloat(t.Value, 64)
+	return f, err == nil && !math.IsNaN(f)
+}
+
+// compareConsts compares two constants as the evaluator does: as numbers
+// when one is a number literal and both parse as numbers, else bytewise.
+func compareConsts(a, b *datalog.Term) int {
+	if a.Kind == datalog.Num || b.Kind == datalog.Num {
+		x, err1 := strconv.ParseFloat(a.Value, 64)
+		y, err2 := strconv.ParseFloat(b.Value, 64)
+		if err1 == nil && err2 == nil {
+			switch {
+			case x < y:
+				return -1
+			case x > y:
+				return 1
+			}
+			return 0
+		}
+	}
+	return strings.Compare(a.Value, b.Value)
+}
+
+// holds reports whether a comparison with result cmp satisfies op.
+func holds(cmp int, op string) bool {
+	switch op {
+	case "==":
+		return cmp == 0
+	case "!=":
+		return cmp != 0
+	case "<":
+		return cmp < 0
+	case "<=":
+		return cmp <= 0
+	case ">":
+		return cmp > 0
+	case ">=":
+		return cmp >= 0
+	}
+	return true // unknown operator: assume it can hold
+}
+
+// distinct reports whether no value can equal both constants a and b under
+// any of the evaluator's comparisons. When both parse as numbers a value
+// may compare numerically with either, so only different numbers are
+// distinct; when one does not, equality with it is bytewise, so different
+// texts are distinct.
+func distinct(a, b *datalog.Term) bool {
+	x, ok1 := number(a)
+	y, ok2 := number(b)
+	if ok1 && ok2 {
+		return x != y
+	}
+	_, nan1 := strconv.ParseFloat(a.Value, 64)
+	_, nan2 := strconv.ParseFloat(b.Value, 64)
+	if (nan1 == nil && !ok1) || (nan2 == nil && !ok2) {
+		return false // a NaN constant compares equal to every number
+	}
+	return a.Value != b.Value
+}
