@@ -246,3 +246,57 @@ func TestPartialPrograms(t *testing.T) {
 		t.Fatalf("codes %v, want only the singleton", codes)
 	}
 }
+
+// TestMalformedAST runs every rule on hand-made partial trees (nil rules,
+// heads, arguments and condition operands) and on inputs that are not
+// Datalog programs: no rule may fail, and on a tree the parser could not
+// have produced without errors only the per-rule singleton check reports.
+// The last variant is well-formed but has no syntax.File of its own.
+func TestMalformedAST(t *testing.T) {
+	src := "p(x) <-- q(x, y).\n"
+	good := datalog.ParseProgram("p.dl", src)
+	r := good.Rules[0]
+	variants := []any{
+		nil, "not a program", (*datalog.Program)(nil),
+		&datalog.Program{File: good.File, Rules: []*datalog.Rule{nil}},
+		&datalog.Program{File: good.File, Rules: []*datalog.Rule{{Loc: r.Loc}}},
+		&datalog.Program{File: good.File, Rules: []*datalog.Rule{{Head: r.Head, Arrow: r.Arrow, Body: []datalog.BodyItem{{}}}}},
+		&datalog.Program{File: good.File, Rules: []*datalog.Rule{{Head: &datalog.Atom{Name: r.Head.Name, Args: []*datalog.Term{nil}}, Arrow: r.Arrow, Body: r.Body}}},
+		&datalog.Program{File: good.File, Rules: []*datalog.Rule{{Head: r.Head, Arrow: r.Arrow, Body: append(slices.Clone(r.Body), datalog.BodyItem{Cond: &datalog.Cond{Op: "=="}})}}},
+		&datalog.Program{File: good.File, Decls: []*datalog.Decl{nil}, Rules: good.Rules},
+		&datalog.Program{Rules: good.Rules},
+	}
+	for i, ast := range variants {
+		diags := analysis.Run(context.Background(), registry(t).For(analysis.Datalog), good.File, ast, nil)
+		for _, d := range diags {
+			if strings.Contains(d.Message, "internal error") {
+				t.Errorf("variant %d: %s", i, d.Message)
+			}
+			if d.Code != "DL008" && i != len(variants)-1 {
+				t.Errorf("variant %d: unexpected %s: %s", i, d.Code, d.Message)
+			}
+		}
+	}
+}
+
+// TestSingletonFixes pins both fixes of a singleton: the first (applied by
+// --fix) renames it to a fresh "_name", the second replaces it with "_";
+// both leave no singleton behind.
+func TestSingletonFixes(t *testing.T) {
+	src := "relation edge(Proc, Proc);\nsource(x) <-- edge(x, y);\n"
+	_, diags := lint(t, src, nil)
+	if len(diags) != 1 || len(diags[0].SuggestedFixes) != 2 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	for i, want := range []string{"source(x) <-- edge(x, _y);", "source(x) <-- edge(x, _);"} {
+		d := diags[0]
+		d.SuggestedFixes = d.SuggestedFixes[i:]
+		out, err := analysistest.ApplyFixes(src, []syntax.Diagnostic{d}, false)
+		if err != nil || !strings.Contains(out, want) {
+			t.Fatalf("fix %d: %q %v", i, out, err)
+		}
+		if _, again := lint(t, out, nil); len(again) != 0 {
+			t.Fatalf("fix %d leaves %v", i, again)
+		}
+	}
+}

@@ -19,7 +19,8 @@ var singletonVariable = &analysis.Analyzer{
 		Details: "A variable that occurs once in a positive body atom joins with nothing and is not returned: it means " +
 			"\"any value\", like `_`, and is often a misspelling of another variable. Variables whose name starts " +
 			"with `_` are exempt. The fix renames the variable to `_name` (adding underscores until the name is " +
-			"fresh in the rule), which keeps the rule's meaning. Singletons in the head, in a negation or in a " +
+			"fresh in the rule), which keeps the rule's meaning and the name for the reader; a second fix replaces " +
+			"it with `_`. Singletons in the head, in a negation or in a " +
 			"condition are unbound and reported as unsafe instead.",
 		Bad:  "relation edge(Proc, Proc);\nsource(x) <-- edge(x, y);",
 		Good: "relation edge(Proc, Proc);\nsource(x) <-- edge(x, _y);",
@@ -68,6 +69,9 @@ func runSingleton(p *analysis.Pass) error {
 					SuggestedFixes: []syntax.SuggestedFix{{
 						Message:   fmt.Sprintf("rename %s to %s", t.Value, name),
 						TextEdits: []syntax.TextEdit{{Span: t.Loc, NewText: name}},
+					}, {
+						Message:   fmt.Sprintf("replace %s with _", t.Value),
+						TextEdits: []syntax.TextEdit{{Span: t.Loc, NewText: "_"}},
 					}},
 				})
 			}
