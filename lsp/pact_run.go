@@ -218,10 +218,7 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 	r, err := plan.Eval(ctx, data, evalpact.Options{})
 	res.Elapsed = time.Since(t0)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("evaluation stopped after %v", runTimeout)
-		}
-		res.Err = err
+		res.Err = timeoutMessage(err)
 		return res, true
 	}
 	if r.Range != nil {
@@ -240,21 +237,8 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 
 // CodeLenses puts "▶ Run" above each query, with its result count once the
 // sample data has been evaluated for this version.
-func (l pactLanguage) CodeLenses(ctx context.Context, s *Snapshot) []CodeLens {
-	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
-		return nil
-	}
-	var out []CodeLens
-	for _, sp := range l.Queries(s) {
-		title := "▶ Run"
-		if v, ok := s.memo.Load(sp.Start); ok {
-			if r := v.(memoRun); r.ok && r.r.Err == nil {
-				title = fmt.Sprintf("▶ Run (%d)", r.r.Count)
-			}
-		}
-		out = append(out, CodeLens{Span: sp, Title: title, Command: CommandRun, Arguments: []any{s.URI, spanArg{sp}}})
-	}
-	return out
+func (l pactLanguage) CodeLenses(_ context.Context, s *Snapshot) []CodeLens {
+	return runLenses(s, l.Queries(s))
 }
 
 // spanArg marks a code lens argument the server turns into an LSP range.
@@ -262,11 +246,17 @@ type spanArg struct{ Span syntax.Span }
 
 // InlayHints shows the result count at the end of each query in span.
 func (l pactLanguage) InlayHints(ctx context.Context, s *Snapshot, span syntax.Span) []InlayHint {
+	return countHints(ctx, s, l.Queries(s), span)
+}
+
+// countHints evaluates the queries inside span and labels each with its
+// result count at its end.
+func countHints(ctx context.Context, s *Snapshot, spans []syntax.Span, span syntax.Span) []InlayHint {
 	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
 		return nil
 	}
 	var out []InlayHint
-	for _, sp := range l.Queries(s) {
+	for _, sp := range spans {
 		if sp.End < span.Start || sp.Start > span.End {
 			continue
 		}

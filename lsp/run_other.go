@@ -1,0 +1,322 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	evaldl "github.com/ctxql/ctxql/eval/datalog"
+	evaljql "github.com/ctxql/ctxql/eval/jql"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
+	"github.com/ctxql/ctxql/syntax/jql"
+)
+
+// Queries lists the spans of the document's queries.
+func (jqlLanguage) Queries(s *Snapshot) []syntax.Span {
+	jf := jqlFile(s)
+	if jf == nil {
+		return nil
+	}
+	var out []syntax.Span
+	for _, q := range jf.Queries {
+		if q != nil {
+			out = append(out, q.Span)
+		}
+	}
+	return out
+}
+
+// Run evaluates the query at off against the sample data (a sessions and
+// activities file or directory, as `ctxql eval jql --data` reads).
+func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
+	jf := jqlFile(s)
+	if jf == nil || s.Workspace == nil {
+		return RunResult{}, false
+	}
+	path := s.Workspace.DataPath(s)
+	var q *jql.Query
+	for _, c := range jf.Queries {
+		if c != nil && c.Span.Touches(off) {
+			q = c
+		}
+	}
+	if q == nil || path == "" {
+		return RunResult{}, false
+	}
+	res := RunResult{Span: q.Span}
+	var diags []syntax.Diagnostic
+	for _, d := range jf.Diagnostics {
+		if q.Span.Covers(d.Span) {
+			diags = append(diags, d)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+	t0 := time.Now()
+	r, err := evaljql.EvalQuery(ctx, q, diags, evaljql.File{Path: path})
+	res.Elapsed = time.Since(t0)
+	if err != nil {
+		res.Err = timeoutMessage(err)
+		return res, true
+	}
+	docs := make([]any, 0, len(r.Docs))
+	for _, d := range r.Docs {
+		var v any
+		if json.Unmarshal(d, &v) == nil {
+			docs = append(docs, v)
+		}
+	}
+	res.Count, res.Result = len(docs), docs
+	res.Sample = docs[:min(len(docs), previewLimit)]
+	return res, true
+}
+
+// CodeLenses puts "▶ Run" above each query when the document has data.
+func (l jqlLanguage) CodeLenses(_ context.Context, s *Snapshot) []CodeLens {
+	return runLenses(s, l.Queries(s))
+}
+
+// InlayHints shows each query's result count at its end.
+func (l jqlLanguage) InlayHints(ctx context.Context, s *Snapshot, span syntax.Span) []InlayHint {
+	return countHints(ctx, s, l.Queries(s), span)
+}
+
+// InlayHints shows the tuple count of each rule's relation at its end.
+func (l datalogLanguage) InlayHints(ctx context.Context, s *Snapshot, span syntax.Span) []InlayHint {
+	return countHints(ctx, s, l.Queries(s), span)
+}
+
+// Queries lists the spans of the program's rules.
+func (datalogLanguage) Queries(s *Snapshot) []syntax.Span {
+	p := datalogProgram(s)
+	if p == nil {
+		return nil
+	}
+	var out []syntax.Span
+	for _, r := range p.Rules {
+		out = append(out, r.Loc)
+	}
+	return out
+}
+
+// datalogRun evaluates the whole program over the sample data once per
+// snapshot.
+type datalogRun struct {
+	res     *evaldl.ProgramResult
+	err     error
+	elapsed time.Duration
+}
+
+func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, bool) {
+	p := datalogProgram(s)
+	if p == nil || s.Workspace == nil {
+		return datalogRun{}, false
+	}
+	path := s.Workspace.DataPath(s)
+	if path == "" {
+		return datalogRun{}, false
+	}
+	v := s.derived("datalog-run", func() any {
+		db, err := s.Workspace.Load("datalog", path, func(p string) (any, error) {
+			d, err := evaldl.ReadDataPath(p)
+			if err != nil {
+				return nil, err
+			}
+			return evaldl.Load(d)
+		})
+		if err != nil {
+			return datalogRun{err: fmt.Errorf("sample data %s: %w", path, err)}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+		defer cancel()
+		t0 := time.Now()
+		res, err := evaldl.EvalProgram(ctx, db.(*evaldl.DB), s.File.Name(), s.File.Text())
+		return datalogRun{res: res, err: timeoutMessage(err), elapsed: time.Since(t0)}
+	})
+	return v.(datalogRun), true
+}
+
+// Run evaluates the program and returns the tuples of the relation the
+// rule at off derives.
+func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
+	p := datalogProgram(s)
+	if p == nil {
+		return RunResult{}, false
+	}
+	var rule *datalog.Rule
+	for _, r := range p.Rules {
+		if r.Loc.Touches(off) {
+			rule = r
+		}
+	}
+	if rule == nil || rule.Head == nil {
+		return RunResult{}, false
+	}
+	run, ok := l.evaluate(ctx, s)
+	if !ok {
+		return RunResult{}, false
+	}
+	res := RunResult{Span: rule.Loc, Elapsed: run.elapsed}
+	switch {
+	case run.err != nil:
+		res.Err = run.err
+	case run.res == nil || syntax.HasErrors(run.res.Diagnostics):
+		res.Err = errors.New("the program has errors")
+	default:
+		rows := run.res.Relations[rule.Head.Name.Name]
+		out := make([]any, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		res.Count, res.Result, res.Sample = len(out), out, out[:min(len(out), previewLimit)]
+	}
+	return res, true
+}
+
+// CodeLenses puts "▶ Run" above each rule when the document has data.
+func (l datalogLanguage) CodeLenses(_ context.Context, s *Snapshot) []CodeLens {
+	return runLenses(s, l.Queries(s))
+}
+
+// DataDiagnostics reports rules whose relation derives nothing over the
+// sample data.
+func (l datalogLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
+	p := datalogProgram(s)
+	run, ok := l.evaluate(ctx, s)
+	if !ok || p == nil || run.err != nil || run.res == nil || syntax.HasErrors(run.res.Diagnostics) {
+		return nil
+	}
+	var out []syntax.Diagnostic
+	for _, r := range p.Rules {
+		if r.Head == nil || r.IsFact() {
+			continue
+		}
+		if len(run.res.Relations[r.Head.Name.Name]) == 0 {
+			out = append(out, syntax.Diagnostic{Span: r.Head.Name.Loc, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
+				Message: fmt.Sprintf("%s derives nothing from the sample data %s", r.Head.Name.Name, s.Workspace.DataPath(s))})
+		}
+	}
+	return out
+}
+
+// DataDiagnostics reports queries that return nothing from the sample data
+// and field paths that no sample document has.
+func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
+	jf := jqlFile(s)
+	if jf == nil || s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		return nil
+	}
+	path := s.Workspace.DataPath(s)
+	var out []syntax.Diagnostic
+	for _, q := range jf.Queries {
+		if q == nil {
+			continue
+		}
+		docs := sampleDocs(ctx, path, q.Domain())
+		if docs == nil {
+			continue
+		}
+		var paths []jql.Path
+		for _, it := range q.Select {
+			if !it.Star {
+				paths = append(paths, it.Path)
+			}
+		}
+		for _, c := range q.Where {
+			paths = append(paths, c.Path)
+		}
+		for _, p := range paths {
+			if len(p.Segments) == 0 || anyHas(docs, p.Names()) {
+				continue
+			}
+			out = append(out, syntax.Diagnostic{Span: p.Span, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
+				Message: fmt.Sprintf("no document of the sample data %s has %s", path, p.Text)})
+		}
+		if r, ok := run(ctx, s, q.Span.Start); ok && r.Err == nil && r.Count == 0 {
+			out = append(out, syntax.Diagnostic{Span: q.Span, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
+				Message: "returns nothing from the sample data " + path})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
+	return out
+}
+
+// sampleDocs reads the first 1,000 documents of a domain from the sample
+// data, or nil.
+func sampleDocs(ctx context.Context, path, domain string) []any {
+	var docs []any
+	stop := errors.New("enough")
+	err := evaljql.File{Path: path}.Scan(ctx, domain, func(raw []byte) error {
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			docs = append(docs, v)
+		}
+		if len(docs) == 1000 {
+			return stop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, stop) {
+		return nil
+	}
+	return docs
+}
+
+// anyHas reports whether some document has the path (arrays are crossed).
+func anyHas(docs []any, names []string) bool {
+	for _, d := range docs {
+		if has(d, names) {
+			return true
+		}
+	}
+	return false
+}
+
+func has(v any, names []string) bool {
+	if len(names) == 0 {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		c, ok := x[names[0]]
+		return ok && has(c, names[1:])
+	case []any:
+		for _, e := range x {
+			if has(e, names) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runLenses puts a Run lens above each span when the document has data,
+// with the result count once known.
+func runLenses(s *Snapshot, spans []syntax.Span) []CodeLens {
+	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		return nil
+	}
+	var out []CodeLens
+	for _, sp := range spans {
+		title := "▶ Run"
+		if v, ok := s.memo.Load(sp.Start); ok {
+			if r := v.(memoRun); r.ok && r.r.Err == nil {
+				title = fmt.Sprintf("▶ Run (%d)", r.r.Count)
+			}
+		}
+		out = append(out, CodeLens{Span: sp, Title: title, Command: CommandRun, Arguments: []any{s.URI, spanArg{sp}}})
+	}
+	return out
+}
+
+// timeoutMessage turns a deadline into a message naming the limit.
+func timeoutMessage(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("evaluation stopped after %v", runTimeout)
+	}
+	return err
+}
