@@ -215,16 +215,30 @@ func TestCheckerParity(t *testing.T) {
 
 // TestSchemaRelationsAreInputs pins that relations the data provides count
 // as known and non-empty: with the schema as Pass.Data, a rule over them is
-// neither an unknown relation nor a rule that never fires.
+// neither an unknown relation nor a rule that never fires. It also pins
+// when a declared relation counts as an input.
 func TestSchemaRelationsAreInputs(t *testing.T) {
 	src := "path2(x, z) <-- path(x, y), path(y, z);\n"
 	_, without := lint(t, src, nil)
 	if len(without) != 2 || without[0].Code != "DL001" {
 		t.Fatalf("without a schema: %v", without)
 	}
-	_, with := lint(t, src, datalog.Schema{"path": {"Proc", "Proc"}})
+	schema := datalog.Schema{"path": {"Proc", "Proc"}}
+	_, with := lint(t, src, schema)
 	if len(with) != 0 {
 		t.Fatalf("with a schema: %v", with)
+	}
+	// A declared relation is an input only while the data's relations are
+	// unknown; the data decides once they are known.
+	src = "relation extra(Proc);\nout(x) <-- extra(x);\n"
+	if _, ds := lint(t, src, nil); len(ds) != 0 {
+		t.Fatalf("declared input without a schema: %v", ds)
+	}
+	for _, data := range []any{schema, datalog.Check(datalog.ParseProgram("p.dl", src), schema)} {
+		_, ds := lint(t, src, data)
+		if len(ds) != 1 || ds[0].Code != "DL010" || !strings.Contains(ds[0].Message, "extra never holds a tuple (the data does not provide it") {
+			t.Fatalf("declared relation the data lacks, data %T: %v", data, ds)
+		}
 	}
 }
 

@@ -162,8 +162,9 @@ var ruleNeverFires = &analysis.Analyzer{
 		Summary: "A rule can never derive a tuple",
 		Details: "A rule never fires when its body can never hold. The rule reports two causes.\n\n" +
 			"An empty relation: a positive body atom reads a relation that can never hold a tuple. Relations the " +
-			"data provides and declared relations (a declaration marks an input the data may fill) can hold tuples, " +
-			"as can relations with a fact; a relation defined only by rules can hold tuples when one of its rules " +
+			"data provides can hold tuples; when the data's schema is not known, so can every declared relation " +
+			"(a declaration marks an input the data may fill). So " +
+			"can relations with a fact; a relation defined only by rules can hold tuples when one of its rules " +
 			"can fire. This is a least fixpoint, so a recursive relation without a base case is empty. Unknown " +
 			"relations are left to unknown-relation.\n\n" +
 			"A contradiction: a condition between two constants that is false (`if 1 > 2`), a variable compared with " +
@@ -183,14 +184,22 @@ func runNeverFires(p *analysis.Pass) error {
 	if in == nil {
 		return nil
 	}
+	// Without a schema a declaration marks an input the data may fill; with
+	// one, only the data's relations are inputs.
+	withSchema := false
+	for _, ri := range in.Relations {
+		withSchema = withSchema || ri.InData
+	}
 	nonEmpty := map[string]bool{}
 	for name, ri := range in.Relations {
-		if ri.InData || !ri.Decl.IsZero() {
+		if ri.InData {
 			nonEmpty[name] = true
 		}
 	}
-	for _, d := range prog.Decls {
-		nonEmpty[d.Name.Name] = true
+	if !withSchema {
+		for _, d := range prog.Decls {
+			nonEmpty[d.Name.Name] = true
+		}
 	}
 	type why struct {
 		span syntax.Span
@@ -238,7 +247,11 @@ func runNeverFires(p *analysis.Pass) error {
 			p.Reportf(contra[i].span, "rule for %s never fires: %s", r.Head.Name.Name, contra[i].msg)
 		default:
 			if a := emptyAtom(r); a != nil {
-				p.Reportf(a.Name.Loc, "rule for %s never fires: %s never holds a tuple (it is not declared, has no facts and no rule for it can fire)", r.Head.Name.Name, a.Name.Name)
+				source := "it is not declared"
+				if withSchema {
+					source = "the data does not provide it"
+				}
+				p.Reportf(a.Name.Loc, "rule for %s never fires: %s never holds a tuple (%s, it has no facts and no rule for it can fire)", r.Head.Name.Name, a.Name.Name, source)
 			}
 		}
 	}
