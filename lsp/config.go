@@ -14,10 +14,12 @@ import (
 // workspace/didChangeConfiguration:
 //
 //	{"diagnosticsDelay": 50,              // milliseconds of debounce before diagnostics
-//	 "data": {"*.pact": "/w/sample.json"}} // sample data for previews, by file glob
+//	 "data": {"*.pact": "/w/sample.json"}, // sample data for previews, by file glob
+//	 "runTimeout": 2000}                   // milliseconds one preview evaluation may take
 type Config struct {
 	DiagnosticsDelay time.Duration
 	Data             []DataGlob
+	RunTimeout       time.Duration // bound of one preview evaluation (0: 2 s)
 }
 
 // DataGlob names the sample data of the documents whose path matches Glob.
@@ -28,6 +30,7 @@ type DataGlob struct {
 type wireConfig struct {
 	DiagnosticsDelay *int              `json:"diagnosticsDelay"`
 	Data             map[string]string `json:"data"`
+	RunTimeout       *int              `json:"runTimeout"`
 }
 
 // apply merges a settings object into c, ignoring anything malformed.
@@ -38,6 +41,9 @@ func (c *Config) apply(raw json.RawMessage) {
 	}
 	if w.DiagnosticsDelay != nil && *w.DiagnosticsDelay >= 0 {
 		c.DiagnosticsDelay = time.Duration(*w.DiagnosticsDelay) * time.Millisecond
+	}
+	if w.RunTimeout != nil && *w.RunTimeout > 0 {
+		c.RunTimeout = time.Duration(*w.RunTimeout) * time.Millisecond
 	}
 	if w.Data != nil {
 		c.Data = nil

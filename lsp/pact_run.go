@@ -212,13 +212,13 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 		res.Err = err
 		return res, true
 	}
-	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
 	r, err := plan.Eval(ctx, data, evalpact.Options{})
 	res.Elapsed = time.Since(t0)
 	if err != nil {
-		res.Err = timeoutMessage(err)
+		res.Err = timeoutMessage(err, s.runTimeout())
 		return res, true
 	}
 	if r.Range != nil {

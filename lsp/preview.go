@@ -38,12 +38,22 @@ type Querier interface {
 	Queries(s *Snapshot) []syntax.Span
 }
 
-// previewLimit caps the results a preview carries; runTimeout bounds one
-// evaluation.
+// previewLimit caps the results a preview carries; defaultRunTimeout
+// bounds one evaluation unless the "runTimeout" setting says otherwise.
 const (
-	previewLimit = 50
-	runTimeout   = 2 * time.Second
+	previewLimit      = 50
+	defaultRunTimeout = 2 * time.Second
 )
+
+// runTimeout is the time one evaluation for this snapshot may take.
+func (s *Snapshot) runTimeout() time.Duration {
+	if s.Workspace != nil && s.Workspace.config != nil {
+		if t := s.Workspace.config().RunTimeout; t > 0 {
+			return t
+		}
+	}
+	return defaultRunTimeout
+}
 
 // MethodPreview is the server-to-client notification carrying the result
 // of the query being edited or run: {uri, range, count, results (the first

@@ -54,13 +54,13 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 			diags = append(diags, d)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
 	r, err := evaljql.EvalQuery(ctx, q, diags, evaljql.File{Path: path})
 	res.Elapsed = time.Since(t0)
 	if err != nil {
-		res.Err = timeoutMessage(err)
+		res.Err = timeoutMessage(err, s.runTimeout())
 		return res, true
 	}
 	docs := make([]any, 0, len(r.Docs))
@@ -131,11 +131,11 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		if err != nil {
 			return datalogRun{err: fmt.Errorf("sample data %s: %w", path, err)}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), s.runTimeout())
 		defer cancel()
 		t0 := time.Now()
 		res, err := evaldl.EvalProgram(ctx, db.(*evaldl.DB), s.File.Name(), s.File.Text())
-		return datalogRun{res: res, err: timeoutMessage(err), elapsed: time.Since(t0)}
+		return datalogRun{res: res, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}
 	})
 	return v.(datalogRun), true
 }
@@ -314,9 +314,9 @@ func runLenses(s *Snapshot, spans []syntax.Span) []CodeLens {
 }
 
 // timeoutMessage turns a deadline into a message naming the limit.
-func timeoutMessage(err error) error {
+func timeoutMessage(err error, limit time.Duration) error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("evaluation stopped after %v", runTimeout)
+		return fmt.Errorf("evaluation stopped after %v", limit)
 	}
 	return err
 }

@@ -1,0 +1,98 @@
+package lsp
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bigTree writes a tree of n blocks under one container and returns its
+// path.
+func bigTree(t *testing.T, dir string, n int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`{"root":{"id":"root","nodeType":"^root","children":[{"id":"c","nodeType":"mc","children":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"b%d","nodeType":"cb","role":"%s","ttl":%d}`, i, []string{"user", "assistant"}[i%2], i%5)
+	}
+	b.WriteString(`]}]}}`)
+	p := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestPreviewTimeout sets a 1 ms evaluation limit: running a query over a
+// large tree reports that the evaluation stopped, and the server stays
+// responsive.
+func TestPreviewTimeout(t *testing.T) {
+	dir := t.TempDir()
+	bigTree(t, dir, 200_000)
+	cl := newClient(t, Options{})
+	cl.initialize()
+	cl.send("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": map[string]any{"runTimeout": 1}}})
+	uri := "file://" + filepath.ToSlash(dir) + "/q.pact"
+	cl.open(uri, "// pact: v1\n// data: ./big.json\n.mc .cb .cb[role='user'], .cb[ttl<=1] .cb\n")
+	cl.waitDiagnostics(uri, 1)
+	var res previewParams
+	p := Position{Line: 2}
+	cl.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun, "arguments": []any{uri, Range{Start: p, End: p}}}, &res)
+	if !strings.Contains(res.Error, "evaluation stopped after 1ms") {
+		t.Fatalf("run: %+v", res)
+	}
+	var syms []any
+	cl.mustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &syms)
+	if len(syms) != 1 {
+		t.Fatalf("symbols after the timeout: %v", syms)
+	}
+	if code := cl.shutdown(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// TestPreviewFollowsLatestEdit edits a query twice in a row: the last
+// preview the client gets is the newest version's, and no preview of an
+// older version arrives after it.
+func TestPreviewFollowsLatestEdit(t *testing.T) {
+	dir := t.TempDir()
+	bigTree(t, dir, 50_000)
+	cl := newClient(t, Options{})
+	cl.initialize()
+	uri := "file://" + filepath.ToSlash(dir) + "/q.pact"
+	cl.open(uri, "// pact: v1\n// data: ./big.json\n.cb[ttl<=0]\n")
+	cl.waitDiagnostics(uri, 1)
+	edit := func(v int, text string) {
+		cl.send("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": v},
+			"contentChanges": []any{map[string]any{"range": Range{Start: Position{Line: 2, Character: 9}, End: Position{Line: 2, Character: 10}}, "text": text}},
+		})
+	}
+	edit(2, "1") // .cb[ttl<=1]: 20,000 blocks
+	edit(3, "3") // .cb[ttl<=3]: 40,000 blocks
+	var last previewParams
+	deadline := time.Now().Add(20 * time.Second)
+	for last.Count != 40_000 && time.Now().Before(deadline) {
+		last = cl.waitPreview(uri)
+	}
+	if last.Count != 40_000 {
+		t.Fatalf("never got the newest preview; last %+v", last)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cl.mu.Lock()
+	for _, n := range cl.notes {
+		if n.Method == MethodPreview {
+			t.Errorf("a preview arrived after the newest one: %s", n.Params)
+		}
+	}
+	cl.mu.Unlock()
+	if code := cl.shutdown(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
