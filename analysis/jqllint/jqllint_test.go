@@ -1,0 +1,141 @@
+package jqllint_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ctxql/ctxql/analysis"
+	"github.com/ctxql/ctxql/analysis/analysistest"
+	"github.com/ctxql/ctxql/analysis/jqllint"
+	"github.com/ctxql/ctxql/internal/golden"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/jql"
+)
+
+// lint runs every rule of the package on one file as the driver does, with
+// the default schema, and returns the file, the rules' diagnostics and the
+// parser's syntax errors.
+func lint(t testing.TB, name, src string) (*syntax.File, []syntax.Diagnostic, []syntax.Diagnostic) {
+	t.Helper()
+	reg, err := analysis.NewRegistry(jqllint.Analyzers()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jf := jql.ParseFile(name, src)
+	f := syntax.NewFile(name, src)
+	diags := analysis.Run(context.Background(), reg.For(analysis.JQL), f, jf, jql.NewSchema())
+	return f, diags, syntaxErrors(jf)
+}
+
+func syntaxErrors(jf *jql.File) []syntax.Diagnostic {
+	var out []syntax.Diagnostic
+	for _, d := range jf.Diagnostics {
+		if d.Code == jql.CodeSyntax {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// TestRules runs each archive under testdata: every .jql or .jql.yaml
+// section is linted with every rule; `// want "re"` (object-literal form) or
+// `# want "re"` (YAML) comments must match the diagnostics exactly; a
+// "fixed:NAME" section is the golden result of the safe fixes and
+// "unsafe-fixed:NAME" of all fixes, which must parse and be fixed points.
+func TestRules(t *testing.T) {
+	golden.Run(t, "testdata/*.txtar", func(t *testing.T, c *golden.Case) {
+		n := 0
+		for _, fl := range c.Archive.Files {
+			name := fl.Name
+			if strings.Contains(name, "fixed:") {
+				continue
+			}
+			n++
+			src := c.Input(name)
+			f, diags, parseErrs := lint(t, name, src)
+			if len(parseErrs) > 0 {
+				t.Errorf("%s: parse errors: %v", name, parseErrs)
+			}
+			exps, err := analysistest.ParseExpectations(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range analysistest.Match(f, diags, exps) {
+				t.Errorf("%s:%s", name, p)
+			}
+			for _, d := range diags {
+				if !strings.HasPrefix(d.Code, "JQL") {
+					t.Errorf("%s: diagnostic without a rule code: %+v", name, d)
+				}
+				if !d.Span.Valid(f.Len()) || d.Span.Len() == 0 {
+					t.Errorf("%s: span %v empty or outside the file", name, d.Span)
+				}
+			}
+			for _, unsafe := range []bool{false, true} {
+				section := "fixed:" + name
+				if unsafe {
+					section = "unsafe-" + section
+				}
+				if !c.Has(section) {
+					continue
+				}
+				fixed, err := analysistest.ApplyFixes(src, diags, unsafe)
+				if err != nil {
+					t.Fatalf("%s: applying fixes: %v", name, err)
+				}
+				c.Want(section, fixed)
+				_, again, parseErrs := lint(t, name, fixed)
+				if len(parseErrs) > 0 {
+					t.Errorf("%s: fixed text does not parse: %v", section, parseErrs)
+				}
+				if twice, _ := analysistest.ApplyFixes(fixed, again, unsafe); twice != fixed {
+					t.Errorf("%s: fixes are not idempotent:\n%s\nthen\n%s", section, fixed, twice)
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatal("archive has no input section")
+		}
+	})
+}
+
+// TestRegistry checks that every rule has a unique code and name and the
+// documentation the registry requires, and that each documented bad example
+// triggers its rule while the good example triggers no rule at all.
+func TestRegistry(t *testing.T) {
+	reg, err := analysis.NewRegistry(jqllint.Analyzers()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reg.All()) != 6 {
+		t.Fatalf("%d rules, want 6", len(reg.All()))
+	}
+	for i, a := range reg.All() {
+		if want := "JQL00" + string(rune('1'+i)); a.Code != want || a.Language != analysis.JQL {
+			t.Errorf("rule %d is %s (%s), want %s for JQL", i, a.Code, a.Language, want)
+		}
+		_, bad, perr := lint(t, "doc.jql", a.Doc.Bad+"\n")
+		if len(perr) > 0 || !has(bad, a.Code) {
+			t.Errorf("%s: the bad example %q does not trigger the rule (%v, %v)", a.Code, a.Doc.Bad, bad, perr)
+		}
+		_, good, perr := lint(t, "doc.jql", a.Doc.Good+"\n")
+		if len(perr) > 0 || len(good) > 0 {
+			t.Errorf("%s: the good example %q is not clean: %v %v", a.Code, a.Doc.Good, good, perr)
+		}
+		for _, d := range bad {
+			if d.Code == a.Code && (a.Fix == analysis.NoFix) != (len(d.SuggestedFixes) == 0) {
+				t.Errorf("%s: fix kind %v but the bad example's fixes are %v", a.Code, a.Fix, d.SuggestedFixes)
+			}
+		}
+	}
+}
+
+func has(ds []syntax.Diagnostic, code string) bool {
+	for _, d := range ds {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
+}
