@@ -1,0 +1,129 @@
+// Package nvim holds the test of the Neovim plugin: the plugin itself is
+// Lua (plugin/, ftdetect/, lua/ctxql/).
+package nvim
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// script loads the plugin from this directory into a clean Neovim, opens a
+// .pact file with an error and sample data, waits for diagnostics, edits
+// a query and waits for its preview (virtual text), runs :CtxqlRun, and
+// :CtxqlMigrate before and after removing the error, and writes what it saw
+// as JSON.
+const script = `
+local out = {}
+local ok, err = pcall(function()
+  vim.opt.rtp:prepend(os.getenv("CTXQL_PLUGIN"))
+  vim.g.ctxql_config = { cmd = { os.getenv("CTXQL_BIN"), "lsp" } }
+  vim.cmd("filetype on")
+  vim.cmd("runtime! ftdetect/ctxql.vim")
+  vim.cmd("runtime! plugin/ctxql.lua")
+  vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("CTXQL_FILE")))
+  local buf = vim.api.nvim_get_current_buf()
+  out.filetype = vim.bo[buf].filetype
+  out.got_diagnostics = vim.wait(15000, function() return #vim.diagnostic.get(buf) > 0 end, 20)
+  out.diagnostic = (vim.diagnostic.get(buf)[1] or {}).message
+  local ctxql = require("ctxql")
+  vim.api.nvim_buf_set_lines(buf, 2, 3, false, { ".cb[ttl<=2]" })
+  out.got_preview = vim.wait(15000, function()
+    local p = ctxql.previews[buf]
+    return p ~= nil and p.count == 3
+  end, 20)
+  out.preview_count = (ctxql.previews[buf] or {}).count
+  local marks = vim.api.nvim_buf_get_extmarks(buf, ctxql.ns, 0, -1, { details = true })
+  if marks[1] then
+    out.virtual_text = marks[1][4].virt_text[1][1]
+  end
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  local res = ctxql.run()
+  out.run_count = res and res.count
+  out.refused = ctxql.migrate() -- the file has a syntax error
+  vim.api.nvim_buf_set_lines(buf, 4, 5, false, {})
+  vim.wait(15000, function() return #vim.diagnostic.get(buf) == 0 end, 20)
+  out.migrated = ctxql.migrate()
+  out.lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+end)
+if not ok then out.error = tostring(err) end
+vim.fn.writefile({ vim.fn.json_encode(out) }, os.getenv("CTXQL_OUT"))
+vim.cmd("qa!")
+`
+
+// TestPlugin runs the plugin in Debian's Neovim (0.7) headless against the
+// real server.
+func TestPlugin(t *testing.T) {
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("nvim is not installed but CI is set: install neovim (apt-get install -y neovim)")
+		}
+		t.Skip("nvim is not installed (apt-get install -y neovim)")
+	}
+	plugin, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ctxql")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxql/ctxql/cmd/ctxql").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	data := `{"root":{"id":"root","nodeType":"^root","children":[
+	  {"id":"a","nodeType":"cb","ttl":0},{"id":"b","nodeType":"cb","ttl":2},{"id":"c","nodeType":"cb","ttl":1},{"id":"d","nodeType":"cb","ttl":4},
+	  {"id":"e","nodeType":"cb:summary","ttl":9}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "data.json"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "q.pact")
+	src := "// pact: v1\n// data: ./data.json\n.cb[ttl<=1]\n.cb:summary\n.cb[ttl<=]\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lua := filepath.Join(dir, "test.lua")
+	if err := os.WriteFile(lua, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-n", "-c", "luafile "+lua)
+	cmd.Env = append(os.Environ(), "CTXQL_PLUGIN="+plugin, "CTXQL_BIN="+bin, "CTXQL_FILE="+file, "CTXQL_OUT="+out,
+		"HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_CACHE_HOME="+dir)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nvim: %v\n%s", err, b)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("nvim wrote no result: %v", err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatalf("result %q: %v", raw, err)
+	}
+	want := map[string]any{
+		"filetype":        "pact",
+		"got_diagnostics": true,
+		"diagnostic":      "expected a value after \"<=\", found \"]\"",
+		"got_preview":     true,
+		"preview_count":   float64(3),
+		"virtual_text":    "→ 3 results",
+		"run_count":       float64(3),
+		"refused":         false,
+		"migrated":        true,
+		"lines":           []any{"// pact: v2", "// data: ./data.json", ".cb[ttl<=2]", "*[nodeType='cb:summary']"},
+	}
+	if vt, ok := got["virtual_text"].(string); ok && len(vt) > len("→ 3 results") {
+		got["virtual_text"] = vt[:len("→ 3 results")] // the timing varies
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Neovim saw (-want +got):\n%s\nraw: %s", diff, raw)
+	}
+}
