@@ -56,6 +56,9 @@ func FuzzRules(f *testing.F) {
 				}
 			}
 		}
+		if missing := uncovered(jf, diags); len(missing) > 0 {
+			t.Fatalf("%q: schema findings no rule reports: %v", src, missing)
+		}
 		if len(syntaxErrors(jf)) > 0 {
 			return
 		}

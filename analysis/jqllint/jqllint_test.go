@@ -2,6 +2,7 @@ package jqllint_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,4 +139,62 @@ func has(ds []syntax.Diagnostic, code string) bool {
 		}
 	}
 	return false
+}
+
+// ruleFor maps the schema checker's codes to the rules that take them over.
+var ruleFor = map[string][]string{
+	jql.CodeInvalidDomain:   {"JQL001"},
+	jql.CodeInvalidPath:     {"JQL002", "JQL004"},
+	jql.CodeInvalidOperator: {"JQL003"},
+}
+
+// uncovered returns the findings of jql.Schema.Check on the file's queries
+// that no rule diagnostic reports on the same line with at least the same
+// severity.
+func uncovered(jf *jql.File, diags []syntax.Diagnostic) []syntax.Diagnostic {
+	f := syntax.NewFile(jf.Name, jf.Text)
+	s := jql.NewSchema()
+	var out []syntax.Diagnostic
+	for _, q := range jf.Queries {
+		for _, c := range s.Check(q) {
+			found := false
+			for _, d := range diags {
+				if slices.Contains(ruleFor[c.Code], d.Code) && f.LineOf(d.Span.Start) == f.LineOf(c.Span.Start) &&
+					d.Severity <= c.Severity && d.Span.Start >= 0 {
+					found = true
+					break
+				}
+			}
+			if !found {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// TestCoversSchemaCheck runs the schema checker on every golden input and
+// expects each of its findings to be reported by a rule as well, so that
+// the rules can replace the checker in the lint driver.
+func TestCoversSchemaCheck(t *testing.T) {
+	checked := 0
+	golden.Run(t, "testdata/*.txtar", func(t *testing.T, c *golden.Case) {
+		for _, fl := range c.Archive.Files {
+			if strings.Contains(fl.Name, "fixed:") {
+				continue
+			}
+			src := c.Input(fl.Name)
+			jf := jql.ParseFile(fl.Name, src)
+			_, diags, _ := lint(t, fl.Name, src)
+			for _, q := range jf.Queries {
+				checked += len(jql.NewSchema().Check(q))
+			}
+			for _, m := range uncovered(jf, diags) {
+				t.Errorf("%s: %v is not reported by a rule", fl.Name, m)
+			}
+		}
+	})
+	if checked < 20 {
+		t.Fatalf("only %d schema findings in the goldens", checked)
+	}
 }
