@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,6 +23,7 @@ type checkFlags struct {
 	fix, unsafe, diff bool
 	format            string
 	stdinFilename     string
+	config            string
 }
 
 // NewCheckCommand returns "ctxql check"; cmd/lint runs the same command.
@@ -59,6 +58,7 @@ func newCheckCmd(env Env, fix bool) *cobra.Command {
 	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the fixes as a unified diff instead of writing them (exit 1 when there is one)")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
 	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "file name that decides the language of standard input")
+	cmd.Flags().StringVar(&f.config, "config", "", "configuration file (default: the nearest .ctxql.yaml)")
 	return cmd
 }
 
@@ -72,10 +72,15 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 	if f.diff {
 		f.fix = true
 	}
+	cfg, err := loadConfig(f.config, args)
+	if err != nil {
+		return err
+	}
 	l, err := lint.New(pact.DialectUnset)
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
+	l = l.WithConfig(cfg)
 	var (
 		all     []report.Finding
 		files   []string
@@ -94,7 +99,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 			all, files, changed = append(all, fs...), append(files, f.stdinFilename), changed || ch
 			continue
 		}
-		paths, err := collect(arg, func(p string) bool { return lint.Language(p) != "" })
+		paths, err := collect(arg, func(p string) bool { return lint.Language(p) != "" }, cfg)
 		if err != nil {
 			return Usagef("check: %w", err)
 		}
@@ -186,37 +191,6 @@ func checkSource(ctx context.Context, env Env, l *lint.Linter, f *checkFlags, na
 		out = append(out, report.Finding{Path: name, File: file, Diag: d, Fixable: lint.Fixable(d, f.unsafe)})
 	}
 	return out, changed, nil
-}
-
-// collect expands a path: a file as itself (whatever its name), a directory
-// into the files below it that keep accepts, sorted; .git and node_modules
-// are skipped.
-func collect(root string, keep func(name string) bool) ([]string, error) {
-	info, err := os.Stat(root)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []string{root}, nil
-	}
-	var out []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != root && (d.Name() == ".git" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if keep(p) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
 }
 
 // writeAtomic replaces path with data through a temporary file in the same

@@ -17,6 +17,7 @@ import (
 type fmtFlags struct {
 	list, write, diff, check bool
 	stdinFilename            string
+	config                   string
 }
 
 func newFmtCmd(env Env) *cobra.Command {
@@ -39,12 +40,17 @@ func newFmtCmd(env Env) *cobra.Command {
 	cmd.Flags().BoolVarP(&f.diff, "diff", "d", false, "print diffs instead of the formatted sources")
 	cmd.Flags().BoolVar(&f.check, "check", false, "list files that would change and exit 1 if there are any; write nothing")
 	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "file name that decides the language of standard input")
+	cmd.Flags().StringVar(&f.config, "config", "", "configuration file for the excluded paths (default: the nearest .ctxql.yaml)")
 	return cmd
 }
 
 func runFmt(env Env, f *fmtFlags, args []string) error {
 	if f.check && f.write {
 		return Usagef("fmt: --check and -w cannot be combined")
+	}
+	cfg, err := loadConfig(f.config, args)
+	if err != nil {
+		return err
 	}
 	var changed, broken bool
 	for _, arg := range args {
@@ -60,7 +66,7 @@ func runFmt(env Env, f *fmtFlags, args []string) error {
 			changed = changed || ch
 			continue
 		}
-		paths, err := collect(arg, format.Supported)
+		paths, err := collect(arg, format.Supported, cfg)
 		if err != nil {
 			return Usagef("fmt: %w", err)
 		}

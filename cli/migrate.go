@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/migrate"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
@@ -22,6 +23,7 @@ type migrateFlags struct {
 	write, diff   bool
 	unsafe        bool
 	stdinFilename string
+	config        string
 }
 
 func newMigrateCmd(env Env) *cobra.Command {
@@ -41,11 +43,12 @@ func newMigrateCmd(env Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&f.to, "to", "", "also rewrite v1 selectors into this dialect (v2)")
-	cmd.Flags().StringVar(&f.dialect, "dialect", "v2", "dialect of files without a \"// pact:\" pragma: v1 or v2")
+	cmd.Flags().StringVar(&f.dialect, "dialect", "", "dialect of files without a \"// pact:\" pragma: v1 or v2 (default: the configuration's, else v2)")
 	cmd.Flags().BoolVarP(&f.write, "write", "w", false, "write the result to the file")
 	cmd.Flags().BoolVar(&f.unsafe, "unsafe", false, "also apply rewrites that may change a result (cont[offset=N] → N)")
 	cmd.Flags().BoolVarP(&f.diff, "diff", "d", false, "print diffs instead of the migrated sources")
 	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "name of standard input in messages")
+	cmd.Flags().StringVar(&f.config, "config", "", "configuration file for dialects and excluded paths (default: the nearest .ctxql.yaml)")
 	return cmd
 }
 
@@ -59,12 +62,17 @@ func runMigrate(env Env, f *migrateFlags, args []string) error {
 		return Usagef("migrate: --to must be v2, not %q", f.to)
 	}
 	switch f.dialect {
+	case "":
 	case "v1":
 		opts.Default = pact.V1
 	case "v2":
 		opts.Default = pact.V2
 	default:
 		return Usagef("migrate: --dialect must be v1 or v2, not %q", f.dialect)
+	}
+	cfg, err := loadConfig(f.config, args)
+	if err != nil {
+		return err
 	}
 	if f.write && f.diff {
 		return Usagef("migrate: -w and -d cannot be combined")
@@ -76,14 +84,14 @@ func runMigrate(env Env, f *migrateFlags, args []string) error {
 			if err != nil {
 				return Usagef("migrate: read standard input: %w", err)
 			}
-			m, err := migrateOne(env, f, opts, f.stdinFilename, src, true)
+			m, err := migrateOne(env, f, withDialect(opts, cfg, f.stdinFilename), f.stdinFilename, src, true)
 			if err != nil {
 				return err
 			}
 			manual = manual || m
 			continue
 		}
-		paths, err := collect(arg, func(p string) bool { return strings.HasSuffix(strings.ToLower(p), ".pact") })
+		paths, err := collect(arg, func(p string) bool { return strings.HasSuffix(strings.ToLower(p), ".pact") }, cfg)
 		if err != nil {
 			return Usagef("migrate: %w", err)
 		}
@@ -92,7 +100,7 @@ func runMigrate(env Env, f *migrateFlags, args []string) error {
 			if err != nil {
 				return Usagef("migrate: %w", err)
 			}
-			m, err := migrateOne(env, f, opts, p, src, false)
+			m, err := migrateOne(env, f, withDialect(opts, cfg, p), p, src, false)
 			if err != nil {
 				return err
 			}
@@ -146,4 +154,13 @@ func migrateOne(env Env, f *migrateFlags, opts migrate.Options, name string, src
 		fmt.Fprintf(env.Stderr, "%s:%s: manual: %s%s\n", name, file.Position(d.Span.Start), d.Message, code)
 	}
 	return len(res.Manual) > 0, nil
+}
+
+// withDialect sets the dialect of a file without a pragma from the
+// configuration unless --dialect named one.
+func withDialect(opts migrate.Options, cfg *config.Config, name string) migrate.Options {
+	if opts.Default == pact.DialectUnset && cfg != nil {
+		opts.Default = cfg.Dialect(absPath(name))
+	}
+	return opts
 }

@@ -8,12 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/ctxql/ctxql/analysis"
 	"github.com/ctxql/ctxql/analysis/dllint"
 	"github.com/ctxql/ctxql/analysis/jqllint"
 	"github.com/ctxql/ctxql/analysis/pactlint"
+	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/ctxql/ctxql/syntax/jql"
@@ -53,10 +55,48 @@ func Language(name string) analysis.Language {
 	return ""
 }
 
-// Linter checks files with one registry and one default PACT dialect.
+// Linter checks files with one registry, one default PACT dialect and,
+// optionally, a project configuration.
 type Linter struct {
 	reg     *analysis.Registry
 	dialect pact.Dialect
+	cfg     *config.Config // nil: every rule at its default severity
+}
+
+// WithConfig returns a linter that applies cfg: the rules it selects for
+// each file, its severities and its PACT dialects (files without a pragma).
+// Rule names in cfg's selectors resolve through the linter's registry.
+func (l *Linter) WithConfig(cfg *config.Config) *Linter {
+	cp := *l
+	if cfg != nil {
+		names := map[string]string{}
+		for _, a := range l.reg.All() {
+			names[a.Name] = a.Code
+		}
+		cfg = cfg.WithRuleNames(names)
+	}
+	cp.cfg = cfg
+	return &cp
+}
+
+// Config returns the linter's configuration, or nil.
+func (l *Linter) Config() *config.Config { return l.cfg }
+
+// dialectFor is the dialect of a .pact file without a pragma.
+func (l *Linter) dialectFor(name string) pact.Dialect {
+	if l.cfg != nil {
+		return l.cfg.Dialect(absName(name))
+	}
+	return l.dialect
+}
+
+// absName is a file name made absolute against the working directory, the
+// form the configuration's file queries take.
+func absName(name string) string {
+	if a, err := filepath.Abs(name); err == nil {
+		return a
+	}
+	return name
 }
 
 // New returns a linter running every rule; files without a pragma are
@@ -82,7 +122,7 @@ func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.Fi
 	)
 	switch Language(name) {
 	case analysis.PACT:
-		pf := pact.ParseFile(name, src, l.dialect)
+		pf := pact.ParseFile(name, src, l.dialectFor(name))
 		file, ast = pf.Src, pf
 	case analysis.JQL:
 		file, ast = syntax.NewFile(name, src), jql.ParseFile(name, src)
@@ -141,7 +181,29 @@ func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []synt
 	}
 	diags = append(diags, analysis.Run(ctx, l.reg.For(lang), file, ast, data)...)
 	syntax.SortDiagnostics(diags)
-	return suppress(file, diags, inComment)
+	return l.configure(file.Name(), suppress(file, diags, inComment))
+}
+
+// configure drops the findings of rules the configuration disables for the
+// file and applies its severities. Parse errors are always kept.
+func (l *Linter) configure(name string, diags []syntax.Diagnostic) []syntax.Diagnostic {
+	if l.cfg == nil {
+		return diags
+	}
+	out := diags[:0:0]
+	abs := absName(name)
+	for _, d := range diags {
+		if isParseError(d) {
+			out = append(out, d)
+			continue
+		}
+		if !l.cfg.Enabled(d.Code, abs) {
+			continue
+		}
+		d.Severity = l.cfg.Severity(d.Code, d.Severity)
+		out = append(out, d)
+	}
+	return out
 }
 
 // AnalyzePACT is Analyze for a parsed .pact file.

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/ctxql/ctxql/config"
+)
+
+// loadConfig reads the configuration named by --config, or else the
+// .ctxql.yaml found by walking up from the directory of the first path
+// argument (the working directory for standard input). A missing file
+// gives the default configuration.
+func loadConfig(flag string, args []string) (*config.Config, error) {
+	if flag != "" {
+		data, err := os.ReadFile(flag)
+		if err != nil {
+			return nil, Usagef("config: %w", err)
+		}
+		abs, err := filepath.Abs(flag)
+		if err != nil {
+			return nil, Usagef("config: %w", err)
+		}
+		cfg, err := config.ParseFile(abs, data)
+		if err != nil {
+			return nil, &ExitError{Code: ExitUsage, Err: err} // the error names the file and position
+		}
+		return cfg, nil
+	}
+	dir := "."
+	for _, a := range args {
+		if a == "-" {
+			continue
+		}
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			dir = a
+		} else {
+			dir = filepath.Dir(a)
+		}
+		break
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, Usagef("config: %w", err)
+	}
+	cfg, _, err := config.Load(abs)
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err} // the error names the file and position
+	}
+	return cfg, nil
+}
+
+// absPath is p made absolute for the configuration's file queries.
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// collect expands a path: a file as itself (whatever its name), a directory
+// into the files below it that keep accepts, sorted. Directories .git and
+// node_modules and the files and directories cfg excludes are skipped
+// (cfg may be nil).
+func collect(root string, keep func(name string) bool, cfg *config.Config) ([]string, error) {
+	info, err := os.Stat(root)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{root}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		excluded := cfg != nil && p != root && cfg.Excluded(absPath(p))
+		if d.IsDir() {
+			if p != root && (d.Name() == ".git" || d.Name() == "node_modules" || excluded) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if keep(p) && !excluded {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	if err != nil {
+		return out, fmt.Errorf("walk %s: %w", root, err)
+	}
+	return out, nil
+}
