@@ -41,7 +41,9 @@ func syntaxErrors(jf *jql.File) []syntax.Diagnostic {
 
 // TestRules runs each archive under testdata: every .jql or .jql.yaml
 // section is linted with every rule; `// want "re"` (object-literal form) or
-// `# want "re"` (YAML) comments must match the diagnostics exactly; a
+// `# want "re"` (YAML) comments must match the diagnostics exactly (strict
+// JSON has no comments: a "want:NAME" section holds NAME's want comments on
+// the same line numbers, after some text such as the line number); a
 // "fixed:NAME" section is the golden result of the safe fixes and
 // "unsafe-fixed:NAME" of all fixes, which must parse and be fixed points.
 func TestRules(t *testing.T) {
@@ -49,7 +51,7 @@ func TestRules(t *testing.T) {
 		n := 0
 		for _, fl := range c.Archive.Files {
 			name := fl.Name
-			if strings.Contains(name, "fixed:") {
+			if strings.Contains(name, "fixed:") || strings.HasPrefix(name, "want:") {
 				continue
 			}
 			n++
@@ -58,7 +60,7 @@ func TestRules(t *testing.T) {
 			if len(parseErrs) > 0 {
 				t.Errorf("%s: parse errors: %v", name, parseErrs)
 			}
-			exps, err := analysistest.ParseExpectations(src)
+			exps, err := analysistest.ParseExpectations(c.InputOr("want:"+name, src))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,6 +88,13 @@ func TestRules(t *testing.T) {
 					t.Fatalf("%s: applying fixes: %v", name, err)
 				}
 				c.Want(section, fixed)
+				if strings.HasSuffix(name, ".json") {
+					for _, q := range jql.ParseFile(name, fixed).Queries {
+						if q.Form != jql.FormJSON {
+							t.Errorf("%s: a fix left strict JSON: %v", section, q.Form)
+						}
+					}
+				}
 				_, again, parseErrs := lint(t, name, fixed)
 				if len(parseErrs) > 0 {
 					t.Errorf("%s: fixed text does not parse: %v", section, parseErrs)
@@ -180,7 +189,7 @@ func TestCoversSchemaCheck(t *testing.T) {
 	checked := 0
 	golden.Run(t, "testdata/*.txtar", func(t *testing.T, c *golden.Case) {
 		for _, fl := range c.Archive.Files {
-			if strings.Contains(fl.Name, "fixed:") {
+			if strings.Contains(fl.Name, "fixed:") || strings.HasPrefix(fl.Name, "want:") {
 				continue
 			}
 			src := c.Input(fl.Name)
