@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -90,9 +91,13 @@ func (l *Linter) dialectFor(name string) pact.Dialect {
 	return l.dialect
 }
 
-// absName is a file name made absolute against the working directory, the
-// form the configuration's file queries take.
+// absName is a file name (or a file: URI, as the language server names
+// documents) made absolute against the working directory, the form the
+// configuration's file queries take.
 func absName(name string) string {
+	if u, err := url.Parse(name); err == nil && u.Scheme == "file" {
+		return filepath.FromSlash(u.Path)
+	}
 	if a, err := filepath.Abs(name); err == nil {
 		return a
 	}

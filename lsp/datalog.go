@@ -36,7 +36,7 @@ func (l datalogLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.
 	if l.linter == nil {
 		return append([]syntax.Diagnostic(nil), p.Diagnostics...)
 	}
-	return l.linter.Analyze(ctx, s.File, p)
+	return linterFor(l.linter, s).Analyze(ctx, s.File, p)
 }
 
 // Symbols lists declarations, rules and facts in source order.

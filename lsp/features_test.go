@@ -32,6 +32,7 @@ import (
 //	@def L:C P...            the definitions of the symbol at L:C start at the positions P
 //	@refs L:C P...           its references (declaration included) start at P
 //	@rename L:C name         renaming it gives section "renamed" ("@rename L:C name error": refused)
+//	@nodiag CODE, @hasdiag CODE  the first published diagnostics lack / have a finding with CODE
 //
 // Positions are 0-based UTF-16.
 func TestFeatures(t *testing.T) {
@@ -149,6 +150,16 @@ func TestFeatures(t *testing.T) {
 					}
 				}
 				if !found {
+					t.Errorf("%s: diagnostics %s", line, mustJSON(t, diags))
+				}
+			case "@nodiag", "@hasdiag":
+				found := false
+				for _, d := range diags {
+					if d.Code == f[1] {
+						found = true
+					}
+				}
+				if found != (f[0] == "@hasdiag") {
 					t.Errorf("%s: diagnostics %s", line, mustJSON(t, diags))
 				}
 			case "@edit":

@@ -36,7 +36,7 @@ func (l jqlLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diag
 	if l.linter == nil {
 		return append([]syntax.Diagnostic(nil), jf.Diagnostics...)
 	}
-	return l.linter.Analyze(ctx, s.File, jf)
+	return linterFor(l.linter, s).Analyze(ctx, s.File, jf)
 }
 
 // Symbols lists one symbol per query, named after its "from" domain.

@@ -26,6 +26,27 @@ func (pactLanguage) Parse(f *syntax.File) any {
 	return pact.ParseFile(f.Name(), f.Text(), pact.DialectUnset)
 }
 
+// ParseSnapshot parses with the dialect the document's .ctxql.yaml gives
+// files without a pragma.
+func (l pactLanguage) ParseSnapshot(s *Snapshot) any {
+	d := pact.DialectUnset
+	if cfg := s.Workspace.Project(s); cfg != nil {
+		d = cfg.Dialect(FilePath(s.URI))
+	}
+	return pact.ParseFile(s.File.Name(), s.File.Text(), d)
+}
+
+// linterFor is the linter configured by the document's .ctxql.yaml.
+func linterFor(l *lint.Linter, s *Snapshot) *lint.Linter {
+	if l == nil {
+		return nil
+	}
+	if cfg := s.Workspace.Project(s); cfg != nil {
+		return s.derived("linter", func() any { return l.WithConfig(cfg) }).(*lint.Linter)
+	}
+	return l
+}
+
 func pactFile(s *Snapshot) *pact.File {
 	pf, _ := s.Parsed().(*pact.File)
 	return pf
@@ -41,7 +62,7 @@ func (l pactLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Dia
 	if l.linter == nil {
 		return append([]syntax.Diagnostic(nil), pf.Diagnostics...)
 	}
-	return l.linter.AnalyzePACT(ctx, pf)
+	return linterFor(l.linter, s).AnalyzePACT(ctx, pf)
 }
 
 // CodeActions offers, for the findings overlapping span, each suggested fix
@@ -53,7 +74,7 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 		return nil
 	}
 	var out []CodeAction
-	diags := l.linter.AnalyzePACT(ctx, pf)
+	diags := linterFor(l.linter, s).AnalyzePACT(ctx, pf)
 	for _, d := range diags {
 		if d.Span.End < span.Start || d.Span.Start > span.End || d.Code == pact.CodeSyntax {
 			continue
@@ -69,7 +90,7 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 		out = append(out, CodeAction{Title: "Suppress " + d.Code + " on this line", Kind: "quickfix",
 			Edits: []syntax.TextEdit{lint.SuppressEdit(s.File.Name(), s.File, d)}, Diagnostics: []syntax.Diagnostic{d}})
 	}
-	fixed, _, err := l.linter.Fix(ctx, s.File.Name(), s.File.Text(), false)
+	fixed, _, err := linterFor(l.linter, s).Fix(ctx, s.File.Name(), s.File.Text(), false)
 	if err == nil && fixed != s.File.Text() {
 		out = append(out, CodeAction{Title: "Fix all safe ctxql findings in the file", Kind: "source.fixAll",
 			Edits: []syntax.TextEdit{{Span: syntax.Sp(0, s.File.Len()), NewText: fixed}}})

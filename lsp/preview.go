@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -127,11 +128,57 @@ func (s *server) preview(ctx context.Context, snap *Snapshot, off int) {
 }
 
 // workspace is what every snapshot shares: the sample data loaded for the
-// documents and the settings that locate it.
+// documents, the settings that locate it and the .ctxql.yaml files of the
+// documents' directories.
 type workspace struct {
-	mu     sync.Mutex
-	data   map[string]*loaded // by kind and path
-	config func() Config
+	mu      sync.Mutex
+	data    map[string]*loaded // by kind and path
+	config  func() Config
+	project map[string]*projectConfig // by directory
+}
+
+// projectConfig is a directory's .ctxql.yaml, as loaded at a time.
+type projectConfig struct {
+	cfg     *config.Config
+	path    string    // the file, "" when none applies
+	mod     time.Time // its modification time when loaded
+	checked time.Time
+}
+
+// Project returns the .ctxql.yaml configuration that applies to a document
+// (the default one when none is found or the file is invalid), reloading it
+// when it changed. It is nil for documents that are not files.
+func (w *workspace) Project(snap *Snapshot) *config.Config {
+	doc := FilePath(snap.URI)
+	if w == nil || doc == "" {
+		return nil
+	}
+	dir := filepath.Dir(doc)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.project == nil {
+		w.project = map[string]*projectConfig{}
+	}
+	pc := w.project[dir]
+	if pc != nil && time.Since(pc.checked) < time.Second {
+		return pc.cfg
+	}
+	if pc != nil && pc.path != "" {
+		if fi, err := os.Stat(pc.path); err == nil && fi.ModTime().Equal(pc.mod) {
+			pc.checked = time.Now()
+			return pc.cfg
+		}
+	}
+	cfg, path, err := config.Load(dir)
+	if err != nil || cfg == nil {
+		cfg = config.Default()
+	}
+	pc = &projectConfig{cfg: cfg, path: path, checked: time.Now()}
+	if fi, err := os.Stat(path); path != "" && err == nil {
+		pc.mod = fi.ModTime()
+	}
+	w.project[dir] = pc
+	return cfg
 }
 
 type loaded struct {
@@ -157,9 +204,9 @@ func FilePath(uri string) string {
 
 // DataPath returns the sample data file for a document: a "data:" pragma
 // in a comment on one of its first five lines ("// data: ./sample.json", or
-// "# data: ..." in YAML), relative to the document, or else the first
-// matching "data" glob of the settings (relative to the workspace root the
-// glob was given for). It returns "" when neither names one.
+// "# data: ..." in YAML), relative to the document; else the data entry of
+// the nearest .ctxql.yaml that matches it; else the first matching "data"
+// glob of the editor settings. It returns "" when none names one.
 func (w *workspace) DataPath(snap *Snapshot) string {
 	doc := FilePath(snap.URI)
 	sc := bufio.NewScanner(strings.NewReader(snap.File.Text()))
@@ -177,6 +224,11 @@ func (w *workspace) DataPath(snap *Snapshot) string {
 				}
 				return p
 			}
+		}
+	}
+	if p := w.Project(snap); p != nil && doc != "" {
+		if d := p.DataFor(doc); d != "" {
+			return d
 		}
 	}
 	if w == nil || w.config == nil {

@@ -30,7 +30,9 @@ type Snapshot struct {
 // first use. It is nil for documents of unknown language.
 func (s *Snapshot) Parsed() any {
 	s.once.Do(func() {
-		if s.Lang != nil {
+		if sp, ok := s.Lang.(snapshotParser); ok {
+			s.parsed = sp.ParseSnapshot(s)
+		} else if s.Lang != nil {
 			s.parsed = s.Lang.Parse(s.File)
 		}
 	})
@@ -47,6 +49,12 @@ func (s *Snapshot) derived(key string, f func() any) any {
 	}
 	v, _ := s.memo.LoadOrStore(derivedKey(key), f())
 	return v
+}
+
+// snapshotParser is implemented by languages whose parse depends on the
+// document's project (the PACT dialect of .ctxql.yaml).
+type snapshotParser interface {
+	ParseSnapshot(s *Snapshot) any
 }
 
 // session holds the latest snapshot of every open document.
