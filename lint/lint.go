@@ -163,14 +163,9 @@ func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []synt
 		lang, inComment = analysis.PACT, pactComments(a)
 		diags = append(diags, a.Diagnostics...)
 	case *jql.File:
-		schema := jql.NewSchema()
-		lang, data = analysis.JQL, schema
+		// The schema checker's findings are the rules JQL001–JQL006.
+		lang, data = analysis.JQL, jql.NewSchema()
 		diags = append(diags, a.Diagnostics...)
-		for _, q := range a.Queries {
-			if q != nil {
-				diags = append(diags, schema.Check(q)...)
-			}
-		}
 	case *datalog.Program:
 		// The checker's findings are the rules DL001–DL007; one check is
 		// shared by every rule that needs it.
