@@ -9,6 +9,8 @@
 package jqllint
 
 import (
+	"slices"
+
 	"github.com/ctxql/ctxql/analysis"
 	"github.com/ctxql/ctxql/syntax/jql"
 )
@@ -31,6 +33,11 @@ func input(p *analysis.Pass) (*jql.File, *jql.Schema) {
 	if s == nil {
 		s = jql.NewSchema()
 	}
+	if slices.Contains(s.Domains, nil) {
+		c := *s
+		c.Domains = slices.DeleteFunc(slices.Clone(s.Domains), func(d *jql.Domain) bool { return d == nil })
+		s = &c
+	}
 	return f, s
 }
 
@@ -46,7 +53,7 @@ func eachQuery(p *analysis.Pass, fn func(q *jql.Query, d *jql.Domain)) {
 			continue
 		}
 		d := domainOf(q, s)
-		if d == nil || d.Root == nil {
+		if d == nil || !wellFormed(d.Root, 0) {
 			continue
 		}
 		fn(q, d)
@@ -67,4 +74,29 @@ func domainOf(q *jql.Query, s *jql.Schema) *jql.Domain {
 		return s.Domain(cs[0])
 	}
 	return nil
+}
+
+// wellFormed reports whether t is an object type whose fields all have
+// types, arrays element types, nested at most 64 deep, so that resolving
+// paths against it cannot fail on a hand-built schema.
+func wellFormed(t *jql.Type, depth int) bool {
+	if t == nil || t.Kind != jql.TObject || depth > 64 {
+		return false
+	}
+	for _, f := range t.Fields {
+		if f == nil || f.Type == nil {
+			return false
+		}
+		ft := f.Type
+		if ft.Kind == jql.TArray {
+			if ft.Elem == nil || ft.Elem.Kind == jql.TArray {
+				return false
+			}
+			ft = ft.Elem
+		}
+		if ft.Kind == jql.TObject && !wellFormed(ft, depth+1) {
+			return false
+		}
+	}
+	return true
 }
