@@ -1,0 +1,156 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { documentSelector, findOnPath, resolveServer, runArguments, serverOptions, serverSettings } from '../src/client';
+
+let dir: string;
+let bin1: string;
+let bin2: string;
+let notExec: string;
+
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxql-client-'));
+  fs.mkdirSync(path.join(dir, 'a'));
+  fs.mkdirSync(path.join(dir, 'b'));
+  fs.mkdirSync(path.join(dir, 'ws', 'bin'), { recursive: true });
+  bin1 = path.join(dir, 'a', 'ctxql');
+  bin2 = path.join(dir, 'b', 'ctxql');
+  for (const p of [bin1, bin2, path.join(dir, 'ws', 'bin', 'ctxql')]) {
+    fs.writeFileSync(p, '#!/bin/sh\n');
+    fs.chmodSync(p, 0o755);
+  }
+  notExec = path.join(dir, 'b', 'plain');
+  fs.writeFileSync(notExec, 'x');
+  fs.chmodSync(notExec, 0o644);
+});
+
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const unix = (PATH: string, ws?: string) => ({ env: { PATH, HOME: '/home/u' }, platform: 'linux' as const, workspaceFolder: ws });
+
+describe('resolveServer', () => {
+  it('uses ctxql.path when it names an executable', () => {
+    assert.deepEqual(resolveServer(bin2, unix(path.join(dir, 'a'))), { ok: true, command: bin2, from: 'setting' });
+  });
+
+  it('resolves a relative ctxql.path and ${workspaceFolder} against the workspace folder', () => {
+    const ws = path.join(dir, 'ws');
+    const want = path.join(ws, 'bin', 'ctxql');
+    assert.deepEqual(resolveServer('./bin/ctxql', unix('', ws)), { ok: true, command: want, from: 'setting' });
+    assert.deepEqual(resolveServer('${workspaceFolder}/bin/ctxql', unix('', ws)), { ok: true, command: want, from: 'setting' });
+  });
+
+  it('looks a bare ctxql.path name up on PATH', () => {
+    assert.deepEqual(resolveServer('ctxql', unix(path.join(dir, 'b'))), { ok: true, command: bin2, from: 'setting' });
+  });
+
+  it('falls back to the first ctxql on PATH when the setting is empty', () => {
+    const PATH = [path.join(dir, 'missing'), path.join(dir, 'a'), path.join(dir, 'b')].join(':');
+    assert.deepEqual(resolveServer('', unix(PATH)), { ok: true, command: bin1, from: 'PATH' });
+    assert.deepEqual(resolveServer(undefined, unix(PATH)), { ok: true, command: bin1, from: 'PATH' });
+    assert.deepEqual(resolveServer('   ', unix(PATH)), { ok: true, command: bin1, from: 'PATH' });
+  });
+
+  it('explains a missing executable on PATH', () => {
+    const r = resolveServer('', unix(path.join(dir, 'nothing-here')));
+    assert.equal(r.ok, false);
+    assert.ok(!r.ok);
+    assert.match(r.message, /^ctxql: the ctxql executable was not found on PATH\. /);
+    assert.match(r.message, /go install github\.com\/ctxql\/ctxql\/cmd\/ctxql@latest/);
+    assert.match(r.message, /set "ctxql\.path"/);
+  });
+
+  it('explains a ctxql.path that is not an executable file', () => {
+    for (const p of [notExec, path.join(dir, 'a'), path.join(dir, 'nope', 'ctxql')]) {
+      const r = resolveServer(p, unix(path.join(dir, 'a')));
+      assert.ok(!r.ok, p);
+      assert.match(r.message, /"ctxql\.path" is set to .*, but .* is not an executable file\./);
+    }
+    const r = resolveServer('ctxql-nightly', unix(path.join(dir, 'a')));
+    assert.ok(!r.ok);
+    assert.match(r.message, /"ctxql\.path" is set to "ctxql-nightly", which was not found on PATH\./);
+  });
+
+  it('expands ~ in ctxql.path', () => {
+    const seen: string[] = [];
+    const r = resolveServer('~/go/bin/ctxql', { ...unix(''), isExecutable: (p) => (seen.push(p), true) });
+    assert.deepEqual(r, { ok: true, command: path.join('/home/u', 'go', 'bin', 'ctxql'), from: 'setting' });
+  });
+
+  it('tries PATHEXT extensions on Windows', () => {
+    const seen: string[] = [];
+    const found = findOnPath('ctxql', {
+      env: { Path: 'C:\\tools;D:\\bin', PATHEXT: '.COM;.EXE' },
+      platform: 'win32',
+      isExecutable: (p) => (seen.push(p), p.endsWith(path.join('D:\\bin', 'ctxql.EXE'))),
+    });
+    assert.equal(found, path.join('D:\\bin', 'ctxql.EXE'));
+    assert.equal(seen.length, 4);
+  });
+});
+
+describe('serverOptions', () => {
+  it('starts "<command> lsp" with extra arguments over stdio', () => {
+    assert.deepEqual(serverOptions('/usr/bin/ctxql'), { command: '/usr/bin/ctxql', args: ['lsp'] });
+    assert.deepEqual(serverOptions('/usr/bin/ctxql', ['-v'], '/w'), {
+      command: '/usr/bin/ctxql',
+      args: ['lsp', '-v'],
+      options: { cwd: '/w' },
+    });
+  });
+});
+
+describe('documentSelector', () => {
+  it('covers every language on disk and unsaved', () => {
+    const sel = documentSelector();
+    for (const language of ['pact', 'jql', 'jql-yaml', 'datalog']) {
+      assert.ok(sel.some((s) => s.language === language && s.scheme === 'file'), language);
+      assert.ok(sel.some((s) => s.language === language && s.scheme === 'untitled'), language);
+    }
+    assert.equal(sel.length, 8);
+  });
+});
+
+describe('serverSettings', () => {
+  it('mirrors .ctxql.yaml keys, drops client-only keys and makes data paths absolute', () => {
+    const raw = {
+      path: '/x/ctxql',
+      serverArgs: ['-v'],
+      trace: { server: 'off' },
+      preview: { autoShow: true },
+      dialect: { default: 'v2', files: { 'legacy/*.pact': 'v1' } },
+      data: { '*.pact': './history.json', '*.dl': '/abs/rel.json', bad: 3 },
+      rules: { select: ['PACT'], ignore: ['PACT003'], severity: { PACT001: 'warning' } },
+      embedded: { calls: ['ctx.select', 'query'], extensions: ['.ts'] },
+      diagnosticsDelay: 20,
+    };
+    assert.deepEqual(serverSettings(raw, '/w'), {
+      dialect: { default: 'v2', files: { 'legacy/*.pact': 'v1' } },
+      data: { '*.pact': path.resolve('/w', 'history.json'), '*.dl': '/abs/rel.json' },
+      rules: { select: ['PACT'], ignore: ['PACT003'], severity: { PACT001: 'warning' } },
+      embedded: { calls: ['ctx.select', 'query'], extensions: ['.ts'] },
+      diagnosticsDelay: 20,
+    });
+  });
+  it('keeps relative data paths without a workspace and tolerates null', () => {
+    assert.deepEqual(serverSettings({ data: { '*': 'd.json' } }), { data: { '*': 'd.json' } });
+    assert.deepEqual(serverSettings(null), {});
+    assert.deepEqual(serverSettings([1]), {});
+  });
+});
+
+describe('runArguments', () => {
+  const active = { uri: 'file:///w/q.pact', range: { start: { line: 3, character: 1 }, end: { line: 3, character: 1 } } };
+  it('keeps the [uri, range] of a code lens', () => {
+    const lens = ['file:///w/other.pact', { start: { line: 0, character: 0 }, end: { line: 0, character: 5 } }];
+    assert.deepEqual(runArguments(lens, active), lens);
+  });
+  it('uses the active editor from the command palette', () => {
+    assert.deepEqual(runArguments([], active), [active.uri, active.range]);
+  });
+  it('gives up without arguments and without an editor', () => {
+    assert.equal(runArguments([], undefined), undefined);
+  });
+});
