@@ -162,6 +162,11 @@ func TestQuoteRoundTrip(t *testing.T) {
 				t.Fatalf("%s %s: Quote(%q) = %s changed the kind", sm.name, sm.lit, s, q)
 			}
 			checkLiteral(t, host, got[0])
+			if strings.HasSuffix(sm.name, ".go") {
+				if v, err := strconv.Unquote(q); err != nil || v != s {
+					t.Fatalf("Quote(%q) = %s: Go decodes %q (%v)", s, q, v, err)
+				}
+			}
 		}
 	}
 }

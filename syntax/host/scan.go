@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 
@@ -63,7 +64,7 @@ func (s *scanner) code(nested bool) {
 		case c == '/' && s.lang != langPython && s.peek(1) == '/':
 			s.skipLine()
 		case c == '/' && s.lang != langPython && s.peek(1) == '*':
-			if e := strings.Index(string(s.src[s.i+2:]), "*/"); e >= 0 {
+			if e := bytes.Index(s.src[s.i+2:], []byte("*/")); e >= 0 {
 				s.i += 2 + e + 2
 			} else {
 				s.i = len(s.src)
@@ -270,7 +271,7 @@ func (s *scanner) jsTemplate(start int) {
 
 // goRaw scans a Go raw string.
 func (s *scanner) goRaw(start int) {
-	e := strings.IndexByte(string(s.src[s.i+1:]), '`')
+	e := bytes.IndexByte(s.src[s.i+1:], '`')
 	if e < 0 {
 		s.i = len(s.src)
 		s.emit(tokString, start, 0, nil)
