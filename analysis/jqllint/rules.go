@@ -221,7 +221,8 @@ var operatorTypeMismatch = &analysis.Analyzer{
 			"needs a string field (timestamps are strings); `gt`, `lt`, `gte` and `lte` are not defined on " +
 			"booleans and compare numbers with numbers and strings with strings; `eq`, `neq`, the equality " +
 			"shorthand and every element of `in` need a literal of the field's type (`null` fits every field). " +
-			"A comparison of different types never matches, so such a condition filters out every document.",
+			"An equality across types never holds, so such a condition filters out every document (and a `neq` " +
+			"across types holds wherever the field exists, which is never what was meant).",
 		Bad:  "{from: 'activities', where: {'artifacts.exitCode': {contains: '1'}}}",
 		Good: "{from: 'activities', where: {'artifacts.exitCode': {neq: 0}}}",
 	},
@@ -276,7 +277,11 @@ func checkOperator(p *analysis.Pass, c *jql.Condition, fl *jql.Field) {
 		if v == nil || fits(v.Kind, k) || c.Op == jql.OpContains {
 			continue
 		}
-		p.Reportf(v.Span, "%s compares %s, a %s field, with a %s; it never matches", opName(c), path, k, v.Kind)
+		outcome := "it never matches"
+		if c.Op == jql.OpNeq {
+			outcome = "it holds for every document that has the field"
+		}
+		p.Reportf(v.Span, "%s compares %s, a %s field, with a %s; %s", opName(c), path, k, v.Kind, outcome)
 	}
 }
 
