@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxql/ctxql/internal/golden"
 	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/host"
 )
 
 // TestGolden parses the .ctxql.yaml of every archive, records the error or
@@ -267,5 +268,19 @@ func TestDefault(t *testing.T) {
 	d.Calls()[0] = "x"
 	if Default().Calls()[0] != "ctx.select" {
 		t.Errorf("Calls() exposes shared state")
+	}
+}
+
+// TestExtensionsMatchHost checks that embedded.extensions accepts exactly the
+// extensions the embedded-query finder understands, and that the defaults
+// are among them.
+func TestExtensionsMatchHost(t *testing.T) {
+	if got, want := SupportedExtensions(), host.Extensions(); !slices.Equal(got, want) {
+		t.Errorf("SupportedExtensions() = %v, host.Extensions() = %v", got, want)
+	}
+	for _, e := range DefaultExtensions() {
+		if !host.Supported("x" + e) {
+			t.Errorf("default extension %s is not supported by host", e)
+		}
 	}
 }
