@@ -73,8 +73,9 @@ func TestLimitFixKeepsResults(t *testing.T) {
 	}
 }
 
-// TestFindingsNeverMatch pins the claim of JQL003 (operand of another type)
-// and JQL006 (type filter excluding the field) that the condition never
+// TestFindingsNeverMatch pins the claim of JQL003 (operand of another type),
+// JQL006 (type filter excluding the field) and JQL007 (value outside the
+// enumeration) that the condition never
 // holds (for neq across types: that it always holds): on data with every
 // field of every type, the flagged query returns nothing (every document)
 // while the corrected one returns some.
@@ -90,6 +91,8 @@ func TestFindingsNeverMatch(t *testing.T) {
 			"{from: 'activities', where: {type: {in: ['agentMessaged', 'planGenerated']}, 'plan.steps.title': 'x'}}", false},
 		{"JQL006", "{from: 'activities', where: {type: {neq: 'sessionFailed'}, reason: {exists: true}}}",
 			"{from: 'activities', where: {type: {neq: 'agentMessaged'}, reason: {exists: true}}}", false},
+		{"JQL007", "{from: 'activities', where: {type: {in: ['agentMesaged', 'Plangenerated']}}}",
+			"{from: 'activities', where: {type: {in: ['agentMessaged', 'planGenerated']}}}", false},
 		{"JQL003", "{from: 'activities', where: {'artifacts.exitCode': '1'}}",
 			"{from: 'activities', where: {'artifacts.exitCode': 1}}", false},
 		{"JQL003", "{from: 'activities', where: {'plan.steps.index': {in: ['0']}}}",
@@ -97,7 +100,7 @@ func TestFindingsNeverMatch(t *testing.T) {
 		{"JQL003", "{from: 'sessions', where: {requirePlanApproval: 'true'}}",
 			"{from: 'sessions', where: {requirePlanApproval: true}}", false},
 		{"JQL003", "{from: 'activities', where: {type: {neq: 3}, 'artifacts.exitCode': {neq: '1'}}}",
-			"{from: 'activities', where: {type: {neq: 'x'}, 'artifacts.exitCode': {neq: 1}}}", true},
+			"{from: 'activities', where: {type: {neq: 'agentMessaged'}, 'artifacts.exitCode': {neq: 1}}}", true},
 	} {
 		_, bad, _ := lint(t, "q.jql", tc.bad)
 		_, good, _ := lint(t, "q.jql", tc.good)

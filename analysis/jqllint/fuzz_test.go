@@ -26,6 +26,8 @@ func FuzzRules(f *testing.F) {
 		`{from: 'activities', where: {'artifacts.changeSet': {eq: 'x'}, "\u0074ipe": 'x'}}`,
 		`{from: 'sessions', where: {'outputs.pullRequest.ur': 'x', 'sourceContext.githubRepoContext.startingBrnch': 'main'`,
 		`{from: 'activities', where: {TYPE: 'x', 'artifacts[].exitCode': 1, 'artifacts.exitCode[]': 1}}`,
+		`{from: 'activities', where: {type: {in: ['agentMesaged', 'PLANGENERATED', 'x']}, originator: {neq: 'usr'}}}`,
+		"from: sessions\nwhere: {state: inProgres, 'outputs.type': x}\n",
 		`{from: `, `{`, ``, `[1, 2]`, `{from: 1, limit: 'x', where: [1]}`,
 	} {
 		f.Add(s)

@@ -19,6 +19,7 @@ import (
 func Analyzers() []*analysis.Analyzer {
 	return []*analysis.Analyzer{
 		invalidDomain, unknownField, operatorTypeMismatch, computedFieldFilter, limitOutOfRange, excludedVariantField,
+		unknownEnumValue,
 	}
 }
 

@@ -118,8 +118,8 @@ func TestRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(reg.All()) != 6 {
-		t.Fatalf("%d rules, want 6", len(reg.All()))
+	if len(reg.All()) != 7 {
+		t.Fatalf("%d rules, want 7", len(reg.All()))
 	}
 	for i, a := range reg.All() {
 		if want := "JQL00" + string(rune('1'+i)); a.Code != want || a.Language != analysis.JQL {

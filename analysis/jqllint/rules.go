@@ -472,6 +472,66 @@ func variantsAllowed(q *jql.Query, path string, owner *jql.Type) ([]string, *jql
 	return allowed, last
 }
 
+var unknownEnumValue = &analysis.Analyzer{
+	Code: "JQL007", Name: "unknown-enum-value", Category: "correctness", Language: analysis.JQL,
+	Severity: syntax.SeverityWarning, Fix: analysis.SafeFix,
+	Doc: analysis.Doc{
+		Summary: "A filter compares an enumerated field with a value outside its enumeration",
+		Details: "Some string fields take a fixed set of values: an activity's `type` and `originator`, a " +
+			"session's `state`, an artifact's `type`. An `eq`, `neq`, equality shorthand or `in` operand outside " +
+			"that set is almost always a misspelling: `eq` and `in` then match nothing the schema describes. " +
+			"It is a warning because stored data may carry values newer than the schema. When exactly one " +
+			"value of the set is close (a few letters apart or differing only in case) the fix writes it; with " +
+			"several, each is offered as an unsafe fix.",
+		Bad:  "{from: 'activities', where: {type: 'agentMesaged'}}",
+		Good: "{from: 'activities', where: {type: 'agentMessaged'}}",
+	},
+	Run: runUnknownEnumValue,
+}
+
+func runUnknownEnumValue(p *analysis.Pass) error {
+	eachQuery(p, func(q *jql.Query, d *jql.Domain) {
+		for _, c := range q.Where {
+			if c == nil || c.Operand == nil || c.Op != jql.OpEq && c.Op != jql.OpNeq && c.Op != jql.OpIn {
+				continue
+			}
+			r := d.Resolve(c.Path)
+			fl := r.Field()
+			if r.Bad >= 0 || fl == nil || fl.Computed {
+				continue
+			}
+			t := elem(fl.Type)
+			if t == nil || t.Kind != jql.TString || len(t.Enum) == 0 {
+				continue
+			}
+			operands := []*jql.Value{c.Operand}
+			if c.Op == jql.OpIn && c.Operand.Kind == jql.KindArray {
+				operands = c.Operand.Elems
+			}
+			for _, v := range operands {
+				if v == nil || v.Kind != jql.KindString || slices.Contains(t.Enum, v.Str) {
+					continue
+				}
+				dg := syntax.Diagnostic{Span: v.Span, Severity: syntax.SeverityWarning,
+					Message: fmt.Sprintf("%q is not a value of %q (%s)", v.Str, c.Path.Text, strings.Join(t.Enum, ", "))}
+				inner := v.SubSpan(0, len(v.Str))
+				if cands := closest(v.Str, t.Enum); len(cands) > 0 && editable(p.File, inner, v.Str) {
+					for _, cand := range cands {
+						dg.SuggestedFixes = append(dg.SuggestedFixes, syntax.SuggestedFix{
+							Message:   fmt.Sprintf("Replace with %q", cand),
+							TextEdits: []syntax.TextEdit{{Span: inner, NewText: cand}},
+							Unsafe:    len(cands) > 1,
+						})
+					}
+					dg.Message += fmt.Sprintf("; did you mean %s?", quoteAll(cands))
+				}
+				p.Report(dg)
+			}
+		}
+	})
+	return nil
+}
+
 func describe(vals []string) string {
 	if len(vals) == 0 {
 		return "no value"
