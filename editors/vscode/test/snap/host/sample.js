@@ -1,0 +1,1 @@
+const ids = ctx.select("^ah > .cb:first c@2 *@-");
