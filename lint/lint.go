@@ -148,19 +148,30 @@ func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.Fi
 
 // Analyze returns the diagnostics of an already parsed file: its parse
 // errors, the front end's checks and every rule's findings, in source
-// order, after suppression directives. ast is a *pact.File, *jql.File,
-// *datalog.Program or, for Markdown, the *syntax.File itself. The language
-// server calls it once per document version.
+// order, after suppression directives and the configuration. ast is a
+// *pact.File, *jql.File, *datalog.Program or, for Markdown, the
+// *syntax.File itself. The language server calls it once per document
+// version.
 func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []syntax.Diagnostic {
+	var inComment func(int) bool
+	if pf, ok := ast.(*pact.File); ok {
+		inComment = pactComments(pf)
+	}
+	return l.Finish(file, l.Findings(ctx, file, ast), inComment)
+}
+
+// Findings returns what Analyze does before suppression directives and
+// the configuration apply: parse errors, front-end checks and rule
+// findings, sorted. The language server caches them per PACT line.
+func (l *Linter) Findings(ctx context.Context, file *syntax.File, ast any) []syntax.Diagnostic {
 	var (
-		lang      analysis.Language
-		data      any
-		diags     []syntax.Diagnostic
-		inComment func(int) bool
+		lang  analysis.Language
+		data  any
+		diags []syntax.Diagnostic
 	)
 	switch a := ast.(type) {
 	case *pact.File:
-		lang, inComment = analysis.PACT, pactComments(a)
+		lang = analysis.PACT
 		diags = append(diags, a.Diagnostics...)
 	case *jql.File:
 		// The schema checker's findings are the rules JQL001–JQL006.
@@ -181,6 +192,13 @@ func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []synt
 	}
 	diags = append(diags, analysis.Run(ctx, l.reg.For(lang), file, ast, data)...)
 	syntax.SortDiagnostics(diags)
+	return diags
+}
+
+// Finish applies the file's suppression directives (inComment reports
+// whether an offset is inside a comment; nil accepts any) and the
+// configuration to findings.
+func (l *Linter) Finish(file *syntax.File, diags []syntax.Diagnostic, inComment func(int) bool) []syntax.Diagnostic {
 	return l.configure(file.Name(), suppress(file, diags, inComment))
 }
 

@@ -53,8 +53,16 @@ func pactFile(s *Snapshot) *pact.File {
 }
 
 // Diagnostics returns the parse errors and the findings of every PACT rule,
-// after suppression directives.
+// after suppression directives and the configuration. Lines an edit did not
+// change are not parsed again (lineCache).
 func (l pactLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
+	if s.Workspace != nil {
+		d := pact.V2
+		if cfg := s.Workspace.Project(s); cfg != nil {
+			d = cfg.Dialect(FilePath(s.URI))
+		}
+		return s.Workspace.lines.pactDiagnostics(ctx, linterFor(l.linter, s), s, d)
+	}
 	pf := pactFile(s)
 	if pf == nil {
 		return nil

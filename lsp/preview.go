@@ -135,6 +135,7 @@ type workspace struct {
 	data    map[string]*loaded // by kind and path
 	config  func() Config
 	project map[string]*projectConfig // by directory
+	lines   lineCache                 // PACT findings per line text
 }
 
 // projectConfig is a directory's .ctxql.yaml, as loaded at a time.

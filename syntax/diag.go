@@ -200,3 +200,28 @@ func editsOverlap(taken []Span, edits []TextEdit) bool {
 	}
 	return false
 }
+
+// Shifted returns a copy of d with every span (its own, its related
+// information's and its fixes' edits) moved by delta bytes.
+func (d Diagnostic) Shifted(delta int) Diagnostic {
+	d.Span = d.Span.Shift(delta)
+	if len(d.Related) > 0 {
+		rel := make([]RelatedInfo, len(d.Related))
+		for i, r := range d.Related {
+			rel[i] = RelatedInfo{Span: r.Span.Shift(delta), Message: r.Message}
+		}
+		d.Related = rel
+	}
+	if len(d.SuggestedFixes) > 0 {
+		fixes := make([]SuggestedFix, len(d.SuggestedFixes))
+		for i, f := range d.SuggestedFixes {
+			edits := make([]TextEdit, len(f.TextEdits))
+			for j, e := range f.TextEdits {
+				edits[j] = TextEdit{Span: e.Span.Shift(delta), NewText: e.NewText}
+			}
+			fixes[i] = SuggestedFix{Message: f.Message, TextEdits: edits, Unsafe: f.Unsafe}
+		}
+		d.SuggestedFixes = fixes
+	}
+	return d
+}
