@@ -1,6 +1,363 @@
 package format
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
 
-// Datalog formats a Datalog program.
-func Datalog(src []byte) ([]byte, error) { return nil, fmt.Errorf("datalog: %w", ErrUnsupported) }
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
+)
+
+// datalogWidth is the line width above which a rule is wrapped, one body
+// item per line.
+const datalogWidth = 100
+
+// datalogIndent indents the body items of a wrapped rule.
+const datalogIndent = "    "
+
+// Datalog formats a Datalog program (a .dl file) in the canonical Ascent
+// form: one rule, fact or declaration per line, each ending in ";", with
+// "head(X, Y) <-- body(X, Z), other(Z, Y);" spacing. A rule longer than
+// 100 bytes, or one with comments between its tokens, is wrapped with
+// "<--" ending the head line and one body item per line, indented four
+// spaces. Arrows of neighbouring rules are not aligned. String literals are
+// re-quoted canonically and integers written without leading zeros, the
+// forms the evaluator compares values by. "//" comments stay where they
+// were (a comment after an item on its line stays on that line), runs of
+// blank lines collapse to one, and the output has no leading or trailing
+// blank lines and ends in exactly one newline.
+func Datalog(src []byte) ([]byte, error) {
+	text := string(src)
+	prog := datalog.ParseProgram("", text)
+	if syntax.HasErrors(prog.Diagnostics) {
+		return nil, &SyntaxError{Diagnostics: prog.Diagnostics}
+	}
+	p := &dlPrinter{src: text, file: prog.File, prog: prog}
+	out := p.print()
+	// A printer bug must never reach a user's file: the output has to
+	// parse to the same program.
+	again := datalog.ParseProgram("", out)
+	if syntax.HasErrors(again.Diagnostics) || datalogKey(again) != datalogKey(prog) {
+		return nil, fmt.Errorf("datalog: internal error: the formatted program differs from the input")
+	}
+	return []byte(out), nil
+}
+
+// dlItem is a top-level rule or declaration.
+type dlItem struct {
+	span syntax.Span
+	rule *datalog.Rule
+	decl *datalog.Decl
+}
+
+type dlPrinter struct {
+	src  string
+	file *syntax.File
+	prog *datalog.Program
+	// lines are the printed lines, without newlines.
+	lines []string
+	// commented is true when the last printed line ends in a comment.
+	commented bool
+	// lastLine is the source line of the last thing printed, -1 before
+	// anything was printed.
+	lastLine int
+}
+
+func (p *dlPrinter) print() string {
+	var items []dlItem
+	for _, r := range p.prog.Rules {
+		items = append(items, dlItem{span: r.Loc, rule: r})
+	}
+	for _, d := range p.prog.Decls {
+		items = append(items, dlItem{span: d.Loc, decl: d})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].span.Start < items[j].span.Start })
+	comments := p.prog.Comments
+	ci := 0
+	p.lastLine = -1
+	for _, it := range items {
+		// Comments before the item, each on its own line.
+		for ci < len(comments) && comments[ci].Start < it.span.Start {
+			c := comments[ci]
+			ci++
+			if p.trailing(c) {
+				continue
+			}
+			p.line(p.file.LineOf(c.Start), p.file.LineOf(c.Start), p.comment(c))
+		}
+		// Comments inside the item's span.
+		var inner []syntax.Span
+		for ci < len(comments) && comments[ci].Start < it.span.End {
+			inner = append(inner, comments[ci])
+			ci++
+		}
+		startLine, endLine := p.file.LineOf(it.span.Start), p.file.LineOf(it.span.End)
+		if it.decl != nil {
+			p.line(startLine, endLine, p.decl(it.decl))
+		} else {
+			p.rule(it.rule, inner, startLine, endLine)
+		}
+		// A comment after the item on its last line trails it.
+		if ci < len(comments) && p.file.LineOf(comments[ci].Start) == endLine {
+			p.appendTrailing(comments[ci])
+			ci++
+		}
+	}
+	for ; ci < len(comments); ci++ {
+		c := comments[ci]
+		p.line(p.file.LineOf(c.Start), p.file.LineOf(c.Start), p.comment(c))
+	}
+	if len(p.lines) == 0 {
+		return ""
+	}
+	return strings.Join(p.lines, "\n") + "\n"
+}
+
+// emit prints one output line.
+func (p *dlPrinter) emit(text string, commented bool) {
+	p.lines = append(p.lines, text)
+	p.commented = commented
+}
+
+// trailing reports whether a comment ends the line that was printed last,
+// and appends it there when so.
+func (p *dlPrinter) trailing(c syntax.Span) bool {
+	if p.lastLine >= 0 && p.file.LineOf(c.Start) == p.lastLine && len(p.lines) > 0 {
+		p.appendTrailing(c)
+		return true
+	}
+	return false
+}
+
+func (p *dlPrinter) appendTrailing(c syntax.Span) {
+	n := len(p.lines)
+	if n == 0 {
+		p.emit(p.comment(c), true)
+		return
+	}
+	last := p.lines[n-1]
+	if p.commented {
+		// The line already carries a comment: this one goes on its own
+		// line, so the two stay two comments.
+		p.emit(last[:len(last)-len(strings.TrimLeft(last, " "))]+p.comment(c), true)
+		return
+	}
+	p.lines[n-1] = last + " " + p.comment(c)
+	p.commented = true
+}
+
+func (p *dlPrinter) comment(c syntax.Span) string {
+	return strings.TrimRight(p.src[c.Start:c.End], " \t\r")
+}
+
+// line prints text that spans source lines from..to, with one blank line
+// before it when the source had blank lines since the last printed line.
+func (p *dlPrinter) line(from, to int, text string) {
+	p.blankBefore(from)
+	p.emit(text, strings.HasPrefix(text, "//"))
+	p.lastLine = to
+}
+
+func (p *dlPrinter) blankBefore(from int) {
+	if p.lastLine < 0 || len(p.lines) == 0 {
+		return
+	}
+	for l := p.lastLine + 1; l < from; l++ {
+		if strings.TrimSpace(p.file.Line(l)) == "" {
+			p.emit("", false)
+			return
+		}
+	}
+}
+
+func (p *dlPrinter) decl(d *datalog.Decl) string {
+	var b strings.Builder
+	b.WriteString("relation ")
+	b.WriteString(d.Name.Name)
+	b.WriteByte('(')
+	for i, t := range d.Types {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(t.Name)
+	}
+	b.WriteString(");")
+	return b.String()
+}
+
+func (p *dlPrinter) rule(r *datalog.Rule, inner []syntax.Span, startLine, endLine int) {
+	head := dlAtom(r.Head)
+	if r.IsFact() {
+		text := head + ";"
+		if len(inner) == 0 {
+			p.line(startLine, endLine, text)
+			return
+		}
+		// Comments inside a fact: the fact first, the comments after it.
+		p.line(startLine, startLine, text)
+		for i, c := range inner {
+			if i == 0 && p.file.LineOf(c.Start) == startLine {
+				p.appendTrailing(c)
+				continue
+			}
+			p.line(p.file.LineOf(c.Start), p.file.LineOf(c.Start), p.comment(c))
+		}
+		p.lastLine = endLine
+		return
+	}
+	items := make([]string, len(r.Body))
+	for i, b := range r.Body {
+		items[i] = dlBodyItem(b)
+	}
+	flat := head + " <-- " + strings.Join(items, ", ") + ";"
+	if len(inner) == 0 && utf8.RuneCountInString(flat) <= datalogWidth {
+		p.line(startLine, endLine, flat)
+		return
+	}
+	// Wrapped: the head line, then one line per body item. Each piece
+	// takes the comments that follow its start in the source.
+	type piece struct {
+		text  string
+		start int
+		line  int // source line of the piece's end
+	}
+	pieces := []piece{{text: head + " <--", start: r.Loc.Start, line: p.file.LineOf(r.Arrow.End)}}
+	for i, b := range r.Body {
+		sep := ","
+		if i == len(r.Body)-1 {
+			sep = ";"
+		}
+		sp := b.Span()
+		pieces = append(pieces, piece{text: datalogIndent + items[i] + sep, start: sp.Start, line: p.file.LineOf(sp.End)})
+	}
+	ci := 0
+	for i, pc := range pieces {
+		if i == 0 {
+			p.line(startLine, pc.line, pc.text)
+		} else {
+			p.blankBefore(p.file.LineOf(pc.start))
+			p.emit(pc.text, false)
+			p.lastLine = pc.line
+		}
+		next := r.Loc.End
+		if i+1 < len(pieces) {
+			next = pieces[i+1].start
+		}
+		first := true
+		for ci < len(inner) && inner[ci].Start < next {
+			c := inner[ci]
+			ci++
+			cl := p.file.LineOf(c.Start)
+			if first && cl == p.lastLine {
+				p.appendTrailing(c)
+			} else {
+				p.blankBefore(cl)
+				p.emit(datalogIndent+p.comment(c), true)
+				p.lastLine = cl
+			}
+			first = false
+		}
+	}
+	p.lastLine = endLine
+}
+
+func dlAtom(a *datalog.Atom) string {
+	var b strings.Builder
+	if a.Negated {
+		b.WriteByte('!')
+	}
+	b.WriteString(a.Name.Name)
+	b.WriteByte('(')
+	for i, t := range a.Args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(dlTerm(t))
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func dlBodyItem(it datalog.BodyItem) string {
+	if it.Atom != nil {
+		return dlAtom(it.Atom)
+	}
+	c := it.Cond
+	return "if " + dlTerm(c.Left) + " " + c.Op + " " + dlTerm(c.Right)
+}
+
+// dlTerm prints a term canonically: variables as written, strings quoted
+// by datalog.Quote (the raw text when the value is not valid UTF-8, which
+// Quote cannot round-trip), integers in canonical decimal form.
+func dlTerm(t *datalog.Term) string {
+	switch t.Kind {
+	case datalog.Str:
+		if v, ok := datalog.Unquote(t.Text); ok && utf8.ValidString(v) {
+			return datalog.Quote(v)
+		}
+		return t.Text
+	case datalog.Num:
+		return t.Value
+	}
+	return t.Text
+}
+
+// datalogKey renders a program's rules, declarations and comments without
+// spans or literal spelling: two programs with equal keys mean the same
+// and carry the same comments.
+func datalogKey(prog *datalog.Program) string {
+	var b strings.Builder
+	var items []dlItem
+	for _, r := range prog.Rules {
+		items = append(items, dlItem{span: r.Loc, rule: r})
+	}
+	for _, d := range prog.Decls {
+		items = append(items, dlItem{span: d.Loc, decl: d})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].span.Start < items[j].span.Start })
+	term := func(t *datalog.Term) {
+		if t == nil {
+			b.WriteString("<nil>")
+			return
+		}
+		fmt.Fprintf(&b, "%s:%q ", t.Kind, t.Value)
+	}
+	atom := func(a *datalog.Atom) {
+		if a == nil {
+			b.WriteString("<nil>")
+			return
+		}
+		fmt.Fprintf(&b, "atom(%v %s ", a.Negated, a.Name.Name)
+		for _, t := range a.Args {
+			term(t)
+		}
+		b.WriteString(") ")
+	}
+	for _, it := range items {
+		if d := it.decl; d != nil {
+			fmt.Fprintf(&b, "decl %s %q\n", d.Name.Name, d.TypeNames())
+			continue
+		}
+		r := it.rule
+		b.WriteString("rule ")
+		atom(r.Head)
+		fmt.Fprintf(&b, "fact=%v <-- ", r.IsFact())
+		for _, x := range r.Body {
+			if x.Atom != nil {
+				atom(x.Atom)
+			} else if x.Cond != nil {
+				b.WriteString("if ")
+				term(x.Cond.Left)
+				b.WriteString(x.Cond.Op + " ")
+				term(x.Cond.Right)
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, c := range prog.Comments {
+		fmt.Fprintf(&b, "comment %q\n", strings.TrimRight(prog.File.Slice(c), " \t\r"))
+	}
+	return b.String()
+}
