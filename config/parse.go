@@ -144,7 +144,7 @@ func parse(data []byte) (*Config, error) {
 			p.lines = append(p.lines, i+1)
 		}
 	}
-	f, err := yamlparser.ParseBytes(data, 0)
+	f, err := parseYAML(data)
 	if err != nil {
 		type tokErr interface {
 			GetToken() *yamltoken.Token
@@ -464,4 +464,15 @@ func parseDialect(s string) pact.Dialect {
 		return pact.V1
 	}
 	return pact.V2
+}
+
+// parseYAML runs the YAML parser, turning a panic inside it into an error so
+// that no input can crash the caller.
+func parseYAML(data []byte) (f *ast.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("yaml parser failure: %v", r)
+		}
+	}()
+	return yamlparser.ParseBytes(data, 0)
 }
