@@ -287,3 +287,13 @@ func FuzzFind(f *testing.F) {
 		}
 	})
 }
+
+// TestDeepTemplates checks that deeply nested template substitutions neither
+// crash the scanner nor hide a later call.
+func TestDeepTemplates(t *testing.T) {
+	src := strings.Repeat("`${", 100000) + strings.Repeat("}`", 100000) + "\nctx.select('.after');\n"
+	got := Find("a.ts", []byte(src), []string{"ctx.select"})
+	if len(got) != 1 || got[0].Value != ".after" {
+		t.Errorf("got %+v, want the call after the nested templates", got)
+	}
+}

@@ -27,11 +27,16 @@ type token struct {
 }
 
 type scanner struct {
-	lang lang
-	src  []byte
-	i    int
-	toks []token
+	lang  lang
+	src   []byte
+	i     int
+	toks  []token
+	depth int // nesting of template substitutions
 }
+
+// maxTemplateDepth bounds the nesting of template substitutions the scanner
+// follows, so hostile input cannot exhaust the stack.
+const maxTemplateDepth = 64
 
 func tokenize(l lang, src []byte) []token {
 	s := &scanner{lang: l, src: src}
@@ -259,8 +264,13 @@ func (s *scanner) jsTemplate(start int) {
 		case c == '$' && s.peek(1) == '{':
 			subst = true
 			s.i += 2
+			if s.depth >= maxTemplateDepth {
+				continue // too deep to follow: scan on as template text
+			}
 			saved := s.toks
+			s.depth++
 			s.code(true)
+			s.depth--
 			s.toks = saved
 			continue
 		}
