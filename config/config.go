@@ -111,12 +111,15 @@ func (c *Config) WithRuleNames(names map[string]string) *Config {
 }
 
 // Load finds FileName in dir or the nearest of its parent directories and
-// parses it. It returns the configuration and the absolute path of the file
+// parses it; when dir names a file the search starts in its directory. It returns the configuration and the absolute path of the file
 // it read, or Default() and "" when there is none up to the file-system root.
 func Load(dir string) (*Config, string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, "", fmt.Errorf("config: %w", err)
+	}
+	if info, err := os.Stat(abs); err == nil && !info.IsDir() {
+		abs = filepath.Dir(abs) // a file: start from its directory
 	}
 	for d := abs; ; {
 		p := filepath.Join(d, FileName)

@@ -118,6 +118,12 @@ func TestLoadWalksUp(t *testing.T) {
 	if want := filepath.Join(root, FileName); path != want {
 		t.Errorf("path = %q, want %q", path, want)
 	}
+	if err := os.WriteFile(filepath.Join(deep, "q.pact"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, p2, err := Load(filepath.Join(deep, "q.pact")); err != nil || p2 != path {
+		t.Errorf("Load(a file) = %q, %v; want %q", p2, err, path)
+	}
 	if cfg.Dir() != root {
 		t.Errorf("Dir() = %q, want %q", cfg.Dir(), root)
 	}
