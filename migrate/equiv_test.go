@@ -85,7 +85,9 @@ func TestV1ToV2PreservesResults(t *testing.T) {
 		".cb:summary",
 		".mt .cb:summary[ttl<=2]",
 		"#b7", "^seq #t3 .cb", ".cb#b5",
-		"^seq .mt:depth(1) .cb", ".mt:depth(1-2) > .mc",
+		"^seq .mt:depth(1) .cb", ".mt:depth(1-2) > .mc", "^seq .mt:depth(2,1) .cb",
+		"^seq :depth(3,1-2) > .mc:last", "*:depth(1) > .cont", ".mt:depth(2-3) .cb:summary",
+		".mt#t3:depth(1-4) > *", "^seq > :depth(2)",
 		".mt > :first", ".mc > :last[role='user']", ".cb:nth(2)",
 		"[role='user']", "^ah [offset>0]", "* > [ttl]", "^seq :post",
 		".cb[offset=0]:core", "^sys > *", "@t0 ^root .mt .cont .cb[role!='system']",
@@ -97,6 +99,10 @@ func TestV1ToV2PreservesResults(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, sel := range selectors {
+			res, err := PACT([]byte("// pact: v1\n"+sel+"\n"), Options{ToV2: true})
+			if err != nil || !strings.HasPrefix(string(res.Output), "// pact: v2\n") || len(res.Manual) > 0 {
+				t.Fatalf("%q was not converted: %v %q %v", sel, err, res.Output, res.Manual)
+			}
 			v2 := migrated(t, "// pact: v1\n"+sel+"\n", Options{ToV2: true})
 			before, after := ids(t, d, sel, pact.V1), ids(t, d, v2, pact.V2)
 			if before != after {
@@ -110,6 +116,29 @@ func TestV1ToV2PreservesResults(t *testing.T) {
 	}
 	if nonEmpty < n/2 {
 		t.Fatalf("only %d of %d evaluations selected anything", nonEmpty, n)
+	}
+}
+
+// TestEquivalenceDetectsWrongDepth checks that the generated trees can tell
+// depth mappings apart: an off-by-one v2 depth for a v1 :depth(N) selects
+// different turns on some tree, so TestV1ToV2PreservesResults would catch it.
+func TestEquivalenceDetectsWrongDepth(t *testing.T) {
+	for _, c := range [][2]string{
+		{"^seq .mt:depth(1) .cb", "^seq d2.mt .cb"},
+		{".mt:depth(1-2) > .mc", "d1..d3.mt > .mc"},
+		{"^seq .mt:depth(2,1) .cb", "^seq d1.mt .cb"},
+	} {
+		differs := false
+		for seed := uint64(1); seed <= 8 && !differs; seed++ {
+			d, err := evalpact.LoadBytes([]byte(genTree(seed)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			differs = ids(t, d, c[0], pact.V1) != ids(t, d, c[1], pact.V2)
+		}
+		if !differs {
+			t.Errorf("v1 %q and the wrong v2 %q agree on every tree", c[0], c[1])
+		}
 	}
 }
 

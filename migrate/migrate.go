@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
@@ -196,22 +197,91 @@ func legacyEdits(f *syntax.File, q *pact.Query, opts Options) ([]syntax.TextEdit
 	return edits, man
 }
 
+// DepthPseudo is the rewrite of a v1 depth qualifier ":depth(...)" on the
+// compound c into a v2 depth written as the compound's first part:
+// ".mt:depth(1-2)" becomes "d1..d2.mt" and "*:depth(1)" becomes "d1". Both
+// keep the nodes whose turn depth (counted from the newest turn under ^seq,
+// which is depth 1) lies in the range. ok is false when the arguments are
+// not positive integers forming one contiguous range (":depth(1,3)"), when
+// c already has a root or a depth, or when c has another depth qualifier.
+func DepthPseudo(c *pact.Compound, p *pact.Pseudo) ([]syntax.TextEdit, bool) {
+	if c.Root != nil || c.Depth != nil || p.Name != "depth" || len(p.Args) == 0 {
+		return nil, false
+	}
+	for _, o := range c.Pseudos {
+		if o != p && o.Name == "depth" {
+			return nil, false
+		}
+	}
+	type span struct{ lo, hi int }
+	var spans []span
+	num := func(v *pact.Value) (int, bool) {
+		if v == nil || v.Kind != pact.ValueNumber || v.Num < 1 || v.Num > 1<<20 || v.Num != float64(int(v.Num)) {
+			return 0, false
+		}
+		return int(v.Num), true
+	}
+	for _, a := range p.Args {
+		lo, ok := num(a.Value)
+		if !ok {
+			return nil, false
+		}
+		hi := lo
+		if a.Hi != nil {
+			if hi, ok = num(a.Hi); !ok || hi < lo {
+				return nil, false
+			}
+		}
+		spans = append(spans, span{lo, hi})
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
+	lo, hi := spans[0].lo, spans[0].hi
+	for _, s := range spans[1:] {
+		if s.lo > hi+1 {
+			return nil, false // a gap: v2 has no union of depths
+		}
+		hi = max(hi, s.hi)
+	}
+	text := fmt.Sprintf("d%d", lo)
+	if hi != lo {
+		text += fmt.Sprintf("..d%d", hi)
+	}
+	edits := []syntax.TextEdit{{Span: p.Sp, NewText: ""}}
+	if c.Universal {
+		edits = append(edits, syntax.TextEdit{Span: c.UnivSpan, NewText: text})
+	} else {
+		edits = append(edits, syntax.TextEdit{Span: syntax.Sp(c.Sp.Start, c.Sp.Start), NewText: text})
+	}
+	sortEdits(edits)
+	return edits, true
+}
+
 // v1Edits rewrites a v1 selector into a v2 query: a namespaced type
 // ".cb:summary" becomes [nodeType='cb:summary'], "#id" becomes [id='id'],
-// and a compound left without a type, root or "*" gets a "*". ok is false,
-// with a reason, when the selector has no v2 equivalent (comma groups).
-func v1Edits(f *syntax.File, q *pact.Query) (edits []syntax.TextEdit, man []syntax.Diagnostic, reason string, ok bool) {
+// ":depth(A-B)" becomes the depth "dA..dB" in front of its compound, and a
+// compound left without a type, root, depth or "*" gets a "*". ok is false,
+// with a reason, when the selector has no v2 equivalent (comma groups, depth
+// lists with gaps) or the rewrite would not parse as v2.
+func v1Edits(f *syntax.File, q *pact.Query) (edits []syntax.TextEdit, reason string, ok bool) {
 	fail := ""
 	pact.Inspect(q, func(n pact.Node) bool {
 		switch x := n.(type) {
 		case *pact.Union:
 			fail = "comma groups have no v2 form"
-		case *pact.Pseudo:
-			if x.Name == "depth" {
-				man = append(man, manual(x.Sp, "%s is kept: it means the same in v2, where it is deprecated; rewrite it as a depth hop after checking which turns it meant", f.Slice(x.Sp)))
-			}
 		case *pact.Compound:
 			anchored := x.Root != nil || x.Universal || x.Depth != nil
+			for _, p := range x.Pseudos {
+				if p.Name != "depth" {
+					continue
+				}
+				es, ok := DepthPseudo(x, p)
+				if !ok {
+					fail = f.Slice(p.Sp) + " is not one range of positive turn depths, the only kind a v2 depth can say"
+					continue
+				}
+				edits = append(edits, es...)
+				anchored = true
+			}
 			for _, t := range x.Types {
 				if t.Sub == "" {
 					anchored = true
@@ -237,9 +307,26 @@ func v1Edits(f *syntax.File, q *pact.Query) (edits []syntax.TextEdit, man []synt
 		return true
 	})
 	if fail != "" {
-		return nil, nil, fail, false
+		return nil, fail, false
 	}
-	return edits, man, "", true
+	// The rewritten query must parse as one v2 query on its own.
+	sortEdits(edits)
+	if overlapping(edits) {
+		return nil, "overlapping rewrites", false
+	}
+	src := f.Text()
+	var local []syntax.TextEdit
+	for _, e := range edits {
+		if e.Span.Start < q.Sp.Start || e.Span.End > q.Sp.End {
+			return nil, "a rewrite outside the selector", false
+		}
+		local = append(local, syntax.TextEdit{Span: syntax.Sp(e.Span.Start-q.Sp.Start, e.Span.End-q.Sp.Start), NewText: e.NewText})
+	}
+	text := apply(src[q.Sp.Start:q.Sp.End], local)
+	if g := pact.ParseFile("", "// pact: v2\n"+text+"\n", pact.V2); syntax.HasErrors(g.Diagnostics) || len(g.Queries) != 1 || len(g.Queries[0].Legacy) > 0 {
+		return nil, "the rewritten selector " + strconv.Quote(text) + " is not a plain v2 query", false
+	}
+	return edits, "", true
 }
 
 // apply applies sorted, non-overlapping edits to src.
@@ -292,19 +379,18 @@ func PACT(src []byte, opts Options) (Result, error) {
 	switch {
 	case f.Dialect == pact.V1 && opts.ToV2:
 		var v1 []syntax.TextEdit
-		var notes, failed []syntax.Diagnostic
+		var failed []syntax.Diagnostic
 		for _, q := range f.Queries {
-			es, m, reason, ok := v1Edits(f.Src, q)
+			es, reason, ok := v1Edits(f.Src, q)
 			if !ok {
 				failed = append(failed, manual(q.Sp, "no v2 form: %s; the file stays v1", reason))
 				continue
 			}
-			v1, notes = append(v1, es...), append(notes, m...)
+			v1 = append(v1, es...)
 		}
 		if len(failed) > 0 {
 			man = append(man, failed...)
 		} else {
-			man = append(man, notes...)
 			edits = append(edits, v1...)
 			if f.Pragma != nil {
 				edits = append(edits, syntax.TextEdit{Span: f.Pragma.ValueSpan, NewText: "v2"})
