@@ -99,7 +99,10 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 			all, files, changed = append(all, fs...), append(files, f.stdinFilename), changed || ch
 			continue
 		}
-		paths, err := collect(arg, func(p string) bool { return lint.Language(p) != "" }, cfg)
+		paths, err := collect(arg, func(p string) bool {
+			lang := lint.Language(p)
+			return lang != "" && (lang != lint.Host || cfg.Embedded(absPath(p)))
+		}, cfg)
 		if err != nil {
 			return Usagef("check: %w", err)
 		}

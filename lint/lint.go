@@ -19,6 +19,7 @@ import (
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
+	"github.com/ctxql/ctxql/syntax/host"
 	"github.com/ctxql/ctxql/syntax/jql"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -39,10 +40,17 @@ func All() (*analysis.Registry, error) {
 	return analysis.NewRegistry(as...)
 }
 
+// Host is the language of source files in other languages (.ts, .js, .py,
+// .go) whose string literals passed to configured calls are PACT queries.
+const Host analysis.Language = "host"
+
 // Language returns the language of a file name, or "" when ctxql does not
 // check such files.
 func Language(name string) analysis.Language {
 	n := strings.ToLower(name)
+	if host.Supported(n) {
+		return Host
+	}
 	switch {
 	case strings.HasSuffix(n, ".pact"):
 		return analysis.PACT
@@ -137,6 +145,9 @@ func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.Fi
 	case analysis.Markdown:
 		file = syntax.NewFile(name, src)
 		ast = file
+	case Host:
+		file = syntax.NewFile(name, src)
+		return file, l.embedded(ctx, file), ctx.Err()
 	default:
 		return nil, nil, fmt.Errorf("%s: %w", name, ErrUnsupported)
 	}
@@ -174,9 +185,21 @@ func (l *Linter) Findings(ctx context.Context, file *syntax.File, ast any) []syn
 		lang = analysis.PACT
 		diags = append(diags, a.Diagnostics...)
 	case *jql.File:
-		// The schema checker's findings are the rules JQL001–JQL006.
+		// The schema checker's findings are the rules JQL001–JQL007; the
+		// parser's own limit-range error is the rule JQL005.
 		lang, data = analysis.JQL, jql.NewSchema()
-		diags = append(diags, a.Diagnostics...)
+		limits := map[syntax.Span]bool{}
+		for _, q := range a.Queries {
+			if q != nil && q.LimitValue != nil && q.LimitValue.Kind == jql.KindNumber {
+				limits[q.LimitValue.Span] = true
+			}
+		}
+		for _, d := range a.Diagnostics {
+			if d.Code == jql.CodeInvalidQuery && limits[d.Span] {
+				continue
+			}
+			diags = append(diags, d)
+		}
 	case *datalog.Program:
 		// The checker's findings are the rules DL001–DL007; one check is
 		// shared by every rule that needs it.
@@ -200,6 +223,27 @@ func (l *Linter) Findings(ctx context.Context, file *syntax.File, ast any) []syn
 // configuration to findings.
 func (l *Linter) Finish(file *syntax.File, diags []syntax.Diagnostic, inComment func(int) bool) []syntax.Diagnostic {
 	return l.configure(file.Name(), suppress(file, diags, inComment))
+}
+
+// embedded lints the PACT queries passed as string literals to the
+// configured calls (ctx.select by default) in a host source file: each
+// literal's decoded value is parsed and checked as a query, and the
+// findings are mapped back to the host file, their fixes rewriting the
+// whole literal with its escapes re-encoded.
+func (l *Linter) embedded(ctx context.Context, file *syntax.File) []syntax.Diagnostic {
+	calls := config.DefaultCalls()
+	if l.cfg != nil {
+		calls = l.cfg.Calls()
+	}
+	var diags []syntax.Diagnostic
+	for _, lit := range host.Find(file.Name(), []byte(file.Text()), calls) {
+		pf := pact.ParseFile(file.Name(), lit.Value, l.dialectFor(file.Name()))
+		for _, d := range l.Findings(ctx, pf.Src, pf) {
+			diags = append(diags, lit.MapDiagnostic(d))
+		}
+	}
+	syntax.SortDiagnostics(diags)
+	return l.Finish(file, diags, nil)
 }
 
 // configure drops the findings of rules the configuration disables for the
