@@ -11,7 +11,6 @@ import (
 
 	evalpact "github.com/ctxql/ctxql/eval/pact"
 	"github.com/ctxql/ctxql/internal/golden"
-	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -195,47 +194,4 @@ func TestPACTRepositoryFiles(t *testing.T) {
 	if n < 10 {
 		t.Fatalf("only %d PACT sources formatted", n)
 	}
-}
-
-// FuzzPACT formats arbitrary text: no panic; a text that parses formats to
-// a text that parses to as many queries and comments, formats to itself,
-// and whose queries give the same results as the originals on a fixture.
-func FuzzPACT(f *testing.F) {
-	files, _ := filepath.Glob("../testdata/format/pact/*.txtar")
-	for _, p := range files {
-		f.Add([]byte(golden.Load(f, p).InputOr("input", "")))
-	}
-	for _, s := range []string{"@t0 .a > .b, .c", "// pact: v1\n.cb[ttl<=1] // x\n\n\n.mt:depth(1-2)", "(d1, seg, cont[offset=0])", ".x(a=1 b=2) {ttl=1}"} {
-		f.Add([]byte(s))
-	}
-	fixture, err := evalpact.LoadFile("../testdata/pact/history.json")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, src []byte) {
-		out, err := PACT(src)
-		if err != nil {
-			var se *SyntaxError
-			if !errors.As(err, &se) {
-				t.Fatalf("%q: %v", src, err)
-			}
-			if !syntax.HasErrors(se.Diagnostics) {
-				t.Fatalf("%q: syntax error without an error diagnostic", src)
-			}
-			return
-		}
-		before := pact.ParseFile("f.pact", string(src), pact.DialectUnset)
-		after := pact.ParseFile("f.pact", string(out), pact.DialectUnset)
-		if len(before.Queries) != len(after.Queries) || len(before.Comments) != len(after.Comments) {
-			t.Fatalf("%q → %q: queries or comments lost", src, out)
-		}
-		checkIdempotent(t, out)
-		for i, q := range before.Queries {
-			a := after.Queries[i]
-			qb, qa := before.Src.Slice(q.Sp), after.Src.Slice(a.Sp)
-			if ob, oa := outcome(t, fixture, qb, q.Dialect), outcome(t, fixture, qa, a.Dialect); ob != oa {
-				t.Fatalf("%q → %q changed the result:\n%s\n%s", qb, qa, ob, oa)
-			}
-		}
-	})
 }
