@@ -93,21 +93,11 @@ func Find(name string, src []byte, calls []string) []Literal {
 		if toks[i].kind != tokIdent {
 			continue
 		}
-		var b strings.Builder
-		if i > 0 && toks[i-1].kind == tokPunct && toks[i-1].ch == '.' {
-			b.WriteByte('.') // the chain continues an expression such as f().ctx.select
-		}
+		head := i
 		j := i
-		for {
-			b.WriteString(string(src[toks[j].span.Start:toks[j].span.End]))
-			if j+2 < len(toks) && toks[j+1].kind == tokPunct && toks[j+1].ch == '.' && toks[j+2].kind == tokIdent {
-				b.WriteByte('.')
-				j += 2
-				continue
-			}
-			break
+		for j+2 < len(toks) && toks[j+1].kind == tokPunct && toks[j+1].ch == '.' && toks[j+2].kind == tokIdent {
+			j += 2
 		}
-		callee := b.String()
 		i = j
 		if j+2 >= len(toks) {
 			continue
@@ -119,6 +109,17 @@ func Find(name string, src []byte, calls []string) []Literal {
 		if after == nil || after.kind != tokPunct || (after.ch != ',' && after.ch != ')') {
 			continue
 		}
+		var b strings.Builder
+		if head > 0 && toks[head-1].kind == tokPunct && toks[head-1].ch == '.' {
+			b.WriteByte('.') // the chain continues an expression such as f().ctx.select
+		}
+		for k := head; k <= j; k += 2 {
+			if k > head {
+				b.WriteByte('.')
+			}
+			b.Write(src[toks[k].span.Start:toks[k].span.End])
+		}
+		callee := b.String()
 		call, ok := matchCall(callee, calls)
 		if !ok {
 			continue
