@@ -141,9 +141,10 @@ func manual(sp syntax.Span, format string, args ...any) syntax.Diagnostic {
 	return syntax.Diagnostic{Span: sp, Severity: syntax.SeverityWarning, Code: CodeManual, Message: fmt.Sprintf(format, args...)}
 }
 
-// legacyEdits returns the rewrites of a v2 query's legacy forms and the
-// places that need a manual decision.
-func legacyEdits(f *syntax.File, q *pact.Query, opts Options) ([]syntax.TextEdit, []syntax.Diagnostic) {
+// Legacy returns the rewrites of the legacy forms of the v2 query q in the
+// file f (byte spans of f, sorted) and the places that need a manual
+// decision (c@N, *@±, :depth(), and cont[offset=N] unless opts.Unsafe).
+func Legacy(f *syntax.File, q *pact.Query, opts Options) ([]syntax.TextEdit, []syntax.Diagnostic) {
 	var edits []syntax.TextEdit
 	var man []syntax.Diagnostic
 	var moved []*pact.Attr
@@ -194,6 +195,7 @@ func legacyEdits(f *syntax.File, q *pact.Query, opts Options) ([]syntax.TextEdit
 			man = append(man, manual(moved[0].Sp, "%s is a behavior filter: move it to [...] by hand", moved[0].Key))
 		}
 	}
+	sortEdits(edits)
 	return edits, man
 }
 
@@ -256,13 +258,13 @@ func DepthPseudo(c *pact.Compound, p *pact.Pseudo) ([]syntax.TextEdit, bool) {
 	return edits, true
 }
 
-// v1Edits rewrites a v1 selector into a v2 query: a namespaced type
+// V1ToV2 rewrites the v1 selector q of the file f into a v2 query: a namespaced type
 // ".cb:summary" becomes [nodeType='cb:summary'], "#id" becomes [id='id'],
 // ":depth(A-B)" becomes the depth "dA..dB" in front of its compound, and a
 // compound left without a type, root, depth or "*" gets a "*". ok is false,
 // with a reason, when the selector has no v2 equivalent (comma groups, depth
 // lists with gaps) or the rewrite would not parse as v2.
-func v1Edits(f *syntax.File, q *pact.Query) (edits []syntax.TextEdit, reason string, ok bool) {
+func V1ToV2(f *syntax.File, q *pact.Query) (edits []syntax.TextEdit, reason string, ok bool) {
 	fail := ""
 	pact.Inspect(q, func(n pact.Node) bool {
 		switch x := n.(type) {
@@ -381,7 +383,7 @@ func PACT(src []byte, opts Options) (Result, error) {
 		var v1 []syntax.TextEdit
 		var failed []syntax.Diagnostic
 		for _, q := range f.Queries {
-			es, reason, ok := v1Edits(f.Src, q)
+			es, reason, ok := V1ToV2(f.Src, q)
 			if !ok {
 				failed = append(failed, manual(q.Sp, "no v2 form: %s; the file stays v1", reason))
 				continue
@@ -400,7 +402,7 @@ func PACT(src []byte, opts Options) (Result, error) {
 		}
 	case f.Dialect != pact.V1:
 		for _, q := range f.Queries {
-			es, m := legacyEdits(f.Src, q, opts)
+			es, m := Legacy(f.Src, q, opts)
 			edits = append(edits, es...)
 			man = append(man, m...)
 		}

@@ -60,7 +60,8 @@ func TestGolden(t *testing.T) {
 // parses migrates to a text that parses and does not change again.
 func FuzzMigrate(f *testing.F) {
 	for _, s := range []string{"@t0 .seg .block:summary { ttl>=2 }", "// pact: v1\n.cb:summary #x\n^seq :first",
-		"(d1, seg, cont[offset=0], c@2)", ".block(a=1 b=2) {cad=1}", "// pact: v1\n.a, .b"} {
+		"(d1, seg, cont[offset=0], c@2)", ".block(a=1 b=2) {cad=1}", "// pact: v1\n.a, .b",
+		"// pact: v1\n^seq .mt:depth(2,1) > *:depth(1-3)\n.cb:x:depth(1,3)", "// pact: v1\n^seq:depth(1) [a='#b .c:d'] // .e:f"} {
 		f.Add(s, true, true)
 		f.Add(s, false, false)
 	}
