@@ -186,20 +186,20 @@ func (p *printer) step(st *pact.Step) {
 	p.expr(st.Group)
 }
 
+// position prints a position or coordinate with ", " between its hops.
+// A compound hop is printed like any compound, without a "." before its
+// first type when it was written bare ("seg", "cont[offset=0]"): the bare
+// spelling is what marks "cont[offset=N]" as the legacy hop, so it is kept.
+// An insertion sentinel is printed as "end", "+N", "-N", or nothing after
+// the last ", " for the trailing comma.
 func (p *printer) position(x *pact.Position) {
-	for _, h := range x.Hops {
-		if h.Kind == pact.HopInsert {
-			p.b.WriteString(p.slice(x.Sp)) // insertion positions keep their spelling
-			return
-		}
-	}
 	p.b.WriteByte('(')
 	for i, h := range x.Hops {
 		if i > 0 {
 			p.b.WriteString(", ")
 		}
-		if _, ok := p.legacy[h]; ok {
-			p.b.WriteString(p.slice(h.Sp))
+		if k, ok := p.legacy[h]; ok && k == pact.LegacyCycleAt {
+			p.b.WriteString(p.slice(h.Sp)) // "c@N" is one token
 			continue
 		}
 		switch h.Kind {
@@ -208,8 +208,23 @@ func (p *printer) position(x *pact.Position) {
 		case pact.HopOffset:
 			p.b.WriteString(p.slice(h.Sp))
 		case pact.HopStep:
-			p.b.WriteString(p.slice(h.Sp)) // hop steps keep their spelling
-
+			var c printer
+			c.src, c.q, c.v2, c.legacy = p.src, p.q, p.v2, p.legacy
+			c.compound(h.Step)
+			text := c.b.String()
+			if p.src[h.Sp.Start] != '.' {
+				text = strings.TrimPrefix(text, ".")
+			}
+			p.b.WriteString(text)
+		case pact.HopInsert:
+			switch h.Insert {
+			case pact.InsertEnd:
+				p.b.WriteString("end")
+			case pact.InsertAfter:
+				fmt.Fprintf(&p.b, "+%d", h.Offset)
+			case pact.InsertBefore:
+				fmt.Fprintf(&p.b, "-%d", h.Offset)
+			}
 		}
 	}
 	p.b.WriteByte(')')
@@ -261,7 +276,13 @@ func (p *printer) compound(c *pact.Compound) {
 			add(t.Sp, "."+t.Sub)
 			continue
 		}
-		add(t.Sp, "."+t.Name)
+		// In a position hop "*:block" is the type block written with ":"; the
+		// spelling of the specification's examples is kept.
+		dot := "."
+		if p.src[t.Sp.Start] == ':' {
+			dot = ":"
+		}
+		add(t.Sp, dot+t.Name)
 	}
 	for _, h := range c.Hashes {
 		add(h.Sp, p.slice(h.Sp))
