@@ -43,6 +43,9 @@ func TestGolden(t *testing.T) {
 			t.Errorf("Changed = %v", res.Changed)
 		}
 		c.Want("output", string(res.Output))
+		if got := apply(in, res.Edits); got != string(res.Output) || overlapping(res.Edits) {
+			t.Errorf("Edits do not reproduce Output:\n%s", got)
+		}
 		f := syntax.NewFile("in", in)
 		var man strings.Builder
 		for _, d := range res.Manual {
