@@ -183,7 +183,8 @@ table.results th, table.results td { border: 1px solid var(--vscode-panel-border
   vertical-align: top; white-space: nowrap; max-width: 40em; overflow: hidden; text-overflow: ellipsis; }
 table.results th { background: var(--vscode-editorWidget-background, #f6f8fa); position: sticky; top: 0; }
 td.index, th.index { color: var(--vscode-descriptionForeground, #656d76); text-align: right; }
-td.number, span.number { color: var(--vscode-debugTokenExpression-number, #0550ae); text-align: right; }
+table.results td.number { text-align: right; }
+td.number, span.number { color: var(--vscode-debugTokenExpression-number, #0550ae); }
 td.string, span.string { color: var(--vscode-debugTokenExpression-string, #0a3069); }
 td.boolean, span.boolean, td.null, span.null { color: var(--vscode-debugTokenExpression-boolean, #8250df); }
 td.json code { color: var(--vscode-descriptionForeground, #656d76); }
