@@ -64,6 +64,13 @@ func PACT(src []byte) ([]byte, error) {
 		out.WriteByte('\n')
 	}
 	res := out.String()
+	// A comment that looks like the pragma but was not on the first line
+	// must not move there, where it would set (or break) the dialect: one
+	// blank line stays before it.
+	if f.Pragma == nil && strings.HasPrefix(res, "//") &&
+		strings.HasPrefix(strings.TrimLeft(res[2:], " \t"), "pact:") {
+		res = "\n" + res
+	}
 	// Every printed query must parse again: a printer bug must never
 	// reach a user's file.
 	g := pact.ParseFile("", res, pact.DialectUnset)
