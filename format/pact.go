@@ -306,10 +306,6 @@ func (p *printer) compound(c *pact.Compound) {
 		add(a.Sp, q.b.String())
 	}
 	for _, ps := range c.Pseudos {
-		if _, ok := p.legacy[ps]; ok {
-			add(ps.Sp, p.slice(ps.Sp))
-			continue
-		}
 		text := ":" + ps.Name
 		if ps.HasParens {
 			var args []string

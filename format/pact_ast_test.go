@@ -28,7 +28,8 @@ var astOptions = []cmp.Option{
 // documents for its dialect, so that it can be compared with the parse of
 // the formatted text: in v2 an omitted time becomes @t0, ".Base:Type" sugar
 // with a plain type name becomes ".Type", grouped shorthand becomes bracket
-// filters and tags are sorted; in both dialects a ":" range is "..".
+// filters and tags are sorted; in both dialects a ":" range is ".."
+// and a deprecated ":depth(...)" list loses its spaces.
 func canonicalize(q *pact.Query) {
 	v2 := q.Dialect != pact.V1
 	if q.Time == nil && v2 {
@@ -47,6 +48,8 @@ func canonicalize(q *pact.Query) {
 			}
 		case pact.LegacyGrouped:
 			rewritten[l] = true
+		case pact.LegacyDepthPseudo:
+			l.Value = strings.Join(strings.Fields(l.Value), "")
 		}
 	}
 	var legacy []*pact.Legacy
