@@ -84,7 +84,7 @@ type container struct {
 func (p *jqlPrinter) emit(s string) { p.lines = append(p.lines, s) }
 
 func (p *jqlPrinter) comment(c syntax.Span) string {
-	return strings.TrimRight(p.src[c.Start:c.End], " \t\r")
+	return strings.TrimRight(p.src[c.Start:c.End], " \t\r\n")
 }
 
 // blankAbove reports whether off is the first non-blank byte of its source
@@ -172,12 +172,12 @@ outer:
 		}
 		for i, m := range ms {
 			sameLine := cm.Start >= memberEnd(m) && p.file.LineOf(cm.Start) == p.file.LineOf(memberEnd(m)-1)
-			if m == skip && sameLine {
+			if m == skip && sameLine && p.yaml {
 				nested = append(nested, cm)
 				continue outer
 			}
 			if cm.Start >= m.Key.Span.Start && cm.Start < memberEnd(m) {
-				if m == skip && m.Value != nil && cm.Start > m.Value.Span.Start {
+				if m == skip && m.Value != nil && cm.Start > m.Key.Span.End {
 					nested = append(nested, cm)
 				} else {
 					c.leading[m] = append(c.leading[m], cm)
@@ -212,14 +212,24 @@ func (p *jqlPrinter) query(q *jql.Query, comments []syntax.Span) {
 	indent := "  "
 	if p.yaml {
 		indent = ""
-	} else {
-		p.emit("{")
 	}
+	open := "{"
+	var head []syntax.Span
 	for _, cm := range c.head {
+		if !p.yaml && p.file.LineOf(cm.Start) == p.file.LineOf(q.Span.Start) {
+			open += " " + p.comment(cm)
+		} else {
+			head = append(head, cm)
+		}
+	}
+	if !p.yaml {
+		p.emit(open)
+	}
+	for _, cm := range head {
 		p.emit(indent + p.comment(cm))
 	}
 	for i, m := range members {
-		first := i == 0 && len(c.head) == 0
+		first := i == 0 && len(head) == 0
 		sep := ","
 		if p.yaml || i == len(members)-1 {
 			sep = ""
@@ -245,7 +255,13 @@ func (p *jqlPrinter) member(m *jql.Member, form jql.Form, indent, sep string, fi
 	if !first {
 		p.blank(start)
 	}
+	keyLine := p.file.LineOf(m.Key.Span.Start)
+	var onKey string // comments that end the key line of an expanded value
 	for _, cm := range lead {
+		if expand && cm.Start > m.Key.Span.Start && p.file.LineOf(cm.Start) == keyLine {
+			onKey += " " + p.comment(cm)
+			continue
+		}
 		p.emit(indent + p.comment(cm))
 	}
 	key := p.key(m.Key.Str, form)
@@ -258,13 +274,21 @@ func (p *jqlPrinter) member(m *jql.Member, form jql.Form, indent, sep string, fi
 		return
 	}
 	inner := indent + "  "
-	if p.yaml {
-		p.emit(indent + key + ":")
-	} else {
-		p.emit(indent + key + ": {")
-	}
 	wc, _ := p.assign(m.Value.Members, nested, nil)
+	var head []syntax.Span
 	for _, cm := range wc.head {
+		if p.file.LineOf(cm.Start) == keyLine {
+			onKey += " " + p.comment(cm)
+		} else {
+			head = append(head, cm)
+		}
+	}
+	if p.yaml {
+		p.emit(indent + key + ":" + onKey)
+	} else {
+		p.emit(indent + key + ": {" + onKey)
+	}
+	for _, cm := range head {
 		p.emit(inner + p.comment(cm))
 	}
 	for i, wm := range m.Value.Members {
@@ -272,7 +296,7 @@ func (p *jqlPrinter) member(m *jql.Member, form jql.Form, indent, sep string, fi
 		if p.yaml || i == len(m.Value.Members)-1 {
 			wsep = ""
 		}
-		p.member(wm, form, inner, wsep, i == 0 && len(wc.head) == 0, wc, false, nil)
+		p.member(wm, form, inner, wsep, i == 0 && len(head) == 0, wc, false, nil)
 	}
 	for _, cm := range wc.end {
 		p.emit(inner + p.comment(cm))
@@ -555,7 +579,7 @@ func jqlKey(f *jql.File, src string, yaml bool) string {
 	}
 	texts := make([]string, len(cs))
 	for i, c := range cs {
-		texts[i] = strings.TrimRight(src[c.Start:c.End], " \t\r")
+		texts[i] = strings.TrimRight(src[c.Start:c.End], " \t\r\n")
 	}
 	sort.Strings(texts)
 	for _, t := range texts {
