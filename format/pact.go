@@ -242,7 +242,7 @@ func (p *printer) position(x *pact.Position) {
 
 func (p *printer) depth(d *pact.DepthRef) {
 	if d.Keyword {
-		p.b.WriteString(p.slice(d.Sp))
+		fmt.Fprintf(&p.b, "depth(%d)", d.From)
 		return
 	}
 	fmt.Fprintf(&p.b, "d%d", d.From)
