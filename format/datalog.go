@@ -95,13 +95,13 @@ func (p *dlPrinter) print() string {
 		}
 		startLine, endLine := p.file.LineOf(it.span.Start), p.file.LineOf(it.span.End)
 		if it.decl != nil {
-			p.line(startLine, endLine, p.decl(it.decl))
+			p.single(p.decl(it.decl), inner, startLine, endLine)
 		} else {
 			p.rule(it.rule, inner, startLine, endLine)
 		}
 		// A comment after the item on its last line trails it.
 		if ci < len(comments) && p.file.LineOf(comments[ci].Start) == endLine {
-			p.appendTrailing(comments[ci])
+			p.appendTrailing(comments[ci], "")
 			ci++
 		}
 	}
@@ -125,25 +125,22 @@ func (p *dlPrinter) emit(text string, commented bool) {
 // and appends it there when so.
 func (p *dlPrinter) trailing(c syntax.Span) bool {
 	if p.lastLine >= 0 && p.file.LineOf(c.Start) == p.lastLine && len(p.lines) > 0 {
-		p.appendTrailing(c)
+		p.appendTrailing(c, "")
 		return true
 	}
 	return false
 }
 
-func (p *dlPrinter) appendTrailing(c syntax.Span) {
+// appendTrailing ends the last printed line with a comment; when that line
+// already ends in a comment, the new one goes on a line of its own with
+// the given indentation, so the two stay two comments.
+func (p *dlPrinter) appendTrailing(c syntax.Span, indent string) {
 	n := len(p.lines)
-	if n == 0 {
-		p.emit(p.comment(c), true)
+	if n == 0 || p.commented {
+		p.emit(indent+p.comment(c), true)
 		return
 	}
 	last := p.lines[n-1]
-	if p.commented {
-		// The line already carries a comment: this one goes on its own
-		// line, so the two stay two comments.
-		p.emit(last[:len(last)-len(strings.TrimLeft(last, " "))]+p.comment(c), true)
-		return
-	}
 	p.lines[n-1] = last + " " + p.comment(c)
 	p.commented = true
 }
@@ -190,21 +187,7 @@ func (p *dlPrinter) decl(d *datalog.Decl) string {
 func (p *dlPrinter) rule(r *datalog.Rule, inner []syntax.Span, startLine, endLine int) {
 	head := dlAtom(r.Head)
 	if r.IsFact() {
-		text := head + ";"
-		if len(inner) == 0 {
-			p.line(startLine, endLine, text)
-			return
-		}
-		// Comments inside a fact: the fact first, the comments after it.
-		p.line(startLine, startLine, text)
-		for i, c := range inner {
-			if i == 0 && p.file.LineOf(c.Start) == startLine {
-				p.appendTrailing(c)
-				continue
-			}
-			p.line(p.file.LineOf(c.Start), p.file.LineOf(c.Start), p.comment(c))
-		}
-		p.lastLine = endLine
+		p.single(head+";", inner, startLine, endLine)
 		return
 	}
 	items := make([]string, len(r.Body))
@@ -250,8 +233,8 @@ func (p *dlPrinter) rule(r *datalog.Rule, inner []syntax.Span, startLine, endLin
 			c := inner[ci]
 			ci++
 			cl := p.file.LineOf(c.Start)
-			if first && cl == p.lastLine {
-				p.appendTrailing(c)
+			if first && cl <= pc.line {
+				p.appendTrailing(c, datalogIndent)
 			} else {
 				p.blankBefore(cl)
 				p.emit(datalogIndent+p.comment(c), true)
@@ -259,6 +242,24 @@ func (p *dlPrinter) rule(r *datalog.Rule, inner []syntax.Span, startLine, endLin
 			}
 			first = false
 		}
+	}
+	p.lastLine = endLine
+}
+
+// single prints an item on one line; comments inside it follow it, the
+// first one at the end of the line.
+func (p *dlPrinter) single(text string, inner []syntax.Span, startLine, endLine int) {
+	if len(inner) == 0 {
+		p.line(startLine, endLine, text)
+		return
+	}
+	p.line(startLine, startLine, text)
+	for i, c := range inner {
+		if i == 0 {
+			p.appendTrailing(c, "")
+			continue
+		}
+		p.line(p.file.LineOf(c.Start), p.file.LineOf(c.Start), p.comment(c))
 	}
 	p.lastLine = endLine
 }
