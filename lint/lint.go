@@ -334,6 +334,10 @@ func (l *Linter) Fix(ctx context.Context, name, src string, unsafe bool) (string
 	return src, orig, fmt.Errorf("%s: fixes did not converge after %d rounds", name, maxRounds)
 }
 
+// IsParseError reports whether d comes from a parser rather than a rule:
+// parse errors have no fixes and cannot be suppressed.
+func IsParseError(d syntax.Diagnostic) bool { return isParseError(d) }
+
 // isParseError reports whether d comes from a parser rather than a rule.
 func isParseError(d syntax.Diagnostic) bool {
 	return d.Severity == syntax.SeverityError && (d.Code == pact.CodeSyntax || d.Code == jql.CodeSyntax ||

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -60,4 +61,35 @@ func (s *server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		out = append(out, w)
 	}
 	return out, nil
+}
+
+// lintActions offers, for the rule findings overlapping span, each
+// suggested fix as a quick fix (safe ones preferred, unsafe ones titled as
+// such) and, when the file's syntax has comments, a directive suppressing
+// the finding on its line; and "fix all" when the file has safe fixes.
+func lintActions(ctx context.Context, l *lint.Linter, s *Snapshot, diags []syntax.Diagnostic, span syntax.Span, canSuppress bool) []CodeAction {
+	var out []CodeAction
+	for _, d := range diags {
+		if d.Span.End < span.Start || d.Span.Start > span.End || lint.IsParseError(d) || d.Code == "" {
+			continue
+		}
+		for _, f := range d.SuggestedFixes {
+			title := f.Message
+			if f.Unsafe {
+				title += " (may change the result)"
+			}
+			out = append(out, CodeAction{Title: title, Kind: "quickfix", Edits: f.TextEdits,
+				Diagnostics: []syntax.Diagnostic{d}, Preferred: !f.Unsafe})
+		}
+		if canSuppress {
+			out = append(out, CodeAction{Title: "Suppress " + d.Code + " on this line", Kind: "quickfix",
+				Edits: []syntax.TextEdit{lint.SuppressEdit(s.File.Name(), s.File, d)}, Diagnostics: []syntax.Diagnostic{d}})
+		}
+	}
+	fixed, _, err := l.Fix(ctx, s.File.Name(), s.File.Text(), false)
+	if err == nil && fixed != s.File.Text() {
+		out = append(out, CodeAction{Title: "Fix all safe ctxql findings in the file", Kind: "source.fixAll",
+			Edits: []syntax.TextEdit{{Span: syntax.Sp(0, s.File.Len()), NewText: fixed}}})
+	}
+	return out
 }

@@ -99,3 +99,49 @@ func TestMigrateCodeAction(t *testing.T) {
 	}
 	t.Fatalf("no migrate action in %v", out)
 }
+
+// TestJQLAndDatalogCodeActions checks the rules' quick fixes in the other
+// languages: JQL's did-you-mean for a misspelled field, and Datalog's rename
+// of a singleton variable; JSON has no comments, so no suppression there.
+func TestJQLAndDatalogCodeActions(t *testing.T) {
+	cl := newClient(t, Options{})
+	cl.initialize()
+	titles := func(uri, text string, line, char int) map[string]map[string]any {
+		cl.open(uri, text)
+		cl.waitDiagnostics(uri, 1)
+		var out []map[string]any
+		cl.mustCall("textDocument/codeAction", map[string]any{
+			"textDocument": map[string]any{"uri": uri},
+			"range":        map[string]any{"start": map[string]any{"line": line, "character": char}, "end": map[string]any{"line": line, "character": char}},
+			"context":      map[string]any{"diagnostics": []any{}},
+		}, &out)
+		got := map[string]map[string]any{}
+		for _, a := range out {
+			got[a["title"].(string)] = a
+		}
+		return got
+	}
+	jq := titles("file:///w/q.jql", `{"from": "sessions", "where": {"titel": "x"}}`+"\n", 0, 33)
+	var fix map[string]any
+	for title, a := range jq {
+		if strings.Contains(title, "title") && a["kind"] == "quickfix" {
+			fix = a
+		}
+		if strings.HasPrefix(title, "Suppress") {
+			t.Errorf("suppression offered in JSON: %q", title)
+		}
+	}
+	if fix == nil {
+		t.Fatalf("no did-you-mean fix: %v", jq)
+	}
+	dl := titles("file:///w/p.dl", "relation e(i32, i32);\np(x) <-- e(x, y);\n", 1, 15)
+	found := false
+	for title, a := range dl {
+		if strings.Contains(title, "_y") && a["kind"] == "quickfix" {
+			found = true
+		}
+	}
+	if _, ok := dl["Suppress DL008 on this line"]; !ok || !found {
+		t.Fatalf("Datalog actions: %v", dl)
+	}
+}

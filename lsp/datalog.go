@@ -206,3 +206,14 @@ func (datalogLanguage) SemanticTokens(_ context.Context, s *Snapshot) []Semantic
 	}
 	return out
 }
+
+// CodeActions offers the rules' fixes (singleton variables), "fix all" and
+// suppression directives.
+func (l datalogLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAction {
+	p := datalogProgram(s)
+	if p == nil || l.linter == nil {
+		return nil
+	}
+	lt := linterFor(l.linter, s)
+	return lintActions(ctx, lt, s, lt.Analyze(ctx, s.File, p), span, true)
+}

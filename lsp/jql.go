@@ -149,3 +149,20 @@ func (jqlLanguage) SemanticTokens(_ context.Context, s *Snapshot) []SemanticToke
 	sort.Slice(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
 	return out
 }
+
+// CodeActions offers the rules' fixes, "fix all" and, in the forms that
+// have comments (object literal, YAML), suppression directives.
+func (l jqlLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAction {
+	jf := jqlFile(s)
+	if jf == nil || l.linter == nil {
+		return nil
+	}
+	comments := len(jf.Queries) > 0
+	for _, q := range jf.Queries {
+		if q == nil || q.Form == jql.FormJSON {
+			comments = false
+		}
+	}
+	lt := linterFor(l.linter, s)
+	return lintActions(ctx, lt, s, lt.Analyze(ctx, s.File, jf), span, comments)
+}

@@ -73,36 +73,15 @@ func (l pactLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Dia
 	return linterFor(l.linter, s).AnalyzePACT(ctx, pf)
 }
 
-// CodeActions offers, for the findings overlapping span, each suggested fix
-// as a quick fix (safe ones preferred) and a directive suppressing the
-// finding on its line; and, when the file has safe fixes, "fix all".
+// CodeActions offers the rule actions (lintActions) and, for a v1 file,
+// "Migrate file to v2".
 func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAction {
 	pf := pactFile(s)
 	if pf == nil || l.linter == nil {
 		return nil
 	}
-	var out []CodeAction
-	diags := linterFor(l.linter, s).AnalyzePACT(ctx, pf)
-	for _, d := range diags {
-		if d.Span.End < span.Start || d.Span.Start > span.End || d.Code == pact.CodeSyntax {
-			continue
-		}
-		for _, f := range d.SuggestedFixes {
-			title := f.Message
-			if f.Unsafe {
-				title += " (may change the result)"
-			}
-			out = append(out, CodeAction{Title: title, Kind: "quickfix", Edits: f.TextEdits,
-				Diagnostics: []syntax.Diagnostic{d}, Preferred: !f.Unsafe})
-		}
-		out = append(out, CodeAction{Title: "Suppress " + d.Code + " on this line", Kind: "quickfix",
-			Edits: []syntax.TextEdit{lint.SuppressEdit(s.File.Name(), s.File, d)}, Diagnostics: []syntax.Diagnostic{d}})
-	}
-	fixed, _, err := linterFor(l.linter, s).Fix(ctx, s.File.Name(), s.File.Text(), false)
-	if err == nil && fixed != s.File.Text() {
-		out = append(out, CodeAction{Title: "Fix all safe ctxql findings in the file", Kind: "source.fixAll",
-			Edits: []syntax.TextEdit{{Span: syntax.Sp(0, s.File.Len()), NewText: fixed}}})
-	}
+	lt := linterFor(l.linter, s)
+	out := lintActions(ctx, lt, s, lt.AnalyzePACT(ctx, pf), span, true)
 	if pf.Dialect == pact.V1 {
 		if res, err := migrate.PACT([]byte(s.File.Text()), migrate.Options{ToV2: true}); err == nil && res.Changed {
 			out = append(out, CodeAction{Title: "Migrate file to v2", Kind: "source.migrate", Edits: res.Edits})
