@@ -1,0 +1,75 @@
+// Consistency of package.json with the files it points at and with the code.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { LANGUAGES } from '../src/client';
+
+const root = path.join(__dirname, '..', '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const c = pkg.contributes;
+
+describe('package.json', () => {
+  it('contributes every server language with extensions, a grammar, a configuration and snippets', () => {
+    const ids = c.languages.map((l: { id: string }) => l.id);
+    assert.deepEqual([...ids].sort(), [...LANGUAGES].sort());
+    const exts = c.languages.flatMap((l: { extensions: string[] }) => l.extensions).sort();
+    assert.deepEqual(exts, ['.dl', '.jql', '.jql.json', '.jql.yaml', '.jql.yml', '.pact']);
+    for (const id of ids) {
+      assert.ok(c.grammars.some((g: { language?: string }) => g.language === id), `grammar for ${id}`);
+      assert.ok(c.snippets.some((s: { language: string }) => s.language === id), `snippets for ${id}`);
+    }
+  });
+
+  it('points only at files that exist and parse, with scope names matching the grammars', () => {
+    for (const l of c.languages) {
+      const conf = JSON.parse(fs.readFileSync(path.join(root, l.configuration), 'utf8'));
+      assert.ok(conf.comments && (conf.comments.lineComment || conf.comments.blockComment), l.id);
+      assert.ok(conf.brackets.length > 0 && conf.autoClosingPairs.some((p: { open: string }) => p.open === '"'), l.id);
+    }
+    for (const g of c.grammars) {
+      const grammar = JSON.parse(fs.readFileSync(path.join(root, g.path), 'utf8'));
+      assert.equal(grammar.scopeName, g.scopeName);
+    }
+    for (const s of c.snippets) {
+      const snippets = JSON.parse(fs.readFileSync(path.join(root, s.path), 'utf8'));
+      for (const [name, sn] of Object.entries(snippets as Record<string, { prefix: string; body: string[] }>)) {
+        assert.ok(sn.prefix && Array.isArray(sn.body) && sn.body.length > 0, `${s.path}: ${name}`);
+      }
+    }
+  });
+
+  it('injects PACT into TypeScript and JavaScript', () => {
+    const inj = c.grammars.find((g: { scopeName: string }) => g.scopeName === 'pact.injection');
+    assert.deepEqual(inj.injectTo, ['source.ts', 'source.tsx', 'source.js', 'source.js.jsx']);
+  });
+
+  it('has a handler for every contributed command', () => {
+    const src = fs.readFileSync(path.join(root, 'src', 'extension.ts'), 'utf8');
+    const cmds = c.commands.map((x: { command: string }) => x.command);
+    for (const want of ['ctxql.run', 'ctxql.fixAll', 'ctxql.format', 'ctxql.migrate', 'ctxql.showRuleDoc']) {
+      assert.ok(cmds.includes(want), want);
+    }
+    for (const cmd of cmds) {
+      // ctxql.run is the server's command (registered by the language client),
+      // completed by the executeCommand middleware and backed by a fallback.
+      const pattern = cmd === 'ctxql.run' ? /command !== 'ctxql\.run'[\s\S]*registerCommand\('ctxql\.run'/ : new RegExp(`registerCommand\\('${cmd.replace('.', '\\.')}'`);
+      assert.match(src, pattern, cmd);
+    }
+  });
+
+  it('has settings mirroring .ctxql.yaml', () => {
+    const props = Object.keys(c.configuration.properties);
+    for (const k of ['ctxql.path', 'ctxql.dialect.default', 'ctxql.dialect.files', 'ctxql.data', 'ctxql.rules.select',
+      'ctxql.rules.ignore', 'ctxql.rules.severity', 'ctxql.embedded.calls', 'ctxql.embedded.extensions']) {
+      assert.ok(props.includes(k), k);
+    }
+    assert.deepEqual(c.configuration.properties['ctxql.dialect.default'].enum, ['v1', 'v2']);
+  });
+
+  it('has what vsce needs', () => {
+    assert.ok(pkg.publisher && pkg.repository?.url && pkg.license && pkg.engines?.vscode);
+    assert.ok(fs.existsSync(path.join(root, 'LICENSE')));
+    assert.equal(pkg.main, './out/src/extension.js');
+  });
+});
