@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	evalpact "github.com/ctxql/ctxql/eval/pact"
 	"github.com/ctxql/ctxql/internal/golden"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -234,5 +235,53 @@ func TestCanonicalizeDetectsChanges(t *testing.T) {
 	canonicalize(a.Queries[0])
 	if d := cmp.Diff(a.Queries[0], b.Queries[0], astOptions...); d != "" {
 		t.Errorf("canonical rewrites do not compare equal:\n%s", d)
+	}
+}
+
+// TestPACTSourcesPreserveMeaning evaluates every query of every PACT
+// source of the repository before and after formatting over every
+// evaluator fixture: the results (or the error messages) must be identical,
+// and enough of them must be non-empty for the comparison to mean something.
+func TestPACTSourcesPreserveMeaning(t *testing.T) {
+	paths, err := filepath.Glob("../testdata/pact/*.json")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	var fixtures []*evalpact.Data
+	for _, p := range paths {
+		d, err := evalpact.LoadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixtures = append(fixtures, d)
+	}
+	compared, nonEmpty := 0, 0
+	for _, src := range pactSources(t) {
+		out, err := PACT([]byte(src))
+		if err != nil {
+			continue
+		}
+		before := pact.ParseFile("f.pact", src, pact.DialectUnset)
+		after := pact.ParseFile("f.pact", string(out), pact.DialectUnset)
+		if len(before.Queries) != len(after.Queries) {
+			t.Fatalf("%q → %q: query count changed", src, out)
+		}
+		for i, q := range before.Queries {
+			qb, qa := before.Src.Slice(q.Sp), after.Src.Slice(after.Queries[i].Sp)
+			for k, d := range fixtures {
+				ob, oa := outcome(t, d, qb, q.Dialect), outcome(t, d, qa, after.Queries[i].Dialect)
+				if ob != oa {
+					t.Errorf("%s: %q → %q changed the result:\n%s\n%s", filepath.Base(paths[k]), qb, qa, ob, oa)
+				}
+				compared++
+				if strings.HasPrefix(ob, "[") && ob != "[]" { // a non-empty list of nodes
+					nonEmpty++
+				}
+			}
+		}
+	}
+	t.Logf("%d evaluations compared, %d with results", compared, nonEmpty)
+	if nonEmpty < 50 {
+		t.Fatalf("only %d of %d evaluations had results: the test proves little", nonEmpty, compared)
 	}
 }
