@@ -11,19 +11,22 @@ import (
 
 // PACT formats a .pact file: one canonical query per line, comments kept
 // (a trailing comment one space after its query), runs of blank lines
-// collapsed to one, no leading or trailing blank lines, one final newline.
+// collapsed to one, no leading or trailing blank lines (except one before a
+// comment that would otherwise become the first-line dialect pragma), one
+// final newline. A file with syntax errors is not formatted: the error is a
+// *SyntaxError holding the file's diagnostics.
 //
 // Every query gets canonical spacing: one space for the descendant
-// combinator, " > ", ", " in unions and positions, " ?? ", "{ a=1, b=2 }"
-// and "[ ttl>=2 ]" for trailing property and behavior blocks, compact
-// "[key=value]" filters inside a compound, and the parts of a compound in
-// the order root, "*", depth, types, hashes, tags, filters, pseudo-classes.
-// v2 queries are also normalized as the specification's canonical shape
-// asks: an explicit "@t0" when the time prefix is omitted, ".Base:Type"
-// sugar written as the type ".Type", grouped shorthand "(a=1 b=2)" written
-// as bracket filters, and "+tag" chains sorted. Legacy forms the migrator
-// rewrites ("cont[offset=N]" hops, "c@N", "*@+", ":depth()", ttl in "{...}")
-// are kept as they are.
+// combinator, " > ", ", " in unions, positions, coordinate sets and value
+// lists, " ?? ", "{ a=1, b=2 }" and "[ ttl>=2 ]" for trailing property and
+// behavior blocks, compact "[key=value]" filters and pseudo-class arguments
+// inside a compound, ".." for ranges; the parts of a compound keep their
+// source order. v2 queries are also normalized as the specification's
+// canonical shape asks: an explicit "@t0" when the time prefix is omitted,
+// ".Base:Type" sugar written as the type ".Type", grouped shorthand
+// "(a=1 b=2)" written as bracket filters, and "+tag" chains sorted. Legacy
+// forms the migrator rewrites ("cont[offset=N]" hops, "c@N", "*@+",
+// ":depth()", ttl in "{...}") are never rewritten, only spaced canonically.
 func PACT(src []byte) ([]byte, error) {
 	f := pact.ParseFile("", string(src), pact.DialectUnset)
 	if syntax.HasErrors(f.Diagnostics) {
