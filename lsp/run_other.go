@@ -10,6 +10,7 @@ import (
 
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
 	evaljql "github.com/ctxql/ctxql/eval/jql"
+	"github.com/ctxql/ctxql/format"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/ctxql/ctxql/syntax/jql"
@@ -319,4 +320,23 @@ func timeoutMessage(err error, limit time.Duration) error {
 		return fmt.Errorf("evaluation stopped after %v", limit)
 	}
 	return err
+}
+
+// Format formats the document with the canonical JQL printer.
+func (jqlLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
+	return formatWith(s)
+}
+
+// Format formats the program with the canonical Datalog printer.
+func (datalogLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
+	return formatWith(s)
+}
+
+// formatWith formats the document by its file name's language.
+func formatWith(s *Snapshot) ([]syntax.TextEdit, error) {
+	out, err := format.Source(FilePath(s.URI), []byte(s.File.Text()))
+	if err != nil {
+		return nil, err
+	}
+	return minimalEdit(s.File.Text(), string(out)), nil
 }
