@@ -185,3 +185,38 @@ export function runArguments(
   }
   return [active.uri, active.range];
 }
+
+/** A code action or command as a textDocument/codeAction answer lists it. */
+export interface CodeActionLike {
+  title: string;
+  kind?: string;
+  edit?: unknown;
+  command?: unknown;
+}
+
+/**
+ * Picks the action of kind (or a sub-kind such as "source.fixAll.ctxql")
+ * from a textDocument/codeAction answer; bare commands (which have a string
+ * "command" field and no kind) never match.
+ */
+export function pickSourceAction<T extends CodeActionLike>(actions: readonly (T | { command: string })[] | null | undefined, kind: string): T | undefined {
+  for (const a of actions ?? []) {
+    if (typeof (a as { command?: unknown }).command === 'string') {
+      continue;
+    }
+    const k = (a as T).kind;
+    if (typeof k === 'string' && (k === kind || k.startsWith(kind + '.'))) {
+      return a as T;
+    }
+  }
+  return undefined;
+}
+
+/** The textDocument/codeAction parameters asking for the kind actions of a whole document. */
+export function sourceActionParams(uri: string, end: { line: number; character: number }, kind: string) {
+  return {
+    textDocument: { uri },
+    range: { start: { line: 0, character: 0 }, end },
+    context: { diagnostics: [], only: [kind] },
+  };
+}

@@ -7,12 +7,11 @@ import * as vscode from 'vscode';
 import {
   CodeAction,
   CodeActionRequest,
-  Command,
   LanguageClient,
   LanguageClientOptions,
   ResponseError,
 } from 'vscode-languageclient/node';
-import { documentSelector, resolveServer, runArguments, serverOptions, serverSettings } from './client';
+import { documentSelector, pickSourceAction, resolveServer, runArguments, serverOptions, serverSettings, sourceActionParams } from './client';
 import { ResultsPanel } from './panel';
 import { QueryResult } from './render';
 
@@ -117,14 +116,11 @@ async function applySourceAction(kind: string, what: string): Promise<void> {
   }
   const doc = ed.document;
   const end = doc.lineAt(doc.lineCount - 1).range.end;
-  const actions = await client.sendRequest(CodeActionRequest.type, {
-    textDocument: { uri: doc.uri.toString() },
-    range: { start: { line: 0, character: 0 }, end: { line: end.line, character: end.character } },
-    context: { diagnostics: [], only: [kind] },
-  });
-  const action = (actions ?? []).find(
-    (a): a is CodeAction => !Command.is(a) && typeof a.kind === 'string' && (a.kind === kind || a.kind.startsWith(kind + '.')),
+  const actions = await client.sendRequest(
+    CodeActionRequest.type,
+    sourceActionParams(doc.uri.toString(), { line: end.line, character: end.character }, kind),
   );
+  const action = pickSourceAction<CodeAction>(actions, kind);
   if (!action) {
     void vscode.window.showInformationMessage(`ctxql: nothing to ${what} in ${vscode.workspace.asRelativePath(doc.uri)}.`);
     return;

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { documentSelector, findOnPath, resolveServer, runArguments, serverOptions, serverSettings } from '../src/client';
+import { documentSelector, findOnPath, pickSourceAction, resolveServer, runArguments, serverOptions, serverSettings, sourceActionParams } from '../src/client';
 
 let dir: string;
 let bin1: string;
@@ -152,5 +152,28 @@ describe('runArguments', () => {
   });
   it('gives up without arguments and without an editor', () => {
     assert.equal(runArguments([], undefined), undefined);
+  });
+});
+
+describe('source actions', () => {
+  it('asks for the kind over the whole document', () => {
+    assert.deepEqual(sourceActionParams('file:///w/q.pact', { line: 9, character: 3 }, 'source.fixAll'), {
+      textDocument: { uri: 'file:///w/q.pact' },
+      range: { start: { line: 0, character: 0 }, end: { line: 9, character: 3 } },
+      context: { diagnostics: [], only: ['source.fixAll'] },
+    });
+  });
+  it('picks the first action of the kind or a sub-kind, never a bare command or a lookalike', () => {
+    const actions = [
+      { title: 'Run', command: 'ctxql.run' },
+      { title: 'replace with .summary', kind: 'quickfix', edit: {} },
+      { title: 'lookalike', kind: 'source.fixAllOther', edit: {} },
+      { title: 'Fix all', kind: 'source.fixAll.ctxql', edit: {} },
+      { title: 'Migrate file to v2', kind: 'source.migrate', edit: {} },
+    ];
+    assert.equal(pickSourceAction(actions, 'source.fixAll')?.title, 'Fix all');
+    assert.equal(pickSourceAction(actions, 'source.migrate')?.title, 'Migrate file to v2');
+    assert.equal(pickSourceAction(actions, 'source.organizeImports'), undefined);
+    assert.equal(pickSourceAction(null, 'source.fixAll'), undefined);
   });
 });

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
-import { resolveServer, serverOptions, serverSettings } from '../src/client';
+import { pickSourceAction, resolveServer, serverOptions, serverSettings, sourceActionParams } from '../src/client';
 import { QueryResult, renderBody } from '../src/render';
 
 const found = resolveServer(process.env.CTXQL_PATH, { env: process.env, platform: process.platform });
@@ -92,6 +92,21 @@ describe('ctxql lsp', { skip: found.ok ? false : `no ctxql executable: ${found.o
         .then(() => undefined, (e: Error) => e);
       assert.ok(bad instanceof Error);
       assert.match(bad.message, /not open/);
+      // The requests of ctxql.fixAll and ctxql.migrate find their actions.
+      type Action = { title: string; kind?: string; edit?: { changes?: Record<string, { newText: string }[]>; documentChanges?: { textDocument: { uri: string } }[] } };
+      const editsFor = (a: Action | undefined, u: string) =>
+        !!a?.edit && (!!a.edit.changes?.[u]?.length || !!a.edit.documentChanges?.some((d) => d.textDocument.uri === u));
+      const legacy = pathToFileURL(path.join(dir, 'legacy.pact')).toString();
+      const legacyText = '.block:summary\n(d1, seg, cont[offset=0])\n';
+      await conn.sendNotification('textDocument/didOpen', { textDocument: { uri: legacy, languageId: 'pact', version: 1, text: legacyText } });
+      const fixes = await conn.sendRequest<Action[]>('textDocument/codeAction', sourceActionParams(legacy, { line: 2, character: 0 }, 'source.fixAll'));
+      const fixAll = pickSourceAction(fixes, 'source.fixAll');
+      assert.ok(editsFor(fixAll, legacy), `no fix-all action with edits in ${JSON.stringify(fixes)}`);
+      const v1 = pathToFileURL(path.join(dir, 'v1.pact')).toString();
+      await conn.sendNotification('textDocument/didOpen', { textDocument: { uri: v1, languageId: 'pact', version: 1, text: '// pact: v1\n.cb:summary\n#cb:u2\n' } });
+      const migrations = await conn.sendRequest<Action[]>('textDocument/codeAction', sourceActionParams(v1, { line: 3, character: 0 }, 'source.migrate'));
+      const migrate = pickSourceAction(migrations, 'source.migrate');
+      assert.ok(editsFor(migrate, v1), `no migrate action with edits in ${JSON.stringify(migrations)}`);
       await conn.sendRequest('shutdown');
       await conn.sendNotification('exit');
     } finally {
