@@ -119,6 +119,7 @@ func TestDatalogCorpus(t *testing.T) {
 		checkDatalog(t, src, out)
 		formatted++
 	}
+	t.Logf("%d Datalog sources, %d formatted", len(srcs), formatted)
 	if formatted < 40 {
 		t.Fatalf("only %d Datalog sources formatted", formatted)
 	}
@@ -194,6 +195,7 @@ func TestDatalogMeaning(t *testing.T) {
 			compared++
 		}
 	}
+	t.Logf("%d sources compared, %d with non-empty results", compared, nonEmpty)
 	if compared < 20 || nonEmpty < 10 {
 		t.Fatalf("compared %d sources, %d with non-empty results; want at least 20 and 10", compared, nonEmpty)
 	}

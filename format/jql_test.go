@@ -194,6 +194,7 @@ func TestJQLCorpus(t *testing.T) {
 		checkJQL(t, s.name, s.src, out)
 		formatted++
 	}
+	t.Logf("%d JQL sources, %d formatted", len(srcs), formatted)
 	if formatted < 50 {
 		t.Fatalf("only %d JQL sources formatted", formatted)
 	}
@@ -279,6 +280,7 @@ func TestJQLMeaning(t *testing.T) {
 		compare(c.ID+" json", "q.jql.json", string(jb), mem)
 		compare(c.ID+" yaml", "q.jql.yaml", string(yb), mem)
 	}
+	t.Logf("%d queries compared, %d with results", compared, nonEmpty)
 	if compared < 40 || nonEmpty < 20 {
 		t.Fatalf("compared %d queries, %d with results; want at least 40 and 20", compared, nonEmpty)
 	}
