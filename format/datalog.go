@@ -77,7 +77,11 @@ func (p *dlPrinter) print() string {
 	comments := p.prog.Comments
 	ci := 0
 	p.lastLine = -1
-	for _, it := range items {
+	for n, it := range items {
+		next := len(p.src) + 1
+		if n+1 < len(items) {
+			next = items[n+1].span.Start
+		}
 		// Comments before the item, each on its own line.
 		for ci < len(comments) && comments[ci].Start < it.span.Start {
 			c := comments[ci]
@@ -100,7 +104,7 @@ func (p *dlPrinter) print() string {
 			p.rule(it.rule, inner, startLine, endLine)
 		}
 		// A comment after the item on its last line trails it.
-		if ci < len(comments) && p.file.LineOf(comments[ci].Start) == endLine {
+		if ci < len(comments) && comments[ci].Start < next && p.file.LineOf(comments[ci].Start) == endLine {
 			p.appendTrailing(comments[ci], "")
 			ci++
 		}
