@@ -122,7 +122,8 @@ func checkSameAST(t testing.TB, src string) bool {
 // pactSources returns every PACT source the repository holds: the format
 // goldens' inputs, each query of the parser's query goldens (with its
 // section's dialect), the evaluator goldens' queries, the parser's file
-// goldens, and every .pact file or .pact archive section.
+// goldens, the migrator's inputs and outputs, and every .pact file or
+// .pact archive section.
 func pactSources(t testing.TB) []string {
 	t.Helper()
 	var srcs []string
@@ -156,6 +157,10 @@ func pactSources(t testing.TB) []string {
 		c := golden.Load(t, p)
 		d := strings.TrimSpace(c.InputOr("dialect", "v2"))
 		srcs = append(srcs, "// pact: "+d+"\n"+c.Input("query"))
+	}
+	for _, p := range glob("../testdata/migrate/*.txtar") {
+		c := golden.Load(t, p)
+		srcs = append(srcs, c.InputOr("input", ""), c.InputOr("output", ""))
 	}
 	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
