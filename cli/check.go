@@ -106,16 +106,23 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 		if err != nil {
 			return Usagef("check: %w", err)
 		}
-		for _, p := range paths {
+		type checked struct {
+			fs      []report.Finding
+			changed bool
+		}
+		res, err := perFile(env, paths, func(env Env, p string) (checked, error) {
 			b, err := os.ReadFile(p)
 			if err != nil {
-				return Usagef("check: %w", err)
+				return checked{}, Usagef("check: %w", err)
 			}
 			fs, ch, err := checkSource(ctx, env, l, f, p, string(b), false)
-			if err != nil {
-				return err
-			}
-			all, files, changed = append(all, fs...), append(files, p), changed || ch
+			return checked{fs, ch}, err
+		})
+		if err != nil {
+			return err
+		}
+		for i, r := range res {
+			all, files, changed = append(all, r.fs...), append(files, paths[i]), changed || r.changed
 		}
 	}
 	if f.diff {

@@ -70,21 +70,24 @@ func runFmt(env Env, f *fmtFlags, args []string) error {
 		if err != nil {
 			return Usagef("fmt: %w", err)
 		}
-		for _, p := range paths {
+		type formatted struct{ changed, broken bool }
+		res, err := perFile(env, paths, func(env Env, p string) (formatted, error) {
 			src, err := os.ReadFile(p)
 			if err != nil {
-				return Usagef("fmt: %w", err)
+				return formatted{}, Usagef("fmt: %w", err)
 			}
 			ch, err := fmtOne(env, f, p, src, false)
 			var se *format.SyntaxError
 			if errors.As(err, &se) {
-				broken = true
-				continue
+				return formatted{broken: true}, nil
 			}
-			if err != nil {
-				return err
-			}
-			changed = changed || ch
+			return formatted{changed: ch}, err
+		})
+		if err != nil {
+			return err
+		}
+		for _, r := range res {
+			changed, broken = changed || r.changed, broken || r.broken
 		}
 	}
 	switch {

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/ctxql/ctxql/config"
 )
@@ -93,6 +96,51 @@ func collect(root string, keep func(name string) bool, cfg *config.Config) ([]st
 	sort.Strings(out)
 	if err != nil {
 		return out, fmt.Errorf("walk %s: %w", root, err)
+	}
+	return out, nil
+}
+
+// perFile runs work on every path, one worker per CPU, each with its own
+// buffered standard output and error, and then copies the buffers to env
+// and returns the results, both in path order. The first error in path
+// order is returned (after the output of the files before it).
+func perFile[T any](env Env, paths []string, work func(env Env, path string) (T, error)) ([]T, error) {
+	type slot struct {
+		res      T
+		err      error
+		out, log bytes.Buffer
+	}
+	slots := make([]slot, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(paths)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				s := &slots[i]
+				s.res, s.err = work(Env{Stdout: &s.out, Stderr: &s.log}, paths[i])
+			}
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	out := make([]T, 0, len(paths))
+	for i := range slots {
+		s := &slots[i]
+		if _, err := env.Stdout.Write(s.out.Bytes()); err != nil {
+			return out, err
+		}
+		if _, err := env.Stderr.Write(s.log.Bytes()); err != nil {
+			return out, err
+		}
+		if s.err != nil {
+			return out, s.err
+		}
+		out = append(out, s.res)
 	}
 	return out, nil
 }

@@ -16,7 +16,7 @@ type jqlLanguage struct {
 }
 
 func (jqlLanguage) ID() string           { return "jql" }
-func (jqlLanguage) Extensions() []string { return []string{".jql", ".jql.yaml", ".jql.yml"} }
+func (jqlLanguage) Extensions() []string { return []string{".jql", ".jql.json", ".jql.yaml", ".jql.yml"} }
 
 // Parse parses every query of the file; the form follows the file name.
 func (jqlLanguage) Parse(f *syntax.File) any { return jql.ParseFile(f.Name(), f.Text()) }

@@ -31,6 +31,7 @@ func ParseFile(name, src string, def Dialect) *File {
 		i = j + 1
 	}
 	f.Diagnostics = diags
+	f.Tokens = make([]Token, 0, len(toks))
 	for _, t := range toks {
 		if t.kind == lSpace || t.kind == lNewline {
 			continue
