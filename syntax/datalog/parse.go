@@ -28,8 +28,8 @@ type parseError struct{}
 // It returns a partial program and every syntax error (one per bad rule).
 func ParseProgram(name, src string) *Program {
 	all := Lex(src)
-	p := &parser{src: src}
-	prog := &Program{File: syntax.NewFile(name, src)}
+	p := &parser{src: src, toks: make([]Token, 0, len(all))}
+	prog := &Program{File: syntax.NewFile(name, src), Tokens: make([]Token, 0, len(all))}
 	for _, t := range all {
 		switch t.Kind {
 		case TokComment:
