@@ -56,7 +56,7 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // Lex splits src into tokens, comments included, ending with an EOF token.
 // It never fails: unknown bytes become Invalid tokens.
 func Lex(src string) []Token {
-	toks := make([]Token, 0, len(src)/3+2)
+	toks := make([]Token, 0, len(src)/2+2)
 	i := 0
 	add := func(k Kind, start, end int) {
 		toks = append(toks, Token{Kind: k, Span: syntax.Sp(start, end), Text: src[start:end]})
