@@ -125,7 +125,7 @@ var unusedRelation = &analysis.Analyzer{
 		}
 		used := map[string]bool{}
 		for _, r := range prog.Rules {
-			for _, a := range ruleAtoms(r) {
+			for _, a := range r.Atoms() {
 				used[a.Name.Name] = true
 			}
 		}
@@ -136,23 +136,6 @@ var unusedRelation = &analysis.Analyzer{
 		}
 		return nil
 	},
-}
-
-// ruleAtoms returns the head and body atoms of a rule.
-func ruleAtoms(r *datalog.Rule) []*datalog.Atom {
-	if r == nil {
-		return nil
-	}
-	var out []*datalog.Atom
-	if r.Head != nil {
-		out = append(out, r.Head)
-	}
-	for _, b := range r.Body {
-		if b.Atom != nil {
-			out = append(out, b.Atom)
-		}
-	}
-	return out
 }
 
 var ruleNeverFires = &analysis.Analyzer{

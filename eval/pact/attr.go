@@ -64,20 +64,8 @@ func matchAttr(n *Node, a *syn.Attr) bool {
 	if a.Value != nil && a.Value.Kind == syn.ValueNumber && (a.Op.IsOrdering() || a.Op == syn.OpEq || a.Op == syn.OpNe) {
 		// Fast path: integers of the numeric headers are parsed at load.
 		if f, ok, known := n.cachedNum(a.Key); known && ok {
-			y := a.Value.Num
-			switch a.Op {
-			case syn.OpEq:
-				return f == y
-			case syn.OpNe:
-				return f != y
-			case syn.OpLt:
-				return f < y
-			case syn.OpLe:
-				return f <= y
-			case syn.OpGt:
-				return f > y
-			case syn.OpGe:
-				return f >= y
+			if r, ok := numOp(a.Op, f, a.Value.Num); ok {
+				return r
 			}
 		}
 	}
@@ -104,6 +92,26 @@ func matchAttr(n *Node, a *syn.Attr) bool {
 		return present && v != nil
 	}
 	return compareAny(a, v)
+}
+
+// numOp applies a comparison operator to two numbers; ok is false for an
+// operator that does not compare numbers.
+func numOp(op syn.Op, f, y float64) (res, ok bool) {
+	switch op {
+	case syn.OpEq:
+		return f == y, true
+	case syn.OpNe:
+		return f != y, true
+	case syn.OpLt:
+		return f < y, true
+	case syn.OpLe:
+		return f <= y, true
+	case syn.OpGt:
+		return f > y, true
+	case syn.OpGe:
+		return f >= y, true
+	}
+	return false, false
 }
 
 func compareAny(a *syn.Attr, v any) bool {

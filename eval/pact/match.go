@@ -81,20 +81,8 @@ func (t *attrTest) match(n *Node) bool {
 		return (n.str(t.strIdx) == t.a.Value.Text) == (t.a.Op == syn.OpEq)
 	}
 	if t.numIdx >= 0 && n.numOK&(1<<t.numIdx) != 0 {
-		f, y := n.nums[t.numIdx], t.a.Value.Num
-		switch t.a.Op {
-		case syn.OpEq:
-			return f == y
-		case syn.OpNe:
-			return f != y
-		case syn.OpLt:
-			return f < y
-		case syn.OpLe:
-			return f <= y
-		case syn.OpGt:
-			return f > y
-		case syn.OpGe:
-			return f >= y
+		if r, ok := numOp(t.a.Op, n.nums[t.numIdx], t.a.Value.Num); ok {
+			return r
 		}
 	}
 	return matchAttr(n, t.a)

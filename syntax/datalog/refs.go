@@ -45,7 +45,7 @@ func SymbolAt(p *Program, off int) (Symbol, syntax.Span, bool) {
 		if !r.Loc.Touches(off) {
 			continue
 		}
-		for _, a := range ruleAtoms(r) {
+		for _, a := range r.Atoms() {
 			if touches(a.Name.Loc) {
 				return Symbol{Kind: Relation, Name: a.Name.Name}, a.Name.Loc, true
 			}
@@ -59,8 +59,11 @@ func SymbolAt(p *Program, off int) (Symbol, syntax.Span, bool) {
 	return Symbol{}, syntax.Span{}, false
 }
 
-// ruleAtoms returns the head and body atoms of a rule.
-func ruleAtoms(r *Rule) []*Atom {
+// Atoms returns the head and body atoms of a rule, head first.
+func (r *Rule) Atoms() []*Atom {
+	if r == nil {
+		return nil
+	}
 	var out []*Atom
 	if r.Head != nil {
 		out = append(out, r.Head)
@@ -111,7 +114,7 @@ func Occurrences(p *Program, sym Symbol) []Occurrence {
 			}
 		}
 		for _, r := range p.Rules {
-			for _, a := range ruleAtoms(r) {
+			for _, a := range r.Atoms() {
 				if a.Name.Name == sym.Name && !a.Name.Loc.IsZero() {
 					out = append(out, Occurrence{Span: a.Name.Loc, Def: !declared && a == r.Head})
 				}
@@ -178,7 +181,7 @@ func relationExists(p *Program, name string) bool {
 		}
 	}
 	for _, r := range p.Rules {
-		for _, a := range ruleAtoms(r) {
+		for _, a := range r.Atoms() {
 			if a.Name.Name == name {
 				return true
 			}
