@@ -4,12 +4,34 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ctxql/ctxql/cli"
 )
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader in
+// different goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
 
 func frames(bodies ...string) string {
 	var b strings.Builder
@@ -40,8 +62,22 @@ func TestCLI(t *testing.T) {
 		{"stream-closed", session[:4], 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			env := cli.Env{Stdin: strings.NewReader(frames(tc.messages...)), Stdout: &stdout, Stderr: &stderr}
+			// Like a real client, keep the input open until the requests
+			// sent so far are answered, then send the rest and close it.
+			var stdout, stderr lockedBuffer
+			in, w := io.Pipe()
+			go func() {
+				w.Write([]byte(frames(tc.messages[:min(4, len(tc.messages))]...)))
+				deadline := time.Now().Add(10 * time.Second)
+				for !strings.Contains(stdout.String(), `"id":2,`) && time.Now().Before(deadline) {
+					time.Sleep(5 * time.Millisecond)
+				}
+				if len(tc.messages) > 4 {
+					w.Write([]byte(frames(tc.messages[4:]...)))
+				}
+				w.Close()
+			}()
+			env := cli.Env{Stdin: in, Stdout: &stdout, Stderr: &stderr}
 			code := cli.Main(context.Background(), []string{"lsp"}, env)
 			if code != tc.code {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
@@ -63,7 +99,7 @@ func TestCLI(t *testing.T) {
 				t.Errorf("%d messages on stdout:\n%s", n, stdout.String())
 			}
 			if !strings.Contains(stdout.String(), `"id":2,"result":[{`) {
-				t.Errorf("no symbols answer:\n%s", stdout.String())
+				t.Errorf("no symbols answer:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 			}
 			if strings.Contains(stderr.String(), "Error:") {
 				t.Errorf("cobra error on stderr:\n%s", stderr.String())

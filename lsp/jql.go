@@ -15,8 +15,10 @@ type jqlLanguage struct {
 	linter *lint.Linter
 }
 
-func (jqlLanguage) ID() string           { return "jql" }
-func (jqlLanguage) Extensions() []string { return []string{".jql", ".jql.json", ".jql.yaml", ".jql.yml"} }
+func (jqlLanguage) ID() string { return "jql" }
+func (jqlLanguage) Extensions() []string {
+	return []string{".jql", ".jql.json", ".jql.yaml", ".jql.yml"}
+}
 
 // Parse parses every query of the file; the form follows the file name.
 func (jqlLanguage) Parse(f *syntax.File) any { return jql.ParseFile(f.Name(), f.Text()) }

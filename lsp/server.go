@@ -93,6 +93,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 		s.log.printf("input ended without exit")
 	case <-ctx.Done():
 	}
+	s.drain(time.Second)
 	s.diags.stop()
 	closed := make(chan struct{})
 	go func() { _ = s.conn.Close(); close(closed) }()
@@ -104,6 +105,25 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 		s.log.printf("connection: %v", err)
 	}
 	return code
+}
+
+// drain gives requests already read a moment to send their answers before
+// the connection closes: it returns once no request has been in flight for
+// two checks 10 ms apart, or after limit.
+func (s *server) drain(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	idle := 0
+	for idle < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		s.mu.Lock()
+		n := len(s.inflight)
+		s.mu.Unlock()
+		if n == 0 {
+			idle++
+		} else {
+			idle = 0
+		}
+	}
 }
 
 func newServer(opts Options) *server {
