@@ -24,6 +24,7 @@ import (
 //	@nohover L:C             there is no hover at L:C
 //	@complete L:C a b ...    the completions at L:C include the labels a, b, ...
 //	@format                  formatting gives section "formatted"
+//	@rangeformat L:C L:C     formatting that range gives section "range-formatted"
 //	@lens I title            the I-th code lens (0-based) has a title containing title
 //	@run L:C N               ctxql.run at L:C returns N results and pushes a preview
 //	@inlay L:C label         an inlay hint at L:C reads label
@@ -98,6 +99,12 @@ func TestFeatures(t *testing.T) {
 				var edits []wireTextEdit
 				cl.mustCall("textDocument/formatting", map[string]any{"textDocument": td, "options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits)
 				c.Want("formatted", applyWire(t, doc, edits))
+			case "@rangeformat":
+				var edits []wireTextEdit
+				from, to := pos(1), pos(2)
+				cl.mustCall("textDocument/rangeFormatting", map[string]any{"textDocument": td, "range": Range{Start: from, End: to},
+					"options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits)
+				c.Want("range-formatted", applyWire(t, doc, edits))
 			case "@lens":
 				var lenses []wireCodeLens
 				cl.mustCall("textDocument/codeLens", map[string]any{"textDocument": td}, &lenses)

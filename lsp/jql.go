@@ -67,18 +67,23 @@ func (jqlLanguage) Hover(_ context.Context, s *Snapshot, off int) (string, synta
 	return jql.Describe(jf, jql.NewSchema(), off)
 }
 
-// Complete proposes field names inside paths and domains at from.
-func (jqlLanguage) Complete(_ context.Context, s *Snapshot, off int) []CompletionItem {
+// Complete proposes field names inside paths (with the top-level fields of
+// the sample data), domains at from and, inside a condition's operator
+// object, the operators valid for the field's type.
+func (jqlLanguage) Complete(ctx context.Context, s *Snapshot, off int) []CompletionItem {
 	jf := jqlFile(s)
 	if jf == nil {
 		return nil
 	}
 	var out []CompletionItem
-	for _, c := range jql.Complete(jf, jql.NewSchema(), off, nil) {
+	for _, c := range jql.Complete(jf, jql.NewSchema(), off, sampleKeys(ctx, s, jf, off)) {
 		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
 		kind := 5 // Field
-		if c.Kind == "domain" {
+		switch c.Kind {
+		case "domain":
 			kind = 9 // Module
+		case "operator":
+			kind = 24 // Operator
 		}
 		out = append(out, CompletionItem{Label: c.Label, Kind: kind, Detail: c.Detail, Edit: &edit})
 	}
@@ -167,4 +172,31 @@ func (l jqlLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.S
 	}
 	lt := linterFor(l.linter, s)
 	return lintActions(ctx, lt, s, lt.Analyze(ctx, s.File, jf), span, comments)
+}
+
+// sampleKeys lists the top-level field names of the first sample
+// documents of the query's domain at off, when the document has data.
+func sampleKeys(ctx context.Context, s *Snapshot, jf *jql.File, off int) []string {
+	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		return nil
+	}
+	for _, q := range jf.Queries {
+		if q == nil || !q.Span.Touches(off) {
+			continue
+		}
+		seen := map[string]bool{}
+		var out []string
+		for _, d := range sampleDocs(ctx, s.Workspace.DataPath(s), q.Domain()) {
+			if m, ok := d.(map[string]any); ok {
+				for k := range m {
+					if !seen[k] {
+						seen[k] = true
+						out = append(out, k)
+					}
+				}
+			}
+		}
+		return out
+	}
+	return nil
 }

@@ -77,6 +77,9 @@ func (s *server) capabilities(enc string) map[string]any {
 	if s.anyLang(func(l Language) bool { _, ok := l.(Formatter); return ok }) {
 		caps["documentFormattingProvider"] = true
 	}
+	if s.anyLang(func(l Language) bool { _, ok := l.(RangeFormatter); return ok }) {
+		caps["documentRangeFormattingProvider"] = true
+	}
 	if s.anyLang(func(l Language) bool { _, ok := l.(CodeActioner); return ok }) {
 		caps["codeActionProvider"] = true
 	}
@@ -112,6 +115,8 @@ func (s *server) supports(method string) bool {
 		return s.anyLang(func(l Language) bool { _, ok := l.(Completer); return ok })
 	case protocol.MethodTextDocumentFormatting:
 		return s.anyLang(func(l Language) bool { _, ok := l.(Formatter); return ok })
+	case protocol.MethodTextDocumentRangeFormatting:
+		return s.anyLang(func(l Language) bool { _, ok := l.(RangeFormatter); return ok })
 	case protocol.MethodTextDocumentCodeAction:
 		return s.anyLang(func(l Language) bool { _, ok := l.(CodeActioner); return ok })
 	case protocol.MethodTextDocumentCodeLens:

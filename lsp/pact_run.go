@@ -132,6 +132,38 @@ func (pactLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, e
 	return minimalEdit(s.File.Text(), string(out)), nil
 }
 
+// FormatRange formats the queries on the lines span touches, each as the
+// whole-file formatter would (under the file's pragma), leaving the other
+// lines alone.
+func (pactLanguage) FormatRange(_ context.Context, s *Snapshot, span syntax.Span) ([]syntax.TextEdit, error) {
+	pf := pactFile(s)
+	if pf == nil {
+		return nil, nil
+	}
+	if syntax.HasErrors(pf.Diagnostics) {
+		return nil, &format.SyntaxError{Diagnostics: pf.Diagnostics}
+	}
+	header := "// pact: " + pf.Dialect.String() + "\n"
+	edits := []syntax.TextEdit{}
+	first, last := s.File.LineOf(span.Start), s.File.LineOf(max(span.End-1, span.Start))
+	for line := first; line <= last; line++ {
+		start, end := s.File.LineStart(line), s.File.LineEnd(line)
+		text := s.File.Text()[start:end]
+		if strings.TrimSpace(text) == "" || (line == 0 && pf.Pragma != nil) {
+			continue
+		}
+		out, err := format.PACT([]byte(header + text))
+		if err != nil {
+			return nil, err
+		}
+		got := strings.TrimSuffix(strings.TrimPrefix(string(out), header), "\n")
+		if got != text {
+			edits = append(edits, syntax.TextEdit{Span: syntax.Sp(start, end), NewText: got})
+		}
+	}
+	return edits, nil
+}
+
 // minimalEdit is one edit replacing the part between the common prefix
 // and the common suffix of before and after (none when they are equal).
 func minimalEdit(before, after string) []syntax.TextEdit {

@@ -169,6 +169,8 @@ func callHandler(method string) handlerFunc {
 		return (*server).completion
 	case protocol.MethodTextDocumentFormatting:
 		return (*server).formatting
+	case protocol.MethodTextDocumentRangeFormatting:
+		return (*server).rangeFormatting
 	case protocol.MethodTextDocumentCodeAction:
 		return (*server).codeAction
 	case protocol.MethodTextDocumentCodeLens:

@@ -126,6 +126,11 @@ func Complete(f *File, schema *Schema, off int, extra []string) []Completion {
 		return out
 	}
 	d := schema.Domain(q.Domain())
+	if d != nil {
+		if ops := completeOperators(q, d, off); ops != nil {
+			return ops
+		}
+	}
 	p, i := q.PathAt(off)
 	if p == nil || d == nil {
 		return nil
@@ -181,4 +186,59 @@ func inner(sp syntax.Span) syntax.Span {
 		return syntax.Sp(sp.Start+1, sp.End-1)
 	}
 	return sp
+}
+
+// operatorsFor lists the where operators that make sense for a field type.
+func operatorsFor(t *Type) []string {
+	if t == nil {
+		return Operators()
+	}
+	switch t.Kind {
+	case TString:
+		return []string{OpEq, OpNeq, OpIn, OpContains, OpExists}
+	case TNumber, TTimestamp:
+		return []string{OpEq, OpNeq, OpGt, OpLt, OpGte, OpLte, OpIn, OpExists}
+	case TBoolean:
+		return []string{OpEq, OpNeq, OpExists}
+	case TArray:
+		return []string{OpContains, OpExists}
+	}
+	return []string{OpExists}
+}
+
+// completeOperators proposes, at a key position inside a where
+// condition's operator object, the operators valid for the condition's
+// field type; nil when off is not there.
+func completeOperators(q *Query, d *Domain, off int) []Completion {
+	if q.WhereValue == nil || q.WhereValue.Kind != KindObject {
+		return nil
+	}
+	for _, m := range q.WhereValue.Members {
+		if m.Key == nil || m.Value == nil || m.Value.Kind != KindObject || !(m.Value.Span.Start < off && off < m.Value.Span.End) {
+			continue
+		}
+		span := syntax.Sp(off, off)
+		for _, om := range m.Value.Members {
+			if om.Value != nil && om.Value.Span.Touches(off) {
+				return nil // inside an operand
+			}
+			if om.Key != nil && om.Key.Span.Start < off && off < om.Key.Span.End {
+				span = inner(om.Key.Span)
+			}
+		}
+		var t *Type
+		for _, c := range q.Where {
+			if c.KeySpan == m.Key.Span {
+				if r := d.Resolve(c.Path); r.Bad < 0 && r.Field() != nil {
+					t = r.Field().Type
+				}
+			}
+		}
+		var out []Completion
+		for _, op := range operatorsFor(t) {
+			out = append(out, Completion{Label: op, Text: op, Kind: "operator", Span: span, Detail: opDocs[op]})
+		}
+		return out
+	}
+	return nil
 }
