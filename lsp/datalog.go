@@ -107,13 +107,15 @@ func datalogOccurrences(s *Snapshot, off int) []datalog.Occurrence {
 	return datalog.Occurrences(p, sym)
 }
 
-// Hover shows a relation's signature or a variable's inferred type.
-func (datalogLanguage) Hover(_ context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
+// Hover shows a relation's signature or a variable's inferred type, with
+// the number of tuples the rule's relation holds over the sample data.
+func (datalogLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
 	p := datalogProgram(s)
 	if p == nil {
 		return "", syntax.Span{}, false
 	}
-	return datalog.Describe(p, datalogInfo(s, p), off)
+	md, sp, ok := datalog.Describe(p, datalogInfo(s, p), off)
+	return withCount(ctx, s, off, md, sp, ok)
 }
 
 // Complete proposes relations with argument snippets and the variables of

@@ -58,13 +58,15 @@ func (jqlLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
 	return out
 }
 
-// Hover explains the field path, domain, key or operator at off.
-func (jqlLanguage) Hover(_ context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
+// Hover explains the field path, domain, key or operator at off, with the
+// query's result count over the sample data.
+func (jqlLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
 	jf := jqlFile(s)
 	if jf == nil {
 		return "", syntax.Span{}, false
 	}
-	return jql.Describe(jf, jql.NewSchema(), off)
+	md, sp, ok := jql.Describe(jf, jql.NewSchema(), off)
+	return withCount(ctx, s, off, md, sp, ok)
 }
 
 // Complete proposes field names inside paths (with the top-level fields of

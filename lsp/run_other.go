@@ -340,3 +340,20 @@ func formatWith(s *Snapshot) ([]syntax.TextEdit, error) {
 	}
 	return minimalEdit(s.File.Text(), string(out)), nil
 }
+
+// withCount appends to a hover the result count of the query at off over
+// the sample data, when the document has data.
+func withCount(ctx context.Context, s *Snapshot, off int, md string, sp syntax.Span, ok bool) (string, syntax.Span, bool) {
+	r, found := run(ctx, s, off)
+	if !found {
+		return md, sp, ok
+	}
+	line := fmt.Sprintf("Sample data: **%d** result(s) in %.1f ms", r.Count, float64(r.Elapsed.Microseconds())/1000)
+	if r.Err != nil {
+		line = fmt.Sprintf("Sample data: %v", r.Err)
+	}
+	if !ok {
+		return line, r.Span, true
+	}
+	return md + "\n\n---\n\n" + line, sp, true
+}
