@@ -16,6 +16,7 @@ type CompletionItem struct {
 	Detail        string
 	Documentation string // Markdown
 	Edit          *syntax.TextEdit
+	Snippet       bool // Edit's text is an LSP snippet ("${1:arg}" placeholders)
 }
 
 // Completer proposes completions at a byte offset (textDocument/completion).
@@ -29,6 +30,7 @@ type wireCompletionItem struct {
 	Detail        string         `json:"detail,omitempty"`
 	Documentation *markupContent `json:"documentation,omitempty"`
 	TextEdit      *wireTextEdit  `json:"textEdit,omitempty"`
+	Format        int            `json:"insertTextFormat,omitempty"` // 2: snippet
 }
 
 func (s *server) completion(ctx context.Context, params json.RawMessage) (any, error) {
@@ -46,6 +48,9 @@ func (s *server) completion(ctx context.Context, params json.RawMessage) (any, e
 			if it.Edit != nil {
 				e := s.textEdits(snap.File, []syntax.TextEdit{*it.Edit})[0]
 				w.TextEdit = &e
+			}
+			if it.Snippet {
+				w.Format = 2
 			}
 			out = append(out, w)
 		}

@@ -109,12 +109,15 @@ func datalogOccurrences(s *Snapshot, off int) []datalog.Occurrence {
 
 // Hover shows a relation's signature or a variable's inferred type, with
 // the number of tuples the rule's relation holds over the sample data.
-func (datalogLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
+func (l datalogLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
 	p := datalogProgram(s)
 	if p == nil {
 		return "", syntax.Span{}, false
 	}
 	md, sp, ok := datalog.Describe(p, datalogInfo(s, p), off)
+	if lt := linterFor(l.linter, s); lt != nil {
+		md, sp, ok = withRuleDocs(lt, lt.Analyze(ctx, s.File, p), off, md, sp, ok)
+	}
 	return withCount(ctx, s, off, md, sp, ok)
 }
 
@@ -128,11 +131,12 @@ func (datalogLanguage) Complete(_ context.Context, s *Snapshot, off int) []Compl
 	var out []CompletionItem
 	for _, c := range datalog.Complete(p, datalogInfo(s, p), off) {
 		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
-		kind := 6 // Variable
+		kind, snippet := 6, false // Variable
 		if c.Kind == datalog.Relation {
-			kind = 3 // Function
+			kind, snippet = 3, true // Function, with argument placeholders
+			edit.NewText = c.Snippet
 		}
-		out = append(out, CompletionItem{Label: c.Label, Kind: kind, Detail: c.Detail, Edit: &edit})
+		out = append(out, CompletionItem{Label: c.Label, Kind: kind, Detail: c.Detail, Edit: &edit, Snippet: snippet})
 	}
 	return out
 }

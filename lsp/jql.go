@@ -60,12 +60,15 @@ func (jqlLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
 
 // Hover explains the field path, domain, key or operator at off, with the
 // query's result count over the sample data.
-func (jqlLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
+func (l jqlLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
 	jf := jqlFile(s)
 	if jf == nil {
 		return "", syntax.Span{}, false
 	}
 	md, sp, ok := jql.Describe(jf, jql.NewSchema(), off)
+	if lt := linterFor(l.linter, s); lt != nil {
+		md, sp, ok = withRuleDocs(lt, lt.Analyze(ctx, s.File, jf), off, md, sp, ok)
+	}
 	return withCount(ctx, s, off, md, sp, ok)
 }
 

@@ -11,6 +11,7 @@ import (
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
 	evaljql "github.com/ctxql/ctxql/eval/jql"
 	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/ctxql/ctxql/syntax/jql"
@@ -356,4 +357,28 @@ func withCount(ctx context.Context, s *Snapshot, off int, md string, sp syntax.S
 		return line, r.Span, true
 	}
 	return md + "\n\n---\n\n" + line, sp, true
+}
+
+// withRuleDocs appends to a hover the documentation of the rules whose
+// findings cover off.
+func withRuleDocs(l *lint.Linter, diags []syntax.Diagnostic, off int, md string, sp syntax.Span, ok bool) (string, syntax.Span, bool) {
+	if l == nil {
+		return md, sp, ok
+	}
+	for _, d := range diags {
+		if d.Code == "" || lint.IsParseError(d) || !(d.Span.Contains(off) || d.Span.End == off) {
+			continue
+		}
+		a, found := l.Registry().Lookup(d.Code)
+		if !found {
+			continue
+		}
+		doc := fmt.Sprintf("**%s** %s: %s\n\n[rule documentation](%s)", a.Code, a.Name, a.Doc.Summary, lint.RuleURL(a.Code))
+		if ok {
+			md += "\n\n---\n\n" + doc
+		} else {
+			md, sp, ok = doc, d.Span, true
+		}
+	}
+	return md, sp, ok
 }
