@@ -89,6 +89,8 @@ func (jqlLanguage) Complete(ctx context.Context, s *Snapshot, off int) []Complet
 			kind = 9 // Module
 		case "operator":
 			kind = 24 // Operator
+		case "key":
+			kind = 14 // Keyword
 		}
 		out = append(out, CompletionItem{Label: c.Label, Kind: kind, Detail: c.Detail, Edit: &edit})
 	}

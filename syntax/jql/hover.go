@@ -131,6 +131,9 @@ func Complete(f *File, schema *Schema, off int, extra []string) []Completion {
 			return ops
 		}
 	}
+	if keys := completeKeys(q, off); keys != nil {
+		return keys
+	}
 	p, i := q.PathAt(off)
 	if p == nil || d == nil {
 		return nil
@@ -241,4 +244,38 @@ func completeOperators(q *Query, d *Domain, off int) []Completion {
 		return out
 	}
 	return nil
+}
+
+// topKeys are a query's keys in their canonical order.
+var topKeys = []string{"from", "select", "where", "order", "limit", "startAfter"}
+
+// completeKeys proposes, at a key position of the query object itself,
+// the query keys not written yet; nil when off is not there.
+func completeKeys(q *Query, off int) []Completion {
+	root := q.Root
+	if root == nil || root.Kind != KindObject || !(root.Span.Start < off && off < root.Span.End) {
+		return nil
+	}
+	span := syntax.Sp(off, off)
+	have := map[string]bool{}
+	for _, m := range root.Members {
+		if m.Value != nil && m.Value.Span.Touches(off) {
+			return nil // inside a value
+		}
+		if m.Key == nil {
+			continue
+		}
+		if m.Key.Span.Start < off && off < m.Key.Span.End {
+			span = inner(m.Key.Span)
+			continue
+		}
+		have[m.Key.Str] = true
+	}
+	var out []Completion
+	for _, k := range topKeys {
+		if !have[k] {
+			out = append(out, Completion{Label: k, Text: k, Kind: "key", Span: span, Detail: keyDocs[k]})
+		}
+	}
+	return out
 }
