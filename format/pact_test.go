@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	evalpact "github.com/ctxql/ctxql/eval/pact"
 	"github.com/ctxql/ctxql/internal/golden"
 	"github.com/ctxql/ctxql/syntax/pact"
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // TestPACTGolden formats the "input" section of each archive under
@@ -140,38 +138,11 @@ func TestPACTPreservesMeaning(t *testing.T) {
 	}
 }
 
-// TestPACTRepositoryFiles formats every .pact file of the repository and
-// every .pact section of its test archives: the result parses, has as many
-// queries and comments, and is a fixed point.
+// TestPACTRepositoryFiles formats every PACT source of the repository
+// (pactSources): the result parses, has as many queries and comments, and
+// is a fixed point.
 func TestPACTRepositoryFiles(t *testing.T) {
-	var srcs []string
-	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		switch {
-		case strings.HasSuffix(p, ".pact"):
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			srcs = append(srcs, string(b))
-		case strings.HasSuffix(p, ".txtar") && strings.Contains(p, "testdata"):
-			a, err := txtar.ParseFile(p)
-			if err != nil {
-				return err
-			}
-			for _, f := range a.Files {
-				if strings.HasSuffix(f.Name, ".pact") {
-					srcs = append(srcs, string(f.Data))
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srcs := pactSources(t)
 	n := 0
 	for _, src := range srcs {
 		out, err := PACT([]byte(src))
