@@ -36,6 +36,9 @@ func Datalog(src []byte) ([]byte, error) {
 	}
 	p := &dlPrinter{src: text, file: prog.File, prog: prog}
 	out := p.print()
+	if out == text {
+		return src, nil // already canonical: nothing to check
+	}
 	// A printer bug must never reach a user's file: the output has to
 	// parse to the same program.
 	again := datalog.ParseProgram("", out)

@@ -56,6 +56,9 @@ func JQL(name string, src []byte) ([]byte, error) {
 		p.comments = objectComments(text)
 	}
 	out := p.print(f)
+	if out == text {
+		return src, nil // already canonical: nothing to check
+	}
 	// A printer bug must never reach a user's file: the output has to
 	// parse to the same queries with the same comments.
 	g := jql.ParseFile(name, out)
