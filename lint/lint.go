@@ -165,8 +165,13 @@ func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.Fi
 // version.
 func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []syntax.Diagnostic {
 	var inComment func(int) bool
-	if pf, ok := ast.(*pact.File); ok {
-		inComment = pactComments(pf)
+	switch a := ast.(type) {
+	case *pact.File:
+		inComment = pactComments(a)
+	case *syntax.File:
+		// Markdown: directives are HTML comments; "// ctxql:..." inside a
+		// code example is part of the example.
+		inComment = func(off int) bool { return strings.HasPrefix(a.Text()[off:], "<!--") }
 	}
 	return l.Finish(file, l.Findings(ctx, file, ast), inComment)
 }
@@ -235,8 +240,12 @@ func (l *Linter) embedded(ctx context.Context, file *syntax.File) []syntax.Diagn
 	if l.cfg != nil {
 		calls = l.cfg.Calls()
 	}
+	lits := host.Find(file.Name(), []byte(file.Text()), calls)
+	if len(lits) == 0 {
+		return nil // no embedded query: nothing to check or suppress
+	}
 	var diags []syntax.Diagnostic
-	for _, lit := range host.Find(file.Name(), []byte(file.Text()), calls) {
+	for _, lit := range lits {
 		pf := pact.ParseFile(file.Name(), lit.Value, l.dialectFor(file.Name()))
 		for _, d := range l.Findings(ctx, pf.Src, pf) {
 			diags = append(diags, lit.MapDiagnostic(d))
