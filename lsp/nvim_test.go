@@ -1,15 +1,13 @@
 package lsp
 
 import (
-	"context"
 	"encoding/json"
+	"github.com/ctxql/ctxql/internal/nvimtest"
+	"github.com/google/go-cmp/cmp"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // nvimScript drives Neovim's built-in LSP client (the Neovim 0.7 API, also
@@ -75,19 +73,9 @@ vim.cmd("qa!")
 
 // TestNeovim runs the server under a real client, Neovim headless.
 func TestNeovim(t *testing.T) {
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("nvim is not installed but CI is set: install neovim (apt-get install -y neovim)")
-		}
-		t.Skip("nvim is not installed (apt-get install -y neovim); set CI=true to make this a failure")
-	}
+	nvim := nvimtest.Find(t)
 	dir := t.TempDir()
-	server := filepath.Join(dir, "ctxql-lsp")
-	build := exec.Command("go", "build", "-o", server, "github.com/ctxql/ctxql/cmd/lsp")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build server: %v\n%s", err, out)
-	}
+	server := nvimtest.Build(t, dir, "github.com/ctxql/ctxql/cmd/lsp", "ctxql-lsp")
 	file := filepath.Join(dir, "q.pact")
 	// Line 2 has non-ASCII text before the error: Neovim converts the
 	// server's UTF-16 columns to byte columns (é is 2 bytes, 😀 4).
@@ -99,23 +87,7 @@ func TestNeovim(t *testing.T) {
 	if err := os.WriteFile(fmtFile, []byte(".seg>.block:summary  // é😀\n(d2,0) .note\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(dir, "test.lua")
-	if err := os.WriteFile(script, []byte(nvimScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-n", "-c", "luafile "+script)
-	cmd.Env = append(os.Environ(), "CTXQL_FILE="+file, "CTXQL_LSP="+server, "CTXQL_OUT="+out, "CTXQL_FMT="+fmtFile,
-		"HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_CACHE_HOME="+dir)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("nvim: %v\n%s", err, b)
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("nvim wrote no result: %v", err)
-	}
+	raw := nvimtest.Run(t, nvim, dir, nvimScript, []string{"CTXQL_FILE=" + file, "CTXQL_LSP=" + server, "CTXQL_FMT=" + fmtFile}, 60*time.Second)
 	var got any
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatalf("result %q: %v", raw, err)

@@ -3,15 +3,13 @@
 package nvim
 
 import (
-	"context"
 	"encoding/json"
+	"github.com/ctxql/ctxql/internal/nvimtest"
+	"github.com/google/go-cmp/cmp"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // script loads the plugin from this directory into a clean Neovim, opens a
@@ -60,22 +58,13 @@ vim.cmd("qa!")
 // TestPlugin runs the plugin in Debian's Neovim (0.7) headless against the
 // real server.
 func TestPlugin(t *testing.T) {
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("nvim is not installed but CI is set: install neovim (apt-get install -y neovim)")
-		}
-		t.Skip("nvim is not installed (apt-get install -y neovim)")
-	}
+	nvim := nvimtest.Find(t)
 	plugin, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ctxql")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxql/ctxql/cmd/ctxql").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := nvimtest.Build(t, dir, "github.com/ctxql/ctxql/cmd/ctxql", "ctxql")
 	data := `{"root":{"id":"root","nodeType":"^root","children":[
 	  {"id":"a","nodeType":"cb","ttl":0},{"id":"b","nodeType":"cb","ttl":2},{"id":"c","nodeType":"cb","ttl":1},{"id":"d","nodeType":"cb","ttl":4},
 	  {"id":"e","nodeType":"cb:summary","ttl":9}]}}`
@@ -87,23 +76,7 @@ func TestPlugin(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lua := filepath.Join(dir, "test.lua")
-	if err := os.WriteFile(lua, []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-n", "-c", "luafile "+lua)
-	cmd.Env = append(os.Environ(), "CTXQL_PLUGIN="+plugin, "CTXQL_BIN="+bin, "CTXQL_FILE="+file, "CTXQL_OUT="+out,
-		"HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_CACHE_HOME="+dir)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("nvim: %v\n%s", err, b)
-	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("nvim wrote no result: %v", err)
-	}
+	raw := nvimtest.Run(t, nvim, dir, script, []string{"CTXQL_PLUGIN=" + plugin, "CTXQL_BIN=" + bin, "CTXQL_FILE=" + file}, 90*time.Second)
 	var got map[string]any
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatalf("result %q: %v", raw, err)
