@@ -2,12 +2,14 @@ package lsp
 
 import (
 	"encoding/json"
-	"github.com/ctxql/ctxql/internal/nvimtest"
-	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxql/ctxql/internal/nvimtest"
 )
 
 // nvimScript drives Neovim's built-in LSP client (the Neovim 0.7 API, also

@@ -4,12 +4,14 @@ package nvim
 
 import (
 	"encoding/json"
-	"github.com/ctxql/ctxql/internal/nvimtest"
-	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxql/ctxql/internal/nvimtest"
 )
 
 // script loads the plugin from this directory into a clean Neovim, opens a
