@@ -340,39 +340,14 @@ func number(t *datalog.Term) (float64, bool) {
 // compareConsts compares two constants as the evaluator does: as numbers
 // when one is a number literal and both parse as numbers, else bytewise.
 func compareConsts(a, b *datalog.Term) int {
-	if a.Kind == datalog.Num || b.Kind == datalog.Num {
-		x, err1 := strconv.ParseFloat(a.Value, 64)
-		y, err2 := strconv.ParseFloat(b.Value, 64)
-		if err1 == nil && err2 == nil {
-			switch {
-			case x < y:
-				return -1
-			case x > y:
-				return 1
-			}
-			return 0
-		}
-	}
-	return strings.Compare(a.Value, b.Value)
+	return datalog.CompareValues(a.Value, b.Value, a.Kind == datalog.Num || b.Kind == datalog.Num)
 }
 
-// holds reports whether a comparison with result cmp satisfies op.
+// holds reports whether a comparison with result cmp satisfies op; an
+// unknown operator is assumed to be able to hold.
 func holds(cmp int, op string) bool {
-	switch op {
-	case "==":
-		return cmp == 0
-	case "!=":
-		return cmp != 0
-	case "<":
-		return cmp < 0
-	case "<=":
-		return cmp <= 0
-	case ">":
-		return cmp > 0
-	case ">=":
-		return cmp >= 0
-	}
-	return true // unknown operator: assume it can hold
+	h, ok := datalog.Holds(op, cmp)
+	return h || !ok
 }
 
 // distinct reports whether no value can equal both constants a and b under

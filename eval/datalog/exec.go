@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	syn "github.com/ctxql/ctxql/syntax/datalog"
@@ -653,38 +652,7 @@ func (ev *evaluator) value(b []uint32, o operand) string {
 // is a number literal or a variable of a numeric type and both values
 // parse as numbers; otherwise they compare as strings, bytewise.
 func (ev *evaluator) compare(b []uint32, c ccond) bool {
-	l, r := ev.value(b, c.l), ev.value(b, c.r)
-	cmp := 0
-	numeric := false
-	if c.l.numeric || c.r.numeric {
-		x, err1 := strconv.ParseFloat(l, 64)
-		y, err2 := strconv.ParseFloat(r, 64)
-		if err1 == nil && err2 == nil {
-			numeric = true
-			switch {
-			case x < y:
-				cmp = -1
-			case x > y:
-				cmp = 1
-			}
-		}
-	}
-	if !numeric {
-		cmp = strings.Compare(l, r)
-	}
-	switch c.op {
-	case "==":
-		return cmp == 0
-	case "!=":
-		return cmp != 0
-	case "<":
-		return cmp < 0
-	case "<=":
-		return cmp <= 0
-	case ">":
-		return cmp > 0
-	case ">=":
-		return cmp >= 0
-	}
-	return false
+	cmp := syn.CompareValues(ev.value(b, c.l), ev.value(b, c.r), c.l.numeric || c.r.numeric)
+	holds, _ := syn.Holds(c.op, cmp)
+	return holds
 }
