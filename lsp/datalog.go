@@ -33,10 +33,12 @@ func (l datalogLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.
 	if p == nil {
 		return nil
 	}
-	if l.linter == nil {
-		return append([]syntax.Diagnostic(nil), p.Diagnostics...)
-	}
-	return linterFor(l.linter, s).Analyze(ctx, s.File, p)
+	return s.findings(ctx, func() []syntax.Diagnostic {
+		if l.linter == nil {
+			return append([]syntax.Diagnostic(nil), p.Diagnostics...)
+		}
+		return linterFor(l.linter, s).Analyze(ctx, s.File, p)
+	})
 }
 
 // Symbols lists declarations, rules and facts in source order.
@@ -116,7 +118,7 @@ func (l datalogLanguage) Hover(ctx context.Context, s *Snapshot, off int) (strin
 	}
 	md, sp, ok := datalog.Describe(p, datalogInfo(s, p), off)
 	if lt := linterFor(l.linter, s); lt != nil {
-		md, sp, ok = withRuleDocs(lt, lt.Analyze(ctx, s.File, p), off, md, sp, ok)
+		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
 	}
 	return withCount(ctx, s, off, md, sp, ok)
 }
@@ -221,5 +223,5 @@ func (l datalogLanguage) CodeActions(ctx context.Context, s *Snapshot, span synt
 		return nil
 	}
 	lt := linterFor(l.linter, s)
-	return lintActions(ctx, lt, s, lt.Analyze(ctx, s.File, p), span, true)
+	return lintActions(ctx, lt, s, l.Diagnostics(ctx, s), span, true)
 }

@@ -178,9 +178,7 @@ func diagnosticsOf(ctx context.Context, snap *Snapshot) []syntax.Diagnostic {
 	if !ok {
 		return nil
 	}
-	ds := dg.Diagnostics(ctx, snap)
-	syntax.SortDiagnostics(ds)
-	return ds
+	return dg.Diagnostics(ctx, snap) // sorted, shared with other requests: not modified
 }
 
 // toWire converts diagnostics to LSP form through the position mapper.

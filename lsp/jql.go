@@ -35,10 +35,12 @@ func (l jqlLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diag
 	if jf == nil {
 		return nil
 	}
-	if l.linter == nil {
-		return append([]syntax.Diagnostic(nil), jf.Diagnostics...)
-	}
-	return linterFor(l.linter, s).Analyze(ctx, s.File, jf)
+	return s.findings(ctx, func() []syntax.Diagnostic {
+		if l.linter == nil {
+			return append([]syntax.Diagnostic(nil), jf.Diagnostics...)
+		}
+		return linterFor(l.linter, s).Analyze(ctx, s.File, jf)
+	})
 }
 
 // Symbols lists one symbol per query, named after its "from" domain.
@@ -67,7 +69,7 @@ func (l jqlLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, s
 	}
 	md, sp, ok := jql.Describe(jf, jql.NewSchema(), off)
 	if lt := linterFor(l.linter, s); lt != nil {
-		md, sp, ok = withRuleDocs(lt, lt.Analyze(ctx, s.File, jf), off, md, sp, ok)
+		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
 	}
 	return withCount(ctx, s, off, md, sp, ok)
 }
@@ -178,7 +180,7 @@ func (l jqlLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.S
 		}
 	}
 	lt := linterFor(l.linter, s)
-	return lintActions(ctx, lt, s, lt.Analyze(ctx, s.File, jf), span, comments)
+	return lintActions(ctx, lt, s, l.Diagnostics(ctx, s), span, comments)
 }
 
 // sampleKeys lists the top-level field names of the first sample

@@ -56,21 +56,23 @@ func pactFile(s *Snapshot) *pact.File {
 // after suppression directives and the configuration. Lines an edit did not
 // change are not parsed again (lineCache).
 func (l pactLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
-	if s.Workspace != nil {
-		d := pact.V2
-		if cfg := s.Workspace.Project(s); cfg != nil {
-			d = cfg.Dialect(FilePath(s.URI))
+	return s.findings(ctx, func() []syntax.Diagnostic {
+		if s.Workspace != nil {
+			d := pact.V2
+			if cfg := s.Workspace.Project(s); cfg != nil {
+				d = cfg.Dialect(FilePath(s.URI))
+			}
+			return s.Workspace.lines.pactDiagnostics(ctx, linterFor(l.linter, s), s, d)
 		}
-		return s.Workspace.lines.pactDiagnostics(ctx, linterFor(l.linter, s), s, d)
-	}
-	pf := pactFile(s)
-	if pf == nil {
-		return nil
-	}
-	if l.linter == nil {
-		return append([]syntax.Diagnostic(nil), pf.Diagnostics...)
-	}
-	return linterFor(l.linter, s).AnalyzePACT(ctx, pf)
+		pf := pactFile(s)
+		if pf == nil {
+			return nil
+		}
+		if l.linter == nil {
+			return append([]syntax.Diagnostic(nil), pf.Diagnostics...)
+		}
+		return linterFor(l.linter, s).AnalyzePACT(ctx, pf)
+	})
 }
 
 // CodeActions offers the rule actions (lintActions) and, for a v1 file,
@@ -80,8 +82,7 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 	if pf == nil || l.linter == nil {
 		return nil
 	}
-	lt := linterFor(l.linter, s)
-	out := lintActions(ctx, lt, s, lt.AnalyzePACT(ctx, pf), span, true)
+	out := lintActions(ctx, linterFor(l.linter, s), s, l.Diagnostics(ctx, s), span, true)
 	if pf.Dialect == pact.V1 {
 		if res, err := migrate.PACT([]byte(s.File.Text()), migrate.Options{ToV2: true}); err == nil && res.Changed {
 			out = append(out, CodeAction{Title: "Migrate file to v2", Kind: "source.migrate", Edits: res.Edits})

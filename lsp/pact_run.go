@@ -29,7 +29,7 @@ func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, 
 		parts = append(parts, md)
 	}
 	if l.linter != nil {
-		for _, d := range linterFor(l.linter, s).AnalyzePACT(ctx, pf) {
+		for _, d := range l.Diagnostics(ctx, s) {
 			if d.Code == "" || d.Code == pact.CodeSyntax || !(d.Span.Contains(off) || d.Span.End == off) {
 				continue
 			}

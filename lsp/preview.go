@@ -86,8 +86,8 @@ func (s *server) previewOf(snap *Snapshot, r RunResult) previewParams {
 // hints, hovers, previews and data-aware diagnostics share the result.
 func run(ctx context.Context, snap *Snapshot, off int) (RunResult, bool) {
 	r, ok := snap.Lang.(Runner)
-	if !ok {
-		return RunResult{}, false
+	if !ok || snap.Workspace == nil || snap.Workspace.DataPath(snap) == "" {
+		return RunResult{}, false // every runner needs sample data: do not even parse
 	}
 	q, ok := snap.Lang.(Querier)
 	if !ok {

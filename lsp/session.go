@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"sync"
 
 	"github.com/ctxql/ctxql/syntax"
@@ -49,6 +50,23 @@ func (s *Snapshot) derived(key string, f func() any) any {
 	}
 	v, _ := s.memo.LoadOrStore(derivedKey(key), f())
 	return v
+}
+
+// findings returns the document's diagnostics, computed by f once per
+// snapshot and shared by diagnostics, hovers and code actions. A result
+// computed under a cancelled context is not kept. Callers must not modify
+// the slice.
+func (s *Snapshot) findings(ctx context.Context, f func() []syntax.Diagnostic) []syntax.Diagnostic {
+	type findingsKey struct{}
+	if v, ok := s.memo.Load(findingsKey{}); ok {
+		return v.([]syntax.Diagnostic)
+	}
+	ds := f()
+	syntax.SortDiagnostics(ds)
+	if ctx.Err() == nil {
+		s.memo.Store(findingsKey{}, ds)
+	}
+	return ds
 }
 
 // snapshotParser is implemented by languages whose parse depends on the
