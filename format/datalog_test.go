@@ -22,17 +22,7 @@ import (
 func TestDatalogGolden(t *testing.T) {
 	golden.Run(t, "../testdata/format/datalog/*.txtar", func(t *testing.T, c *golden.Case) {
 		in := c.Input("input.dl")
-		out, err := Datalog([]byte(in))
-		var se *SyntaxError
-		if errors.As(err, &se) {
-			c.Want("output", "syntax error\n")
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Want("output", string(out))
-		checkDatalog(t, in, out)
+		wantFormatted(t, c, "f.dl", in, func(out []byte) { checkDatalog(t, in, out) })
 	})
 }
 

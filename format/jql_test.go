@@ -37,17 +37,7 @@ func jqlInput(t *testing.T, c *golden.Case) (string, string) {
 func TestJQLGolden(t *testing.T) {
 	golden.Run(t, "../testdata/format/jql/*.txtar", func(t *testing.T, c *golden.Case) {
 		name, in := jqlInput(t, c)
-		out, err := JQL(name, []byte(in))
-		var se *SyntaxError
-		if errors.As(err, &se) {
-			c.Want("output", "syntax error\n")
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Want("output", string(out))
-		checkJQL(t, name, in, out)
+		wantFormatted(t, c, name, in, func(out []byte) { checkJQL(t, name, in, out) })
 	})
 }
 

@@ -18,18 +18,7 @@ import (
 // again must not change it.
 func TestPACTGolden(t *testing.T) {
 	golden.Run(t, "../testdata/format/pact/*.txtar", func(t *testing.T, c *golden.Case) {
-		in := c.Input("input")
-		out, err := PACT([]byte(in))
-		var se *SyntaxError
-		if errors.As(err, &se) {
-			c.Want("output", "syntax error\n")
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Want("output", string(out))
-		checkIdempotent(t, out)
+		wantFormatted(t, c, "f.pact", c.Input("input"), func(out []byte) { checkIdempotent(t, out) })
 	})
 }
 
