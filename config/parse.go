@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 	yamlparser "github.com/goccy/go-yaml/parser"
@@ -108,9 +107,8 @@ func (v *value) describe() string {
 }
 
 type parser struct {
-	src   string
-	lines []int
-	file  *syntax.File
+	src  string
+	file *syntax.File
 }
 
 func (p *parser) errAt(off int, format string, args ...any) *Error {
@@ -121,29 +119,15 @@ func (p *parser) errAt(off int, format string, args ...any) *Error {
 // offset maps goccy's 1-based line and rune column to a byte offset (its own
 // Offset field drifts after comments).
 func (p *parser) offset(tk *yamltoken.Token) int {
-	if tk == nil || tk.Position == nil || tk.Position.Line < 1 {
+	if tk == nil || tk.Position == nil {
 		return 0
 	}
-	line, col := tk.Position.Line, tk.Position.Column
-	if line > len(p.lines) {
-		return len(p.src)
-	}
-	off := p.lines[line-1]
-	for i := 1; i < col && off < len(p.src) && p.src[off] != '\n'; i++ {
-		_, n := utf8.DecodeRuneInString(p.src[off:])
-		off += n
-	}
-	return off
+	return p.file.OffsetRunes(tk.Position.Line, tk.Position.Column)
 }
 
 func parse(data []byte) (*Config, error) {
 	src := string(data)
-	p := &parser{src: src, lines: []int{0}, file: syntax.NewFile(FileName, src)}
-	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' {
-			p.lines = append(p.lines, i+1)
-		}
-	}
+	p := &parser{src: src, file: syntax.NewFile(FileName, src)}
 	f, err := parseYAML(data)
 	if err != nil {
 		type tokErr interface {

@@ -161,6 +161,25 @@ func (f *File) OffsetUTF16(p UTF16Pos) int {
 	return i
 }
 
+// OffsetRunes converts a 1-based line and a 1-based column counted in
+// characters (runes), as YAML and other parsers report them, to a byte
+// offset. Columns past the end of a line clamp to its newline; lines past
+// the end of the file clamp to the end of the file.
+func (f *File) OffsetRunes(line, col int) int {
+	if line < 1 {
+		return 0
+	}
+	if line > len(f.lines) {
+		return len(f.src)
+	}
+	off := f.lines[line-1]
+	for i := 1; i < col && off < len(f.src) && f.src[off] != '\n'; i++ {
+		_, n := utf8.DecodeRuneInString(f.src[off:])
+		off += n
+	}
+	return off
+}
+
 // UTF8Col converts a byte offset to an LSP position whose character is counted
 // in bytes, for clients that negotiated the UTF-8 position encoding.
 func (f *File) UTF8Col(off int) UTF16Pos {

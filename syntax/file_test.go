@@ -125,3 +125,18 @@ func FuzzMapper(f *testing.F) {
 		}
 	})
 }
+
+// TestOffsetRunes checks 1-based line and rune-column conversion, as YAML
+// parsers report positions, and its clamping.
+func TestOffsetRunes(t *testing.T) {
+	f := NewFile("f", "ab\né😀x\r\nz")
+	for _, c := range []struct{ line, col, want int }{
+		{1, 1, 0}, {1, 3, 2}, {1, 9, 2}, // past the end: the newline
+		{2, 1, 3}, {2, 2, 5}, {2, 3, 9}, {2, 4, 10}, {2, 9, 11}, // é is 2 bytes, 😀 4; "\r" is a column
+		{3, 1, 12}, {4, 1, 13}, {0, 1, 0},
+	} {
+		if got := f.OffsetRunes(c.line, c.col); got != c.want {
+			t.Errorf("OffsetRunes(%d, %d) = %d, want %d", c.line, c.col, got, c.want)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package jql
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
 	yamlparser "github.com/goccy/go-yaml/parser"
@@ -17,19 +16,13 @@ import (
 // count runes) against the source text.
 type yamlConv struct {
 	src   string
-	lines []int // byte offset of each line start
+	file  *syntax.File // positions
 	diags []syntax.Diagnostic
 	depth int
 }
 
 func newYAMLConv(src string) *yamlConv {
-	c := &yamlConv{src: src, lines: []int{0}}
-	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' {
-			c.lines = append(c.lines, i+1)
-		}
-	}
-	return c
+	return &yamlConv{src: src, file: syntax.NewFile("", src)}
 }
 
 // offset maps a 1-based line and rune column to a byte offset.
@@ -37,19 +30,7 @@ func (c *yamlConv) offset(tk *yamltoken.Token) int {
 	if tk == nil || tk.Position == nil {
 		return 0
 	}
-	line, col := tk.Position.Line, tk.Position.Column
-	if line < 1 {
-		return 0
-	}
-	if line > len(c.lines) {
-		return len(c.src)
-	}
-	off := c.lines[line-1]
-	for i := 1; i < col && off < len(c.src) && c.src[off] != '\n'; i++ {
-		_, n := utf8.DecodeRuneInString(c.src[off:])
-		off += n
-	}
-	return off
+	return c.file.OffsetRunes(tk.Position.Line, tk.Position.Column)
 }
 
 // scalarSpan finds the source extent of a scalar token starting at off.
