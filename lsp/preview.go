@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -237,19 +236,20 @@ func (w *workspace) DataPath(snap *Snapshot) string {
 	}
 	cfg := w.config()
 	for _, d := range cfg.Data {
-		if ok, _ := path.Match(d.Glob, path.Base(filepath.ToSlash(doc))); ok || matchPath(d.Glob, filepath.ToSlash(doc)) {
+		if matchPath(d.Glob, filepath.ToSlash(doc)) {
 			return d.Path
 		}
 	}
 	return ""
 }
 
-// matchPath matches a glob against the end of a slash path, so that
-// "queries/*.pact" matches "/w/queries/a.pact".
+// matchPath matches a glob (config.Match syntax) against the end of a
+// slash path, so that "queries/*.pact" matches "/w/queries/a.pact": the
+// editor settings name no directory the globs are relative to.
 func matchPath(glob, p string) bool {
-	parts := strings.Split(p, "/")
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	for i := range parts {
-		if ok, _ := path.Match(glob, strings.Join(parts[i:], "/")); ok {
+		if config.Match(glob, strings.Join(parts[i:], "/")) {
 			return true
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxql/ctxql/syntax"
 )
 
 // bigTree writes a tree of n blocks under one container and returns its
@@ -94,5 +96,25 @@ func TestPreviewFollowsLatestEdit(t *testing.T) {
 	cl.mu.Unlock()
 	if code := cl.shutdown(); code != 0 {
 		t.Errorf("exit code %d", code)
+	}
+}
+
+// TestDataPathFromSettings checks the editor settings' data globs: they
+// match the end of a document's path, "**" included, and a data pragma in
+// the document wins.
+func TestDataPathFromSettings(t *testing.T) {
+	ws := newWorkspace(func() Config {
+		return Config{Data: []DataGlob{{Glob: "queries/*.pact", Path: "/data/q.json"}, {Glob: "**/rules/*.dl", Path: "/data/d.json"}}}
+	})
+	for _, c := range []struct{ uri, text, want string }{
+		{"file:///nowhere/w/queries/a.pact", ".cb\n", "/data/q.json"},
+		{"file:///nowhere/w/other/a.pact", ".cb\n", ""},
+		{"file:///nowhere/w/x/rules/p.dl", "p(x) <-- q(x);\n", "/data/d.json"},
+		{"file:///nowhere/w/queries/b.pact", "// data: /own.json\n.cb\n", "/own.json"},
+	} {
+		s := &Snapshot{URI: c.uri, File: syntax.NewFile(c.uri, c.text), Workspace: ws}
+		if got := ws.DataPath(s); got != c.want {
+			t.Errorf("%s: data %q, want %q", c.uri, got, c.want)
+		}
 	}
 }
