@@ -68,7 +68,12 @@ func (pactLanguage) Complete(ctx context.Context, s *Snapshot, off int) []Comple
 	}
 	var known pact.Known
 	if d := pactData(s); d != nil {
-		known = knownOf(d)
+		// The types and keys of the data, found once per data file version
+		// (the load function must not use the workspace: Load holds it).
+		v, err := s.Workspace.Load("pact-known", s.Workspace.DataPath(s), func(string) (any, error) { return knownOf(d), nil })
+		if err == nil {
+			known, _ = v.(pact.Known)
+		}
 	}
 	var out []CompletionItem
 	for _, c := range pact.Complete(pf, off, known) {
@@ -204,6 +209,9 @@ func (pactLanguage) Queries(s *Snapshot) []syntax.Span {
 
 // pactData returns the sample data of the document, or nil.
 func pactData(s *Snapshot) *evalpact.Data {
+	if s.Workspace == nil {
+		return nil
+	}
 	path := s.Workspace.DataPath(s)
 	if path == "" {
 		return nil

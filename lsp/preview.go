@@ -257,7 +257,8 @@ func matchPath(glob, p string) bool {
 }
 
 // Load returns the data at path decoded by load, loading it once and again
-// only when the file's size or modification time changed.
+// only when the file's size or modification time changed. load runs with
+// the workspace locked and must not call its methods.
 func (w *workspace) Load(kind, path string, load func(string) (any, error)) (any, error) {
 	fi, err := os.Stat(path)
 	if err != nil {

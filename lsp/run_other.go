@@ -218,7 +218,7 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 		if q == nil {
 			continue
 		}
-		docs := sampleDocs(ctx, path, q.Domain())
+		docs := sampleDocs(s.Workspace, path, q.Domain())
 		if docs == nil {
 			continue
 		}
@@ -247,24 +247,31 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 	return out
 }
 
-// sampleDocs reads the first 1,000 documents of a domain from the sample
-// data, or nil.
-func sampleDocs(ctx context.Context, path, domain string) []any {
-	var docs []any
-	stop := errors.New("enough")
-	err := evaljql.File{Path: path}.Scan(ctx, domain, func(raw []byte) error {
-		var v any
-		if json.Unmarshal(raw, &v) == nil {
-			docs = append(docs, v)
+// sampleDocs returns the first 1,000 documents of a domain from the
+// sample data, read once per data file version, or nil.
+func sampleDocs(ws *workspace, path, domain string) []any {
+	v, err := ws.Load("jql-sample:"+domain, path, func(p string) (any, error) {
+		var docs []any
+		stop := errors.New("enough")
+		err := evaljql.File{Path: p}.Scan(context.Background(), domain, func(raw []byte) error {
+			var v any
+			if json.Unmarshal(raw, &v) == nil {
+				docs = append(docs, v)
+			}
+			if len(docs) == 1000 {
+				return stop
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, stop) {
+			return nil, err
 		}
-		if len(docs) == 1000 {
-			return stop
-		}
-		return nil
+		return docs, nil
 	})
-	if err != nil && !errors.Is(err, stop) {
+	if err != nil {
 		return nil
 	}
+	docs, _ := v.([]any)
 	return docs
 }
 
