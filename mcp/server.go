@@ -11,7 +11,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -177,13 +176,4 @@ func (s *Server) constraintsSummary() ConstraintsSummary {
 		out.Counts[l] = len(fs)
 	}
 	return out
-}
-
-// decode converts a loosely typed value into v through JSON.
-func decode(in any, v any) error {
-	b, err := json.Marshal(in)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
 }
