@@ -17,12 +17,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/ctxql/ctxql/internal/files"
 	syn "github.com/ctxql/ctxql/syntax/datalog"
 )
 
@@ -86,14 +86,28 @@ func (d *Data) names() []string {
 // "relation NAME(T1, ...)" declarations in the directory's .dl files, and
 // the tuples of NAME from NAME.facts, one tab-separated tuple per line. A
 // declared relation without a .facts file is empty.
-func ReadFactsDir(dir string) (*Data, error) {
-	dls, err := filepath.Glob(filepath.Join(dir, "*.dl"))
+func ReadFactsDir(dir string) (*Data, error) { return ReadFactsDirFrom(files.New(0, ""), dir) }
+
+// ReadFactsDirFrom is ReadFactsDir with every file opened through r: a
+// confined reader refuses links that leave its directory, and every reader
+// refuses FIFOs, devices and files over its limit.
+func ReadFactsDirFrom(r *files.Reader, dir string) (*Data, error) {
+	ents, err := r.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", dir, err)
 	}
+	var dls, facts []string
+	for _, e := range ents {
+		switch filepath.Ext(e.Name()) {
+		case ".dl":
+			dls = append(dls, filepath.Join(dir, e.Name()))
+		case ".facts":
+			facts = append(facts, filepath.Join(dir, e.Name()))
+		}
+	}
 	d := &Data{Relations: map[string]*RelationData{}}
 	for _, p := range dls {
-		src, err := os.ReadFile(p)
+		src, err := r.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("read declarations: %w", err)
 		}
@@ -109,17 +123,13 @@ func ReadFactsDir(dir string) (*Data, error) {
 			d.Relations[decl.Name.Name] = &RelationData{ParamTypes: decl.TypeNames(), Tuples: [][]string{}}
 		}
 	}
-	facts, err := filepath.Glob(filepath.Join(dir, "*.facts"))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", dir, err)
-	}
 	for _, p := range facts {
 		name := strings.TrimSuffix(filepath.Base(p), ".facts")
 		rel, ok := d.Relations[name]
 		if !ok {
 			return nil, fmt.Errorf("%s: no \"relation %s(...)\" declaration in a .dl file of %s", p, name, dir)
 		}
-		if err := readFacts(p, rel); err != nil {
+		if err := readFacts(r, p, rel); err != nil {
 			return nil, err
 		}
 	}
@@ -129,8 +139,8 @@ func ReadFactsDir(dir string) (*Data, error) {
 	return d, nil
 }
 
-func readFacts(path string, rel *RelationData) error {
-	f, err := os.Open(path)
+func readFacts(r *files.Reader, path string, rel *RelationData) error {
+	f, err := r.Open(path)
 	if err != nil {
 		return fmt.Errorf("read facts: %w", err)
 	}
@@ -161,15 +171,18 @@ func readFacts(path string, rel *RelationData) error {
 
 // ReadDataPath reads a JSON data file, or a facts directory when path is a
 // directory.
-func ReadDataPath(path string) (*Data, error) {
-	st, err := os.Stat(path)
+func ReadDataPath(path string) (*Data, error) { return ReadDataPathFrom(files.New(0, ""), path) }
+
+// ReadDataPathFrom is ReadDataPath with every file opened through r.
+func ReadDataPathFrom(r *files.Reader, path string) (*Data, error) {
+	st, err := r.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read data: %w", err)
 	}
 	if st.IsDir() {
-		return ReadFactsDir(path)
+		return ReadFactsDirFrom(r, path)
 	}
-	f, err := os.Open(path)
+	f, err := r.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read data: %w", err)
 	}

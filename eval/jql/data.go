@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxql/ctxql/internal/files"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/goccy/go-yaml"
 )
@@ -102,11 +102,18 @@ func normalize(v any) any {
 type File struct {
 	// Path is the file or directory.
 	Path string
+	// Files opens every file read; nil opens any regular file. A confined
+	// reader keeps reads, links included, inside its directory.
+	Files *files.Reader
 }
 
 // Scan implements Source.
 func (f File) Scan(ctx context.Context, domain string, fn func(raw []byte) error) error {
-	st, err := os.Stat(f.Path)
+	fr := f.Files
+	if fr == nil {
+		fr = files.New(0, "")
+	}
+	st, err := fr.Stat(f.Path)
 	if err != nil {
 		return &DataError{Err: err}
 	}
@@ -115,7 +122,7 @@ func (f File) Scan(ctx context.Context, domain string, fn func(raw []byte) error
 		path = ""
 		for _, ext := range []string{".jsonl", ".ndjson", ".json", ".yaml"} {
 			p := filepath.Join(f.Path, domain+ext)
-			if _, err := os.Stat(p); err == nil {
+			if _, err := fr.Stat(p); err == nil {
 				path = p
 				break
 			}
@@ -124,7 +131,7 @@ func (f File) Scan(ctx context.Context, domain string, fn func(raw []byte) error
 			return nil // the domain is empty
 		}
 	}
-	fh, err := os.Open(path)
+	fh, err := fr.Open(path)
 	if err != nil {
 		return &DataError{Err: err}
 	}

@@ -10,11 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/ctxql/ctxql/internal/files"
 )
 
 // Node is one node of a context tree. Every key of the node's JSON object
@@ -143,21 +144,17 @@ func (s *Snapshot) ids() map[string]*Node {
 	return s.byID
 }
 
-// LoadFile reads snapshot data from a file.
-func LoadFile(path string) (*Data, error) {
-	f, err := os.Open(path)
+// LoadFile reads snapshot data from a regular file of any size.
+func LoadFile(path string) (*Data, error) { return LoadFileFrom(files.New(0, ""), path) }
+
+// LoadFileFrom reads snapshot data from a file opened through r, which
+// refuses anything but a regular file within its limits.
+func LoadFileFrom(r *files.Reader, path string) (*Data, error) {
+	b, err := r.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read data: %w", err)
 	}
-	defer f.Close()
-	var sb strings.Builder
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() < 1<<40 {
-		sb.Grow(int(fi.Size()) + 1)
-	}
-	if _, err := io.Copy(&sb, f); err != nil {
-		return nil, fmt.Errorf("read data: %w", err)
-	}
-	return LoadString(sb.String())
+	return LoadBytes(b)
 }
 
 // Load reads snapshot data from r.

@@ -1,0 +1,83 @@
+package files
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestConfinedRefusesLinksOut(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "facts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "facts", "leak.facts")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "facts", "ok.facts"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("ok.facts", filepath.Join(dir, "facts", "inside.facts")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Confined(dir, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, name := range []string{"facts/leak.facts", filepath.Join(dir, "facts", "leak.facts"), "../" + filepath.Base(dir) + "/../x", outside} {
+		if b, err := r.ReadFile(name); err == nil {
+			t.Errorf("ReadFile(%q) = %q, want an error", name, b)
+		}
+	}
+	if _, err := r.ReadFile(outside); !errors.Is(err, ErrOutside) {
+		t.Errorf("absolute path outside: err = %v, want ErrOutside", err)
+	}
+	for _, name := range []string{"facts/ok.facts", "facts/inside.facts", filepath.Join(dir, "facts", "ok.facts")} {
+		if b, err := r.ReadFile(name); err != nil || string(b) != "a\n" {
+			t.Errorf("ReadFile(%q) = %q, %v; want the file", name, b, err)
+		}
+	}
+}
+
+func TestRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "x.pact")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	zero := filepath.Join(dir, "zero.json")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	r := New(0, "")
+	for _, name := range []string{fifo, zero, "/dev/stdin", dir} {
+		if _, err := r.ReadFile(name); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadFile(%q): err = %v, want ErrNotRegular", name, err)
+		}
+	}
+}
+
+func TestSizeLimit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(p, []byte(strings.Repeat("x", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(99, "--max-bytes").ReadFile(p)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "--max-bytes") {
+		t.Errorf("err = %v, want ErrTooLarge naming --max-bytes", err)
+	}
+	if b, err := New(100, "").ReadFile(p); err != nil || len(b) != 100 {
+		t.Errorf("at the limit: %d bytes, %v", len(b), err)
+	}
+	if _, err := New(10, "").ReadAll("r", strings.NewReader(strings.Repeat("y", 11))); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadAll over the limit: %v", err)
+	}
+}
