@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/internal/atomicfile"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
@@ -117,6 +118,9 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 		res, err := perFile(env, paths, func(env Env, p string) (checked, error) {
 			if ctx.Err() != nil {
 				return checked{}, ctx.Err()
+			}
+			if f.fix && !f.diff {
+				atomicfile.CleanStale(p)
 			}
 			b, err := rd.ReadFile(p)
 			if err != nil {

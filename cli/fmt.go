@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/internal/atomicfile"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -80,6 +81,9 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 		res, err := perFile(env, paths, func(env Env, p string) (formatted, error) {
 			if ctx.Err() != nil {
 				return formatted{}, ctx.Err()
+			}
+			if f.write {
+				atomicfile.CleanStale(p)
 			}
 			src, err := rd.ReadFile(p)
 			if err != nil {

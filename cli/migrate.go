@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/config"
+	"github.com/ctxql/ctxql/internal/atomicfile"
 	"github.com/ctxql/ctxql/migrate"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
@@ -106,6 +107,9 @@ func runMigrate(ctx context.Context, env Env, f *migrateFlags, args []string) er
 		for _, p := range paths {
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if f.write {
+				atomicfile.CleanStale(p)
 			}
 			src, err := rd.ReadFile(p)
 			if err != nil {

@@ -98,6 +98,9 @@ func Write(path string, data []byte) error {
 // left next to path (for path's base name) and reports how many it removed.
 // Files of a process that still runs are kept: it may be writing them.
 func CleanStale(path string) int {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
