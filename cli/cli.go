@@ -128,6 +128,7 @@ func NewRoot(env Env) *cobra.Command {
 		newRulesCmd(env),
 		newFmtCmd(env),
 		newMigrateCmd(env),
+		newDiffCmd(env),
 	)
 	return root
 }

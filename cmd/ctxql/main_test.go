@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -550,5 +551,208 @@ func TestKilledRewriteCleanedUp(t *testing.T) {
 	}
 	if tt := temps(t, dir); len(tt) > 0 {
 		t.Errorf("temporary files left: %v", tt)
+	}
+}
+
+// gitRepo makes a git repository in a new directory and returns it with a
+// function running git there.
+func gitRepo(t *testing.T) (string, func(args ...string) string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	gitRun := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
+			"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	gitRun("init", "-q")
+	return dir, gitRun
+}
+
+// diffJSON is the JSON report of ctxql diff.
+type diffJSON struct {
+	Base    string `json:"base"`
+	Commit  string `json:"commit"`
+	Queries int    `json:"queries"`
+	Changed []struct {
+		File      string   `json:"file"`
+		BaseFile  string   `json:"base_file"`
+		Language  string   `json:"language"`
+		Query     string   `json:"query"`
+		Status    string   `json:"status"`
+		Line      int      `json:"line"`
+		Column    int      `json:"column"`
+		EndLine   int      `json:"end_line"`
+		EndColumn int      `json:"end_column"`
+		Added     []string `json:"added"`
+		Removed   []string `json:"removed"`
+		Count     int      `json:"count"`
+		BaseCount int      `json:"base_count"`
+		Error     string   `json:"error"`
+		BaseError string   `json:"base_error"`
+	} `json:"changed"`
+}
+
+const (
+	diffTree = `{"root": {"children": [
+  {"id": "seq-1", "nodeType": "^seq", "children": [
+    {"id": "seg:1", "nodeType": "seg", "children": [
+      {"id": "block:u1", "nodeType": "block", "kind": "text", "offset": 0, "ttl": 2, "content": "U1"},
+      {"id": "block:a1", "nodeType": "block", "kind": "text", "offset": 0, "ttl": 1, "content": "A1"}]},
+    {"id": "seg:2", "nodeType": "seg", "children": [
+      {"id": "block:u2", "nodeType": "block", "kind": "text", "offset": 0, "content": "U2"}]}]}]}}`
+	diffActivities = `[{"id":"a1","type":"planGenerated"},{"id":"a2","type":"agentMessaged"},{"id":"a3","type":"agentMessaged"}]`
+	diffEdges      = `{"relations": {"edge": {"param_types": ["Node", "Node"], "tuples": [["a","b"],["b","c"]]}}}`
+)
+
+// TestDiff builds a git repository with PACT, JQL and Datalog queries and
+// their sample data (named by "// data:" lines and by .ctxql.yaml), then
+// changes a query, changes data, renames a file and deletes one, and checks
+// what ctxql diff reports in each format and its exit status.
+func TestDiff(t *testing.T) {
+	dir, gitRun := gitRepo(t)
+	write(t, filepath.Join(dir, "data", "tree.json"), diffTree, 0o644)
+	write(t, filepath.Join(dir, "data", "activities.json"), diffActivities, 0o644)
+	write(t, filepath.Join(dir, "data", "edges.json"), diffEdges, 0o644)
+	write(t, filepath.Join(dir, ".ctxql.yaml"), "data:\n  \"queries/*.jql\": data/activities.json\n", 0o644)
+	write(t, filepath.Join(dir, "queries", "blocks.pact"), "// data: ../data/tree.json\n.block[ttl>=1]\n.seg\n", 0o644)
+	jqlQueries := "{from: 'activities', where: {type: 'agentMessaged'}}\n{from: 'activities', where: {type: 'planGenerated'}}\n{from: 'activities'}\n"
+	write(t, filepath.Join(dir, "queries", "agent.jql"), jqlQueries, 0o644)
+	write(t, filepath.Join(dir, "queries", "paths.dl"), "// data: ../data/edges.json\nrelation edge(Node, Node);\npath(x, y) <-- edge(x, y);\npath(x, z) <-- path(x, y), edge(y, z);\n", 0o644)
+	write(t, filepath.Join(dir, "queries", "old.pact"), "// data: ../data/tree.json\n.seg\n", 0o644)
+	write(t, filepath.Join(dir, "queries", "nodata.pact"), ".seg\n", 0o644)
+	gitRun("add", "-A")
+	gitRun("commit", "-qm", "base")
+
+	// Nothing changed: exit 0.
+	r := ctxql(t, dir, nil, "diff")
+	if r.code != 0 || !strings.Contains(r.stdout, "0 of 7 queries changed results since HEAD") {
+		t.Fatalf("clean tree: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// A changed query, changed data, a renamed file, a deleted file.
+	write(t, filepath.Join(dir, "queries", "blocks.pact"), "// data: ../data/tree.json\n.block[ttl>=2]\n.seg\n", 0o644)
+	write(t, filepath.Join(dir, "data", "edges.json"), strings.Replace(diffEdges, `["b","c"]`, `["b","c"],["c","d"]`, 1), 0o644)
+	gitRun("mv", "queries/agent.jql", "queries/agents.jql")
+	gitRun("rm", "-q", "queries/old.pact")
+	r = ctxql(t, dir, nil, "diff", "--format", "json")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var rep diffJSON
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	got := map[string]string{}
+	for _, c := range rep.Changed {
+		got[c.File+" "+c.Query] = fmt.Sprintf("%s %d:%d-%d:%d +%v -%v %d→%d", c.Status, c.Line, c.Column, c.EndLine, c.EndColumn, c.Added, c.Removed, c.BaseCount, c.Count)
+	}
+	want := map[string]string{
+		"queries/blocks.pact .block[ttl>=2]": "changed 2:1-2:15 +[] -[block:a1] 2→1",
+		"queries/paths.dl path":              `changed 3:1-3:27 +[["a","d"] ["b","d"] ["c","d"]] -[] 3→6`,
+		"queries/old.pact .seg":              "removed 2:1-2:5 +[] -[seg:1 seg:2] 2→0",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: got %q, want %q", k, got[k], w)
+		}
+	}
+	if len(rep.Changed) != len(want) || rep.Queries != 7 || rep.Base != "HEAD" || len(rep.Commit) != 40 {
+		t.Errorf("report: %d changes (want %d), %d queries, base %q commit %q\n%s", len(rep.Changed), len(want), rep.Queries, rep.Base, rep.Commit, r.stdout)
+	}
+
+	// The text report names each change with its position and results.
+	r = ctxql(t, dir, nil, "diff")
+	for _, w := range []string{
+		"queries/blocks.pact:2:1: query .block[ttl>=2]: results changed: 0 added, 1 removed (2 → 1)\n  - block:a1\n",
+		"queries/old.pact:2:1: query .seg: query removed (it had 2 result(s))\n  - seg:1\n  - seg:2\n",
+		"queries/paths.dl:3:1: relation path: results changed: 3 added, 0 removed (3 → 6)\n  + [\"a\",\"d\"]\n",
+		"3 of 7 queries changed results since HEAD",
+	} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("text output lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	// GitHub annotations and SARIF carry one warning per change.
+	r = ctxql(t, dir, nil, "diff", "--format", "github")
+	if n := strings.Count(r.stdout, "::warning file=queries/"); n != 3 || !strings.Contains(r.stdout, "::warning file=queries/blocks.pact,line=2,col=1,endLine=2,endColumn=15,title=DIFF001::") {
+		t.Errorf("github output:\n%s", r.stdout)
+	}
+	r = ctxql(t, dir, nil, "diff", "--format", "sarif")
+	var sarif struct {
+		Runs []struct {
+			Results []struct {
+				RuleID string `json:"ruleId"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sarif); err != nil || len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != 3 || sarif.Runs[0].Results[0].RuleID != "DIFF001" {
+		t.Errorf("sarif (%v):\n%s", err, r.stdout)
+	}
+
+	// A path limits the comparison; the renamed JQL file is compared with
+	// its old name and its results did not change.
+	r = ctxql(t, dir, nil, "diff", "queries/agents.jql")
+	if r.code != 0 || !strings.Contains(r.stdout, "0 of 3 queries changed") {
+		t.Errorf("diff queries/agents.jql: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// A renamed file whose query changed is reported with its old name.
+	write(t, filepath.Join(dir, "queries", "agents.jql"), strings.Replace(jqlQueries, "'agentMessaged'}", "'agentMessaged'}, limit: 1", 1), 0o644)
+	gitRun("add", "-A")
+	r = ctxql(t, dir, nil, "diff", "--format", "json", "queries")
+	rep = diffJSON{}
+	json.Unmarshal([]byte(r.stdout), &rep)
+	found := false
+	for _, c := range rep.Changed {
+		if c.File == "queries/agents.jql" {
+			found = true
+			if c.BaseFile != "queries/agent.jql" || c.Status != "changed" || len(c.Added) != 0 || len(c.Removed) != 1 ||
+				!strings.Contains(c.Removed[0], `"a3"`) || c.Language != "jql" || c.Line != 1 || c.BaseCount != 2 || c.Count != 1 {
+				t.Errorf("renamed JQL change: %+v", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the renamed, changed JQL query is not reported:\n%s", r.stdout)
+	}
+
+	// Commit everything; comparing with the first commit reads the queries
+	// and the data of that commit from git, not from the working tree.
+	gitRun("add", "-A")
+	gitRun("commit", "-qm", "second")
+	r = ctxql(t, dir, nil, "diff")
+	if r.code != 0 {
+		t.Errorf("after the commit: exit %d\n%s", r.code, r.stdout)
+	}
+	r = ctxql(t, dir, nil, "diff", "--base", "HEAD~1", "--format", "json")
+	rep = diffJSON{}
+	json.Unmarshal([]byte(r.stdout), &rep)
+	if r.code != 1 || len(rep.Changed) != 4 || rep.Base != "HEAD~1" {
+		t.Errorf("--base HEAD~1: exit %d, %d changes\n%s%s", r.code, len(rep.Changed), r.stdout, r.stderr)
+	}
+
+	// Usage errors: an unknown revision, outside a repository, a bad format.
+	for _, tc := range []struct {
+		dir  string
+		args []string
+		msg  string
+	}{
+		{dir, []string{"diff", "--base", "no-such-ref"}, "unknown revision"},
+		{t.TempDir(), []string{"diff"}, "not inside a git work tree"},
+		{dir, []string{"diff", "--format", "xml"}, "unknown --format"},
+	} {
+		r := ctxql(t, tc.dir, nil, tc.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.msg) {
+			t.Errorf("%v: exit %d, want 2 with %q\n%s", tc.args, r.code, tc.msg, r.stderr)
+		}
 	}
 }
