@@ -23,7 +23,7 @@ const interruptGrace = 500 * time.Millisecond
 
 // RunInterruptible runs run with a context that SIGINT and SIGTERM cancel
 // and returns its exit code, or, when a signal came, 128 plus the signal's
-// number, after "ctxql: interrupted" on stderr. The run gets
+// number, after "ctxql: interrupted (SIGINT)" on stderr. The run gets
 // interruptGrace to stop; a second signal ends the wait at once.
 func RunInterruptible(stderr io.Writer, run func(ctx context.Context) int) int {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -49,7 +49,11 @@ func RunInterruptible(stderr io.Writer, run func(ctx context.Context) int) int {
 		case <-t.C:
 		case <-sigs:
 		}
-		fmt.Fprintf(stderr, "ctxql: interrupted by %v\n", sig)
+		name := "SIGINT"
+		if sig == syscall.SIGTERM {
+			name = "SIGTERM"
+		}
+		fmt.Fprintf(stderr, "ctxql: interrupted (%s)\n", name)
 		return code
 	}
 }

@@ -462,7 +462,7 @@ func TestInterrupt(t *testing.T) {
 			if _, ok := err.(*exec.ExitError); !ok || code != tc.code {
 				t.Fatalf("exit %d (%v), want %d\n%s", code, err, tc.code, errb.String())
 			}
-			if !strings.Contains(errb.String(), "ctxql: interrupted by") {
+			if !strings.Contains(errb.String(), "ctxql: interrupted (SIG") {
 				t.Errorf("stderr: %s", errb.String())
 			}
 			if took > 2*time.Second {
