@@ -175,7 +175,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer base.close()
-	workFiles, err := work.list(filter)
+	workFiles, err := work.listGit(ctx, filter)
 	if err != nil {
 		return nil, err
 	}
@@ -423,6 +423,35 @@ func (t *tree) list(filter []string) ([]string, error) {
 	})
 	sort.Strings(out)
 	return out, err
+}
+
+// listGit returns the query files of the working tree that filter
+// selects: the files git tracks and the untracked ones it does not ignore,
+// as sorted slash paths relative to the top.
+func (t *tree) listGit(ctx context.Context, filter []string) ([]string, error) {
+	out, err := git(ctx, t.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	seen := map[string]bool{}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p == "" || seen[p] || languageOf(p) == "" || !selected(p, filter) || hasDir(p, "node_modules") {
+			continue
+		}
+		seen[p] = true
+		if fi, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(p))); err != nil || fi.IsDir() {
+			continue // deleted from the working tree, or a submodule
+		}
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+// hasDir reports whether the slash path p lies below a directory named dir.
+func hasDir(p, dir string) bool {
+	return strings.HasPrefix(p, dir+"/") || strings.Contains(p, "/"+dir+"/")
 }
 
 // dataPath returns the sample data of the file at rel with text src (an

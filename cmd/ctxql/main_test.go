@@ -630,6 +630,9 @@ func TestDiff(t *testing.T) {
 	write(t, filepath.Join(dir, "queries", "paths.dl"), "// data: ../data/edges.json\nrelation edge(Node, Node);\npath(x, y) <-- edge(x, y);\npath(x, z) <-- path(x, y), edge(y, z);\n", 0o644)
 	write(t, filepath.Join(dir, "queries", "old.pact"), "// data: ../data/tree.json\n.seg\n", 0o644)
 	write(t, filepath.Join(dir, "queries", "nodata.pact"), ".seg\n", 0o644)
+	// Ignored files are no saved queries: they are not counted.
+	write(t, filepath.Join(dir, ".gitignore"), "build/\n", 0o644)
+	write(t, filepath.Join(dir, "build", "gen.pact"), "// data: ../data/tree.json\n.seg\n", 0o644)
 	gitRun("add", "-A")
 	gitRun("commit", "-qm", "base")
 
