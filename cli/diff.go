@@ -19,12 +19,13 @@ type diffFlags struct {
 	maxDataBytes int64
 	timeout      time.Duration
 	maxItems     int
+	ignoreAdded  bool
 }
 
 func newDiffCmd(env Env) *cobra.Command {
 	f := &diffFlags{}
 	cmd := &cobra.Command{
-		Use:   "diff [--base REF] [--format text|json|sarif|github] [PATH...]",
+		Use:   "diff [--base REF] [--format text|json|sarif|github] [--ignore-added] [PATH...]",
 		Short: "Report saved queries whose results changed since a git revision",
 		Long: "Evaluate every saved query (.pact, .jql, .jql.json, .jql.yaml, .jql.yml and .dl files with sample data " +
 			"named by a \"// data: PATH\" line or a .ctxql.yaml data glob) twice: at the base revision, queries and data " +
@@ -43,6 +44,7 @@ func newDiffCmd(env Env) *cobra.Command {
 	cmd.Flags().Int64Var(&f.maxDataBytes, "max-data-bytes", DefaultMaxDataBytes, "largest query or data file read, in bytes (0: no limit)")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 10*time.Second, "time limit of the evaluation of one file")
 	cmd.Flags().IntVar(&f.maxItems, "max-results", 20, "text output: results listed per side of a change")
+	cmd.Flags().BoolVar(&f.ignoreAdded, "ignore-added", false, "leave out queries the base revision does not have (new queries change no earlier result)")
 	return cmd
 }
 
@@ -54,7 +56,7 @@ func runDiff(ctx context.Context, env Env, f *diffFlags, args []string) error {
 		return Usagef("diff: unknown --format %q (want %s)", f.format, strings.Join(resultdiff.Formats, ", "))
 	}
 	rep, err := resultdiff.Run(ctx, resultdiff.Options{Base: f.base, Paths: args, MaxDataBytes: f.maxDataBytes,
-		Raise: "--max-data-bytes", Timeout: f.timeout})
+		Raise: "--max-data-bytes", Timeout: f.timeout, IgnoreAdded: f.ignoreAdded})
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()

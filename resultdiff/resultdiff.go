@@ -46,6 +46,9 @@ type Options struct {
 	Raise        string
 	// Timeout bounds the evaluation of one file (0: 10 s).
 	Timeout time.Duration
+	// IgnoreAdded leaves out queries that only the working tree has (new
+	// queries change no earlier result).
+	IgnoreAdded bool
 }
 
 // Status says how a query's results changed.
@@ -90,6 +93,8 @@ type Report struct {
 	Commit  string   // the commit it names
 	Queries int      // queries compared (with sample data in either version)
 	Changes []Change // in path and position order
+
+	ignoreAdded bool
 }
 
 // query is one query of one version of a file, evaluated.
@@ -187,7 +192,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	for _, p := range baseFiles {
 		inBase[p] = true
 	}
-	rep := &Report{Base: opts.Base, Commit: commit}
+	rep := &Report{Base: opts.Base, Commit: commit, ignoreAdded: opts.IgnoreAdded}
 	paired := map[string]bool{}
 	for _, p := range workFiles {
 		if err := ctx.Err(); err != nil {
@@ -263,6 +268,9 @@ func (r *Report) add(base, work *evaluated) {
 			}
 			c = Change{Status: Changed, Added: added, Removed: removed}
 		case n != nil:
+			if r.ignoreAdded {
+				continue
+			}
 			c = Change{Status: Added, Added: unique(n.items)}
 		default:
 			c = Change{Status: Removed, Removed: unique(o.items)}

@@ -743,6 +743,17 @@ func TestDiff(t *testing.T) {
 		t.Errorf("--base HEAD~1: exit %d, %d changes\n%s%s", r.code, len(rep.Changed), r.stdout, r.stderr)
 	}
 
+	// A new query file is an added query; --ignore-added leaves it out.
+	write(t, filepath.Join(dir, "queries", "new.pact"), "// data: ../data/tree.json\n.seg\n", 0o644)
+	r = ctxql(t, dir, nil, "diff")
+	if r.code != 1 || !strings.Contains(r.stdout, "queries/new.pact:2:1: query .seg: new query with 2 result(s)\n  + seg:1\n  + seg:2\n") {
+		t.Errorf("new query: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = ctxql(t, dir, nil, "diff", "--ignore-added")
+	if r.code != 0 || strings.Contains(r.stdout, "new.pact") {
+		t.Errorf("--ignore-added: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
 	// Usage errors: an unknown revision, outside a repository, a bad format.
 	for _, tc := range []struct {
 		dir  string
