@@ -531,7 +531,7 @@ func TestKilledRewriteCleanedUp(t *testing.T) {
 		fmt.Fprintf(&line, "@t0 .seg>.summary[ttl<=%d]\n", i)
 	}
 	dir := t.TempDir()
-	paths := slowFiles(t, dir, 150, line.String())
+	paths := slowFiles(t, dir, 60, line.String())
 	want := strings.ReplaceAll(line.String(), ">", " > ")
 	cmd, _ := startWhenWriting(t, dir, paths, line.String(), "fmt", "-w", ".")
 	cmd.Process.Kill()
