@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
-	"github.com/ctxql/ctxql/config"
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
 	evaljql "github.com/ctxql/ctxql/eval/jql"
 	evalpact "github.com/ctxql/ctxql/eval/pact"
@@ -21,7 +19,7 @@ import (
 // (a snapshot range is one JSON result).
 func (t *tree) evalPACT(ctx context.Context, abs, src, data string) []query {
 	dialect := pact.DialectUnset
-	if cfg, _, err := config.Load(filepath.Dir(abs)); err == nil && cfg != nil {
+	if cfg := t.config(abs); cfg != nil {
 		dialect = cfg.Dialect(abs)
 	}
 	pf := pact.ParseFile(abs, src, dialect)

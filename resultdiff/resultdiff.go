@@ -472,14 +472,25 @@ func (t *tree) dataPath(rel, src string) string {
 		}
 		return p
 	}
-	cfg, _, err := config.Load(filepath.Dir(abs))
-	if err != nil || cfg == nil || cfg.Dir() == "" {
+	cfg := t.config(abs)
+	if cfg == nil {
 		return ""
 	}
-	if d, err := filepath.Rel(t.root, cfg.Dir()); err != nil || !filepath.IsLocal(d) && d != "." {
-		return "" // a configuration above the tree is not part of it
-	}
 	return cfg.DataFor(abs)
+}
+
+// config returns the .ctxql.yaml that applies to the file at abs, or nil
+// when there is none inside the tree (one above it is not part of it) or it
+// is invalid.
+func (t *tree) config(abs string) *config.Config {
+	cfg, _, err := config.Load(filepath.Dir(abs))
+	if err != nil || cfg == nil || cfg.Dir() == "" {
+		return nil
+	}
+	if d, err := filepath.Rel(t.root, cfg.Dir()); err != nil || !filepath.IsLocal(d) && d != "." {
+		return nil
+	}
+	return cfg
 }
 
 // DataPragma returns the path of a "data:" comment on one of the first
