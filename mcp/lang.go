@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/ctxql/ctxql/acp"
 	evdatalog "github.com/ctxql/ctxql/eval/datalog"
@@ -70,12 +71,18 @@ func diags(name, src string, ds []syntax.Diagnostic) []Diag {
 	return out
 }
 
+// dataPath checks a data argument and returns it relative to the project
+// directory, the name the confined reader opens (links resolved, every file
+// checked as it is opened).
 func (s *Server) dataPath(p string) (string, error) {
 	if p == "" {
 		return "", errors.New("data is required")
 	}
-	_, abs, err := acp.Confine(s.ix.Root, p)
-	return abs, err
+	if s.filesErr != nil {
+		return "", s.filesErr
+	}
+	rel, _, err := acp.Confine(s.ix.Root, p)
+	return filepath.FromSlash(rel), err
 }
 
 // PACT answers pact_select. A query that does not parse or compile is
@@ -98,11 +105,11 @@ func (s *Server) PACT(ctx context.Context, a PactArgs) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pact_select: options: %w", err)
 	}
-	abs, err := s.dataPath(a.Data)
+	rel, err := s.dataPath(a.Data)
 	if err != nil {
 		return nil, fmt.Errorf("pact_select: %w", err)
 	}
-	d, err := evpact.LoadFile(abs)
+	d, err := evpact.LoadFileFrom(s.files, rel)
 	if err != nil {
 		return nil, fmt.Errorf("pact_select: %w", err)
 	}
@@ -120,11 +127,11 @@ func (s *Server) PACT(ctx context.Context, a PactArgs) (any, error) {
 
 // JQL answers jql_query.
 func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
-	abs, err := s.dataPath(a.Data)
+	rel, err := s.dataPath(a.Data)
 	if err != nil {
 		return nil, fmt.Errorf("jql_query: %w", err)
 	}
-	res, err := evjql.Eval(ctx, a.Query, evjql.File{Path: abs})
+	res, err := evjql.Eval(ctx, a.Query, evjql.File{Path: rel, Files: s.files})
 	var qe *evjql.QueryError
 	if errors.As(err, &qe) {
 		return LangResult{Results: []any{}, Diagnostics: diags("query", a.Query, qe.Diagnostics)}, nil
@@ -155,11 +162,11 @@ func (s *Server) JQLSchema(a SchemaArgs) any {
 
 // Datalog answers datalog_query.
 func (s *Server) Datalog(ctx context.Context, a DatalogArgs) (any, error) {
-	abs, err := s.dataPath(a.Data)
+	rel, err := s.dataPath(a.Data)
 	if err != nil {
 		return nil, fmt.Errorf("datalog_query: %w", err)
 	}
-	d, err := evdatalog.ReadDataPath(abs)
+	d, err := evdatalog.ReadDataPathFrom(s.files, rel)
 	if err != nil {
 		return nil, fmt.Errorf("datalog_query: %w", err)
 	}

@@ -160,7 +160,7 @@ func TestMCPListsEverything(t *testing.T) {
 
 // TestMCPStateFile checks that debug sessions and hack markers persist in
 // the state file across server instances and that no temporary file is
-// left behind.
+// left behind: the directory holds the state file and its lock file.
 func TestMCPStateFile(t *testing.T) {
 	ix, err := acp.Load(fixture)
 	if err != nil {
@@ -178,8 +178,12 @@ func TestMCPStateFile(t *testing.T) {
 		t.Errorf("state not persisted:\n%s", got)
 	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 {
-		t.Errorf("state dir holds %d entries, want only the state file", len(ents))
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if got, want := strings.Join(names, " "), "state.json state.json"+acp.LockSuffix; got != want {
+		t.Errorf("state dir holds %q, want %q", got, want)
 	}
 }
 
