@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/ctxql/ctxql/acp"
@@ -131,6 +132,9 @@ func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jql_query: %w", err)
 	}
+	if err := s.checkJQLDir(rel); err != nil {
+		return nil, fmt.Errorf("jql_query: %w", err)
+	}
 	res, err := evjql.Eval(ctx, a.Query, evjql.File{Path: rel, Files: s.files})
 	var qe *evjql.QueryError
 	if errors.As(err, &qe) {
@@ -144,6 +148,33 @@ func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
 		docs[i] = json.RawMessage(d)
 	}
 	return LangResult{Results: docs, Diagnostics: diags("query", a.Query, res.Warnings)}, nil
+}
+
+// jqlDomainFiles are the files a JQL data directory may hold.
+var jqlDomainFiles = []string{"sessions", "activities"}
+
+// checkJQLDir refuses a JQL data directory with a domain file that the
+// confined reader cannot open (a link out of the project, a FIFO, a device),
+// which the JQL loader would otherwise skip as absent.
+func (s *Server) checkJQLDir(rel string) error {
+	st, err := s.files.Stat(rel)
+	if err != nil || !st.IsDir() {
+		return nil // the loader reports it
+	}
+	for _, d := range jqlDomainFiles {
+		for _, ext := range []string{".jsonl", ".ndjson", ".json", ".yaml"} {
+			p := filepath.Join(rel, d+ext)
+			f, err := s.files.Open(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			f.Close()
+		}
+	}
+	return nil
 }
 
 // JQLSchema answers jql_schema.

@@ -190,14 +190,7 @@ func TestMCPStateFile(t *testing.T) {
 // TestMCPStdio builds the ctxql binary and talks to `ctxql mcp` over a
 // real subprocess's stdin and stdout.
 func TestMCPStdio(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "ctxql")
-	build := exec.Command("go", "build", "-o", bin, "github.com/ctxql/ctxql/cmd/ctxql")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := needBinary(t)
 	proj := t.TempDir()
 	b, err := os.ReadFile(fixture)
 	if err != nil {
@@ -309,13 +302,7 @@ func TestMCPRefusesEscapes(t *testing.T) {
 // by SOURCE_DATE_EPOCH: every resource and tool works through the SDK client
 // over stdio.
 func TestMCPStdioGolden(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "ctxql")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxql/ctxql/cmd/ctxql").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := needBinary(t)
 	golden.Run(t, "../testdata/acp/mcp/*.txtar", func(t *testing.T, c *golden.Case) {
 		proj := t.TempDir()
 		if err := os.CopyFS(proj, os.DirFS("../testdata/acp/project")); err != nil {
