@@ -308,3 +308,63 @@ func TestMCPDrainsAtEndOfInput(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPStateTwoServers runs two `ctxql mcp` processes on one project and
+// sends each 100 acp_hack mark requests at once: every mark is stored, each
+// under its own id.
+func TestMCPStateTwoServers(t *testing.T) {
+	_, proj := project(t)
+	const n = 100
+	servers := []*rawServer{startRaw(t, proj), startRaw(t, proj)}
+	for i := range n {
+		for k, s := range servers {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1000 + i, "method": "tools/call", "params": map[string]any{
+				"name": "acp_hack", "arguments": map[string]any{"action": "mark", "data": map[string]any{
+					"file": "src/a.ts", "line": i + 1, "reason": fmt.Sprintf("server %d mark %d", k, i)}}}})
+			s.send(b)
+		}
+	}
+	ids := map[string]string{}
+	for k, s := range servers {
+		for range n {
+			r := s.recv(60 * time.Second)
+			res, _ := r["result"].(map[string]any)
+			sc, _ := res["structuredContent"].(map[string]any)
+			id, _ := sc["id"].(string)
+			if id == "" {
+				t.Fatalf("server %d: mark not acknowledged with an id: %v", k, r)
+			}
+			if prev, dup := ids[id]; dup {
+				t.Errorf("id %s given twice (%s and server %d)", id, prev, k)
+			}
+			ids[id] = fmt.Sprintf("server %d", k)
+		}
+	}
+	text, isErr := servers[0].tool("acp_hack", map[string]any{"action": "list"})
+	if isErr {
+		t.Fatalf("list: %s", text)
+	}
+	var list struct {
+		Hacks []struct{ ID, Reason string }
+		Count int
+	}
+	must(t, json.Unmarshal([]byte(text), &list))
+	stored := map[string]bool{}
+	for _, h := range list.Hacks {
+		stored[h.ID] = true
+	}
+	if list.Count != 2*n || len(stored) != 2*n {
+		t.Errorf("stored %d marks (%d distinct ids), want %d", list.Count, len(stored), 2*n)
+	}
+	for id := range ids {
+		if !stored[id] {
+			t.Errorf("acknowledged mark %s is not stored", id)
+		}
+	}
+	ents, _ := os.ReadDir(proj)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
