@@ -57,11 +57,11 @@ def capture($re): if $re | type == "array" then capture($re[0]; $re[1]) else cap
 def capture($re; $flags): match($re; $flags) | .captures | _captures;
 def scan($re): scan($re; null);
 def scan($re; $flags): match($re; $flags + "g") | if .captures == [] then .string else [.captures[].string] end;
-def splits($re; $flags): .[foreach (match($re; $flags + "g"), null) as {$offset, $length} (null; {start: .next, end: $offset, next: $offset + $length})];
+def splits($re; $flags): _ctxql_splits($re; $flags)[];
 def splits($re): splits($re; null);
 def split($re; $flags): [splits($re; $flags)];
 def sub($re; str): sub($re; str; null);
-def sub($re; str; $flags): reduce match($re; $flags) as {$offset, $length, $captures} ({s: ., r: []}; reduce ($captures | _captures | str) as $s (.i = 0; .r[.i] += .s[.next:$offset] + $s | .i += 1) | .next = $offset + $length) | .r[] + .s[.next:] // .s;
+def sub($re; str; $flags): [match($re; $flags)] as $ms | _ctxql_subst($ms; [$ms[] | .captures | _captures | [str]])[];
 def gsub($re; str): sub($re; str; "g");
 def gsub($re; str; $flags): sub($re; str; $flags + "g");
 def indices($i): _ctxql_indices($i; 0);
@@ -101,6 +101,8 @@ func (j *JQ) compile(ctx context.Context, maxMatches int) (*gojq.Code, error) {
 		gojq.WithVariables(j.vars),
 		gojq.WithFunction("_ctxql_match", 3, 3, b.match),
 		gojq.WithFunction("_ctxql_indices", 2, 2, b.indices),
+		gojq.WithFunction("_ctxql_splits", 2, 2, b.splits),
+		gojq.WithFunction("_ctxql_subst", 2, 2, b.subst),
 	)
 }
 
@@ -371,6 +373,122 @@ func (b *bounded) match(v any, args []any) any {
 			"string": s[x[0]:x[1]], "captures": captures}
 	}
 	return res
+}
+
+// splits is splits($re; $flags) as an array: the parts of the string
+// between the matches of $re (flags plus "g"), in linear time.
+func (b *bounded) splits(v any, args []any) any {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("splits cannot be applied to %s: not a string", typeName(v))
+	}
+	re, ok := args[0].(string)
+	if !ok {
+		return fmt.Errorf("splits: the regular expression is %s, not a string", typeName(args[0]))
+	}
+	flags := "g"
+	if args[1] != nil {
+		f, ok := args[1].(string)
+		if !ok {
+			return fmt.Errorf("splits: the flags are %s, not a string", typeName(args[1]))
+		}
+		flags = f + "g"
+	}
+	r, err := b.regexp(re, flags)
+	if err != nil {
+		return err
+	}
+	xs := b.withAbuttingEmpty(r, s, r.FindAllStringIndex(s, b.max+1))
+	if len(xs) > b.max {
+		return b.tooMany("splits")
+	}
+	out := make([]any, 0, len(xs)+1)
+	last := 0
+	for i, x := range xs {
+		if i%checkEvery == 0 {
+			if err := b.stopped(); err != nil {
+				return err
+			}
+		}
+		out = append(out, s[last:x[0]])
+		last = x[1]
+	}
+	return append(out, s[last:])
+}
+
+// subst assembles the results of sub: the input string with the i-th
+// output of the replacement for each match (reps[k] holds the outputs for
+// match k) put in place of the match, as jq's own definition does, in
+// linear time. With no match, the input itself.
+func (b *bounded) subst(v any, args []any) any {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("sub cannot be applied to %s: not a string", typeName(v))
+	}
+	ms, ok1 := args[0].([]any)
+	reps, ok2 := args[1].([]any)
+	if !ok1 || !ok2 || len(ms) != len(reps) {
+		return errors.New("sub: internal error: matches and replacements differ")
+	}
+	var out []*strings.Builder
+	var cp, bytePos int // walk of s: code point cp is at byte bytePos
+	toByte := func(off int) int {
+		for cp < off && bytePos < len(s) {
+			_, w := utf8.DecodeRuneInString(s[bytePos:])
+			bytePos += w
+			cp++
+		}
+		return bytePos
+	}
+	next := 0
+	for k, m := range ms {
+		if k%checkEvery == 0 {
+			if err := b.stopped(); err != nil {
+				return err
+			}
+		}
+		mo, _ := m.(map[string]any)
+		off, ok1 := mo["offset"].(int)
+		n, ok2 := mo["length"].(int)
+		if !ok1 || !ok2 {
+			return errors.New("sub: internal error: a match without offset and length")
+		}
+		start := toByte(off)
+		end := toByte(off + n)
+		if start < next {
+			start = next
+		}
+		gap := s[next:start]
+		outs, _ := reps[k].([]any)
+		for i, o := range outs {
+			r, ok := o.(string)
+			if !ok {
+				return fmt.Errorf("cannot add: string (%q) and %s", clipString(gap), typeName(o))
+			}
+			for len(out) <= i {
+				out = append(out, &strings.Builder{})
+			}
+			out[i].WriteString(gap)
+			out[i].WriteString(r)
+		}
+		next = end
+	}
+	if len(out) == 0 {
+		return []any{s}
+	}
+	res := make([]any, len(out))
+	for i, sb := range out {
+		sb.WriteString(s[next:])
+		res[i] = sb.String()
+	}
+	return res
+}
+
+func clipString(s string) string {
+	if len(s) > 10 {
+		return s[:10] + "..."
+	}
+	return s
 }
 
 // withAbuttingEmpty adds, as jq reports and Go's regexp does not, the empty

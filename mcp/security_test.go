@@ -368,3 +368,104 @@ func TestMCPStateTwoServers(t *testing.T) {
 		}
 	}
 }
+
+// peakRSS returns the peak resident set size of a process, in bytes, from
+// /proc (0 where there is none).
+func peakRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// bigCache writes into proj a cache whose variable BIG names a domain of
+// 20,000 files (about 600 KB of JSON).
+func bigCache(t *testing.T, proj string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(proj, acp.DefaultCacheName))
+	must(t, err)
+	var c map[string]any
+	must(t, json.Unmarshal(b, &c))
+	files := make([]string, 20000)
+	for i := range files {
+		files[i] = fmt.Sprintf("src/generated/module%05d/file.ts", i)
+	}
+	c["domains"].(map[string]any)["big"] = map[string]any{"name": "big", "files": files, "symbols": []string{}}
+	c["vars"].(map[string]any)["BIG"] = map[string]any{"type": "domain", "value": "big"}
+	b, err = json.Marshal(c)
+	must(t, err)
+	write(t, filepath.Join(proj, acp.DefaultCacheName), string(b))
+}
+
+// TestMCPExpandBudget sends acp_expand in full mode a 100 KB text that
+// would expand to about 20 GB: the server refuses it promptly with an error
+// naming the limit and its flag, stays small, and still expands what fits.
+func TestMCPExpandBudget(t *testing.T) {
+	_, proj := project(t)
+	bigCache(t, proj)
+	s := startRaw(t, proj)
+	text := strings.Repeat("$BIG ", 20000)
+	start := time.Now()
+	got, isErr := s.toolWithin("acp_expand", map[string]any{"text": text, "mode": "full"}, 30*time.Second)
+	if !isErr || !strings.Contains(got, "larger than 16777216 bytes") || !strings.Contains(got, "--max-output-bytes") {
+		t.Errorf("acp_expand full of 100 KB: want an output budget error naming --max-output-bytes, got:\n%.300s", got)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("refused after %s", d)
+	}
+	if rss := peakRSS(s.cmd.Process.Pid); rss > 512<<20 {
+		t.Errorf("server peak RSS %d MB, want under 512 MB", rss>>20)
+	}
+	got, isErr = s.tool("acp_expand", map[string]any{"text": "$BIG $BIG", "mode": "full"})
+	if isErr || !strings.Contains(got, "module19999") {
+		t.Errorf("a small full expansion failed: %.300s", got)
+	}
+	s.alive()
+
+	// The flag raises the limit (and lowers it).
+	s2 := startRaw(t, proj, "--max-output-bytes", "1000")
+	got, isErr = s2.tool("acp_expand", map[string]any{"text": "$BIG", "mode": "full"})
+	if !isErr || !strings.Contains(got, "larger than 1000 bytes (raise with --max-output-bytes)") {
+		t.Errorf("with --max-output-bytes 1000: %.300s", got)
+	}
+	got, isErr = s2.tool("acp_query", map[string]any{"type": "domain", "name": "big"})
+	if !isErr || !strings.Contains(got, "result larger than 1000 bytes (raise with --max-output-bytes)") {
+		t.Errorf("acp_query of a large domain with --max-output-bytes 1000: %.300s", got)
+	}
+	s2.alive()
+}
+
+// TestMCPToolBudget runs a Datalog cross product over 2,000 rows (8·10⁹
+// tuples) under a 1 s deadline and a 256 MB memory budget: the answer is a
+// limit error naming its flag, it comes promptly, and the server lives on.
+func TestMCPToolBudget(t *testing.T) {
+	_, proj := project(t)
+	var rows strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&rows, "r%d\n", i)
+	}
+	write(t, filepath.Join(proj, "cross", "d.dl"), "relation r(S);\n")
+	write(t, filepath.Join(proj, "cross", "r.facts"), rows.String())
+	s := startRaw(t, proj, "--timeout", "1s", "--max-memory", "268435456")
+	start := time.Now()
+	got, isErr := s.toolWithin("datalog_query", map[string]any{"query": "q(a, b, c) <-- r(a), r(b), r(c).", "data": "cross"}, 30*time.Second)
+	if !isErr || !strings.Contains(got, "(raise with --") {
+		t.Errorf("cross product: want a limit error naming its flag, got:\n%.300s", got)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("answered after %s under a 1s deadline", d)
+	}
+	s.alive()
+	got, isErr = s.tool("datalog_query", map[string]any{"query": "q(a) <-- r(a).", "data": "cross"})
+	if isErr || !strings.Contains(got, "r1999") {
+		t.Errorf("a small query after the limit: %.300s", got)
+	}
+}
