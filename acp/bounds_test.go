@@ -1,7 +1,6 @@
 package acp_test
 
 import (
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
