@@ -130,7 +130,9 @@ func FuzzMCPReader(f *testing.F) {
 	srv := mcpserver.New(ix, mcpserver.Options{StatePath: filepath.Join(f.TempDir(), "state.json"),
 		Budget: mcpserver.Budget{Timeout: 2 * time.Second, MaxOutputBytes: 1 << 20, MaxMemory: 256 << 20}})
 	exited := make(chan error, 1)
-	go func() { exited <- srv.Run(ctx, &mcpserver.Transport{Reader: inR, Writer: outW, MaxMessageBytes: 1 << 20}) }()
+	go func() {
+		exited <- srv.Run(ctx, &mcpserver.Transport{Reader: inR, Writer: outW, MaxMessageBytes: 1 << 20})
+	}()
 	lines := make(chan []byte, 1024)
 	go func() {
 		br := bufio.NewReaderSize(outR, 1<<20)

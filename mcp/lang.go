@@ -126,6 +126,14 @@ func (s *Server) PACT(ctx context.Context, a PactArgs) (any, error) {
 	return LangResult{Results: res, Diagnostics: []Diag{}}, nil
 }
 
+// checkResults refuses more than the budget's result rows.
+func (s *Server) checkResults(tool string, n int) error {
+	if n > s.budget.MaxResults {
+		return fmt.Errorf("%s: %w", tool, &acp.LimitError{What: "result count", Limit: fmt.Sprint(s.budget.MaxResults), Flag: acp.FlagMaxResults})
+	}
+	return nil
+}
+
 // JQL answers jql_query.
 func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
 	rel, err := s.dataPath(a.Data)
@@ -146,6 +154,9 @@ func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
 	docs := make([]json.RawMessage, len(res.Docs))
 	for i, d := range res.Docs {
 		docs[i] = json.RawMessage(d)
+	}
+	if err := s.checkResults("jql_query", len(docs)); err != nil {
+		return nil, err
 	}
 	return LangResult{Results: docs, Diagnostics: diags("query", a.Query, res.Warnings)}, nil
 }
@@ -214,6 +225,13 @@ func (s *Server) Datalog(ctx context.Context, a DatalogArgs) (any, error) {
 		if rels == nil {
 			rels = map[string][][]string{}
 		}
+		n := 0
+		for _, ts := range rels {
+			n += len(ts)
+		}
+		if err := s.checkResults("datalog_query", n); err != nil {
+			return nil, err
+		}
 		return LangResult{Results: rels, Diagnostics: diags("query", a.Query, r.Diagnostics)}, nil
 	}
 	r, err := evdatalog.EvalRule(ctx, db, a.Query)
@@ -223,6 +241,9 @@ func (s *Server) Datalog(ctx context.Context, a DatalogArgs) (any, error) {
 	t := r.Tuples
 	if t == nil {
 		t = [][]string{}
+	}
+	if err := s.checkResults("datalog_query", len(t)); err != nil {
+		return nil, err
 	}
 	return LangResult{Results: t, Diagnostics: diags("query", a.Query, r.Diagnostics)}, nil
 }

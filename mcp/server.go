@@ -53,7 +53,13 @@ type Budget struct {
 	// MaxMemory bounds how far the heap may grow during a call; 0 means
 	// acp.DefaultMaxMemory, < 0 no limit.
 	MaxMemory int64
+	// MaxResults bounds the rows (JQL documents, Datalog tuples) of a
+	// language tool's result; 0 means DefaultMaxResults.
+	MaxResults int
 }
+
+// DefaultMaxResults is the default bound on the rows of a result.
+const DefaultMaxResults = 100000
 
 // DefaultTimeout is the default deadline of a tool call.
 const DefaultTimeout = 30 * time.Second
@@ -67,6 +73,9 @@ func (b Budget) withDefaults() Budget {
 	}
 	if b.MaxMemory == 0 {
 		b.MaxMemory = acp.DefaultMaxMemory
+	}
+	if b.MaxResults <= 0 {
+		b.MaxResults = DefaultMaxResults
 	}
 	return b
 }
