@@ -125,7 +125,7 @@ func plainGojq(expr string, in any) ([]any, error) {
 
 // TestJQBoundedBuiltinsStop checks that the built-ins that gojq runs in one
 // long step are linear or stop at the deadline: each query finishes or
-// fails within a second of its 1 s deadline.
+// fails within two seconds of its 1 s deadline.
 func TestJQBoundedBuiltinsStop(t *testing.T) {
 	for _, expr := range []string{
 		`("a"*100000)|[splits("")]|length`,
@@ -140,7 +140,7 @@ func TestJQBoundedBuiltinsStop(t *testing.T) {
 		}
 		start := time.Now()
 		_, err = q.Run(context.Background(), nil, acp.JQLimits{Timeout: time.Second})
-		if d := time.Since(start); d > 2*time.Second {
+		if d := time.Since(start); d > 3*time.Second {
 			t.Errorf("%s: took %s under a 1s deadline (err %v)", expr, d, err)
 		}
 		if err != nil && !errors.Is(err, acp.ErrLimit) {
