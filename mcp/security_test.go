@@ -468,4 +468,15 @@ func TestMCPToolBudget(t *testing.T) {
 	if isErr || !strings.Contains(got, "r1999") {
 		t.Errorf("a small query after the limit: %.300s", got)
 	}
+
+	// The rows of a result.
+	s2 := startRaw(t, proj, "--max-results", "10")
+	got, isErr = s2.tool("datalog_query", map[string]any{"query": "q(a) <-- r(a).", "data": "cross"})
+	if !isErr || !strings.Contains(got, "more than 10 results (raise with --max-results)") {
+		t.Errorf("2,000 rows with --max-results 10: %.300s", got)
+	}
+	got, isErr = s2.tool("datalog_query", map[string]any{"query": `q(a) <-- r(a), if a == "r7".`, "data": "cross"})
+	if isErr || !strings.Contains(got, "r7") {
+		t.Errorf("one row with --max-results 10: %.300s", got)
+	}
 }
