@@ -165,6 +165,18 @@ func TestMCPConfinedStateFile(t *testing.T) {
 	}
 	s.alive()
 
+	// A lock file that is a link out of the project is not followed (it
+	// would be created or locked outside).
+	_, proj3 := project(t)
+	link(t, filepath.Join(out, "made-by-lock"), filepath.Join(proj3, acp.StateFileName+acp.LockSuffix))
+	s3 := startRaw(t, proj3)
+	text, isErr = s3.tool("acp_hack", map[string]any{"action": "mark", "data": map[string]any{"file": "src/a.ts", "reason": "r"}})
+	refused(t, "acp_hack mark with a linked lock file", text, isErr, "lock state")
+	if _, err := os.Lstat(filepath.Join(out, "made-by-lock")); err == nil {
+		t.Errorf("the lock file link was followed: %s exists", filepath.Join(out, "made-by-lock"))
+	}
+	s3.alive()
+
 	// The cache itself.
 	proj2 := filepath.Join(base, "proj2")
 	must(t, os.MkdirAll(proj2, 0o755))
