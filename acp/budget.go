@@ -54,6 +54,13 @@ func (e *LimitError) Error() string {
 // Is makes every LimitError match ErrLimit.
 func (e *LimitError) Is(target error) bool { return target == ErrLimit }
 
+// WithFlag returns a copy of e naming another flag.
+func (e *LimitError) WithFlag(flag string) *LimitError {
+	c := *e
+	c.Flag = flag
+	return &c
+}
+
 // TimeLimit is the LimitError of a deadline d.
 func TimeLimit(d time.Duration) *LimitError {
 	return &LimitError{What: "time", Limit: d.String(), Flag: FlagTimeout}

@@ -41,6 +41,7 @@ func newMCPCmd(env Env) *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "skip the staleness check")
 	cmd.Flags().DurationVar(&lim.timeout, "timeout", mcpserver.DefaultTimeout, "time limit of one tool call")
 	cmd.Flags().IntVar(&lim.maxResults, "max-results", mcpserver.DefaultMaxResults, "most rows (JQL documents, Datalog tuples) one tool call may return")
+	cmd.Flags().IntVar(&lim.maxQuery, "max-query-bytes", mcpserver.DefaultMaxQueryBytes, "largest query text of a language tool")
 	cmd.Flags().IntVar(&lim.maxOutput, "max-output-bytes", acp.DefaultMaxOutputBytes, "most bytes of JSON one tool call may return")
 	cmd.Flags().Int64Var(&lim.maxMemory, "max-memory", acp.DefaultMaxMemory, "most bytes the heap may grow during one tool call")
 	cmd.Flags().Int64Var(&lim.maxData, "max-data-bytes", acp.DefaultMaxDataBytes, "largest file read (cache, data, state)")
@@ -53,6 +54,7 @@ type mcpLimits struct {
 	timeout    time.Duration
 	maxOutput  int
 	maxResults int
+	maxQuery   int
 	maxMemory  int64
 	maxData    int64
 	maxMessage int
@@ -62,8 +64,8 @@ func runMCP(ctx context.Context, env Env, dir, cache string, force bool, lim mcp
 	if dir != "" && cache != "" {
 		return Usagef("ctxql mcp: give --dir or --cache, not both")
 	}
-	if lim.timeout <= 0 || lim.maxOutput <= 0 || lim.maxResults <= 0 || lim.maxMemory <= 0 || lim.maxData <= 0 || lim.maxMessage <= 0 {
-		return Usagef("ctxql mcp: --timeout, --max-results, --max-output-bytes, --max-memory, --max-data-bytes and --max-message-bytes must be positive")
+	if lim.timeout <= 0 || lim.maxOutput <= 0 || lim.maxResults <= 0 || lim.maxQuery <= 0 || lim.maxMemory <= 0 || lim.maxData <= 0 || lim.maxMessage <= 0 {
+		return Usagef("ctxql mcp: --timeout, --max-results, --max-query-bytes, --max-output-bytes, --max-memory, --max-data-bytes and --max-message-bytes must be positive")
 	}
 	p := cache
 	switch {
@@ -103,7 +105,7 @@ func runMCP(ctx context.Context, env Env, dir, cache string, force bool, lim mcp
 		return Usagef("mcp: %w", err)
 	}
 	srv := mcpserver.New(ix, mcpserver.Options{Version: Version, Now: now, Files: fr,
-		Budget: mcpserver.Budget{Timeout: lim.timeout, MaxOutputBytes: lim.maxOutput, MaxMemory: lim.maxMemory, MaxResults: lim.maxResults}})
+		Budget: mcpserver.Budget{Timeout: lim.timeout, MaxOutputBytes: lim.maxOutput, MaxMemory: lim.maxMemory, MaxResults: lim.maxResults, MaxQueryBytes: lim.maxQuery}})
 	in, ok := env.Stdin.(io.ReadCloser)
 	if !ok {
 		in = io.NopCloser(env.Stdin)

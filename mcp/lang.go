@@ -89,6 +89,9 @@ func (s *Server) dataPath(p string) (string, error) {
 // PACT answers pact_select. A query that does not parse or compile is
 // answered with its diagnostics, not with a tool error.
 func (s *Server) PACT(ctx context.Context, a PactArgs) (any, error) {
+	if err := s.checkQuery("pact_select", a.Query); err != nil {
+		return nil, err
+	}
 	var dialect synpact.Dialect
 	switch a.Dialect {
 	case "", "v2":
@@ -126,6 +129,34 @@ func (s *Server) PACT(ctx context.Context, a PactArgs) (any, error) {
 	return LangResult{Results: res, Diagnostics: []Diag{}}, nil
 }
 
+// MaxQueryDepth is the deepest bracket nesting a query may have.
+const MaxQueryDepth = 1000
+
+// checkQuery refuses a query text over the size budget or nested deeper
+// than MaxQueryDepth brackets, before any parser sees it: a parser's work
+// can grow faster than its input with the nesting, and it does not look at
+// the deadline while it parses.
+func (s *Server) checkQuery(tool, q string) error {
+	if len(q) > s.budget.MaxQueryBytes {
+		return fmt.Errorf("%s: %w", tool, acp.OutputLimit("query", s.budget.MaxQueryBytes).WithFlag(FlagMaxQueryBytes))
+	}
+	depth := 0
+	for i := 0; i < len(q); i++ {
+		switch q[i] {
+		case '(', '[', '{':
+			depth++
+			if depth > MaxQueryDepth {
+				return fmt.Errorf("%s: the query nests brackets deeper than %d levels", tool, MaxQueryDepth)
+			}
+		case ')', ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return nil
+}
+
 // checkResults refuses more than the budget's result rows.
 func (s *Server) checkResults(tool string, n int) error {
 	if n > s.budget.MaxResults {
@@ -136,6 +167,9 @@ func (s *Server) checkResults(tool string, n int) error {
 
 // JQL answers jql_query.
 func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
+	if err := s.checkQuery("jql_query", a.Query); err != nil {
+		return nil, err
+	}
 	rel, err := s.dataPath(a.Data)
 	if err != nil {
 		return nil, fmt.Errorf("jql_query: %w", err)
@@ -204,6 +238,9 @@ func (s *Server) JQLSchema(a SchemaArgs) any {
 
 // Datalog answers datalog_query.
 func (s *Server) Datalog(ctx context.Context, a DatalogArgs) (any, error) {
+	if err := s.checkQuery("datalog_query", a.Query); err != nil {
+		return nil, err
+	}
 	rel, err := s.dataPath(a.Data)
 	if err != nil {
 		return nil, fmt.Errorf("datalog_query: %w", err)

@@ -492,3 +492,35 @@ func TestMCPToolBudget(t *testing.T) {
 		t.Errorf("one row with --max-results 10: %.300s", got)
 	}
 }
+
+// TestMCPQueryBounds sends the JQL query whose nested flow mappings grow
+// quadratically in the YAML parser (50,000 deep, 250 KB) and a query over
+// the size budget: both are refused before any parser sees them, the server
+// stays small and answers what follows.
+func TestMCPQueryBounds(t *testing.T) {
+	_, proj := project(t)
+	s := startRaw(t, proj)
+	const n = 50000
+	bomb := "from: activities\nwhere: " + strings.Repeat("{a: ", n) + "1" + strings.Repeat("}", n) + "\n"
+	for _, tool := range []string{"jql_query", "jql_schema", "datalog_query", "pact_select"} {
+		args := map[string]any{"query": bomb, "data": "data/activities.json"}
+		if tool == "jql_schema" {
+			delete(args, "data")
+		}
+		got, isErr := s.toolWithin(tool, args, 20*time.Second)
+		if !isErr || !strings.Contains(got, "deeper than 1000 levels") {
+			t.Errorf("%s of a 50,000-deep query: %.300s", tool, got)
+		}
+	}
+	got, isErr := s.tool("jql_query", map[string]any{"query": `{"from": "activities", "limit": 1}` + strings.Repeat(" ", 2<<20), "data": "data/activities.json"})
+	if !isErr || !strings.Contains(got, "query larger than 1048576 bytes (raise with --max-query-bytes)") {
+		t.Errorf("a 2 MB query: %.300s", got)
+	}
+	if rss := peakRSS(s.cmd.Process.Pid); rss > 256<<20 {
+		t.Errorf("server peak RSS %d MB, want under 256 MB", rss>>20)
+	}
+	got, isErr = s.tool("jql_query", map[string]any{"query": `{"from": "activities", "limit": 1}`, "data": "data/activities.json"})
+	if isErr || !strings.Contains(got, "planGenerated") {
+		t.Errorf("a small query after the refusals: %.300s", got)
+	}
+}

@@ -56,7 +56,16 @@ type Budget struct {
 	// MaxResults bounds the rows (JQL documents, Datalog tuples) of a
 	// language tool's result; 0 means DefaultMaxResults.
 	MaxResults int
+	// MaxQueryBytes bounds the query text of a language tool; 0 means
+	// DefaultMaxQueryBytes.
+	MaxQueryBytes int
 }
+
+// DefaultMaxQueryBytes is the default bound on a query's text.
+const DefaultMaxQueryBytes = 1 << 20
+
+// FlagMaxQueryBytes is the flag of `ctxql mcp` that raises MaxQueryBytes.
+const FlagMaxQueryBytes = "--max-query-bytes"
 
 // DefaultMaxResults is the default bound on the rows of a result.
 const DefaultMaxResults = 100000
@@ -76,6 +85,9 @@ func (b Budget) withDefaults() Budget {
 	}
 	if b.MaxResults <= 0 {
 		b.MaxResults = DefaultMaxResults
+	}
+	if b.MaxQueryBytes <= 0 {
+		b.MaxQueryBytes = DefaultMaxQueryBytes
 	}
 	return b
 }

@@ -170,7 +170,12 @@ func (s *Server) addTools() {
 	addTool(s, "pact_select", "Evaluate a PACT selector or query over a context snapshot file; returns node ids (or a range diff) or diagnostics with positions.", s.PACT)
 	addTool(s, "jql_query", "Evaluate a JQL query over sessions and activities data; returns documents or diagnostics with positions.", s.JQL)
 	addTool(s, "jql_schema", "Return the JQL schema, or check a JQL query against it and return diagnostics with positions.",
-		func(_ context.Context, a SchemaArgs) (any, error) { return s.JQLSchema(a), nil })
+		func(_ context.Context, a SchemaArgs) (any, error) {
+			if err := s.checkQuery("jql_schema", a.Query); err != nil {
+				return nil, err
+			}
+			return s.JQLSchema(a), nil
+		})
 	addTool(s, "datalog_query", "Evaluate a Datalog (Ascent) query rule or program over relation data; returns tuples or diagnostics with positions.", s.Datalog)
 }
 
