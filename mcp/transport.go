@@ -342,7 +342,7 @@ func Check(data []byte) (jsonrpc.Message, *Reject) {
 	rawMethod, isRequest := fields["method"]
 	if isRequest {
 		var method string
-		if json.Unmarshal(rawMethod, &method) != nil {
+		if jsontext.Value(rawMethod).Kind() != '"' || json.Unmarshal(rawMethod, &method) != nil {
 			return nil, invalidRequest(id, "method must be a string")
 		}
 		rj := checkParams(method, fields["params"], id)
