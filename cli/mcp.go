@@ -114,7 +114,8 @@ func runMCP(ctx context.Context, env Env, dir, cache string, force bool, lim mcp
 	if !ok {
 		out = nopWriteCloser{env.Stdout}
 	}
-	t := &mcpserver.Transport{Reader: in, Writer: out, MaxMessageBytes: lim.maxMessage}
+	// At the end of the input, running calls end within their deadline.
+	t := &mcpserver.Transport{Reader: in, Writer: out, MaxMessageBytes: lim.maxMessage, DrainTimeout: lim.timeout + 5*time.Second}
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		return Failf("ctxql mcp: %w", err)
 	}

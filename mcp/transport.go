@@ -45,7 +45,14 @@ type Transport struct {
 	// MaxMessageBytes bounds one incoming line; 0 means
 	// DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// DrainTimeout bounds how long the connection waits, at the end of its
+	// input, for the answers to requests still running; 0 means
+	// DefaultDrainTimeout.
+	DrainTimeout time.Duration
 }
+
+// DefaultDrainTimeout is the default of Transport.DrainTimeout.
+const DefaultDrainTimeout = time.Minute
 
 // Connect implements mcp.Transport.
 func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
@@ -53,7 +60,11 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 	if max <= 0 {
 		max = DefaultMaxMessageBytes
 	}
-	c := &conn{w: t.Writer, r: t.Reader, lines: make(chan line), closed: make(chan struct{}), max: max}
+	drain := t.DrainTimeout
+	if drain <= 0 {
+		drain = DefaultDrainTimeout
+	}
+	c := &conn{w: t.Writer, r: t.Reader, lines: make(chan line), closed: make(chan struct{}), max: max, drainFor: drain}
 	go c.readLoop(bufio.NewReaderSize(t.Reader, 64<<10))
 	return c, nil
 }
@@ -74,18 +85,15 @@ type conn struct {
 	once   sync.Once
 	max    int
 
-	pmu     sync.Mutex
-	pending map[jsonrpc.ID]bool // requests read and not yet answered
+	drainFor time.Duration
+	pmu      sync.Mutex
+	pending  map[jsonrpc.ID]bool // requests read and not yet answered
 }
 
-// drainLimit bounds how long the connection waits, at the end of its
-// input, for the answers to requests still running.
-const drainLimit = 5 * time.Minute
-
 // drain waits until every request read has been answered, the connection
-// is closed, or drainLimit has passed.
+// is closed, or the drain timeout has passed.
 func (c *conn) drain() {
-	deadline := time.Now().Add(drainLimit)
+	deadline := time.Now().Add(c.drainFor)
 	for time.Now().Before(deadline) {
 		c.pmu.Lock()
 		n := len(c.pending)
