@@ -198,7 +198,12 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 		return nil, err
 	}
 	h := &topk{less: pl.before}
+	seen := 0
 	err = data.Scan(ctx, pl.dom.Name, func(raw []byte) error {
+		// The deadline holds whatever the Source does about it.
+		if seen++; seen%256 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		for _, n := range pl.needles {
 			if !mayContainAny(raw, n) {
 				return nil
