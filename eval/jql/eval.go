@@ -102,7 +102,7 @@ func (o Options) maxBytes() int64 {
 
 // BudgetError reports an evaluation stopped by a resource limit.
 type BudgetError struct {
-	// Limit names what was limited ("result size").
+	// Limit names what was limited ("the result").
 	Limit string
 	// Max is the limit's value.
 	Max int64
@@ -158,7 +158,11 @@ func (pl *plan) findCursor(ctx context.Context, data Source, p *fastjson.Parser)
 	}
 	needle := jsonString(q.StartAfter)
 	found := false
+	seen := 0
 	err := data.Scan(ctx, pl.dom.Name, func(raw []byte) error {
+		if seen++; seen%256 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if found || (needle != nil && !mayContain(raw, needle)) {
 			return nil
 		}

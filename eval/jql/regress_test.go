@@ -208,9 +208,18 @@ func (endless) Scan(_ context.Context, _ string, fn func([]byte) error) error {
 func TestDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := Eval(ctx, `{from: 'activities', where: {type: 'agentMessaged'}}`, endless{})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("got %v, want context.DeadlineExceeded", err)
+	for _, q := range []string{
+		`{from: 'activities', where: {type: 'agentMessaged'}}`,
+		`{from: 'activities', startAfter: 'a-never'}`,
+	} {
+		_, err := Eval(ctx, q, endless{})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("%s: got %v, want context.DeadlineExceeded", q, err)
+		}
+		qq, ds := syn.ParseQuery(q)
+		if _, err := Explain(ctx, qq, ds, endless{}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("explain %s: got %v, want context.DeadlineExceeded", q, err)
+		}
 	}
 }
 
