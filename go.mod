@@ -7,7 +7,6 @@ require (
 	github.com/andybalholm/cascadia v1.3.5
 	github.com/bytedance/sonic v1.15.5
 	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
-	github.com/goccy/go-json v0.12.0
 	github.com/goccy/go-yaml v1.19.2
 	github.com/google/go-cmp v0.7.0
 	github.com/itchyny/gojq v0.12.20

@@ -3,3 +3,24 @@ module github.com/ctxql/ctxql/bench
 go 1.26.0
 
 replace github.com/ctxql/ctxql => ../
+
+require (
+	github.com/bytedance/sonic v1.15.5
+	github.com/ctxql/ctxql v0.0.0-00010101000000-000000000000
+	github.com/goccy/go-json v0.12.0
+	github.com/itchyny/gojq v0.12.20
+	github.com/valyala/fastjson v1.6.10
+)
+
+require (
+	github.com/bytedance/gopkg v0.1.3 // indirect
+	github.com/bytedance/sonic/loader v0.5.3 // indirect
+	github.com/cloudwego/base64x v0.1.6 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3 // indirect
+	github.com/goccy/go-yaml v1.19.2 // indirect
+	github.com/itchyny/timefmt-go v0.1.9 // indirect
+	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
+	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
+	golang.org/x/arch v0.0.0-20210923205945-b76863e36670 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)

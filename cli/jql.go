@@ -16,6 +16,7 @@ import (
 // newEvalJQLCmd builds `ctxql eval jql --data FILE QUERY`.
 func newEvalJQLCmd(env Env) *cobra.Command {
 	var data, queryFile string
+	var maxBytes int64
 	cmd := &cobra.Command{
 		Use:   "jql --data FILE (QUERY | --query-file F)",
 		Short: "Evaluate a JQL query",
@@ -25,15 +26,19 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 			"Prints a JSON array of result documents; exit 1 on an invalid query, 2 on usage or data errors.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runEvalJQL(cmd.Context(), env, data, queryFile, args)
+			if maxBytes <= 0 {
+				return Usagef("ctxql eval jql: --max-bytes must be positive")
+			}
+			return runEvalJQL(cmd.Context(), env, data, queryFile, args, evjql.Options{MaxBytes: maxBytes})
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "", "data file or directory (required)")
 	cmd.Flags().StringVar(&queryFile, "query-file", "", "read the query from this file instead of the argument")
+	cmd.Flags().Int64Var(&maxBytes, "max-bytes", evjql.DefaultMaxBytes, "most bytes of result documents a query may produce")
 	return cmd
 }
 
-func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []string) error {
+func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []string, opts evjql.Options) error {
 	if data == "" {
 		return Usagef("ctxql eval jql: --data is required")
 	}
@@ -55,12 +60,12 @@ func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []str
 	default:
 		return Usagef("ctxql eval jql: missing QUERY (or --query-file)")
 	}
-	return evalJQL(ctx, env.Stdout, env.Stderr, name, src, evjql.File{Path: data, Files: dataFiles(ctx)})
+	return evalJQL(ctx, env.Stdout, env.Stderr, name, src, evjql.File{Path: data, Files: dataFiles(ctx)}, opts)
 }
 
 // evalJQL parses and evaluates one query, printing results to out and
 // diagnostics ("name:line:col: Kind: message") to errw.
-func evalJQL(ctx context.Context, out, errw io.Writer, name, src string, data evjql.Source) error {
+func evalJQL(ctx context.Context, out, errw io.Writer, name, src string, data evjql.Source, opts evjql.Options) error {
 	f := syntax.NewFile(name, src)
 	var q *syn.Query
 	var ds []syntax.Diagnostic
@@ -77,7 +82,7 @@ func evalJQL(ctx context.Context, out, errw io.Writer, name, src string, data ev
 	} else {
 		q, ds = syn.ParseQuery(src)
 	}
-	res, err := evjql.EvalQuery(ctx, q, ds, data)
+	res, err := evjql.EvalQueryOptions(ctx, q, ds, data, opts)
 	var qe *evjql.QueryError
 	var de *evjql.DataError
 	switch {

@@ -10,6 +10,7 @@ package jql
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
@@ -78,17 +79,61 @@ func Check(q *syn.Query, parseDiags []syntax.Diagnostic, s *syn.Schema) []syntax
 	return ds
 }
 
+// DefaultMaxBytes is the default budget for the encoded size of a result.
+const DefaultMaxBytes = 64 << 20
+
+// Options bound an evaluation. The zero value applies the defaults.
+type Options struct {
+	// MaxBytes caps the total size of the projected result documents, in
+	// bytes; 0 means DefaultMaxBytes, a negative value means no cap. The
+	// number of documents is capped by the query's limit (at most MaxLimit).
+	MaxBytes int64
+	// MaxBytesFlag names the setting that raises MaxBytes, quoted in the
+	// BudgetError ("--max-bytes" when empty).
+	MaxBytesFlag string
+}
+
+func (o Options) maxBytes() int64 {
+	if o.MaxBytes == 0 {
+		return DefaultMaxBytes
+	}
+	return o.MaxBytes
+}
+
+// BudgetError reports an evaluation stopped by a resource limit.
+type BudgetError struct {
+	// Limit names what was limited ("the result").
+	Limit string
+	// Max is the limit's value.
+	Max int64
+	// Unit is the unit of Max ("bytes").
+	Unit string
+	// Flag is the setting that raises the limit.
+	Flag string
+}
+
+// Error implements error.
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("%s exceeds the limit of %d %s; raise it with %s", e.Limit, e.Max, e.Unit, e.Flag)
+}
+
 // Eval parses src (any accepted text form) and evaluates it over data.
 func Eval(ctx context.Context, src string, data Source) (*Result, error) {
 	q, ds := syn.ParseQuery(src)
 	return EvalQuery(ctx, q, ds, data)
 }
 
-// EvalQuery evaluates a parsed query. parseDiags are the parser's
-// diagnostics; any error among them or from the schema check makes the
-// result a *QueryError. Data problems are *DataError; cancellation returns
-// the context's error.
+// EvalQuery evaluates a parsed query with the default Options. parseDiags
+// are the parser's diagnostics; any error among them or from the schema
+// check makes the result a *QueryError. Data problems are *DataError;
+// cancellation and an expired deadline return the context's error.
 func EvalQuery(ctx context.Context, q *syn.Query, parseDiags []syntax.Diagnostic, data Source) (*Result, error) {
+	return EvalQueryOptions(ctx, q, parseDiags, data, Options{})
+}
+
+// prepare checks a query and compiles it; warnings are the non-fatal
+// diagnostics.
+func prepare(q *syn.Query, parseDiags []syntax.Diagnostic) (*plan, []syntax.Diagnostic, error) {
 	s := syn.NewSchema()
 	ds := Check(q, parseDiags, s)
 	var errs, warns []syntax.Diagnostic
@@ -100,42 +145,69 @@ func EvalQuery(ctx context.Context, q *syn.Query, parseDiags []syntax.Diagnostic
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &QueryError{Diagnostics: errs}
+		return nil, nil, &QueryError{Diagnostics: errs}
 	}
-	dom := s.Domain(q.Domain())
-	pl := newPlan(q, dom)
+	return newPlan(q, s.Domain(q.Domain())), warns, nil
+}
+
+// findCursor resolves startAfter to its document's sort key.
+func (pl *plan) findCursor(ctx context.Context, data Source, p *fastjson.Parser) error {
+	q := pl.q
+	if q.StartAfter == "" {
+		return nil
+	}
+	needle := jsonString(q.StartAfter)
+	found := false
+	seen := 0
+	err := data.Scan(ctx, pl.dom.Name, func(raw []byte) error {
+		if seen++; seen%256 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if found || (needle != nil && !mayContain(raw, needle)) {
+			return nil
+		}
+		v, err := p.ParseBytes(raw)
+		if err != nil {
+			return dataErr("%w", err)
+		}
+		if sb := v.GetStringBytes("id"); v.Get("id") != nil && string(sb) == q.StartAfter {
+			pl.cursor = keyOf(v)
+			found = true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !found {
+		return &QueryError{Diagnostics: []syntax.Diagnostic{{
+			Span: q.StartAfterValue.Span, Severity: syntax.SeverityError, Code: syn.CodeInvalidCursor,
+			Message: fmt.Sprintf("%s: startAfter %q names no document in %s", syn.CodeInvalidCursor, q.StartAfter, pl.dom.Name),
+		}}}
+	}
+	pl.hasCursor = true
+	return nil
+}
+
+// EvalQueryOptions is EvalQuery bounded by opts; a result over budget is a
+// *BudgetError.
+func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Diagnostic, data Source, opts Options) (*Result, error) {
+	pl, warns, err := prepare(q, parseDiags)
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{Warnings: warns}
 	var p fastjson.Parser
-	if q.StartAfter != "" {
-		needle := jsonString(q.StartAfter)
-		found := false
-		err := data.Scan(ctx, dom.Name, func(raw []byte) error {
-			if found || (needle != nil && !mayContain(raw, needle)) {
-				return nil
-			}
-			v, err := p.ParseBytes(raw)
-			if err != nil {
-				return dataErr("%w", err)
-			}
-			if sb := v.GetStringBytes("id"); v.Get("id") != nil && string(sb) == q.StartAfter {
-				pl.cursor = keyOf(v)
-				found = true
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if !found {
-			return nil, &QueryError{Diagnostics: []syntax.Diagnostic{{
-				Span: q.StartAfterValue.Span, Severity: syntax.SeverityError, Code: syn.CodeInvalidCursor,
-				Message: fmt.Sprintf("%s: startAfter %q names no document in %s", syn.CodeInvalidCursor, q.StartAfter, dom.Name),
-			}}}
-		}
-		pl.hasCursor = true
+	if err := pl.findCursor(ctx, data, &p); err != nil {
+		return nil, err
 	}
 	h := &topk{less: pl.before}
-	err := data.Scan(ctx, dom.Name, func(raw []byte) error {
+	seen := 0
+	err = data.Scan(ctx, pl.dom.Name, func(raw []byte) error {
+		// The deadline holds whatever the Source does about it.
+		if seen++; seen%256 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		for _, n := range pl.needles {
 			if !mayContainAny(raw, n) {
 				return nil
@@ -148,8 +220,8 @@ func EvalQuery(ctx context.Context, q *syn.Query, parseDiags []syntax.Diagnostic
 		if v.Type() != fastjson.TypeObject {
 			return nil
 		}
-		for _, c := range pl.conds {
-			if !c.match(v) {
+		for _, g := range pl.groups {
+			if !g.match(v, len(g.conds)) {
 				return nil
 			}
 		}
@@ -181,12 +253,25 @@ func EvalQuery(ctx context.Context, q *syn.Query, parseDiags []syntax.Diagnostic
 		}
 		return 0
 	})
+	budget, size := opts.maxBytes(), int64(0)
 	for _, it := range items {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		v, err := p.ParseBytes(it.raw)
 		if err != nil {
 			return nil, dataErr("%w", err)
 		}
-		res.Docs = append(res.Docs, pl.project(nil, v))
+		d := pl.project(nil, v)
+		size += int64(len(d)) + 4
+		if budget > 0 && size > budget {
+			flag := opts.MaxBytesFlag
+			if flag == "" {
+				flag = "--max-bytes"
+			}
+			return nil, &BudgetError{Limit: "the result", Max: budget, Unit: "bytes", Flag: flag}
+		}
+		res.Docs = append(res.Docs, d)
 	}
 	return res, nil
 }
@@ -225,8 +310,9 @@ func jsonString(s string) []byte {
 
 // sortKey is a document's position in the order: (createTime, id).
 type sortKey struct {
-	rank int // 0 missing createTime, 1 RFC 3339 time, 2 other string
-	t    int64
+	rank int   // 0 missing createTime, 1 RFC 3339 time, 2 other string
+	sec  int64 // Unix seconds of an RFC 3339 time (any year 0000-9999)
+	nsec int32
 	s    string
 	id   string
 }
@@ -242,8 +328,8 @@ func keyOf(v *fastjson.Value) sortKey {
 	if ct := v.Get("createTime"); ct != nil && ct.Type() == fastjson.TypeString {
 		b, _ := ct.StringBytes()
 		k.s = unsafeString(b)
-		if t, err := time.Parse(time.RFC3339Nano, k.s); err == nil {
-			k.rank, k.t = 1, t.UnixNano()
+		if t, ok := parseTime(k.s); ok {
+			k.rank, k.sec, k.nsec = 1, t.Unix(), int32(t.Nanosecond())
 		} else {
 			k.rank = 2
 		}
@@ -267,13 +353,10 @@ func cmpTime(a, b sortKey) int {
 	}
 	switch a.rank {
 	case 1:
-		if a.t != b.t {
-			if a.t < b.t {
-				return -1
-			}
-			return 1
+		if c := cmp.Compare(a.sec, b.sec); c != 0 {
+			return c
 		}
-		return 0
+		return cmp.Compare(a.nsec, b.nsec)
 	case 2:
 		return strings.Compare(a.s, b.s)
 	}
@@ -305,7 +388,7 @@ func (h *topk) Pop() any {
 type plan struct {
 	q         *syn.Query
 	dom       *syn.Domain
-	conds     []*cond
+	groups    []*group
 	needles   [][][]byte
 	proj      *pnode
 	computed  []string
@@ -330,7 +413,11 @@ func newPlan(q *syn.Query, dom *syn.Domain) *plan {
 	pl := &plan{q: q, dom: dom}
 	for _, c := range q.Where {
 		cc := compileCond(c)
-		pl.conds = append(pl.conds, cc)
+		if n := len(pl.groups); n > 0 && pl.groups[n-1].key == c.KeySpan {
+			pl.groups[n-1].conds = append(pl.groups[n-1].conds, cc)
+		} else {
+			pl.groups = append(pl.groups, &group{key: c.KeySpan, path: cc.path, conds: []*cond{cc}})
+		}
 		if n := cc.needles(); n != nil {
 			pl.needles = append(pl.needles, n)
 		}
@@ -344,44 +431,103 @@ func newPlan(q *syn.Query, dom *syn.Domain) *plan {
 	return pl
 }
 
+// group is the conditions of one where entry: one path and its operators.
+// The operators other than exists must all hold for one and the same value
+// at the path (one array element), not each for some value of its own.
+type group struct {
+	key   syntax.Span
+	path  []string
+	conds []*cond
+}
+
+// match reports whether v satisfies the group's first n conditions.
+func (g *group) match(v *fastjson.Value, n int) bool {
+	conds := g.conds[:n]
+	values := false
+	for _, c := range conds {
+		if c.op == syn.OpExists {
+			if present(v, g.path) != c.exists {
+				return false
+			}
+		} else {
+			values = true
+		}
+	}
+	if !values {
+		return true
+	}
+	return anyValue(v, g.path, func(x *fastjson.Value) bool {
+		for _, c := range conds {
+			if c.op != syn.OpExists && !c.test(x) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// literal is a compiled operand: a string operand that reads as an RFC 3339
+// time also carries the instant.
+type literal struct {
+	v      *syn.Value
+	t      time.Time
+	isTime bool
+}
+
+func compileLiteral(v *syn.Value) literal {
+	l := literal{v: v}
+	if v.Kind == syn.KindString {
+		l.t, l.isTime = parseTime(v.Str)
+	}
+	return l
+}
+
 // cond is a compiled where condition.
 type cond struct {
 	path   []string
 	op     string
-	lit    *syn.Value
-	in     []*syn.Value
+	lit    literal
+	in     []literal
 	needle string // lower-cased contains operand
 	exists bool
 }
 
 func compileCond(c *syn.Condition) *cond {
-	cc := &cond{path: c.Path.Names(), op: c.Op, lit: c.Operand}
+	cc := &cond{path: c.Path.Names(), op: c.Op}
 	switch c.Op {
 	case syn.OpIn:
-		cc.in = c.Operand.Elems
+		for _, e := range c.Operand.Elems {
+			cc.in = append(cc.in, compileLiteral(e))
+		}
 	case syn.OpContains:
 		cc.needle = strings.ToLower(c.Operand.Str)
 	case syn.OpExists:
 		cc.exists = c.Operand.Bool
+	default:
+		cc.lit = compileLiteral(c.Operand)
 	}
 	return cc
 }
 
 // needles returns the JSON-encoded strings one of which a matching document
-// must contain, or nil when the condition gives no such guarantee.
+// must contain, or nil when the condition gives no such guarantee (a time
+// may be spelled in many ways).
 func (c *cond) needles() [][]byte {
 	switch c.op {
 	case syn.OpEq:
-		if c.lit.Kind == syn.KindString {
-			if n := jsonString(c.lit.Str); n != nil {
+		if c.lit.v.Kind == syn.KindString && !c.lit.isTime {
+			if n := jsonString(c.lit.v.Str); n != nil {
 				return [][]byte{n}
 			}
 		}
 	case syn.OpIn:
 		var out [][]byte
 		for _, e := range c.in {
-			n := jsonString(e.Str)
-			if e.Kind != syn.KindString || n == nil {
+			if e.v.Kind != syn.KindString || e.isTime {
+				return nil
+			}
+			n := jsonString(e.v.Str)
+			if n == nil {
 				return nil
 			}
 			out = append(out, n)
@@ -392,13 +538,6 @@ func (c *cond) needles() [][]byte {
 		return out
 	}
 	return nil
-}
-
-func (c *cond) match(v *fastjson.Value) bool {
-	if c.op == syn.OpExists {
-		return present(v, c.path) == c.exists
-	}
-	return anyValue(v, c.path, c.test)
 }
 
 // present reports whether the path reaches a value in some array element.
@@ -517,22 +656,33 @@ func containsFold(b []byte, lowerNeedle string) bool {
 	return false
 }
 
-func equal(v *fastjson.Value, lit *syn.Value) bool {
-	switch lit.Kind {
+// equal reports whether a document value equals a literal: numbers by
+// value, strings byte for byte, except that two strings that both read as
+// RFC 3339 times are equal when they name the same instant.
+func equal(v *fastjson.Value, lit literal) bool {
+	switch lit.v.Kind {
 	case syn.KindString:
 		if v.Type() != fastjson.TypeString {
 			return false
 		}
 		b, _ := v.StringBytes()
-		return string(b) == lit.Str
+		if string(b) == lit.v.Str {
+			return true
+		}
+		if lit.isTime {
+			if t, ok := parseTime(unsafeString(b)); ok {
+				return t.Equal(lit.t)
+			}
+		}
+		return false
 	case syn.KindNumber:
 		if v.Type() != fastjson.TypeNumber {
 			return false
 		}
 		f, _ := v.Float64()
-		return f == lit.Num
+		return f == lit.v.Num
 	case syn.KindBool:
-		return (lit.Bool && v.Type() == fastjson.TypeTrue) || (!lit.Bool && v.Type() == fastjson.TypeFalse)
+		return (lit.v.Bool && v.Type() == fastjson.TypeTrue) || (!lit.v.Bool && v.Type() == fastjson.TypeFalse)
 	case syn.KindNull:
 		return v.Type() == fastjson.TypeNull
 	}
@@ -540,33 +690,27 @@ func equal(v *fastjson.Value, lit *syn.Value) bool {
 }
 
 // compare orders a document value against a literal of the same kind;
-// strings that both parse as RFC 3339 times compare as times.
-func compare(v *fastjson.Value, lit *syn.Value) (int, bool) {
-	switch lit.Kind {
+// strings that both read as RFC 3339 times compare as instants.
+func compare(v *fastjson.Value, lit literal) (int, bool) {
+	switch lit.v.Kind {
 	case syn.KindNumber:
 		if v.Type() != fastjson.TypeNumber {
 			return 0, false
 		}
 		f, _ := v.Float64()
-		switch {
-		case f < lit.Num:
-			return -1, true
-		case f > lit.Num:
-			return 1, true
-		}
-		return 0, true
+		return cmp.Compare(f, lit.v.Num), true
 	case syn.KindString:
 		if v.Type() != fastjson.TypeString {
 			return 0, false
 		}
 		b, _ := v.StringBytes()
-		s := string(b)
-		if t1, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			if t2, err := time.Parse(time.RFC3339Nano, lit.Str); err == nil {
-				return t1.Compare(t2), true
+		s := unsafeString(b)
+		if lit.isTime {
+			if t, ok := parseTime(s); ok {
+				return t.Compare(lit.t), true
 			}
 		}
-		return strings.Compare(s, lit.Str), true
+		return strings.Compare(s, lit.v.Str), true
 	}
 	return 0, false
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
@@ -16,7 +15,10 @@ import (
 type pnode struct {
 	all  bool // the whole subtree is selected (minus exclusions below)
 	excl bool // the subtree is excluded
+	sel  bool // something below (or the node itself) is included
+	pure bool // all, and nothing below is excluded: copy the value as is
 	kids []*pkid
+	idx  map[string]*pnode // kids by name, once there are many
 }
 
 type pkid struct {
@@ -24,7 +26,13 @@ type pkid struct {
 	node *pnode
 }
 
+// kidIndexAt is the number of kids from which a node indexes them by name.
+const kidIndexAt = 8
+
 func (n *pnode) kid(name string) *pnode {
+	if n.idx != nil {
+		return n.idx[name]
+	}
 	for _, k := range n.kids {
 		if k.name == name {
 			return k.node
@@ -39,34 +47,43 @@ func (n *pnode) add(names []string) *pnode {
 		if k == nil {
 			k = &pnode{}
 			n.kids = append(n.kids, &pkid{name: nm, node: k})
+			if n.idx != nil {
+				n.idx[nm] = k
+			} else if len(n.kids) >= kidIndexAt {
+				n.idx = make(map[string]*pnode, len(n.kids))
+				for _, k := range n.kids {
+					n.idx[k.name] = k.node
+				}
+			}
 		}
 		n = k
 	}
 	return n
 }
 
-// inherit pushes "all" down to the nodes created for exclusions.
-func (n *pnode) inherit(all bool) {
+// finish pushes "all" down to the nodes created for exclusions and computes
+// sel and pure bottom-up.
+func (n *pnode) finish(all bool) {
 	if all {
 		n.all = true
 	}
+	n.sel = n.all
+	n.pure = n.all
 	for _, k := range n.kids {
-		k.node.inherit(n.all)
-	}
-}
-
-func (n *pnode) hasExcl() bool {
-	for _, k := range n.kids {
-		if k.node.excl || k.node.hasExcl() {
-			return true
+		k.node.finish(n.all)
+		if k.node.sel && !k.node.excl {
+			n.sel = true
+		}
+		if k.node.excl || !k.node.pure {
+			n.pure = false
 		}
 	}
-	return false
 }
 
 // buildProjection turns the select list into a projection tree. No select
 // means the domain's default projection; a select of exclusions only means
-// "*" minus them. The id field is always included unless excluded.
+// "*" minus them. Paths the schema does not know select and exclude nothing.
+// The id field is always included unless excluded.
 func buildProjection(q *syn.Query, dom *syn.Domain) *pnode {
 	root := &pnode{}
 	incl := 0
@@ -87,49 +104,63 @@ func buildProjection(q *syn.Query, dom *syn.Domain) *pnode {
 		switch {
 		case it.Star:
 			root.all = true
+		case dom.Resolve(it.Path).Bad >= 0:
+			// Unknown to the schema: selects nothing (a warning says so).
 		case it.Exclude:
 			root.add(it.Path.Names()).excl = true
 		default:
 			root.add(it.Path.Names()).all = true
 		}
 	}
-	if root.kid("id") == nil {
+	if id := root.kid("id"); id == nil {
 		root.add([]string{"id"}).all = true
+	} else if !id.excl {
+		id.all = true
 	}
-	root.inherit(false)
+	root.finish(false)
 	return root
 }
 
-// project appends the projection of v under n to dst.
+// project appends the projection of the root object v to dst: its stored
+// fields (except those named like a computed field), then the computed
+// fields that are selected.
 func (pl *plan) project(dst []byte, v *fastjson.Value) []byte {
-	dst, _ = projectValue(dst, v, pl.proj)
-	// Append computed fields into the root object.
-	if len(dst) > 0 && dst[len(dst)-1] == '}' {
-		body := dst[:len(dst)-1]
-		first := len(body) > 0 && body[len(body)-1] == '{'
-		for _, name := range pl.computed {
-			k := pl.proj.kid(name)
-			if k != nil && k.excl {
-				continue
-			}
-			if k == nil && !pl.proj.all {
-				continue
-			}
-			val, ok := computed(name, v)
-			if !ok {
-				continue
-			}
-			if !first {
-				body = append(body, ',')
-			}
-			first = false
-			body = appendJSONString(body, name)
-			body = append(body, ':')
-			body = append(body, val...)
+	o, _ := v.Object()
+	dst = append(dst, '{')
+	first := true
+	o.Visit(func(key []byte, ch *fastjson.Value) {
+		if pl.isComputed(string(key)) {
+			return
 		}
-		dst = append(body, '}')
+		dst, first = projectMember(dst, first, key, ch, pl.proj)
+	})
+	for _, name := range pl.computed {
+		k := pl.proj.kid(name)
+		if k != nil && k.excl || k == nil && !pl.proj.all || k != nil && !k.all {
+			continue
+		}
+		val, ok := computed(name, v)
+		if !ok {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendJSONString(dst, name)
+		dst = append(dst, ':')
+		dst = append(dst, val...)
 	}
-	return dst
+	return append(dst, '}')
+}
+
+func (pl *plan) isComputed(name string) bool {
+	for _, c := range pl.computed {
+		if c == name {
+			return true
+		}
+	}
+	return false
 }
 
 func appendJSONString(dst []byte, s string) []byte {
@@ -137,66 +168,91 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, b...)
 }
 
-// projectValue appends v projected through n; ok is false when nothing of
-// v is selected (a scalar under a partial selection).
-func projectValue(dst []byte, v *fastjson.Value, n *pnode) ([]byte, bool) {
-	if n.all && !n.hasExcl() {
-		return v.MarshalTo(dst), true
+// projectMember appends the member key: ch of an object projected under the
+// object's node n, preceded by a comma unless first; it returns whether the
+// object is still empty. A member is left out when it is excluded, not
+// selected, a scalar under a partial selection, or an object whose partial
+// projection is empty (no empty parents for paths the document lacks).
+func projectMember(dst []byte, first bool, key []byte, ch *fastjson.Value, n *pnode) ([]byte, bool) {
+	k := n.kid(string(key))
+	switch {
+	case k == nil && !n.all:
+		return dst, first
+	case k == nil:
+		k = allNode
+	case k.excl || !k.sel:
+		return dst, first
 	}
-	switch v.Type() {
+	mark := len(dst)
+	if !first {
+		dst = append(dst, ',')
+	}
+	dst = appendJSONString(dst, string(key))
+	dst = append(dst, ':')
+	if k.pure {
+		return ch.MarshalTo(dst), false
+	}
+	switch ch.Type() {
 	case fastjson.TypeObject:
-		o, _ := v.Object()
-		dst = append(dst, '{')
-		first := true
-		o.Visit(func(key []byte, ch *fastjson.Value) {
-			k := n.kid(string(key))
-			if k != nil && k.excl {
-				return
-			}
-			if k == nil {
-				if !n.all {
-					return
-				}
-				k = &pnode{all: true}
-			}
-			mark := len(dst)
-			if !first {
-				dst = append(dst, ',')
-			}
-			dst = appendJSONString(dst, string(key))
-			dst = append(dst, ':')
-			var ok bool
-			dst, ok = projectValue(dst, ch, k)
-			if !ok {
-				dst = dst[:mark]
-				return
-			}
-			first = false
-		})
-		return append(dst, '}'), true
-	case fastjson.TypeArray:
-		a, _ := v.Array()
-		dst = append(dst, '[')
-		first := true
-		for _, e := range a {
-			mark := len(dst)
-			if !first {
-				dst = append(dst, ',')
-			}
-			var ok bool
-			dst, ok = projectValue(dst, e, n)
-			if !ok {
-				dst = dst[:mark]
-				continue
-			}
-			first = false
+		before := len(dst)
+		dst = projectObject(dst, ch, k)
+		if !k.all && len(dst) == before+2 {
+			return dst[:mark], first
 		}
-		return append(dst, ']'), true
-	}
-	if n.all {
-		return v.MarshalTo(dst), true
+	case fastjson.TypeArray:
+		dst = projectArray(dst, ch, k)
+	default:
+		if !k.all {
+			return dst[:mark], first
+		}
+		dst = ch.MarshalTo(dst)
 	}
 	return dst, false
+}
+
+var allNode = &pnode{all: true, sel: true, pure: true}
+
+func projectObject(dst []byte, v *fastjson.Value, n *pnode) []byte {
+	o, _ := v.Object()
+	dst = append(dst, '{')
+	first := true
+	o.Visit(func(key []byte, ch *fastjson.Value) {
+		dst, first = projectMember(dst, first, key, ch, n)
+	})
+	return append(dst, '}')
+}
+
+// projectArray appends an array projected element by element under n:
+// object and array elements are kept (even when their projection is empty,
+// so positions stay meaningful), scalars only when n selects them whole.
+func projectArray(dst []byte, v *fastjson.Value, n *pnode) []byte {
+	a, _ := v.Array()
+	dst = append(dst, '[')
+	first := true
+	for _, e := range a {
+		switch e.Type() {
+		case fastjson.TypeObject, fastjson.TypeArray:
+		default:
+			if !n.all {
+				continue
+			}
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		switch {
+		case n.pure:
+			dst = e.MarshalTo(dst)
+		case e.Type() == fastjson.TypeObject:
+			dst = projectObject(dst, e, n)
+		case e.Type() == fastjson.TypeArray:
+			dst = projectArray(dst, e, n)
+		default:
+			dst = e.MarshalTo(dst)
+		}
+	}
+	return append(dst, ']')
 }
 
 // computed returns the JSON value of a computed field, or false when the
@@ -217,12 +273,12 @@ func computed(name string, v *fastjson.Value) ([]byte, bool) {
 		}
 		return appendJSONString(nil, s), true
 	case "durationMs":
-		c, err1 := time.Parse(time.RFC3339Nano, str(v, "createTime"))
-		u, err2 := time.Parse(time.RFC3339Nano, str(v, "updateTime"))
-		if err1 != nil || err2 != nil {
+		c, ok1 := parseTime(str(v, "createTime"))
+		u, ok2 := parseTime(str(v, "updateTime"))
+		if !ok1 || !ok2 {
 			return nil, false
 		}
-		return fmt.Appendf(nil, "%d", u.Sub(c).Milliseconds()), true
+		return fmt.Appendf(nil, "%d", durationMs(c, u)), true
 	}
 	return nil, false
 }

@@ -138,6 +138,9 @@ func FuzzParse(f *testing.F) {
 		`{from: x y} {from: "activities"}`,
 		`{"a": "\u00e9\"\ud83d\ude00", /* x */ b: [1, 2e3, -1.5, true, null]}`,
 		`[`, `{`, `'`, "from: [", "{from: 'activities', where: {'a.b[]': {contains: 'X'}}}",
+		"from: activities\nwhere: {a: {b: {c: [[{d: 1}]]}}}\nselect: [é, 'ü.x', \"日本\", id, plan[], -x]\n",
+		"from: activities\nselect:\n- - - - x\n  - y\nwhere:\n    ? type\n    : agentMessaged\n",
+		"from: sessions # c\nselect: [ 'a', \"b\\u00e9\", c ]   # ü\nwhere: {\"x.y\": {in: [1, 'z', null]}, w: {gt: 1}}\n",
 	} {
 		f.Add("q.jql", s)
 		f.Add("q.jql.yaml", s)

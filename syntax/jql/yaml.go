@@ -3,8 +3,10 @@ package jql
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
+	yamllexer "github.com/goccy/go-yaml/lexer"
 	yamlparser "github.com/goccy/go-yaml/parser"
 	yamltoken "github.com/goccy/go-yaml/token"
 
@@ -19,6 +21,9 @@ type yamlConv struct {
 	file  *syntax.File // positions
 	diags []syntax.Diagnostic
 	depth int
+	// The last position converted, so that a long line is walked once
+	// rather than from its start for every token on it.
+	lastLine, lastCol, lastOff int
 }
 
 func newYAMLConv(src string) *yamlConv {
@@ -30,7 +35,17 @@ func (c *yamlConv) offset(tk *yamltoken.Token) int {
 	if tk == nil || tk.Position == nil {
 		return 0
 	}
-	return c.file.OffsetRunes(tk.Position.Line, tk.Position.Column)
+	line, col := tk.Position.Line, tk.Position.Column
+	if line != c.lastLine || col < c.lastCol || c.lastLine < 1 {
+		c.lastLine, c.lastCol, c.lastOff = line, 1, c.file.OffsetRunes(line, 1)
+	}
+	off := c.lastOff
+	for i := c.lastCol; i < col && off < len(c.src) && c.src[off] != '\n'; i++ {
+		_, n := utf8.DecodeRuneInString(c.src[off:])
+		off += n
+	}
+	c.lastCol, c.lastOff = col, off
+	return off
 }
 
 // scalarSpan finds the source extent of a scalar token starting at off.
@@ -245,7 +260,13 @@ func parseYAMLDoc(src string, start, end int) parsedDoc {
 	text := pad.String() + src[start:end]
 	c := newYAMLConv(src[:end])
 	span := syntax.Sp(start, end)
-	f, err := yamlparser.ParseBytes([]byte(text), 0)
+	tokens := yamllexer.Tokenize(text)
+	if tk := tooDeep(tokens); tk != nil {
+		off := min(max(c.offset(tk), start), end)
+		d := diag(syntax.Sp(off, min(off+1, end)), CodeSyntax, sprintf("nesting too deep (more than %d levels)", maxDepth))
+		return parsedDoc{val: &Value{Kind: KindInvalid, Span: span}, diags: []syntax.Diagnostic{d}, span: span}
+	}
+	f, err := yamlparser.Parse(tokens, 0)
 	if err != nil {
 		off := start
 		msg := err.Error()
@@ -275,6 +296,42 @@ func parseYAMLDoc(src string, start, end int) parsedDoc {
 	}
 	clampSpans(v, start, end)
 	return parsedDoc{val: v, diags: c.diags, span: span}
+}
+
+// tooDeep returns the first token at which the document may nest deeper
+// than maxDepth, or nil. The YAML parser's cost grows with the square of the
+// nesting, so the depth is bounded on the tokens, in one pass, before it
+// runs. The estimate never undercounts: flow brackets open, every block
+// sequence entry or explicit key on a line opens one more level (a compact
+// "- - - x" nests without indentation), and a line's indentation bounds its
+// block nesting.
+func tooDeep(tokens yamltoken.Tokens) *yamltoken.Token {
+	flow, line, entries, indent := 0, -1, 0, 0
+	for _, tk := range tokens {
+		if tk == nil || tk.Position == nil {
+			continue
+		}
+		if tk.Position.Line != line {
+			line, entries, indent = tk.Position.Line, 0, 0
+			if flow == 0 {
+				indent = max(tk.Position.Column-1, 0)
+			}
+		}
+		switch tk.Type {
+		case yamltoken.MappingStartType, yamltoken.SequenceStartType:
+			flow++
+		case yamltoken.MappingEndType, yamltoken.SequenceEndType:
+			flow = max(flow-1, 0)
+		case yamltoken.SequenceEntryType, yamltoken.MappingKeyType:
+			if flow == 0 {
+				entries++
+			}
+		}
+		if flow+entries+indent > maxDepth {
+			return tk
+		}
+	}
+	return nil
 }
 
 // clampSpans keeps every span inside [lo, hi], whatever the YAML positions said.

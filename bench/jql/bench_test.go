@@ -1,4 +1,4 @@
-package jql
+package jql_test
 
 import (
 	"bufio"
@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/itchyny/gojq"
+
+	evaljql "github.com/ctxql/ctxql/eval/jql"
 )
 
 // benchQuery is the benchmarked JQL query; benchJQ is the equivalent jq
@@ -231,7 +233,10 @@ func main() {
 
 func buildBinaries(b *testing.B, dir string) (ctxql, gojqBin string) {
 	ctxql = filepath.Join(dir, "ctxql")
-	if out, err := exec.Command("go", "build", "-o", ctxql, "github.com/ctxql/ctxql/cmd/ctxql").CombinedOutput(); err != nil {
+	// Build from the ctxql module itself, with its own dependency set.
+	build := exec.Command("go", "build", "-o", ctxql, "./cmd/ctxql")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build ctxql: %v\n%s", err, out)
 	}
 	mod := filepath.Join(dir, "gojqdriver")
@@ -332,7 +337,7 @@ func BenchmarkActivities(b *testing.B) {
 	b.Run("ctxql-inprocess", func(b *testing.B) {
 		start := time.Now()
 		for range b.N {
-			res, err := Eval(context.Background(), benchQuery, File{Path: path})
+			res, err := evaljql.Eval(context.Background(), benchQuery, evaljql.File{Path: path})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package jql
+package jql_test
 
 import (
 	"bytes"
