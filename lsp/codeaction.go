@@ -25,6 +25,9 @@ type CodeActioner interface {
 	CodeActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAction
 }
 
+// codeActionKinds are the kinds of the actions the server offers.
+var codeActionKinds = []string{"quickfix", "source.fixAll", "source.migrate"}
+
 type wireCodeAction struct {
 	Title       string           `json:"title"`
 	Kind        string           `json:"kind,omitempty"`

@@ -15,6 +15,12 @@ import (
 // notification.
 const CommandRun = "ctxql.run"
 
+// CommandChooseData is the command of the "choose sample data" lens shown
+// above the queries of a document without sample data. The server does not
+// execute it: the editor implements it (a file picker that writes a
+// "// data:" line or the data setting). Its arguments are [uri].
+const CommandChooseData = "ctxql.chooseData"
+
 func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		Command   string            `json:"command"`

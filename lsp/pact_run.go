@@ -10,6 +10,7 @@ import (
 
 	evalpact "github.com/ctxql/ctxql/eval/pact"
 	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -70,7 +71,7 @@ func (pactLanguage) Complete(ctx context.Context, s *Snapshot, off int) []Comple
 	if d := pactData(s); d != nil {
 		// The types and keys of the data, found once per data file version
 		// (the load function must not use the workspace: Load holds it).
-		v, err := s.Workspace.Load("pact-known", s.Workspace.DataPath(s), func(string) (any, error) { return knownOf(d), nil })
+		v, err := s.Workspace.Load("pact-known", s.Workspace.DataPath(s), func(*files.Reader, string) (any, error) { return knownOf(d), nil })
 		if err == nil {
 			known, _ = v.(pact.Known)
 		}
@@ -216,7 +217,7 @@ func pactData(s *Snapshot) *evalpact.Data {
 	if path == "" {
 		return nil
 	}
-	v, err := s.Workspace.Load("pact", path, func(p string) (any, error) { return evalpact.LoadFile(p) })
+	v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
 	if err != nil {
 		return nil
 	}
@@ -236,7 +237,7 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 		return RunResult{}, false
 	}
 	res := RunResult{Span: q.Sp}
-	v, err := s.Workspace.Load("pact", path, func(p string) (any, error) { return evalpact.LoadFile(p) })
+	v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
 	if err != nil {
 		res.Err = fmt.Errorf("sample data %s: %w", path, err)
 		return res, true

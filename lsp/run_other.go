@@ -11,6 +11,7 @@ import (
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
 	evaljql "github.com/ctxql/ctxql/eval/jql"
 	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
@@ -59,7 +60,11 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := evaljql.EvalQuery(ctx, q, diags, evaljql.File{Path: path})
+	if err := s.Workspace.CheckData(path); err != nil {
+		res.Err = err
+		return res, true
+	}
+	r, err := evaljql.EvalQuery(ctx, q, diags, evaljql.File{Path: path, Files: s.Workspace.reader()})
 	res.Elapsed = time.Since(t0)
 	if err != nil {
 		res.Err = timeoutMessage(err, s.runTimeout())
@@ -123,8 +128,8 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		return datalogRun{}, false
 	}
 	v := s.derived("datalog-run", func() any {
-		db, err := s.Workspace.Load("datalog", path, func(p string) (any, error) {
-			d, err := evaldl.ReadDataPath(p)
+		db, err := s.Workspace.Load("datalog", path, func(r *files.Reader, p string) (any, error) {
+			d, err := evaldl.ReadDataPathFrom(r, p)
 			if err != nil {
 				return nil, err
 			}
@@ -250,10 +255,10 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 // sampleDocs returns the first 1,000 documents of a domain from the
 // sample data, read once per data file version, or nil.
 func sampleDocs(ws *workspace, path, domain string) []any {
-	v, err := ws.Load("jql-sample:"+domain, path, func(p string) (any, error) {
+	v, err := ws.Load("jql-sample:"+domain, path, func(r *files.Reader, p string) (any, error) {
 		var docs []any
 		stop := errors.New("enough")
-		err := evaljql.File{Path: p}.Scan(context.Background(), domain, func(raw []byte) error {
+		err := evaljql.File{Path: p, Files: r}.Scan(context.Background(), domain, func(raw []byte) error {
 			var v any
 			if json.Unmarshal(raw, &v) == nil {
 				docs = append(docs, v)
