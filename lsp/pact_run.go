@@ -2,11 +2,13 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	evalpact "github.com/ctxql/ctxql/eval/pact"
 	"github.com/ctxql/ctxql/format"
@@ -271,6 +273,7 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 	for i, id := range r.IDs {
 		ids[i] = id
 	}
+	res.Nodes = summarize(s.Workspace, path, data, r.IDs[:min(len(r.IDs), maxNodeSummaries)])
 	res.Count, res.Result = len(ids), ids
 	res.Sample = ids[:min(len(ids), previewLimit)]
 	return res, true
@@ -341,3 +344,88 @@ func (l pactLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax
 
 // CodeNoMatch is the code of the data-aware "matches nothing" diagnostic.
 const CodeNoMatch = "DATA001"
+
+// maxNodeSummaries bounds the node summaries of one run; previewLength
+// bounds a summary's content preview, in characters.
+const (
+	maxNodeSummaries = 1000
+	previewLength    = 80
+)
+
+// summarize describes the nodes of ids, looked up from the newest snapshot
+// back (ids not found are left out).
+func summarize(ws *workspace, path string, data *evalpact.Data, ids []string) []NodeSummary {
+	if len(ids) == 0 {
+		return nil
+	}
+	v, err := ws.Load("pact-depth", path, func(*files.Reader, string) (any, error) { return depthsOf(data), nil })
+	depths, _ := v.(map[*evalpact.Node]int)
+	if err != nil {
+		depths = nil
+	}
+	out := make([]NodeSummary, 0, len(ids))
+	for _, id := range ids {
+		var n *evalpact.Node
+		for i := len(data.Snapshots) - 1; i >= 0 && n == nil; i-- {
+			n = data.Snapshots[i].Lookup(id)
+		}
+		if n == nil {
+			continue
+		}
+		sum := NodeSummary{ID: n.ID, NodeType: n.NodeType, Depth: depths[n]}
+		if v, ok := n.Attr("role"); ok {
+			sum.Role = fmt.Sprint(v)
+		}
+		if v, ok := n.Attr("kind"); ok {
+			sum.Kind = fmt.Sprint(v)
+		}
+		for _, k := range []string{"content", "text", "summary", "value"} {
+			if v, ok := n.Attr(k); ok && v != nil {
+				sum.Preview = clip(oneLine(v), previewLength)
+				break
+			}
+		}
+		out = append(out, sum)
+	}
+	return out
+}
+
+// depthsOf numbers the depth of every node of every snapshot.
+func depthsOf(data *evalpact.Data) map[*evalpact.Node]int {
+	out := map[*evalpact.Node]int{}
+	var walk func(n *evalpact.Node, d int)
+	walk = func(n *evalpact.Node, d int) {
+		out[n] = d
+		for _, c := range n.Children {
+			walk(c, d+1)
+		}
+	}
+	for _, s := range data.Snapshots {
+		if s.Root != nil {
+			walk(s.Root, 0)
+		}
+	}
+	return out
+}
+
+// oneLine renders an attribute value on one line.
+func oneLine(v any) string {
+	var str string
+	if s, ok := v.(string); ok {
+		str = s
+	} else if b, err := json.Marshal(v); err == nil {
+		str = string(b)
+	} else {
+		str = fmt.Sprint(v)
+	}
+	return strings.Join(strings.Fields(str), " ")
+}
+
+// clip cuts s to n characters, marking the cut with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -16,6 +16,32 @@ type RunResult struct {
 	Sample  []any       // the first results, for previews
 	Elapsed time.Duration
 	Err     error // the query or the data failed; Count and Result are unset
+	// Nodes summarises the first results of a PACT query (at most
+	// maxNodeSummaries), in result order.
+	Nodes []NodeSummary
+	// Relation and Columns describe the tuples of a Datalog run: the
+	// relation's name and one column per argument.
+	Relation string
+	Columns  []Column
+}
+
+// NodeSummary describes one node a PACT query selected, for a results
+// table: its id, node type, depth in its tree (the root is 0), role and
+// kind attributes when it has them, and the start of its content.
+type NodeSummary struct {
+	ID       string `json:"id"`
+	NodeType string `json:"nodeType"`
+	Depth    int    `json:"depth"`
+	Role     string `json:"role,omitempty"`
+	Kind     string `json:"kind,omitempty"`
+	Preview  string `json:"preview,omitempty"`
+}
+
+// Column is one column of a Datalog relation: the variable naming it in
+// the rule's head (or "_1", "_2", ...) and its type ("" when unknown).
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
 }
 
 // Runner evaluates the query at a byte offset against the document's
@@ -49,17 +75,31 @@ func (s *Snapshot) runTimeout() time.Duration {
 }
 
 // MethodPreview is the server-to-client notification carrying the result
-// of the query being edited or run: {uri, range, count, results (the first
-// 50), elapsed_ms, error?}.
+// of the query being edited or run. Its shape, also the result of
+// ctxql.run (which carries every result instead of the first 50):
+//
+//	{"uri": "file:///w/q.pact", "range": {...}, "count": 2, "elapsed_ms": 0.4,
+//	 "results": ["cb:u1", "cb:u2"],           // PACT ids, JQL documents, Datalog tuples
+//	 "nodes": [{"id": "cb:u1", "nodeType": "cb", "depth": 4, "role": "user",
+//	            "kind": "text", "preview": "first 80 characters of content"}, ...],  // PACT only
+//	 "relation": "path",                       // Datalog only
+//	 "columns": [{"name": "x", "type": "Node"}, {"name": "y", "type": "Node"}],  // Datalog only
+//	 "error": "..."}                           // when the run failed
+//
+// "nodes" summarises the first results (at most 1,000) in result order;
+// "columns" has one entry per element of each Datalog tuple.
 const MethodPreview = "ctxql/preview"
 
 type previewParams struct {
-	URI       string  `json:"uri"`
-	Range     Range   `json:"range"`
-	Count     int     `json:"count"`
-	Results   []any   `json:"results"`
-	ElapsedMS float64 `json:"elapsed_ms"`
-	Error     string  `json:"error,omitempty"`
+	URI       string        `json:"uri"`
+	Range     Range         `json:"range"`
+	Count     int           `json:"count"`
+	Results   []any         `json:"results"`
+	ElapsedMS float64       `json:"elapsed_ms"`
+	Error     string        `json:"error,omitempty"`
+	Nodes     []NodeSummary `json:"nodes,omitempty"`
+	Relation  string        `json:"relation,omitempty"`
+	Columns   []Column      `json:"columns,omitempty"`
 }
 
 func (s *server) previewOf(snap *Snapshot, r RunResult) previewParams {
@@ -67,6 +107,10 @@ func (s *server) previewOf(snap *Snapshot, r RunResult) previewParams {
 		ElapsedMS: float64(r.Elapsed.Microseconds()) / 1000}
 	if p.Results == nil {
 		p.Results = []any{}
+	}
+	if r.Err == nil {
+		p.Nodes = r.Nodes[:min(len(r.Nodes), len(p.Results))]
+		p.Relation, p.Columns = r.Relation, r.Columns
 	}
 	if r.Err != nil {
 		p.Error = r.Err.Error()

@@ -37,6 +37,7 @@ type proc struct {
 	stderr *lockedBuffer
 	exited chan error
 	nextID int
+	stash  map[float64]map[string]any // responses read while waiting for others
 }
 
 // startProc starts "ctxql lsp" in dir and reads its messages.
@@ -156,6 +157,14 @@ func (p *proc) await(timeout time.Duration, match func(map[string]any) bool, see
 			if match(m) {
 				return m
 			}
+			if _, note := m["method"]; !note {
+				if id, ok := m["id"].(float64); ok {
+					if p.stash == nil {
+						p.stash = map[float64]map[string]any{}
+					}
+					p.stash[id] = m
+				}
+			}
 			if seen != nil {
 				seen(m)
 			}
@@ -166,9 +175,14 @@ func (p *proc) await(timeout time.Duration, match func(map[string]any) bool, see
 	}
 }
 
-// response waits for the answer to request id.
+// response waits for the answer to request id; answers to other requests
+// read meanwhile are kept for their own call.
 func (p *proc) response(id int, timeout time.Duration) map[string]any {
 	p.t.Helper()
+	if m, ok := p.stash[float64(id)]; ok {
+		delete(p.stash, float64(id))
+		return m
+	}
 	return p.await(timeout, func(m map[string]any) bool {
 		_, note := m["method"]
 		return !note && m["id"] == float64(id)

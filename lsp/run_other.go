@@ -180,8 +180,31 @@ func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResu
 			out[i] = r
 		}
 		res.Count, res.Result, res.Sample = len(out), out, out[:min(len(out), previewLimit)]
+		res.Relation, res.Columns = rule.Head.Name.Name, columnsOf(rule, run.res.Info)
 	}
 	return res, true
+}
+
+// columnsOf names the columns of the relation a rule derives after its
+// head's variables, typed by the checker.
+func columnsOf(rule *datalog.Rule, info *datalog.Info) []Column {
+	var types []string
+	if info != nil {
+		if ri := info.Relations[rule.Head.Name.Name]; ri != nil {
+			types = ri.Types
+		}
+	}
+	cols := make([]Column, len(rule.Head.Args))
+	for i, a := range rule.Head.Args {
+		cols[i].Name = fmt.Sprintf("_%d", i+1)
+		if a != nil && a.Kind == datalog.Var && a.Value != "" {
+			cols[i].Name = a.Value
+		}
+		if i < len(types) {
+			cols[i].Type = types[i]
+		}
+	}
+	return cols
 }
 
 // CodeLenses puts "▶ Run" above each rule when the document has data.
@@ -309,10 +332,14 @@ func has(v any, names []string) bool {
 }
 
 // runLenses puts a Run lens above each span when the document has data,
-// with the result count once known.
+// with the result count once known; without data, one lens above the
+// first query offers to choose the sample data (CommandChooseData).
 func runLenses(s *Snapshot, spans []syntax.Span) []CodeLens {
 	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
-		return nil
+		if len(spans) == 0 {
+			return nil
+		}
+		return []CodeLens{{Span: spans[0], Title: "▶ Run — choose sample data…", Command: CommandChooseData, Arguments: []any{s.URI}}}
 	}
 	var out []CodeLens
 	for _, sp := range spans {
