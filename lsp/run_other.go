@@ -10,12 +10,13 @@ import (
 
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
 	evaljql "github.com/ctxql/ctxql/eval/jql"
-	"github.com/ctxql/ctxql/format"
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // Queries lists the spans of the document's queries.
@@ -374,7 +375,12 @@ func (datalogLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit
 
 // formatWith formats the document by its file name's language.
 func formatWith(s *Snapshot) ([]syntax.TextEdit, error) {
-	out, err := format.Source(FilePath(s.URI), []byte(s.File.Text()))
+	name := FilePath(s.URI)
+	l := lang.ForName(name)
+	if l == nil {
+		return nil, lang.ErrUnsupported
+	}
+	out, err := l.Format(name, []byte(s.File.Text()), pact.DialectUnset)
 	if err != nil {
 		return nil, err
 	}
