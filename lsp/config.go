@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // Config is the "ctxql" settings section a client may send in
@@ -37,6 +39,9 @@ type Config struct {
 	// Project holds the .ctxql.yaml keys the editor sets, as a JSON object
 	// merged over the document's .ctxql.yaml; nil when it sets none.
 	Project map[string]any
+	// EditorDialect is the editor's dialect.default (DialectUnset when it
+	// sets none): it wins over .ctxql.yaml in the dialect resolution.
+	EditorDialect pact.Dialect
 	// Gen counts the changes of the settings, so that caches keyed by it
 	// see a change.
 	Gen int
@@ -118,7 +123,15 @@ func (c *Config) apply(raw json.RawMessage) {
 			delete(proj, "rules")
 		}
 	}
-	c.Project = nil
+	c.Project, c.EditorDialect = nil, pact.DialectUnset
+	if d, ok := proj["dialect"].(map[string]any); ok {
+		switch d["default"] {
+		case "v1":
+			c.EditorDialect = pact.V1
+		case "v2":
+			c.EditorDialect = pact.V2
+		}
+	}
 	if len(proj) > 0 {
 		c.Project = proj
 	}

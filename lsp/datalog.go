@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // datalogLanguage serves .dl files: parse diagnostics and one document
@@ -15,11 +17,12 @@ type datalogLanguage struct {
 	linter *lint.Linter
 }
 
-func (datalogLanguage) ID() string           { return "datalog" }
-func (datalogLanguage) Extensions() []string { return []string{".dl"} }
+func (datalogLanguage) ID() string { return string(lang.Datalog) }
 
-// Parse parses the program.
-func (datalogLanguage) Parse(f *syntax.File) any { return datalog.ParseProgram(f.Name(), f.Text()) }
+// Parse parses the program through the language table.
+func (datalogLanguage) Parse(f *syntax.File) any {
+	return lang.ByID(lang.Datalog).Parse(f.Name(), f.Text(), pact.DialectUnset).AST
+}
 
 func datalogProgram(s *Snapshot) *datalog.Program {
 	p, _ := s.Parsed().(*datalog.Program)

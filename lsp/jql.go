@@ -4,9 +4,11 @@ import (
 	"context"
 	"sort"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // jqlLanguage serves .jql and .jql.yaml files: parse diagnostics and one
@@ -15,13 +17,13 @@ type jqlLanguage struct {
 	linter *lint.Linter
 }
 
-func (jqlLanguage) ID() string { return "jql" }
-func (jqlLanguage) Extensions() []string {
-	return []string{".jql", ".jql.json", ".jql.yaml", ".jql.yml"}
-}
+func (jqlLanguage) ID() string { return string(lang.JQL) }
 
-// Parse parses every query of the file; the form follows the file name.
-func (jqlLanguage) Parse(f *syntax.File) any { return jql.ParseFile(f.Name(), f.Text()) }
+// Parse parses every query of the file through the language table; the
+// form follows the file name.
+func (jqlLanguage) Parse(f *syntax.File) any {
+	return lang.ByID(lang.JQL).Parse(f.Name(), f.Text(), pact.DialectUnset).AST
+}
 
 func jqlFile(s *Snapshot) *jql.File {
 	jf, _ := s.Parsed().(*jql.File)

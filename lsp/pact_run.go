@@ -13,6 +13,7 @@ import (
 	evalpact "github.com/ctxql/ctxql/eval/pact"
 	"github.com/ctxql/ctxql/format"
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -131,9 +132,10 @@ func knownOf(d *evalpact.Data) pact.Known {
 	return k
 }
 
-// Format formats the whole file with the canonical printer.
+// Format formats the whole file with the language table's printer, under
+// the document's resolved dialect.
 func (pactLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
-	out, err := format.PACT([]byte(s.File.Text()))
+	out, err := lang.ByID(lang.PACT).Format(s.File.Name(), []byte(s.File.Text()), s.Workspace.Dialect(s))
 	if err != nil {
 		return nil, err
 	}

@@ -213,3 +213,46 @@ func TestDataSettingLive(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestFormatHonoursDialect checks that document formatting parses a file
+// without a pragma in the dialect of its .ctxql.yaml (or of the editor
+// setting), as "ctxql fmt" does: a v1 file keeps its v1 meaning and a v1
+// line such as "[ttl<1]" is not refused.
+func TestFormatHonoursDialect(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".ctxql.yaml"), []byte("dialect:\n  default: v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, Options{})
+	c.initialize()
+	format := func(uri string) ([]wireTextEdit, error) {
+		var edits []wireTextEdit
+		err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri},
+			"options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits)
+		return edits, err
+	}
+	uri := "file://" + filepath.ToSlash(dir) + "/q.pact"
+	c.open(uri, ".mt .cb:summary\n[ttl<1]\n")
+	edits, err := format(uri)
+	if err != nil {
+		t.Fatalf("formatting a valid v1 file: %v", err)
+	}
+	for _, e := range edits {
+		if strings.Contains(e.NewText, " .summary") {
+			t.Errorf("v1 .cb:summary rewritten as v2 .summary: %+v", edits)
+		}
+	}
+	// The editor's dialect setting wins over .ctxql.yaml: in v2 the file
+	// has a syntax error and is not formatted.
+	c.send("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": map[string]any{"dialect": map[string]any{"default": "v2"}}}})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := format(uri); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the editor's v2 setting does not apply to formatting")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

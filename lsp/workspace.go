@@ -16,7 +16,9 @@ import (
 
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // workspace is what every snapshot shares: the sample data loaded for the
@@ -85,6 +87,17 @@ func (w *workspace) invalidate() {
 func (w *workspace) Project(snap *Snapshot) *config.Config {
 	cfg, _ := w.project1(snap)
 	return cfg
+}
+
+// Dialect resolves the PACT dialect of the document's lines without a
+// pragma through the language table's one resolution function: the
+// editor's dialect setting, else .ctxql.yaml, else v2.
+func (w *workspace) Dialect(snap *Snapshot) pact.Dialect {
+	if w == nil {
+		return pact.V2
+	}
+	set := lang.Settings{Editor: w.settings().EditorDialect, Config: w.Project(snap)}
+	return set.Dialect(FilePath(snap.URI), pact.DialectUnset)
 }
 
 // ProjectErr is the problem with the configuration of a document, if any.
