@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
@@ -122,6 +123,29 @@ func (l datalogLanguage) Hover(ctx context.Context, s *Snapshot, off int) (strin
 	md, sp, ok := datalog.Describe(p, datalogInfo(s, p), off)
 	if lt := linterFor(l.linter, s); lt != nil {
 		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
+	}
+	// On a relation name: that relation's own count, not the count of the
+	// rule the name appears in.
+	if sym, symSpan, found := datalog.SymbolAt(p, off); found && sym.Kind == datalog.Relation {
+		run, has := l.evaluate(ctx, s)
+		if !has {
+			return md, sp, ok
+		}
+		line := ""
+		switch n, known := run.relationCount(sym.Name); {
+		case run.err != nil:
+			line = fmt.Sprintf("Sample data: %v", run.err)
+		case run.res == nil || syntax.HasErrors(run.res.Diagnostics):
+			line = "Sample data: the program has errors"
+		case known:
+			line = fmt.Sprintf("Sample data: `%s` holds **%d** tuple(s)", sym.Name, n)
+		default:
+			line = fmt.Sprintf("Sample data: `%s` holds no tuples", sym.Name)
+		}
+		if !ok {
+			return line, symSpan, true
+		}
+		return md + "\n\n---\n\n" + line, sp, true
 	}
 	return withCount(ctx, s, off, md, sp, ok)
 }

@@ -115,8 +115,21 @@ func (datalogLanguage) Queries(s *Snapshot) []syntax.Span {
 // snapshot.
 type datalogRun struct {
 	res     *evaldl.ProgramResult
+	data    map[string]int // tuples per relation of the sample data
 	err     error
 	elapsed time.Duration
+}
+
+// relationCount returns the number of tuples of a relation after the
+// program ran: derived (data tuples included) or from the data alone.
+func (r datalogRun) relationCount(name string) (int, bool) {
+	if r.res != nil {
+		if rows, ok := r.res.Relations[name]; ok {
+			return len(rows), true
+		}
+	}
+	n, ok := r.data[name]
+	return n, ok
 }
 
 func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, bool) {
@@ -143,7 +156,11 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		defer cancel()
 		t0 := time.Now()
 		res, err := evaldl.EvalProgram(ctx, db.(*evaldl.DB), s.File.Name(), s.File.Text())
-		return datalogRun{res: res, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}
+		sizes := map[string]int{}
+		for _, r := range db.(*evaldl.DB).Relations() {
+			sizes[r.Name] = r.Size
+		}
+		return datalogRun{res: res, data: sizes, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}
 	})
 	return v.(datalogRun), true
 }
