@@ -137,11 +137,11 @@ func languageFor(langs []Language, uri, languageID string) Language {
 }
 
 // DefaultLanguages returns the languages the ctxql server serves: PACT,
-// JQL and Datalog. Each call returns fresh values.
+// JQL, Datalog and the queries embedded in host source files. Each call returns fresh values.
 func DefaultLanguages() []Language {
 	l, err := lint.New(pact.DialectUnset)
 	if err != nil {
 		l = nil // an invalid registry is caught by the lint tests; serve parse errors only
 	}
-	return []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}}
+	return []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}, hostLanguage{linter: l}}
 }
