@@ -28,7 +28,7 @@ func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, 
 		return "", syntax.Span{}, false
 	}
 	var parts []string
-	md, sp, ok := pact.Describe(pf, off)
+	md, sp, ok := describePACT(pf, off)
 	if ok {
 		parts = append(parts, md)
 	}
@@ -70,17 +70,17 @@ func (pactLanguage) Complete(ctx context.Context, s *Snapshot, off int) []Comple
 	if pf == nil {
 		return nil
 	}
-	var known pact.Known
+	var known pactKnown
 	if d := pactData(s); d != nil {
 		// The types and keys of the data, found once per data file version
 		// (the load function must not use the workspace: Load holds it).
 		v, err := s.Workspace.Load("pact-known", s.Workspace.DataPath(s), func(*files.Reader, string) (any, error) { return knownOf(d), nil })
 		if err == nil {
-			known, _ = v.(pact.Known)
+			known, _ = v.(pactKnown)
 		}
 	}
 	var out []CompletionItem
-	for _, c := range pact.Complete(pf, off, known) {
+	for _, c := range completePACT(pf, off, known) {
 		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
 		out = append(out, CompletionItem{Label: c.Label, Kind: completionKind(c.Category), Detail: c.Detail, Edit: &edit})
 	}
@@ -108,7 +108,7 @@ func completionKind(cat string) int {
 
 // knownOf lists the node types and attribute keys of the newest snapshot
 // (the first 20,000 nodes).
-func knownOf(d *evalpact.Data) pact.Known {
+func knownOf(d *evalpact.Data) pactKnown {
 	types, keys := map[string]bool{}, map[string]bool{}
 	s := d.Snapshots[len(d.Snapshots)-1]
 	for i, n := range s.Nodes() {
@@ -120,7 +120,7 @@ func knownOf(d *evalpact.Data) pact.Known {
 			keys[a.Key] = true
 		}
 	}
-	var k pact.Known
+	var k pactKnown
 	for t := range types {
 		k.Types = append(k.Types, t)
 	}
