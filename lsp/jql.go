@@ -69,7 +69,7 @@ func (l jqlLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, s
 	if jf == nil {
 		return "", syntax.Span{}, false
 	}
-	md, sp, ok := jql.Describe(jf, jql.NewSchema(), off)
+	md, sp, ok := describeJQL(jf, jql.NewSchema(), off)
 	if lt := linterFor(l.linter, s); lt != nil {
 		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
 	}
@@ -85,7 +85,7 @@ func (jqlLanguage) Complete(ctx context.Context, s *Snapshot, off int) []Complet
 		return nil
 	}
 	var out []CompletionItem
-	for _, c := range jql.Complete(jf, jql.NewSchema(), off, sampleKeys(ctx, s, jf, off)) {
+	for _, c := range completeJQL(jf, jql.NewSchema(), off, sampleKeys(ctx, s, jf, off)) {
 		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
 		kind := 5 // Field
 		switch c.Kind {
