@@ -98,19 +98,19 @@ func (datalogLanguage) Rename(_ context.Context, s *Snapshot, off int, name stri
 	if p == nil {
 		return nil, errors.New("the document does not parse")
 	}
-	return datalog.Rename(p, off, name)
+	return dlRename(p, off, name)
 }
 
-func datalogOccurrences(s *Snapshot, off int) []datalog.Occurrence {
+func datalogOccurrences(s *Snapshot, off int) []dlOccurrence {
 	p := datalogProgram(s)
 	if p == nil {
 		return nil
 	}
-	sym, _, ok := datalog.SymbolAt(p, off)
+	sym, _, ok := dlSymbolAt(p, off)
 	if !ok {
 		return nil
 	}
-	return datalog.Occurrences(p, sym)
+	return dlOccurrences(p, sym)
 }
 
 // Hover shows a relation's signature or a variable's inferred type, with
@@ -120,13 +120,13 @@ func (l datalogLanguage) Hover(ctx context.Context, s *Snapshot, off int) (strin
 	if p == nil {
 		return "", syntax.Span{}, false
 	}
-	md, sp, ok := datalog.Describe(p, datalogInfo(s, p), off)
+	md, sp, ok := describeDatalog(p, datalogInfo(s, p), off)
 	if lt := linterFor(l.linter, s); lt != nil {
 		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
 	}
 	// On a relation name: that relation's own count, not the count of the
 	// rule the name appears in.
-	if sym, symSpan, found := datalog.SymbolAt(p, off); found && sym.Kind == datalog.Relation {
+	if sym, symSpan, found := dlSymbolAt(p, off); found && sym.Kind == dlRelation {
 		run, has := l.evaluate(ctx, s)
 		if !has {
 			return md, sp, ok
@@ -158,10 +158,10 @@ func (datalogLanguage) Complete(_ context.Context, s *Snapshot, off int) []Compl
 		return nil
 	}
 	var out []CompletionItem
-	for _, c := range datalog.Complete(p, datalogInfo(s, p), off) {
+	for _, c := range completeDatalog(p, datalogInfo(s, p), off) {
 		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
 		kind, snippet := 6, false // Variable
-		if c.Kind == datalog.Relation {
+		if c.Kind == dlRelation {
 			kind, snippet = 3, true // Function, with argument placeholders
 			edit.NewText = c.Snippet
 		}
