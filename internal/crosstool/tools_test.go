@@ -93,7 +93,9 @@ func viewOf(t testing.TB, path, src string) (view, error) {
 	return v, nil
 }
 
-func key(p syntax.Position, msg string) string { return fmt.Sprintf("%d:%d: %s", p.Line, p.Column, msg) }
+func key(p syntax.Position, msg string) string {
+	return fmt.Sprintf("%d:%d: %s", p.Line, p.Column, msg)
+}
 
 // finding is one entry of "ctxql check --format json".
 type finding struct {
