@@ -165,10 +165,12 @@ func (l *Linter) Findings(ctx context.Context, file *syntax.File, ast any) []syn
 	return diags
 }
 
-// merge joins validity diagnostics and rule findings. A check diagnostic
-// with a rule finding at the same span is dropped; an error check makes
-// that finding (when it is an error too) an error of origin check, so that
-// no rule selection hides it.
+// merge joins validity diagnostics and rule findings. A rule finding at the
+// span of an error of origin check is that error reported under the rule's
+// code (with the rule's message and fixes): it becomes an error of origin
+// check, which no configuration hides or downgrades, and the check
+// diagnostic is dropped. A check warning with a rule finding at the same
+// span is dropped too.
 func merge(valid, rules []syntax.Diagnostic) []syntax.Diagnostic {
 	at := map[syntax.Span][]int{}
 	for i, r := range rules {
@@ -181,9 +183,9 @@ func merge(valid, rules []syntax.Diagnostic) []syntax.Diagnostic {
 			out = append(out, v)
 			continue
 		}
-		for _, i := range idx {
-			if v.Severity == syntax.SeverityError && rules[i].Severity == syntax.SeverityError {
-				rules[i].Origin = syntax.OriginCheck
+		if v.Severity == syntax.SeverityError {
+			for _, i := range idx {
+				rules[i].Origin, rules[i].Severity = syntax.OriginCheck, syntax.SeverityError
 			}
 		}
 	}
