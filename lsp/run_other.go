@@ -443,7 +443,7 @@ func runLenses(s *Snapshot, spans []syntax.Span) []CodeLens {
 // timeoutMessage turns a deadline into a message naming the limit.
 func timeoutMessage(err error, limit time.Duration) error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("evaluation stopped after %v", limit)
+		return fmt.Errorf("evaluation stopped after %v (raise the limit with the %s setting, in milliseconds)", limit, settingRunTimeout)
 	}
 	return err
 }
