@@ -316,7 +316,7 @@ func (s *server) snapshotOf(params json.RawMessage) (*Snapshot, error) {
 	if snap == nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", p.TextDocument.URI)
 	}
-	if snap.TooLarge() {
+	if _, _, bad := snap.Degraded(); bad {
 		return nil, errTooLarge
 	}
 	return snap, nil
@@ -378,7 +378,7 @@ func (s *server) positionParams(params json.RawMessage) (*Snapshot, int, error) 
 	if snap == nil {
 		return nil, 0, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", p.TextDocument.URI)
 	}
-	if snap.TooLarge() {
+	if _, _, bad := snap.Degraded(); bad {
 		return nil, 0, errTooLarge
 	}
 	return snap, s.offset(snap.File, p.Position), nil

@@ -256,3 +256,25 @@ func TestFormatHonoursDialect(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestNestingDepth checks the bracket depth the server measures before
+// parsing: strings hide their brackets, an apostrophe inside a word opens
+// no string, and closing brackets in strings cannot hide nesting.
+func TestNestingDepth(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{`{"a": [1, {"b": "((("}]}`, 3},
+		{"where: {a: {b: 1}}", 2},
+		{"{it's: {a: \"}\", b: {a: \"}\", b: {c: 1}}}}", 4},
+		{"{a: \"x\n}}}\" , b: {c: {d: 1}}}", 3},
+		{".mt[role='(('] > (.cb)", 1},
+		{"p(x) <-- q(x, \")\"), r(x).", 1},
+		{strings.Repeat("{a: ", 2000) + "1" + strings.Repeat("}", 2000), 1001},
+	} {
+		if got := nestingDepth(c.text, 1000); got != c.want {
+			t.Errorf("nestingDepth(%.40q) = %d, want %d", c.text, got, c.want)
+		}
+	}
+}
