@@ -335,7 +335,21 @@ type lspClient struct {
 func startLSP(t testing.TB) *lspClient {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	a, b := net.Pipe()
+	// A loopback socket, not net.Pipe: both ends may write at once (a
+	// response and a server request), which an unbuffered pipe deadlocks.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	b, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan int, 1)
 	go func() { done <- lsp.Serve(ctx, a, lsp.Options{}) }()
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(b))
@@ -344,19 +358,25 @@ func startLSP(t testing.TB) *lspClient {
 	})
 	c := &lspClient{conn: conn, ctx: ctx}
 	var res json.RawMessage
-	if _, err := conn.Call(ctx, "initialize", map[string]any{
+	ictx, icancel := context.WithTimeout(ctx, 20*time.Second)
+	defer icancel()
+	if _, err := conn.Call(ictx, "initialize", map[string]any{
 		"processId": nil, "rootUri": nil,
 		"capabilities": map[string]any{"textDocument": map[string]any{"diagnostic": map[string]any{}}},
 	}, &res); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	if err := conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
+	if err := conn.Notify(ictx, "initialized", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		var null json.RawMessage
-		_, _ = conn.Call(ctx, "shutdown", nil, &null)
-		_ = conn.Notify(ctx, "exit", nil)
+		sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
+		defer scancel()
+		if _, err := conn.Call(sctx, "shutdown", nil, &null); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		_ = conn.Notify(sctx, "exit", nil)
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
