@@ -128,9 +128,14 @@ func knownOf(d *evalpact.Data) pact.Known {
 	return k
 }
 
-// Format formats the whole file with the canonical printer.
+// Format formats the whole file with the canonical printer, in the dialect
+// the document was parsed in (its pragma, else its configuration).
 func (pactLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
-	out, err := format.PACT([]byte(s.File.Text()))
+	d := pact.DialectUnset
+	if pf := pactFile(s); pf != nil {
+		d = pf.Dialect
+	}
+	out, err := format.PACTDialect([]byte(s.File.Text()), d)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +192,15 @@ func minimalEdit(before, after string) []syntax.TextEdit {
 		q++
 	}
 	for q > 0 && !isRuneStart(before, len(before)-q) {
+		q--
+	}
+	// Neither end may fall between the "\r" and "\n" of a line break: an
+	// LSP position cannot address that place, and clients clamp it to the
+	// line's end.
+	if p > 0 && before[p-1] == '\r' && p < len(before) && before[p] == '\n' {
+		p--
+	}
+	if e := len(before) - q; q > 0 && e > 0 && before[e-1] == '\r' && before[e] == '\n' && q <= len(after)-p {
 		q--
 	}
 	return []syntax.TextEdit{{Span: syntax.Sp(p, len(before)-q), NewText: after[p : len(after)-q]}}
