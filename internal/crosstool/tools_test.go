@@ -494,7 +494,7 @@ func agreeLSP(t *testing.T, c *lspClient, path string, v view, formatted *string
 // the query sections of the evaluator, formatter, parser and
 // language-server archives, with their configuration and sample data).
 func TestToolsAgree(t *testing.T) {
-	es := corpus(t)
+	es := append(corpus(t), repros...)
 	count := map[lang.ID]int{}
 	for _, e := range es {
 		count[lang.ForName(e.name).ID]++
