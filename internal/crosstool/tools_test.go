@@ -22,7 +22,6 @@ import (
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lsp"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/ctxql/ctxql/syntax/jql"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -82,14 +81,7 @@ func viewOf(t testing.TB, path, src string) (view, error) {
 	}
 	slices.Sort(v.syntax)
 	v.syntax = slices.Compact(v.syntax)
-	switch a := p.AST.(type) {
-	case *pact.File:
-		v.parser = syntax.HasErrors(a.Diagnostics)
-	case *jql.File:
-		v.parser = syntax.HasErrors(a.Diagnostics)
-	case *datalog.Program:
-		v.parser = syntax.HasErrors(a.Diagnostics)
-	}
+	v.parser = parserErrors(p)
 	return v, nil
 }
 
