@@ -234,7 +234,7 @@ func (l *Linter) configure(name string, diags []syntax.Diagnostic) []syntax.Diag
 		return diags
 	}
 	out := diags[:0:0]
-	abs := lang.AbsName(name)
+	abs := lang.ConfigName(cfg, name)
 	for _, d := range diags {
 		if d.Origin == syntax.OriginSyntax || d.Origin == syntax.OriginCheck {
 			out = append(out, d)

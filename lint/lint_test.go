@@ -96,3 +96,21 @@ func TestUnsupported(t *testing.T) {
 		t.Error("a .txt file was checked")
 	}
 }
+
+// TestSuppressEditCommentSyntax checks that a suppression comment is
+// written in the comment syntax of the file's language.
+func TestSuppressEditCommentSyntax(t *testing.T) {
+	d := syntax.Diagnostic{Span: syntax.Sp(0, 1), Code: "PACT001"}
+	for name, want := range map[string]string{
+		"q.pact":     " // ctxql:ignore PACT001 -- reason",
+		"q.jql.yaml": " # ctxql:ignore PACT001 -- reason",
+		"doc.md":     " <!-- ctxql:ignore PACT001 -- reason -->",
+		"tool.py":    " # ctxql:ignore PACT001 -- reason",
+		"app.ts":     " // ctxql:ignore PACT001 -- reason",
+	} {
+		e := SuppressEdit(name, syntax.NewFile(name, "x\n"), d)
+		if e.NewText != want || e.Span != syntax.Sp(1, 1) {
+			t.Errorf("%s: %+v, want %q at the line's end", name, e, want)
+		}
+	}
+}
