@@ -67,6 +67,15 @@ func (l *Linter) WithConfig(cfg *config.Config) *Linter {
 	return &cp
 }
 
+// WithEditorDialect returns a linter whose editor dialect setting is d
+// (DialectUnset: none): it beats the configuration for files without a
+// pragma. The language server calls it when the editor's setting changes.
+func (l *Linter) WithEditorDialect(d pact.Dialect) *Linter {
+	cp := *l
+	cp.settings.Editor = d
+	return &cp
+}
+
 // Config returns the linter's configuration, or nil.
 func (l *Linter) Config() *config.Config { return l.settings.Config }
 
