@@ -248,7 +248,7 @@ func (s Settings) Resolve(name string, pragma pact.Dialect) (pact.Dialect, Sourc
 		return s.Editor, FromEditor
 	}
 	if s.Config != nil {
-		if d, ok := s.Config.DialectSet(AbsName(name)); ok {
+		if d, ok := s.Config.DialectSet(ConfigName(s.Config, name)); ok {
 			return d, FromConfig
 		}
 	}

@@ -67,6 +67,15 @@ func (l *Linter) WithConfig(cfg *config.Config) *Linter {
 	return &cp
 }
 
+// WithEditorDialect returns a linter whose editor dialect setting is d
+// (DialectUnset: none): it beats the configuration for files without a
+// pragma. The language server calls it when the editor's setting changes.
+func (l *Linter) WithEditorDialect(d pact.Dialect) *Linter {
+	cp := *l
+	cp.settings.Editor = d
+	return &cp
+}
+
 // Config returns the linter's configuration, or nil.
 func (l *Linter) Config() *config.Config { return l.settings.Config }
 
@@ -234,7 +243,7 @@ func (l *Linter) configure(name string, diags []syntax.Diagnostic) []syntax.Diag
 		return diags
 	}
 	out := diags[:0:0]
-	abs := lang.AbsName(name)
+	abs := lang.ConfigName(cfg, name)
 	for _, d := range diags {
 		if d.Origin == syntax.OriginSyntax || d.Origin == syntax.OriginCheck {
 			out = append(out, d)

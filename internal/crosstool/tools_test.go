@@ -22,7 +22,6 @@ import (
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lsp"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/ctxql/ctxql/syntax/jql"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -82,14 +81,7 @@ func viewOf(t testing.TB, path, src string) (view, error) {
 	}
 	slices.Sort(v.syntax)
 	v.syntax = slices.Compact(v.syntax)
-	switch a := p.AST.(type) {
-	case *pact.File:
-		v.parser = syntax.HasErrors(a.Diagnostics)
-	case *jql.File:
-		v.parser = syntax.HasErrors(a.Diagnostics)
-	case *datalog.Program:
-		v.parser = syntax.HasErrors(a.Diagnostics)
-	}
+	v.parser = parserErrors(p)
 	return v, nil
 }
 
@@ -148,20 +140,20 @@ func agreeCheck(t *testing.T, path string, v view) {
 // agreeFmt requires "ctxql fmt" to refuse exactly the files whose parser
 // reports errors, and its output to read back, under the same settings, as
 // a file with the same validity and no syntax error. It returns the
-// formatted text, or "" when the file was refused.
-func agreeFmt(t *testing.T, path string, v view) string {
+// formatted text, or nil when the file was refused.
+func agreeFmt(t *testing.T, path string, v view) *string {
 	code, out, errs := run("fmt", path)
 	if !v.lang.CanFormat() {
 		if code != 2 {
 			t.Errorf("fmt exits %d on a %s file, which has no formatter", code, v.lang.Name)
 		}
-		return ""
+		return nil
 	}
 	if v.parser != (code == 2) {
 		t.Fatalf("fmt exits %d; the parser's errors: %v; stderr: %s", code, v.parsed.Diagnostics, errs)
 	}
 	if code != 0 {
-		return ""
+		return nil
 	}
 	p2 := v.lang.Parse(path, out, v.settings.Dialect(path, pact.DialectUnset))
 	if inv := p2.Invalid(); len(inv) > 0 != !v.parsed.Valid() {
@@ -175,13 +167,13 @@ func agreeFmt(t *testing.T, path string, v view) string {
 	if v.parsed.Dialect != p2.Dialect {
 		t.Errorf("formatting changes the dialect from %s to %s", v.parsed.Dialect, p2.Dialect)
 	}
-	return out
+	return &out
 }
 
 // agreeEval requires the evaluators to refuse what the language table
 // finds invalid (and, for PACT, nothing else), and formatting not to change
 // an evaluation result.
-func agreeEval(t *testing.T, dir, path string, v view, e entry, formatted string) {
+func agreeEval(t *testing.T, dir, path string, v view, e entry, formatted *string) {
 	switch v.lang.ID {
 	case lang.PACT:
 		agreePACT(t, dir, v, e, formatted)
@@ -195,9 +187,9 @@ func agreeEval(t *testing.T, dir, path string, v view, e entry, formatted string
 		if valid := v.parsed.Valid(); valid != (code == 0) && !dataError(errs) {
 			t.Fatalf("eval jql exits %d, the language table says valid=%v (%v): %s", code, valid, v.parsed.Invalid(), errs)
 		}
-		if code == 0 && formatted != "" {
+		if code == 0 && formatted != nil {
 			fp := filepath.Join(filepath.Dir(path), "formatted-"+filepath.Base(path))
-			writeFile(t, fp, formatted)
+			writeFile(t, fp, *formatted)
 			code2, out2, errs2 := run("eval", "jql", "--data", data, "--query-file", fp)
 			if code2 != 0 || out2 != out {
 				t.Errorf("formatting changes the result: exit %d %s%s\nbefore: %s\nafter: %s", code2, out2, errs2, out, out2)
@@ -212,9 +204,9 @@ func agreeEval(t *testing.T, dir, path string, v view, e entry, formatted string
 		if code == 2 {
 			t.Fatalf("eval datalog: %s", errs)
 		}
-		if code == 0 && formatted != "" {
+		if code == 0 && formatted != nil {
 			fp := filepath.Join(filepath.Dir(path), "formatted-"+filepath.Base(path))
-			writeFile(t, fp, formatted)
+			writeFile(t, fp, *formatted)
 			code2, out2, errs2 := run("eval", "datalog", "--data", data, "--rules", fp)
 			if code2 != 0 || out2 != out {
 				t.Errorf("formatting changes the result: exit %d %s\nbefore: %s\nafter: %s", code2, errs2, out, out2)
@@ -243,7 +235,7 @@ func writeData(t testing.TB, dir, data, def string) string {
 // pact" in the file's resolved dialect: it must fail exactly on the lines
 // the language table finds invalid. Each query of the formatted file must
 // evaluate as its original does.
-func agreePACT(t *testing.T, dir string, v view, e entry, formatted string) {
+func agreePACT(t *testing.T, dir string, v view, e entry, formatted *string) {
 	pf := v.parsed.AST.(*pact.File)
 	data := writeData(t, dir, e.data, string(must(os.ReadFile(filepath.Join("..", "..", "testdata", "pact", "history.json")))))
 	invalid := v.parsed.Invalid()
@@ -263,14 +255,14 @@ func agreePACT(t *testing.T, dir string, v view, e entry, formatted string) {
 				pf.Dialect, text, code, strings.TrimSpace(errs), invalid)
 		}
 	}
-	if formatted == "" {
+	if formatted == nil {
 		return
 	}
 	d, err := evpact.LoadFile(data)
 	if err != nil {
 		return
 	}
-	g := pact.ParseFile("", formatted, v.settings.Dialect(pf.Src.Name(), pact.DialectUnset))
+	g := pact.ParseFile("", *formatted, v.settings.Dialect(pf.Src.Name(), pact.DialectUnset))
 	if len(g.Queries) != len(pf.Queries) {
 		t.Fatalf("formatting changes the number of queries from %d to %d", len(pf.Queries), len(g.Queries))
 	}
@@ -335,7 +327,21 @@ type lspClient struct {
 func startLSP(t testing.TB) *lspClient {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	a, b := net.Pipe()
+	// A loopback socket, not net.Pipe: both ends may write at once (a
+	// response and a server request), which an unbuffered pipe deadlocks.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	b, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan int, 1)
 	go func() { done <- lsp.Serve(ctx, a, lsp.Options{}) }()
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(b))
@@ -344,19 +350,25 @@ func startLSP(t testing.TB) *lspClient {
 	})
 	c := &lspClient{conn: conn, ctx: ctx}
 	var res json.RawMessage
-	if _, err := conn.Call(ctx, "initialize", map[string]any{
+	ictx, icancel := context.WithTimeout(ctx, 20*time.Second)
+	defer icancel()
+	if _, err := conn.Call(ictx, "initialize", map[string]any{
 		"processId": nil, "rootUri": nil,
 		"capabilities": map[string]any{"textDocument": map[string]any{"diagnostic": map[string]any{}}},
 	}, &res); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	if err := conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
+	if err := conn.Notify(ictx, "initialized", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		var null json.RawMessage
-		_, _ = conn.Call(ctx, "shutdown", nil, &null)
-		_ = conn.Notify(ctx, "exit", nil)
+		sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
+		defer scancel()
+		if _, err := conn.Call(sctx, "shutdown", nil, &null); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		_ = conn.Notify(sctx, "exit", nil)
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
@@ -380,7 +392,9 @@ type wireDiag struct {
 }
 
 // diagnostics opens the file, pulls its diagnostics and closes it.
-func (c *lspClient) diagnostics(t *testing.T, path, text string, id lang.ID) []wireDiag {
+// The document is also formatted: the result must be *want, and the server
+// must decline when want is nil (fmt refuses the file).
+func (c *lspClient) diagnostics(t *testing.T, path, text string, id lang.ID, want *string) []wireDiag {
 	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 	ctx, cancel := context.WithTimeout(c.ctx, 20*time.Second)
 	defer cancel()
@@ -389,6 +403,13 @@ func (c *lspClient) diagnostics(t *testing.T, path, text string, id lang.ID) []w
 		t.Fatal(err)
 	}
 	defer c.conn.Notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	got, ok := c.formatted(t, ctx, uri, syntax.NewFile(path, text))
+	switch {
+	case ok != (want != nil):
+		t.Errorf("the server formats: %v; fmt formats: %v", ok, want != nil)
+	case ok && got != *want:
+		t.Errorf("the server's formatting differs from fmt:\nserver: %q\nfmt:    %q", got, *want)
+	}
 	var rep struct {
 		Kind  string     `json:"kind"`
 		Items []wireDiag `json:"items"`
@@ -399,10 +420,44 @@ func (c *lspClient) diagnostics(t *testing.T, path, text string, id lang.ID) []w
 	return rep.Items
 }
 
+// formatted asks the server to format the open document and returns the
+// text its edits give, or ok false when it declines.
+func (c *lspClient) formatted(t *testing.T, ctx context.Context, uri string, f *syntax.File) (string, bool) {
+	var edits []struct {
+		Range struct {
+			Start lspPos `json:"start"`
+			End   lspPos `json:"end"`
+		} `json:"range"`
+		NewText string `json:"newText"`
+	}
+	_, err := c.conn.Call(ctx, "textDocument/formatting", map[string]any{
+		"textDocument": map[string]any{"uri": uri},
+		"options":      map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits)
+	if err != nil {
+		return "", false
+	}
+	var es []syntax.TextEdit
+	for _, e := range edits {
+		es = append(es, syntax.TextEdit{Span: syntax.Sp(f.OffsetUTF16(e.Range.Start.utf16()), f.OffsetUTF16(e.Range.End.utf16())), NewText: e.NewText})
+	}
+	out, err := syntax.ApplyEdits(f.Text(), es)
+	if err != nil {
+		t.Fatalf("the server's formatting edits do not apply: %v", err)
+	}
+	return out, true
+}
+
+type lspPos struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+func (p lspPos) utf16() syntax.UTF16Pos { return syntax.UTF16Pos{Line: p.Line, Character: p.Character} }
+
 // agreeLSP requires the language server to report the table's syntax
 // errors of the document, and no other syntax error.
-func agreeLSP(t *testing.T, c *lspClient, path string, v view) {
-	items := c.diagnostics(t, path, v.parsed.File.Text(), v.lang.ID)
+func agreeLSP(t *testing.T, c *lspClient, path string, v view, formatted *string) {
+	items := c.diagnostics(t, path, v.parsed.File.Text(), v.lang.ID, formatted)
 	f := v.parsed.File
 	got := map[string]bool{}
 	for _, it := range items {
@@ -431,7 +486,7 @@ func agreeLSP(t *testing.T, c *lspClient, path string, v view) {
 // the query sections of the evaluator, formatter, parser and
 // language-server archives, with their configuration and sample data).
 func TestToolsAgree(t *testing.T) {
-	es := corpus(t)
+	es := append(corpus(t), repros...)
 	count := map[lang.ID]int{}
 	for _, e := range es {
 		count[lang.ForName(e.name).ID]++
@@ -452,12 +507,12 @@ func TestToolsAgree(t *testing.T) {
 				}
 				return
 			}
-			if slices.Contains(lang.Queries(), v.lang) {
-				agreeLSP(t, c, path, v)
-			}
 			agreeCheck(t, path, v)
 			formatted := agreeFmt(t, path, v)
 			agreeEval(t, dir, path, v, e, formatted)
+			if slices.Contains(lang.Queries(), v.lang) {
+				agreeLSP(t, c, path, v, formatted)
+			}
 		})
 	}
 }
