@@ -83,7 +83,7 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 		return nil
 	}
 	out := lintActions(ctx, linterFor(l.linter, s), s, l.Diagnostics(ctx, s), span, true)
-	if pf.Dialect == pact.V1 {
+	if pf.Dialect == pact.V1 && wanted(ctx, "source.migrate") {
 		if res, err := migrate.PACT([]byte(s.File.Text()), migrate.Options{ToV2: true}); err == nil && res.Changed {
 			out = append(out, CodeAction{Title: "Migrate file to v2", Kind: "source.migrate", Edits: res.Edits})
 		}
