@@ -55,6 +55,8 @@ func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, 
 			if !ok {
 				sp, ok = q.Sp, true
 			}
+		} else if hint, none := noDataHint(s); none && ok {
+			parts = append(parts, hint)
 		}
 	}
 	if !ok {

@@ -477,6 +477,9 @@ func formatWith(s *Snapshot) ([]syntax.TextEdit, error) {
 func withCount(ctx context.Context, s *Snapshot, off int, md string, sp syntax.Span, ok bool) (string, syntax.Span, bool) {
 	r, found := run(ctx, s, off)
 	if !found {
+		if hint, none := noDataHint(s); none && ok {
+			md += "\n\n---\n\n" + hint
+		}
 		return md, sp, ok
 	}
 	line := fmt.Sprintf("Sample data: **%d** result(s) in %.1f ms", r.Count, float64(r.Elapsed.Microseconds())/1000)
@@ -487,6 +490,15 @@ func withCount(ctx context.Context, s *Snapshot, off int, md string, sp syntax.S
 		return line, r.Span, true
 	}
 	return md + "\n\n---\n\n" + line, sp, true
+}
+
+// noDataHint is the hover line of a document without sample data, saying
+// how to name some; none is false when the document has data.
+func noDataHint(s *Snapshot) (hint string, none bool) {
+	if s.Workspace == nil || s.Workspace.DataPath(s) != "" {
+		return "", false
+	}
+	return "*No sample data: add a `// data: ./sample.json` line (or a `data` setting) to see result counts.*", true
 }
 
 // withRuleDocs appends to a hover the documentation of the rules whose

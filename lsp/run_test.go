@@ -42,6 +42,13 @@ func TestNoSampleData(t *testing.T) {
 		lenses[0].Range.Start.Line != 1 || lenses[0].Command.Arguments[0] != uri {
 		t.Fatalf("lenses without data: %+v", lenses)
 	}
+	var h struct {
+		Contents markupContent `json:"contents"`
+	}
+	c.mustCall("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": Position{Line: 1, Character: 1}}, &h)
+	if !strings.Contains(h.Contents.Value, "MessageTurn") || !strings.Contains(h.Contents.Value, "No sample data") {
+		t.Errorf("hover without data: %q", h.Contents.Value)
+	}
 	var res previewParams
 	c.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun,
 		"arguments": []any{uri, Range{Start: Position{Line: 1}, End: Position{Line: 1}}}}, &res)
