@@ -8,10 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/format"
 	"github.com/ctxql/ctxql/internal/atomicfile"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // fmtFlags are the flags of "ctxql fmt".
@@ -42,7 +45,7 @@ func newFmtCmd(env Env) *cobra.Command {
 	cmd.Flags().BoolVarP(&f.diff, "diff", "d", false, "print diffs instead of the formatted sources")
 	cmd.Flags().BoolVar(&f.check, "check", false, "list files that would change and exit 1 if there are any; write nothing")
 	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "file name that decides the language of standard input")
-	cmd.Flags().StringVar(&f.config, "config", "", "configuration file for the excluded paths (default: the nearest .ctxql.yaml)")
+	cmd.Flags().StringVar(&f.config, "config", "", "configuration file for the excluded paths and PACT dialects (default: the nearest .ctxql.yaml)")
 	f.limits.register(cmd.Flags())
 	return cmd
 }
@@ -65,14 +68,14 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 			if err != nil {
 				return Usagef("fmt: read standard input: %w", err)
 			}
-			ch, err := fmtOne(ctx, env, f, f.stdinFilename, src, true)
+			ch, err := fmtOne(ctx, env, f, cfg, f.stdinFilename, src, true)
 			if err != nil {
 				return err
 			}
 			changed = changed || ch
 			continue
 		}
-		paths, err := collect(arg, format.Supported, cfg)
+		paths, err := collect(arg, formattable, cfg)
 		if err != nil {
 			return Usagef("fmt: %w", err)
 		}
@@ -90,7 +93,7 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 				readError(env, "fmt", err)
 				return formatted{broken: true}, nil
 			}
-			ch, err := fmtOne(ctx, env, f, p, src, false)
+			ch, err := fmtOne(ctx, env, f, cfg, p, src, false)
 			var se *format.SyntaxError
 			var we *writeErr
 			switch {
@@ -120,9 +123,20 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 	return nil
 }
 
-// fmtOne formats one source and reports whether formatting changed it.
-func fmtOne(ctx context.Context, env Env, f *fmtFlags, name string, src []byte, stdin bool) (bool, error) {
-	out, err := format.Source(name, src)
+// formattable reports whether the language of a file name has a formatter.
+func formattable(name string) bool {
+	l := lang.ForName(name)
+	return l != nil && l.CanFormat()
+}
+
+// fmtOne formats one source, a PACT file without a pragma in the dialect
+// the configuration gives it, and reports whether formatting changed it.
+func fmtOne(ctx context.Context, env Env, f *fmtFlags, cfg *config.Config, name string, src []byte, stdin bool) (bool, error) {
+	l := lang.ForName(name)
+	if l == nil || !l.CanFormat() {
+		return false, Usagef("fmt: %s: %w", name, lang.ErrUnsupported)
+	}
+	out, err := l.Format(name, src, lang.Settings{Config: cfg}.Dialect(name, pact.DialectUnset))
 	var se *format.SyntaxError
 	switch {
 	case errors.As(err, &se):
@@ -136,8 +150,6 @@ func fmtOne(ctx context.Context, env Env, f *fmtFlags, name string, src []byte, 
 			return false, &ExitError{Code: ExitUsage}
 		}
 		return false, err
-	case errors.Is(err, format.ErrUnsupported):
-		return false, Usagef("fmt: %w", err)
 	case err != nil:
 		return false, fmt.Errorf("fmt: %s: %w", name, err)
 	}

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/internal/atomicfile"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/migrate"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
@@ -99,7 +99,7 @@ func runMigrate(ctx context.Context, env Env, f *migrateFlags, args []string) er
 			manual = manual || m
 			continue
 		}
-		paths, err := collect(arg, func(p string) bool { return strings.HasSuffix(strings.ToLower(p), ".pact") }, cfg)
+		paths, err := collect(arg, func(p string) bool { return lang.ForName(p) == lang.ByID(lang.PACT) }, cfg)
 		if err != nil {
 			return Usagef("migrate: %w", err)
 		}
@@ -192,12 +192,11 @@ func migrateOne(ctx context.Context, env Env, f *migrateFlags, opts migrate.Opti
 	return len(res.Manual) > 0, nil
 }
 
-// withDialect sets the dialect of a file without a pragma from the
-// configuration unless --dialect named one.
+// withDialect sets the dialect of a file without a pragma as the language
+// table resolves it: --dialect (a setting, like an editor's), else the
+// configuration, else v2.
 func withDialect(opts migrate.Options, cfg *config.Config, name string) migrate.Options {
-	if opts.Default == pact.DialectUnset && cfg != nil {
-		opts.Default = cfg.Dialect(absPath(name))
-	}
+	opts.Default = lang.Settings{Editor: opts.Default, Config: cfg}.Dialect(name, pact.DialectUnset)
 	return opts
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"sort"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // jqlLanguage serves .jql and .jql.yaml files: parse diagnostics and one
@@ -15,13 +17,13 @@ type jqlLanguage struct {
 	linter *lint.Linter
 }
 
-func (jqlLanguage) ID() string { return "jql" }
-func (jqlLanguage) Extensions() []string {
-	return []string{".jql", ".jql.json", ".jql.yaml", ".jql.yml"}
-}
+func (jqlLanguage) ID() string { return string(lang.JQL) }
 
-// Parse parses every query of the file; the form follows the file name.
-func (jqlLanguage) Parse(f *syntax.File) any { return jql.ParseFile(f.Name(), f.Text()) }
+// Parse parses every query of the file through the language table; the
+// form follows the file name.
+func (jqlLanguage) Parse(f *syntax.File) any {
+	return lang.ByID(lang.JQL).Parse(f.Name(), f.Text(), pact.DialectUnset).AST
+}
 
 func jqlFile(s *Snapshot) *jql.File {
 	jf, _ := s.Parsed().(*jql.File)
@@ -35,12 +37,7 @@ func (l jqlLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diag
 	if jf == nil {
 		return nil
 	}
-	return s.findings(ctx, func() []syntax.Diagnostic {
-		if l.linter == nil {
-			return append([]syntax.Diagnostic(nil), jf.Diagnostics...)
-		}
-		return linterFor(l.linter, s).Analyze(ctx, s.File, jf)
-	})
+	return analyzed(ctx, l.linter, s, jf, jf.Diagnostics)
 }
 
 // Symbols lists one symbol per query, named after its "from" domain.
@@ -67,7 +64,7 @@ func (l jqlLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, s
 	if jf == nil {
 		return "", syntax.Span{}, false
 	}
-	md, sp, ok := jql.Describe(jf, jql.NewSchema(), off)
+	md, sp, ok := describeJQL(jf, jql.NewSchema(), off)
 	if lt := linterFor(l.linter, s); lt != nil {
 		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
 	}
@@ -83,7 +80,7 @@ func (jqlLanguage) Complete(ctx context.Context, s *Snapshot, off int) []Complet
 		return nil
 	}
 	var out []CompletionItem
-	for _, c := range jql.Complete(jf, jql.NewSchema(), off, sampleKeys(ctx, s, jf, off)) {
+	for _, c := range completeJQL(jf, jql.NewSchema(), off, sampleKeys(ctx, s, jf, off)) {
 		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
 		kind := 5 // Field
 		switch c.Kind {

@@ -6,15 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
 	evaljql "github.com/ctxql/ctxql/eval/jql"
-	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // Queries lists the spans of the document's queries.
@@ -59,7 +62,11 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := evaljql.EvalQuery(ctx, q, diags, evaljql.File{Path: path})
+	if err := s.Workspace.CheckData(path); err != nil {
+		res.Err = err
+		return res, true
+	}
+	r, err := evaljql.EvalQuery(ctx, q, diags, evaljql.File{Path: path, Files: s.Workspace.reader()})
 	res.Elapsed = time.Since(t0)
 	if err != nil {
 		res.Err = timeoutMessage(err, s.runTimeout())
@@ -108,9 +115,23 @@ func (datalogLanguage) Queries(s *Snapshot) []syntax.Span {
 // datalogRun evaluates the whole program over the sample data once per
 // snapshot.
 type datalogRun struct {
+	db      *evaldl.DB
 	res     *evaldl.ProgramResult
+	data    map[string]int // tuples per relation of the sample data
 	err     error
 	elapsed time.Duration
+}
+
+// relationCount returns the number of tuples of a relation after the
+// program ran: derived (data tuples included) or from the data alone.
+func (r datalogRun) relationCount(name string) (int, bool) {
+	if r.res != nil {
+		if rows, ok := r.res.Relations[name]; ok {
+			return len(rows), true
+		}
+	}
+	n, ok := r.data[name]
+	return n, ok
 }
 
 func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, bool) {
@@ -123,8 +144,8 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		return datalogRun{}, false
 	}
 	v := s.derived("datalog-run", func() any {
-		db, err := s.Workspace.Load("datalog", path, func(p string) (any, error) {
-			d, err := evaldl.ReadDataPath(p)
+		db, err := s.Workspace.Load("datalog", path, func(r *files.Reader, p string) (any, error) {
+			d, err := evaldl.ReadDataPathFrom(r, p)
 			if err != nil {
 				return nil, err
 			}
@@ -137,7 +158,11 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		defer cancel()
 		t0 := time.Now()
 		res, err := evaldl.EvalProgram(ctx, db.(*evaldl.DB), s.File.Name(), s.File.Text())
-		return datalogRun{res: res, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}
+		sizes := map[string]int{}
+		for _, r := range db.(*evaldl.DB).Relations() {
+			sizes[r.Name] = r.Size
+		}
+		return datalogRun{db: db.(*evaldl.DB), res: res, data: sizes, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}
 	})
 	return v.(datalogRun), true
 }
@@ -175,8 +200,31 @@ func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResu
 			out[i] = r
 		}
 		res.Count, res.Result, res.Sample = len(out), out, out[:min(len(out), previewLimit)]
+		res.Relation, res.Columns = rule.Head.Name.Name, columnsOf(rule, run.res.Info)
 	}
 	return res, true
+}
+
+// columnsOf names the columns of the relation a rule derives after its
+// head's variables, typed by the checker.
+func columnsOf(rule *datalog.Rule, info *datalog.Info) []Column {
+	var types []string
+	if info != nil {
+		if ri := info.Relations[rule.Head.Name.Name]; ri != nil {
+			types = ri.Types
+		}
+	}
+	cols := make([]Column, len(rule.Head.Args))
+	for i, a := range rule.Head.Args {
+		cols[i].Name = fmt.Sprintf("_%d", i+1)
+		if a != nil && a.Kind == datalog.Var && a.Value != "" {
+			cols[i].Name = a.Value
+		}
+		if i < len(types) {
+			cols[i].Type = types[i]
+		}
+	}
+	return cols
 }
 
 // CodeLenses puts "▶ Run" above each rule when the document has data.
@@ -193,16 +241,82 @@ func (l datalogLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syn
 		return nil
 	}
 	var out []syntax.Diagnostic
+	probes := 0
 	for _, r := range p.Rules {
 		if r.Head == nil || r.IsFact() {
 			continue
 		}
 		if len(run.res.Relations[r.Head.Name.Name]) == 0 {
-			out = append(out, syntax.Diagnostic{Span: r.Head.Name.Loc, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
-				Message: fmt.Sprintf("%s derives nothing from the sample data %s", r.Head.Name.Name, s.Workspace.DataPath(s))})
+			d := syntax.Diagnostic{Span: r.Head.Name.Loc, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
+				Message: fmt.Sprintf("%s derives nothing from the sample data %s", r.Head.Name.Name, s.Workspace.DataPath(s))}
+			if probes < maxProbedRules && ctx.Err() == nil {
+				probes++
+				if rel, ok := firstFailing(ctx, s, run, r); ok {
+					d.Related = append(d.Related, rel)
+				}
+			}
+			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// maxProbedRules bounds the rules whose first failing body item is looked
+// for in one diagnosis.
+const maxProbedRules = 20
+
+// firstFailing finds the first body item of rule r after which the body
+// matches nothing over the sample data: a positive atom over an empty
+// relation, or else the shortest prefix of the body that a probe rule
+// (the prefix, with its variables as head) finds no tuple for. Each probe
+// evaluates the program once, within the run timeout.
+func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.Rule) (syntax.RelatedInfo, bool) {
+	src := s.File.Text()
+	for _, b := range r.Body {
+		if a := b.Atom; a != nil && !a.Negated {
+			if n, _ := run.relationCount(a.Name.Name); n == 0 {
+				return syntax.RelatedInfo{Span: a.Loc, Message: fmt.Sprintf("%s holds no tuple in the sample data", a.Name.Name)}, true
+			}
+		}
+	}
+	if run.db == nil {
+		return syntax.RelatedInfo{}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
+	defer cancel()
+	var vars []string
+	seen := map[string]bool{}
+	for k, b := range r.Body {
+		if a := b.Atom; a != nil && !a.Negated {
+			for _, t := range a.Args {
+				if t != nil && t.Kind == datalog.Var && t.Value != "_" && !seen[t.Value] {
+					seen[t.Value] = true
+					vars = append(vars, t.Value)
+				}
+			}
+		}
+		if len(vars) == 0 {
+			continue
+		}
+		var items []string
+		for _, bi := range r.Body[:k+1] {
+			items = append(items, src[bi.Span().Start:bi.Span().End])
+		}
+		const probe = "ctxql_probe__"
+		text := src + "\n" + probe + "(" + strings.Join(vars, ", ") + ") <-- " + strings.Join(items, ", ") + ";\n"
+		res, err := evaldl.EvalProgram(ctx, run.db, s.File.Name(), text)
+		if err != nil || res == nil || syntax.HasErrors(res.Diagnostics) {
+			return syntax.RelatedInfo{}, false
+		}
+		if len(res.Relations[probe]) == 0 {
+			what := "no tuple matches the rule's body up to here"
+			if b.Atom != nil {
+				what = fmt.Sprintf("no tuple of %s joins the body items before it", b.Atom.Name.Name)
+			}
+			return syntax.RelatedInfo{Span: b.Span(), Message: what}, true
+		}
+	}
+	return syntax.RelatedInfo{}, false
 }
 
 // DataDiagnostics reports queries that return nothing from the sample data
@@ -250,10 +364,10 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 // sampleDocs returns the first 1,000 documents of a domain from the
 // sample data, read once per data file version, or nil.
 func sampleDocs(ws *workspace, path, domain string) []any {
-	v, err := ws.Load("jql-sample:"+domain, path, func(p string) (any, error) {
+	v, err := ws.Load("jql-sample:"+domain, path, func(r *files.Reader, p string) (any, error) {
 		var docs []any
 		stop := errors.New("enough")
-		err := evaljql.File{Path: p}.Scan(context.Background(), domain, func(raw []byte) error {
+		err := evaljql.File{Path: p, Files: r}.Scan(context.Background(), domain, func(raw []byte) error {
 			var v any
 			if json.Unmarshal(raw, &v) == nil {
 				docs = append(docs, v)
@@ -304,10 +418,14 @@ func has(v any, names []string) bool {
 }
 
 // runLenses puts a Run lens above each span when the document has data,
-// with the result count once known.
+// with the result count once known; without data, one lens above the
+// first query offers to choose the sample data (CommandChooseData).
 func runLenses(s *Snapshot, spans []syntax.Span) []CodeLens {
 	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
-		return nil
+		if len(spans) == 0 {
+			return nil
+		}
+		return []CodeLens{{Span: spans[0], Title: "▶ Run — choose sample data…", Command: CommandChooseData, Arguments: []any{s.URI}}}
 	}
 	var out []CodeLens
 	for _, sp := range spans {
@@ -325,7 +443,7 @@ func runLenses(s *Snapshot, spans []syntax.Span) []CodeLens {
 // timeoutMessage turns a deadline into a message naming the limit.
 func timeoutMessage(err error, limit time.Duration) error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("evaluation stopped after %v", limit)
+		return fmt.Errorf("evaluation stopped after %v (raise the limit with the %s setting, in milliseconds)", limit, settingRunTimeout)
 	}
 	return err
 }
@@ -342,7 +460,12 @@ func (datalogLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit
 
 // formatWith formats the document by its file name's language.
 func formatWith(s *Snapshot) ([]syntax.TextEdit, error) {
-	out, err := format.Source(FilePath(s.URI), []byte(s.File.Text()))
+	name := FilePath(s.URI)
+	l := lang.ForName(name)
+	if l == nil {
+		return nil, lang.ErrUnsupported
+	}
+	out, err := l.Format(name, []byte(s.File.Text()), pact.DialectUnset)
 	if err != nil {
 		return nil, err
 	}
@@ -354,6 +477,9 @@ func formatWith(s *Snapshot) ([]syntax.TextEdit, error) {
 func withCount(ctx context.Context, s *Snapshot, off int, md string, sp syntax.Span, ok bool) (string, syntax.Span, bool) {
 	r, found := run(ctx, s, off)
 	if !found {
+		if hint, none := noDataHint(s); none && ok {
+			md += "\n\n---\n\n" + hint
+		}
 		return md, sp, ok
 	}
 	line := fmt.Sprintf("Sample data: **%d** result(s) in %.1f ms", r.Count, float64(r.Elapsed.Microseconds())/1000)
@@ -364,6 +490,15 @@ func withCount(ctx context.Context, s *Snapshot, off int, md string, sp syntax.S
 		return line, r.Span, true
 	}
 	return md + "\n\n---\n\n" + line, sp, true
+}
+
+// noDataHint is the hover line of a document without sample data, saying
+// how to name some; none is false when the document has data.
+func noDataHint(s *Snapshot) (hint string, none bool) {
+	if s.Workspace == nil || s.Workspace.DataPath(s) != "" {
+		return "", false
+	}
+	return "*No sample data: add a `// data: ./sample.json` line (or a `data` setting) to see result counts.*", true
 }
 
 // withRuleDocs appends to a hover the documentation of the rules whose

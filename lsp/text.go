@@ -3,8 +3,11 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 
+	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -24,9 +27,63 @@ func (s *server) didOpen(params json.RawMessage) error {
 		Lang:       languageFor(s.langs, d.URI, d.LanguageID),
 		Edited:     -1,
 		Workspace:  s.ws,
+		Limit:      s.ws.limit(),
 	}
 	s.session.set(snap)
 	s.diags.schedule(snap)
+	s.projectChanged(d.URI)
+	return nil
+}
+
+// projectChanged re-diagnoses every open document when uri is a
+// configuration file: its text applies at once, saved or not.
+func (s *server) projectChanged(uri string) {
+	if path.Base(FilePath(uri)) == config.FileName {
+		s.ws.invalidate()
+		s.rediagnoseAll()
+	}
+}
+
+// didChangeWatchedFiles re-diagnoses the open documents when a watched
+// file changed on disk: every document for a .ctxql.yaml (or a change
+// without a usable URI), else the documents whose sample data is the
+// changed file or lies in a changed directory.
+func (s *server) didChangeWatchedFiles(params json.RawMessage) error {
+	var p struct {
+		Changes []struct {
+			URI string `json:"uri"`
+		} `json:"changes"`
+	}
+	_ = json.Unmarshal(params, &p)
+	var changed []string
+	all := len(p.Changes) == 0
+	for _, c := range p.Changes {
+		f := FilePath(c.URI)
+		if f == "" || path.Base(filepath.ToSlash(f)) == config.FileName {
+			all = true
+			break
+		}
+		changed = append(changed, f)
+	}
+	if all {
+		s.ws.invalidate()
+		s.rediagnoseAll()
+		return nil
+	}
+	for _, snap := range s.session.all() {
+		data := snap.Workspace.DataPath(snap)
+		if data == "" {
+			continue
+		}
+		for _, f := range changed {
+			if rel, err := filepath.Rel(data, f); data == f || err == nil && filepath.IsLocal(rel) {
+				if fresh := snap.fresh(); s.session.replace(snap, fresh) {
+					s.diags.schedule(fresh)
+				}
+				break
+			}
+		}
+	}
 	return nil
 }
 
@@ -67,9 +124,11 @@ func (s *server) didChange(params json.RawMessage) error {
 		Lang:       old.Lang,
 		Edited:     edited,
 		Workspace:  old.Workspace,
+		Limit:      s.ws.limit(),
 	}
 	s.session.set(snap)
 	s.diags.schedule(snap)
+	s.projectChanged(snap.URI)
 	return nil
 }
 
@@ -81,6 +140,7 @@ func (s *server) didClose(params json.RawMessage) error {
 	}
 	s.session.remove(p.TextDocument.URI)
 	s.diags.clear(p.TextDocument.URI)
+	s.projectChanged(p.TextDocument.URI)
 	return nil
 }
 
@@ -90,8 +150,14 @@ func (s *server) didSave(params json.RawMessage) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
+	if path.Base(FilePath(p.TextDocument.URI)) == config.FileName {
+		s.projectChanged(p.TextDocument.URI)
+		return nil
+	}
 	if snap := s.session.get(p.TextDocument.URI); snap != nil {
-		s.diags.schedule(snap)
+		if fresh := snap.fresh(); s.session.replace(snap, fresh) {
+			s.diags.schedule(fresh) // the data may have changed on disk
+		}
 	}
 	return nil
 }
