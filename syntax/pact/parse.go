@@ -195,9 +195,13 @@ func (p *parser) parseQuery() *Query {
 	}
 	p.skipWS()
 	if !p.is(lEOF) {
-		if p.v2() {
+		switch {
+		case p.v2() && p.is(lQQ) && (q.Props != nil || q.Behavior != nil || len(q.Controls) > 0):
+			t := p.cur()
+			p.errorf(t.span(), "unexpected \"??\" after the query's filter blocks or controls: they apply to the whole query, so a fallback \"A ?? B\" comes before them")
+		case p.v2():
 			p.expected("a combinator, \"??\", a {...} or [...] filter block, or a control")
-		} else {
+		default:
 			p.expected("a combinator, \",\" or the end of the selector")
 		}
 		// Skip the rest: the query is already known to be bad.
@@ -1396,6 +1400,10 @@ func (p *parser) parsePosition() *Position {
 		p.expected("\")\" to close the position")
 	}
 	pos.Sp = syntax.Sp(lp.start, end)
+	if len(pos.Hops) > 0 && pos.Hops[0].Kind != HopDepth {
+		h := pos.Hops[0]
+		p.errorf(h.Sp, "expected a depth dK as the first hop of the position, as in (d1, 0), found %s", strconv.Quote(p.src[h.Sp.Start:h.Sp.End]))
+	}
 	p.resolveSentinels(pos)
 	save := p.pos
 	p.skipWS()
