@@ -246,7 +246,9 @@ type evaluator struct {
 	s        *Snapshot
 	steps    int
 	matchers map[*syn.Compound]*matcher
-	held     []heldBuf // scratch sets to give back when the evaluation ends
+	held     []heldBuf    // scratch sets to give back when the evaluation ends
+	trace    *[]StepCount // step counts, recorded only by Explain
+	tried    int          // trace entries of fallback sides that matched nothing
 }
 
 // heldBuf is a scratch set taken from a snapshot's pool.
@@ -284,8 +286,29 @@ func (ev *evaluator) evalSnapshot(s *Snapshot) ([]*Node, error) {
 		return nil, err
 	}
 	q := ev.p.q
+	if ev.trace != nil {
+		if _, ok := q.Expr.(*syn.Chain); !ok {
+			if _, ok := q.Expr.(*syn.Fallback); !ok {
+				ev.record(q.Expr.Span(), len(set))
+			}
+		}
+	}
 	for _, b := range []*syn.Block{q.Props, q.Behavior} {
 		if b == nil {
+			continue
+		}
+		if ev.trace != nil {
+			// One filter at a time, to count after each.
+			for _, a := range b.Items {
+				out := set[:0:0]
+				for _, n := range set {
+					if ev.matchAttrs(n, []*syn.Attr{a}) {
+						out = append(out, n)
+					}
+				}
+				set = out
+				ev.record(a.Sp, len(set))
+			}
 			continue
 		}
 		out := set[:0:0]
@@ -310,6 +333,13 @@ func (ev *evaluator) evalSnapshot(s *Snapshot) ([]*Node, error) {
 	}
 	if ev.p.limit >= 0 && len(set) > ev.p.limit {
 		set = set[:ev.p.limit]
+	}
+	if ev.trace != nil {
+		for _, c := range q.Controls {
+			if c.Name == "skip" || c.Name == "limit" {
+				ev.record(c.Sp, len(set))
+			}
+		}
 	}
 	return set, nil
 }
@@ -387,6 +417,9 @@ func (ev *evaluator) expr(e syn.Expr) ([]*Node, error) {
 		l, err := ev.expr(x.Left)
 		if err != nil || len(l) > 0 {
 			return l, err
+		}
+		if ev.trace != nil {
+			ev.tried = len(*ev.trace) // the left side's counts no longer decide
 		}
 		return ev.expr(x.Right)
 	case *syn.Paren:
@@ -526,6 +559,7 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 	if c.Scope != nil {
 		cur = ev.depthNodes(c.Scope.From, c.Scope.To)
 		first = false
+		ev.record(c.Scope.Sp, len(cur))
 	}
 	for _, st := range c.Steps {
 		if err := ev.ctx.Err(); err != nil {
@@ -535,7 +569,13 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 		if comb == syn.CombNone {
 			comb = syn.CombDescendant
 		}
-		if st.Sel != nil {
+		if st.Sel != nil && ev.trace != nil {
+			set, err := ev.explainStep(st, cur, first, comb)
+			if err != nil {
+				return nil, err
+			}
+			cur, first = set, false
+		} else if st.Sel != nil {
 			// Structural filtering first over the narrowest index, then the
 			// compound's own tests on the survivors only, into a scratch
 			// buffer that is not the one cur lives in.
@@ -569,6 +609,7 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 			} else {
 				cur = relate(cur, cands, comb)
 			}
+			ev.record(st.Sp, len(cur))
 		} else {
 			return nil, errAt(st, "empty step")
 		}
