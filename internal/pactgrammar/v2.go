@@ -162,11 +162,11 @@ type V2Item struct {
 type V2Trailer struct {
 	Pos      lexer.Position
 	EndPos   lexer.Position
-	Props    *Items   `parser:"WS? ( '{' @@ '}'"`
-	Behavior *Items   `parser:"    | '[' @@ ']'"`
-	Star     bool     `parser:"    | @AtStar"`
-	Control  string   `parser:"    | @Control"`
-	Value    *CtlVal  `parser:"      ( '=' @@ )? )"`
+	Props    *Items  `parser:"WS? ( '{' @@ '}'"`
+	Behavior *Items  `parser:"    | '[' @@ ']'"`
+	Star     bool    `parser:"    | @AtStar"`
+	Control  string  `parser:"    | @Control"`
+	Value    *CtlVal `parser:"      ( '=' @@ )? )"`
 }
 
 // CtlVal is a control's value.
