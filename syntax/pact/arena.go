@@ -58,7 +58,7 @@ func (s *ptrSlab[T]) add(xs []*T, x *T, n int) []*T {
 		}
 		k := len(s.buf)
 		s.buf = s.buf[:k+n]
-		xs = s.buf[k:k:k+n]
+		xs = s.buf[k : k : k+n]
 	}
 	return append(xs, x)
 }
