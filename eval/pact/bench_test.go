@@ -93,7 +93,7 @@ var benchCases = []benchCase{
 	}},
 	{"ttl", ".cb[ttl<=1]", func(root *Node, out *[]*Node) {
 		walkAll(root, func(n *Node) bool {
-			return n.NodeType == "cb" && n.numOK&(1<<1) != 0 && n.nums[1] <= 1
+			return n.NodeType == "cb" && n.numOK&(1<<1) != 0 && float64(n.nums[1]) <= 1
 		}, out)
 	}},
 	{"id", "#cb:1500:2:77", func(root *Node, out *[]*Node) {

@@ -85,7 +85,7 @@ func (t *attrTest) match(n *Node) bool {
 		return (n.str(t.strIdx) == t.a.Value.Text) == (t.a.Op == syn.OpEq)
 	}
 	if t.numIdx >= 0 && n.numOK&(1<<t.numIdx) != 0 {
-		if r, ok := numOp(t.a.Op, n.nums[t.numIdx], t.a.Value.Num); ok {
+		if r, ok := numOp(t.a.Op, float64(n.nums[t.numIdx]), t.a.Value.Num); ok {
 			return r
 		}
 	}
