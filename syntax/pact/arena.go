@@ -9,7 +9,7 @@ type slab[T any] struct{ buf []T }
 // alloc stores v in s and returns a pointer to it.
 func alloc[T any](s *slab[T], v T) *T {
 	if len(s.buf) == cap(s.buf) {
-		s.buf = make([]T, 0, min(max(8, 2*cap(s.buf)), 1024))
+		s.buf = make([]T, 0, min(max(1, 2*cap(s.buf)), 1024))
 	}
 	s.buf = append(s.buf, v)
 	return &s.buf[len(s.buf)-1]
