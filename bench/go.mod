@@ -5,11 +5,13 @@ go 1.26.0
 replace github.com/ctxql/ctxql => ../
 
 require (
+	github.com/andybalholm/cascadia v1.3.5
 	github.com/bytedance/sonic v1.15.5
 	github.com/ctxql/ctxql v0.0.0-00010101000000-000000000000
 	github.com/goccy/go-json v0.12.0
 	github.com/itchyny/gojq v0.12.20
 	github.com/valyala/fastjson v1.6.10
+	golang.org/x/net v0.62.0
 )
 
 require (
@@ -20,6 +22,7 @@ require (
 	github.com/goccy/go-yaml v1.19.2 // indirect
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
 	golang.org/x/arch v0.0.0-20210923205945-b76863e36670 // indirect
 	golang.org/x/sys v0.49.0 // indirect

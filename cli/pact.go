@@ -17,6 +17,7 @@ import (
 // newEvalPactCmd builds `ctxql eval pact [--dialect v1|v2] --data FILE [--options JSON] SELECTOR`.
 func newEvalPactCmd(env Env) *cobra.Command {
 	var data, dialect, options string
+	var explain bool
 	cmd := &cobra.Command{
 		Use:   "pact [--dialect v1|v2] --data FILE [--options JSON] SELECTOR",
 		Short: "Evaluate a PACT selector or query",
@@ -27,12 +28,16 @@ func newEvalPactCmd(env Env) *cobra.Command {
 			"applies to ranges. Exit 1 on an invalid selector, 2 on usage or data errors.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if explain {
+				return runExplainPact(cmd.Context(), env.Stdout, data, dialect, args[0])
+			}
 			return runEvalPact(cmd.Context(), env.Stdout, data, dialect, options, args[0])
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "", "snapshot data file (required)")
 	cmd.Flags().StringVar(&dialect, "dialect", "v2", "selector dialect: v1 or v2")
 	cmd.Flags().StringVar(&options, "options", "", "range options as a JSON object")
+	cmd.Flags().BoolVar(&explain, "explain", false, "print the candidate count after each step and filter instead of the ids")
 	return cmd
 }
 
@@ -92,4 +97,54 @@ func queryError(file *syntax.File, err error) error {
 		return Failf("%s: %s", file.Position(qe.Span.Start), qe.Msg)
 	}
 	return &ExitError{Code: 1, Err: fmt.Errorf("ctxql eval pact: %w", err)}
+}
+
+// runExplainPact prints the candidate count after each step and filter of
+// the query, and the step that emptied it when it matches nothing.
+func runExplainPact(ctx context.Context, out io.Writer, data, dialect, src string) error {
+	d := syn.V2
+	if dialect == "v1" {
+		d = syn.V1
+	} else if dialect != "v2" && dialect != "" {
+		return Usagef("ctxql eval pact: --dialect must be v1 or v2, not %q", dialect)
+	}
+	if data == "" {
+		return Usagef("ctxql eval pact: --data is required")
+	}
+	file := syntax.NewFile("selector", src)
+	q, diags := syn.ParseQuery(src, d)
+	for _, dg := range diags {
+		if dg.Severity == syntax.SeverityError {
+			return Failf("%s", dg.Format(file))
+		}
+	}
+	plan, err := evpact.Compile(q, src)
+	if err != nil {
+		return queryError(file, err)
+	}
+	ds, err := evpact.LoadFile(data)
+	if err != nil {
+		return Usagef("ctxql eval pact: %w", err)
+	}
+	e, err := plan.Explain(ctx, ds)
+	if err != nil {
+		return queryError(file, err)
+	}
+	w := 0
+	for _, st := range e.Steps {
+		w = max(w, len(st.Text))
+	}
+	for i, st := range e.Steps {
+		mark := ""
+		if i == e.Emptied {
+			mark = "  <- emptied here"
+		}
+		fmt.Fprintf(out, "%-6s %-*s %8d%s\n", file.Position(st.Span.Start), w, st.Text, st.Count, mark)
+	}
+	if st, ok := e.EmptiedBy(); ok {
+		_, err = fmt.Fprintf(out, "no match: %s at %s left no candidates\n", st.Text, file.Position(st.Span.Start))
+	} else {
+		_, err = fmt.Fprintf(out, "%d match(es)\n", len(e.IDs))
+	}
+	return err
 }

@@ -2,7 +2,8 @@ package format
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
@@ -32,115 +33,165 @@ func PACT(src []byte) ([]byte, error) { return PACTDialect(src, pact.DialectUnse
 // PACTDialect is PACT for a file whose queries, without a pragma, are in
 // dialect def (DialectUnset means v2): a v1 file is printed as v1.
 func PACTDialect(src []byte, def pact.Dialect) ([]byte, error) {
+	out, _, err := printPACT(src, def, false)
+	return out, err
+}
+
+// PACTIsCanonical reports whether src is already in the form PACT prints,
+// without building the formatted text: it compares each printed line with
+// the source as it goes and stops at the first difference. A file with
+// syntax errors returns a *SyntaxError, as PACT does.
+func PACTIsCanonical(src []byte) (bool, error) { return PACTIsCanonicalDialect(src, pact.DialectUnset) }
+
+// PACTIsCanonicalDialect is PACTIsCanonical for a file read in dialect def.
+func PACTIsCanonicalDialect(src []byte, def pact.Dialect) (bool, error) {
+	_, ok, err := printPACT(src, def, true)
+	return ok, err
+}
+
+// printPACT prints src, read in dialect def, canonically into one buffer.
+// With check set it stops at the first line that differs from the source
+// and returns canonical=false and no text.
+func printPACT(src []byte, def pact.Dialect, check bool) (out []byte, canonical bool, err error) {
 	f := pact.ParseFile("", string(src), def)
 	if syntax.HasErrors(f.Diagnostics) {
-		return nil, &SyntaxError{Diagnostics: f.Diagnostics}
+		return nil, false, &SyntaxError{Diagnostics: f.Diagnostics}
 	}
 	text := f.Src.Text()
-	queries := map[int]*pact.Query{} // by line
-	for _, q := range f.Queries {
-		queries[f.Src.LineOf(q.Sp.Start)] = q
-	}
-	comments := map[int]*pact.Comment{}
-	for _, c := range f.Comments {
-		comments[f.Src.LineOf(c.Sp.Start)] = c
-	}
-	var out strings.Builder
-	blank := false
+	p := &printer{src: text, b: make([]byte, 0, len(text)+len(text)/8+16)}
+	qi, ci := 0, 0
+	blank, emitted := false, false
 	for l := 0; l < f.Src.LineCount(); l++ {
-		q, c := queries[l], comments[l]
-		var line string
-		switch {
-		case q != nil:
-			line = query(text, q)
-			if c != nil {
-				line += " " + strings.TrimRight(c.Text, " \t\r")
-			}
-		case c != nil:
-			line = strings.TrimRight(c.Text, " \t\r")
+		var q *pact.Query
+		var c *pact.Comment
+		if qi < len(f.Queries) && f.Src.LineOf(f.Queries[qi].Sp.Start) == l {
+			q = f.Queries[qi]
+			qi++
 		}
-		if line == "" {
-			blank = out.Len() > 0
+		if ci < len(f.Comments) && f.Src.LineOf(f.Comments[ci].Sp.Start) == l {
+			c = f.Comments[ci]
+			ci++
+		}
+		if q == nil && c == nil {
+			blank = emitted
 			continue
 		}
+		mark := len(p.b)
 		if blank {
-			out.WriteByte('\n')
+			p.b = append(p.b, '\n')
 			blank = false
 		}
-		out.WriteString(line)
-		out.WriteByte('\n')
+		if c != nil && q == nil && !emitted && f.Pragma == nil && pragmaLike(c.Text) {
+			// A comment that looks like the pragma but was not on the
+			// first line must not move there, where it would set (or
+			// break) the dialect: one blank line stays before it.
+			p.b = append(p.b, '\n')
+		}
+		emitted = true
+		if q != nil {
+			p.query(q)
+			if c != nil {
+				p.b = append(p.b, ' ')
+				p.b = append(p.b, strings.TrimRight(c.Text, " \t\r")...)
+			}
+		} else {
+			p.b = append(p.b, strings.TrimRight(c.Text, " \t\r")...)
+		}
+		p.b = append(p.b, '\n')
+		if check && (len(p.b) > len(text) || string(p.b[mark:]) != text[mark:len(p.b)]) {
+			return nil, false, nil
+		}
 	}
-	res := out.String()
-	// A comment that looks like the pragma but was not on the first line
-	// must not move there, where it would set (or break) the dialect: one
-	// blank line stays before it.
-	if f.Pragma == nil && strings.HasPrefix(res, "//") &&
-		strings.HasPrefix(strings.TrimLeft(res[2:], " \t"), "pact:") {
-		res = "\n" + res
+	if len(p.b) == len(text) && string(p.b) == text {
+		return src, true, nil // already canonical: nothing to check
 	}
-	if res == text {
-		return src, nil // already canonical: nothing to check
+	if check {
+		return nil, false, nil
 	}
 	// Every printed query must parse again: a printer bug must never
 	// reach a user's file.
+	res := string(p.b)
 	g := pact.ParseFile("", res, def)
 	if syntax.HasErrors(g.Diagnostics) || len(g.Queries) != len(f.Queries) {
-		return nil, fmt.Errorf("pact: internal error: the formatted text does not parse: %v", g.Diagnostics)
+		return nil, false, fmt.Errorf("pact: internal error: the formatted text does not parse: %v", g.Diagnostics)
 	}
-	return []byte(res), nil
+	return []byte(res), false, nil
 }
 
-// printer prints one query.
+// pragmaLike reports whether a comment reads like the "// pact: vN" pragma.
+func pragmaLike(c string) bool {
+	return strings.HasPrefix(c, "//") && strings.HasPrefix(strings.TrimLeft(c[2:], " \t"), "pact:")
+}
+
+// printer prints queries into one buffer.
 type printer struct {
-	src    string
-	q      *pact.Query
-	v2     bool
-	legacy map[pact.Node]pact.LegacyKind
-	b      strings.Builder
+	src   string
+	q     *pact.Query
+	v2    bool
+	b     []byte
+	tmp   []byte // a compound's parts before they are put in source order
+	parts []part
 }
 
-// query prints q canonically.
-func query(src string, q *pact.Query) string {
-	p := &printer{src: src, q: q, v2: q.Dialect != pact.V1, legacy: map[pact.Node]pact.LegacyKind{}}
-	for _, l := range q.Legacy {
-		p.legacy[l.Node] = l.Kind
+// part is one printed part of a compound: tmp[lo:hi].
+type part struct {
+	start  int
+	lo, hi int
+	tag    bool
+}
+
+// legacyKind returns the legacy form recorded for n, if any.
+func (p *printer) legacyKind(n pact.Node) (pact.LegacyKind, bool) {
+	for _, l := range p.q.Legacy {
+		if l.Node == n {
+			return l.Kind, true
+		}
 	}
+	return 0, false
+}
+
+// query prints q canonically into p.b.
+func (p *printer) query(q *pact.Query) {
+	p.q, p.v2 = q, q.Dialect != pact.V1
 	switch {
 	case q.Time != nil:
 		p.time(q.Time)
-		p.b.WriteByte(' ')
+		p.b = append(p.b, ' ')
 	case p.v2:
-		p.b.WriteString("@t0 ")
+		p.b = append(p.b, "@t0 "...)
 	}
 	p.expr(q.Expr)
 	if q.Props != nil {
-		p.b.WriteByte(' ')
+		p.b = append(p.b, ' ')
 		p.trailer(q.Props)
 	}
 	if q.Behavior != nil {
-		p.b.WriteByte(' ')
+		p.b = append(p.b, ' ')
 		p.trailer(q.Behavior)
 	}
 	for _, c := range q.Controls {
-		p.b.WriteString(" @" + c.Name)
+		p.b = append(p.b, " @"...)
+		p.b = append(p.b, c.Name...)
 		if c.HasValue {
-			p.b.WriteString("=" + c.Value)
+			p.b = append(p.b, '=')
+			p.b = append(p.b, c.Value...)
 		}
 	}
-	return p.b.String()
 }
 
 func (p *printer) slice(sp syntax.Span) string { return p.src[sp.Start:sp.End] }
 
+func (p *printer) str(s string) { p.b = append(p.b, s...) }
+
 func (p *printer) time(t *pact.Time) {
 	if t.History {
-		p.b.WriteString("@history")
+		p.str("@history")
 		return
 	}
-	p.b.WriteString(p.slice(t.From.Sp))
+	p.str(p.slice(t.From.Sp))
 	if t.To != nil {
-		p.b.WriteString("..")
-		p.b.WriteString(p.slice(t.To.Sp))
+		p.str("..")
+		p.str(p.slice(t.To.Sp))
 	}
 }
 
@@ -149,13 +200,13 @@ func (p *printer) expr(e pact.Expr) {
 	case *pact.Union:
 		for i, it := range x.Items {
 			if i > 0 {
-				p.b.WriteString(", ")
+				p.str(", ")
 			}
 			p.expr(it)
 		}
 	case *pact.Fallback:
 		p.expr(x.Left)
-		p.b.WriteString(" ?? ")
+		p.str(" ?? ")
 		p.expr(x.Right)
 	case *pact.Chain:
 		first := true
@@ -166,30 +217,30 @@ func (p *printer) expr(e pact.Expr) {
 		for _, st := range x.Steps {
 			switch {
 			case st.Comb == pact.CombChild && first:
-				p.b.WriteString("> ")
+				p.str("> ")
 			case st.Comb == pact.CombChild:
-				p.b.WriteString(" > ")
+				p.str(" > ")
 			case !first:
-				p.b.WriteByte(' ')
+				p.b = append(p.b, ' ')
 			}
 			first = false
 			p.step(st)
 		}
 	case *pact.Paren:
-		p.b.WriteByte('(')
+		p.b = append(p.b, '(')
 		p.expr(x.Inner)
-		p.b.WriteByte(')')
+		p.b = append(p.b, ')')
 	case *pact.Position:
 		p.position(x)
 	case *pact.CoordSet:
-		p.b.WriteByte('(')
+		p.b = append(p.b, '(')
 		for i, c := range x.Coords {
 			if i > 0 {
-				p.b.WriteString(", ")
+				p.str(", ")
 			}
 			p.position(c)
 		}
-		p.b.WriteByte(')')
+		p.b = append(p.b, ')')
 	case *pact.PropSearch:
 		p.trailer(x.Block)
 	}
@@ -210,166 +261,163 @@ func (p *printer) step(st *pact.Step) {
 // An insertion sentinel is printed as "end", "+N", "-N", or nothing after
 // the last ", " for the trailing comma.
 func (p *printer) position(x *pact.Position) {
-	p.b.WriteByte('(')
+	p.b = append(p.b, '(')
 	for i, h := range x.Hops {
 		if i > 0 {
-			p.b.WriteString(", ")
+			p.str(", ")
 		}
-		if k, ok := p.legacy[h]; ok && k == pact.LegacyCycleAt {
-			p.b.WriteString(p.slice(h.Sp)) // "c@N" is one token
+		if k, ok := p.legacyKind(h); ok && k == pact.LegacyCycleAt {
+			p.str(p.slice(h.Sp)) // "c@N" is one token
 			continue
 		}
 		switch h.Kind {
 		case pact.HopDepth:
 			p.depth(h.Depth)
 		case pact.HopOffset:
-			p.b.WriteString(p.slice(h.Sp))
+			p.str(p.slice(h.Sp))
 		case pact.HopStep:
-			var c printer
-			c.src, c.q, c.v2, c.legacy = p.src, p.q, p.v2, p.legacy
-			c.compound(h.Step)
-			text := c.b.String()
-			if p.src[h.Sp.Start] != '.' {
-				text = strings.TrimPrefix(text, ".")
+			at := len(p.b)
+			p.compound(h.Step)
+			if p.src[h.Sp.Start] != '.' && len(p.b) > at && p.b[at] == '.' {
+				p.b = append(p.b[:at], p.b[at+1:]...)
 			}
-			p.b.WriteString(text)
 		case pact.HopInsert:
 			switch h.Insert {
 			case pact.InsertEnd:
-				p.b.WriteString("end")
+				p.str("end")
 			case pact.InsertAfter:
-				fmt.Fprintf(&p.b, "+%d", h.Offset)
+				p.b = append(p.b, '+')
+				p.b = strconv.AppendInt(p.b, int64(h.Offset), 10)
 			case pact.InsertBefore:
-				fmt.Fprintf(&p.b, "-%d", h.Offset)
+				p.b = append(p.b, '-')
+				p.b = strconv.AppendInt(p.b, int64(h.Offset), 10)
 			}
 		}
 	}
-	p.b.WriteByte(')')
+	p.b = append(p.b, ')')
 	if x.Optional {
-		p.b.WriteByte('?')
+		p.b = append(p.b, '?')
 	}
 }
 
-func (p *printer) depth(d *pact.DepthRef) {
+func (p *printer) depth(d *pact.DepthRef) { p.b = appendDepth(p.b, d) }
+
+func appendDepth(b []byte, d *pact.DepthRef) []byte {
 	if d.Keyword {
-		fmt.Fprintf(&p.b, "depth(%d)", d.From)
-		return
+		b = append(b, "depth("...)
+		b = strconv.AppendInt(b, int64(d.From), 10)
+		return append(b, ')')
 	}
-	fmt.Fprintf(&p.b, "d%d", d.From)
+	b = append(b, 'd')
+	b = strconv.AppendInt(b, int64(d.From), 10)
 	if d.Range {
-		fmt.Fprintf(&p.b, "..d%d", d.To)
+		b = append(b, "..d"...)
+		b = strconv.AppendInt(b, int64(d.To), 10)
 	}
+	return b
 }
 
 // compound prints the parts of a compound selector in their source order
 // (the parser accepts only some orders), each canonically; in v2 the tags
 // are sorted among the places tags hold.
 func (p *printer) compound(c *pact.Compound) {
-	if _, ok := p.legacy[c]; ok {
-		p.b.WriteString(p.slice(c.Sp)) // "*@+" keeps its spelling
-		return
+	star := "*"
+	for _, l := range p.q.Legacy {
+		if l.Node == c && l.Kind == pact.LegacyOffsetAt {
+			star = "*@" + l.Value // "*@+" keeps its spelling
+		}
 	}
-	type part struct {
-		start int
-		text  string
-		tag   bool
+	p.tmp, p.parts = p.tmp[:0], p.parts[:0]
+	add := func(sp syntax.Span, lo int, tag bool) {
+		p.parts = append(p.parts, part{start: sp.Start, lo: lo, hi: len(p.tmp), tag: tag})
 	}
-	var parts []part
-	add := func(sp syntax.Span, text string) { parts = append(parts, part{start: sp.Start, text: text}) }
 	if c.Root != nil {
-		add(c.Root.Sp, "^"+c.Root.Name)
+		lo := len(p.tmp)
+		p.tmp = append(append(p.tmp, '^'), c.Root.Name...)
+		add(c.Root.Sp, lo, false)
 	}
 	if c.Universal {
-		add(c.UnivSpan, "*")
+		lo := len(p.tmp)
+		p.tmp = append(p.tmp, star...)
+		add(c.UnivSpan, lo, false)
 	}
 	if c.Depth != nil {
-		var d printer
-		d.src = p.src
-		d.depth(c.Depth)
-		add(c.Depth.Sp, d.b.String())
+		lo := len(p.tmp)
+		p.tmp = appendDepth(p.tmp, c.Depth)
+		add(c.Depth.Sp, lo, false)
 	}
 	for _, t := range c.Types {
-		if k, ok := p.legacy[t]; ok && k == pact.LegacyBaseTypeSugar && plainName(t.Sub) {
-			add(t.Sp, "."+t.Sub)
+		lo := len(p.tmp)
+		if k, ok := p.legacyKind(t); ok && k == pact.LegacyBaseTypeSugar && plainName(t.Sub) {
+			p.tmp = append(append(p.tmp, '.'), t.Sub...)
+			add(t.Sp, lo, false)
 			continue
 		}
 		// In a position hop "*:block" is the type block written with ":"; the
 		// spelling of the specification's examples is kept.
-		dot := "."
+		dot := byte('.')
 		if p.src[t.Sp.Start] == ':' {
-			dot = ":"
+			dot = ':'
 		}
-		add(t.Sp, dot+t.Name)
+		p.tmp = append(append(p.tmp, dot), t.Name...)
+		add(t.Sp, lo, false)
 	}
 	for _, h := range c.Hashes {
-		add(h.Sp, p.slice(h.Sp))
+		lo := len(p.tmp)
+		p.tmp = append(p.tmp, p.slice(h.Sp)...)
+		add(h.Sp, lo, false)
 	}
 	for _, t := range c.Tags {
-		parts = append(parts, part{start: t.Sp.Start, text: "+" + t.Name, tag: true})
+		lo := len(p.tmp)
+		p.tmp = append(append(p.tmp, '+'), t.Name...)
+		add(t.Sp, lo, true)
 	}
 	for _, a := range c.Attrs {
-		var q printer
-		q.src = p.src
-		q.b.WriteByte('[')
-		q.attr(a)
-		q.b.WriteByte(']')
-		add(a.Sp, q.b.String())
+		lo := len(p.tmp)
+		p.tmp = append(p.tmp, '[')
+		p.tmp = appendAttr(p.tmp, p.src, a)
+		p.tmp = append(p.tmp, ']')
+		add(a.Sp, lo, false)
 	}
 	for _, ps := range c.Pseudos {
-		text := ":" + ps.Name
+		lo := len(p.tmp)
+		p.tmp = append(append(p.tmp, ':'), ps.Name...)
 		if ps.HasParens {
-			var args []string
-			for _, a := range ps.Args {
-				arg := a.Value.Raw
-				if a.Hi != nil {
-					arg += "-" + a.Hi.Raw
+			p.tmp = append(p.tmp, '(')
+			for i, a := range ps.Args {
+				if i > 0 {
+					p.tmp = append(p.tmp, ',')
 				}
-				args = append(args, arg)
+				p.tmp = append(p.tmp, a.Value.Raw...)
+				if a.Hi != nil {
+					p.tmp = append(append(p.tmp, '-'), a.Hi.Raw...)
+				}
 			}
-			text += "(" + strings.Join(args, ",") + ")"
+			p.tmp = append(p.tmp, ')')
 		}
-		add(ps.Sp, text)
+		add(ps.Sp, lo, false)
 	}
-	sort.SliceStable(parts, func(i, j int) bool { return parts[i].start < parts[j].start })
-	if p.v2 {
-		var slots []int
-		var tags []string
-		for i, pt := range parts {
+	parts := p.parts
+	slices.SortStableFunc(parts, func(x, y part) int { return x.start - y.start })
+	if p.v2 && len(c.Tags) > 1 {
+		// Tags are sorted among the places tags hold.
+		var tags []part
+		for _, pt := range parts {
 			if pt.tag {
-				slots = append(slots, i)
-				tags = append(tags, pt.text)
+				tags = append(tags, pt)
 			}
 		}
-		sort.Strings(tags)
-		for k, i := range slots {
-			parts[i].text = tags[k]
+		slices.SortStableFunc(tags, func(x, y part) int { return strings.Compare(string(p.tmp[x.lo:x.hi]), string(p.tmp[y.lo:y.hi])) })
+		k := 0
+		for i := range parts {
+			if parts[i].tag {
+				parts[i] = tags[k]
+				k++
+			}
 		}
 	}
 	for _, pt := range parts {
-		p.b.WriteString(pt.text)
-	}
-}
-
-// attr prints one filter, operators without spaces ("ttl>=2"), the word
-// "in" with them ("role in ['a', 'b']").
-func (p *printer) attr(a *pact.Attr) {
-	p.b.WriteString(p.slice(a.KeySpan))
-	switch a.Op {
-	case pact.OpExists:
-	case pact.OpIn:
-		p.b.WriteString(" in [")
-		for i, v := range a.Values {
-			if i > 0 {
-				p.b.WriteString(", ")
-			}
-			p.b.WriteString(v.Raw)
-		}
-		p.b.WriteByte(']')
-	default:
-		p.b.WriteString(a.Op.String())
-		if a.Value != nil {
-			p.b.WriteString(a.Value.Raw)
-		}
+		p.b = append(p.b, p.tmp[pt.lo:pt.hi]...)
 	}
 }
 
@@ -379,14 +427,38 @@ func (p *printer) trailer(b *pact.Block) {
 	if b.Kind == pact.BlockBrace {
 		open, close = "{ ", " }"
 	}
-	p.b.WriteString(open)
+	p.str(open)
 	for i, a := range b.Items {
 		if i > 0 {
-			p.b.WriteString(", ")
+			p.str(", ")
 		}
-		p.attr(a)
+		p.b = appendAttr(p.b, p.src, a)
 	}
-	p.b.WriteString(close)
+	p.str(close)
+}
+
+// appendAttr appends one filter, operators without spaces ("ttl>=2"),
+// the word "in" with them ("role in ['a', 'b']").
+func appendAttr(b []byte, src string, a *pact.Attr) []byte {
+	b = append(b, src[a.KeySpan.Start:a.KeySpan.End]...)
+	switch a.Op {
+	case pact.OpExists:
+	case pact.OpIn:
+		b = append(b, " in ["...)
+		for i, v := range a.Values {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, v.Raw...)
+		}
+		b = append(b, ']')
+	default:
+		b = append(b, a.Op.String()...)
+		if a.Value != nil {
+			b = append(b, a.Value.Raw...)
+		}
+	}
+	return b
 }
 
 // plainName reports whether s can follow "." as a type name.

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,8 @@ import (
 // refused with its error diagnostics; a text that parses formats to a text
 // that parses to the same trees (spans aside, after the documented
 // canonical rewrites) with the same comments, formats to itself, and whose
-// queries give the same results as the originals on a fixture. The seed
+// queries give the same results as the originals on a fixture.
+// PACTIsCanonical says yes exactly when the output equals the input. The seed
 // corpus is every format golden's input plus a few legacy forms.
 func FuzzPACT(f *testing.F) {
 	files, _ := filepath.Glob("../testdata/format/pact/*.txtar")
@@ -40,6 +42,10 @@ func FuzzPACT(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		out, err := PACT(src)
+		ok, cerr := PACTIsCanonical(src)
+		if (err == nil) != (cerr == nil) || err == nil && ok != bytes.Equal(out, src) {
+			t.Fatalf("%q: PACTIsCanonical = %v, %v; PACT = %q, %v", src, ok, cerr, out, err)
+		}
 		if err != nil {
 			var se *SyntaxError
 			if !errors.As(err, &se) {

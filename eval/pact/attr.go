@@ -45,10 +45,45 @@ func attrValue(n *Node, key string) (any, bool) {
 }
 
 func (ev *evaluator) matchAttrs(n *Node, items []*syn.Attr) bool {
+	v2 := ev.p.q.Dialect != syn.V1
 	for _, a := range items {
+		if v2 && isFlag(a) {
+			if !truthy(n, a.Key) {
+				return false
+			}
+			continue
+		}
 		if !matchAttr(n, a) {
 			return false
 		}
+	}
+	return true
+}
+
+// isFlag reports whether a is a bare v2 behavior flag, "[ephemeral]" or
+// "[sticky]" (v2 §4 bprop), which tests the flag's truth rather than the
+// attribute's presence.
+func isFlag(a *syn.Attr) bool {
+	return a.Op == syn.OpExists && a.Kind == syn.BlockBracket && (a.Key == "ephemeral" || a.Key == "sticky")
+}
+
+// truthy reports whether a node's attribute is set to a true value: present
+// and not null, false, a zero number, "" or "false".
+func truthy(n *Node, key string) bool {
+	v, ok := n.Attr(key)
+	if !ok {
+		return false
+	}
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != "" && x != "false"
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		return err != nil || f != 0
 	}
 	return true
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/ctxql/ctxql/internal/files"
 )
@@ -35,16 +36,19 @@ type Node struct {
 	pos    int32                   // 1-based position among its parent's children
 	turn   int32                   // turn depth for direct children of a ^seq node (newest = 1), else 0
 	strOK  uint8                   // bit i set when strs[i] locates the string header stringKeys[i]
-	numOK  uint8                   // bit i set when nums[i] holds the parsed numericKeys[i]
+	numOK  uint8                   // bit i set when nums[i] holds numericKeys[i], an integer that fits in an int32
 	strEsc uint8                   // bit i set when header stringKeys[i] is a string with escapes (not cached)
 	strs   [len(stringKeys)]span32 // where in raw the string headers' text is
-	nums   [len(numericKeys)]float64
+	nums   [len(numericKeys)]int32
 }
 
 // span32 locates text inside a node's raw JSON object.
 type span32 struct{ lo, hi int32 }
 
-// numericKeys are the attributes whose numbers are parsed once at load time.
+// numericKeys are the attributes whose numbers are parsed once at load
+// time when they are integers within the int32 range (ttl, offset and
+// priority always are in practice); other values take the full
+// comparison path.
 var numericKeys = [...]string{"offset", "ttl", "priority", "cad"}
 
 // stringKeys are the string headers located once at load time.
@@ -84,7 +88,7 @@ func (n *Node) keyAttr() (string, bool) {
 func (n *Node) cachedNum(key string) (float64, bool, bool) {
 	for i, k := range numericKeys {
 		if k == key {
-			return n.nums[i], n.numOK&(1<<i) != 0, true
+			return float64(n.nums[i]), n.numOK&(1<<i) != 0, true
 		}
 	}
 	return 0, false, false
@@ -154,7 +158,14 @@ func LoadFileFrom(r *files.Reader, path string) (*Data, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read data: %w", err)
 	}
-	return LoadBytes(b)
+	if len(b) == 0 {
+		return LoadString("")
+	}
+	// The buffer is ours and is never written again, so the nodes can
+	// keep substrings of it without a copy of the whole input (for a large
+	// file the copy, and the page faults of its fresh memory, are a large
+	// part of the load).
+	return LoadString(unsafe.String(&b[0], len(b)))
 }
 
 // Load reads snapshot data from r.

@@ -469,8 +469,8 @@ func (n *Node) header(key, raw string, at int) error {
 		if k == key {
 			n.numOK &^= 1 << i
 			if c := raw[0]; c == '-' || (c >= '0' && c <= '9') {
-				if f, ok := integer(raw); ok {
-					n.nums[i] = f
+				if f, ok := integer(raw); ok && f >= math.MinInt32 && f <= math.MaxInt32 {
+					n.nums[i] = int32(f)
 					n.numOK |= 1 << i
 				}
 			}

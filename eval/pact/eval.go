@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,138 +54,26 @@ func Compile(q *syn.Query, src string) (*Plan, error) {
 	if q.Bad {
 		return nil, &Error{Span: q.Sp, Msg: "invalid selector"}
 	}
-	p := &Plan{q: q, src: src, limit: -1, order: ""}
-	for _, l := range q.Legacy {
-		if l.Kind == syn.LegacyOffsetAt {
-			return nil, &Error{Span: l.Sp, Msg: fmt.Sprintf("%q has no defined meaning; use an offset filter such as [offset>0]", "*@"+l.Value)}
-		}
+	if ds := syn.Validate(q); len(ds) > 0 {
+		return nil, &Error{Span: ds[0].Span, Msg: ds[0].Message}
 	}
-	if err := p.checkTime(q.Time); err != nil {
-		return nil, err
-	}
-	var cerr error
-	syn.Inspect(q, func(n syn.Node) bool {
-		if cerr != nil {
-			return false
-		}
-		switch x := n.(type) {
-		case *syn.Pseudo:
-			cerr = checkPseudo(x)
-		case *syn.Hop:
-			if x.Kind == syn.HopInsert {
-				cerr = errAt(x, "insertion positions are for mutations, not selection")
-			}
-		case *syn.Position:
-			if x.Optional {
-				cerr = &Error{Span: x.OptSpan, Msg: "\"?\" is for mutations; reads do not use it"}
-			}
-		case *syn.Hash:
-			if q.Dialect != syn.V1 {
-				p.keyed = true
-			}
-		case *syn.Attr:
-			if x.Key == "key" && q.Dialect != syn.V1 {
-				p.keyed = true
-			}
-			if x.Op.IsOrdering() && x.Value == nil {
-				cerr = errAt(x, "operator %s needs a value", x.Op)
-			}
-			if (x.Key == "born_turn" || x.Key == "age") && q.Dialect != syn.V1 {
-				cerr = &Error{Span: x.KeySpan, Msg: fmt.Sprintf("derived facet %s is not supported: the specification does not define which turn index a node is born at", x.Key)}
-			}
-		}
-		return true
-	})
-	if cerr != nil {
-		return nil, cerr
-	}
+	p := &Plan{q: q, src: src, limit: -1, order: "", keyed: q.Dialect != syn.V1 && sameKey(q)}
 	for _, c := range q.Controls {
 		switch c.Name {
-		case "*":
 		case "limit", "skip":
-			n, err := strconv.Atoi(c.Value)
-			if !c.HasValue || err != nil || n < 0 {
-				return nil, errAt(c, "@%s needs a non-negative integer, as in @%s=10", c.Name, c.Name)
-			}
+			n, _ := strconv.Atoi(c.Value)
 			if c.Name == "limit" {
 				p.limit = n
 			} else {
 				p.skip = n
 			}
 		case "order":
-			switch c.Value {
-			case "path", "key", "id":
-				p.order = c.Value
-			default:
-				return nil, errAt(c, "@order must be path, key or id")
-			}
+			p.order = c.Value
 		case "mode":
-			if !q.IsRange() {
-				return nil, errAt(c, "@mode is valid only with a snapshot range")
-			}
-			if c.Value != "latest" && c.Value != "pairwise" {
-				return nil, errAt(c, "@mode must be latest or pairwise")
-			}
 			p.hasMode = true
-		default:
-			return nil, errAt(c, "unknown control @%s", c.Name)
 		}
 	}
 	return p, nil
-}
-
-func (p *Plan) checkTime(t *syn.Time) error {
-	if t == nil || t.History {
-		return nil
-	}
-	if t.From == nil || t.From.Invalid || (t.To != nil && t.To.Invalid) {
-		return errAt(t, "invalid snapshot reference")
-	}
-	if t.To == nil {
-		if t.From.Oldest {
-			return errAt(t.From, "@t-* is valid only as a range end")
-		}
-		return nil
-	}
-	if t.From.Kind == syn.TimeAll || t.To.Kind == syn.TimeAll {
-		return errAt(t, "@* must not appear inside a range")
-	}
-	if !t.To.Bare && t.From.Kind != t.To.Kind {
-		return errAt(t, "range endpoints must be the same kind (@t..@t or @c..@c)")
-	}
-	return nil
-}
-
-func checkPseudo(x *syn.Pseudo) error {
-	switch x.Name {
-	case "pre", "core", "post", "first", "last":
-		if x.HasParens {
-			return errAt(x, ":%s takes no arguments", x.Name)
-		}
-	case "nth":
-		if len(x.Args) != 1 || x.Args[0].Hi != nil || !isPosInt(x.Args[0].Value) {
-			return errAt(x, ":nth needs one positive integer, as in :nth(2)")
-		}
-	case "depth":
-		if len(x.Args) == 0 {
-			return errAt(x, "invalid selector: empty depth")
-		}
-		for _, a := range x.Args {
-			if !isPosInt(a.Value) || (a.Hi != nil && !isPosInt(a.Hi)) {
-				return errAt(a, ":depth arguments are positive integers or ranges like 1-3")
-			}
-			if a.Hi != nil && a.Hi.Num < a.Value.Num {
-				return errAt(a, ":depth range %s-%s is empty", a.Value.Raw, a.Hi.Raw)
-			}
-		}
-	default:
-		return errAt(x, "unknown pseudo-class :%s", x.Name)
-	}
-	return nil
-}
-
-func isPosInt(v *syn.Value) bool {
-	return v != nil && v.Kind == syn.ValueNumber && v.Num >= 1 && v.Num == math.Trunc(v.Num) && v.Num < 1e9
 }
 
 // Options are the ctx.select options; they affect range results only.
@@ -359,7 +246,9 @@ type evaluator struct {
 	s        *Snapshot
 	steps    int
 	matchers map[*syn.Compound]*matcher
-	held     []heldBuf // scratch sets to give back when the evaluation ends
+	held     []heldBuf    // scratch sets to give back when the evaluation ends
+	trace    *[]StepCount // step counts, recorded only by Explain
+	tried    int          // trace entries of fallback sides that matched nothing
 }
 
 // heldBuf is a scratch set taken from a snapshot's pool.
@@ -397,8 +286,29 @@ func (ev *evaluator) evalSnapshot(s *Snapshot) ([]*Node, error) {
 		return nil, err
 	}
 	q := ev.p.q
+	if ev.trace != nil {
+		if _, ok := q.Expr.(*syn.Chain); !ok {
+			if _, ok := q.Expr.(*syn.Fallback); !ok {
+				ev.record(q.Expr.Span(), len(set))
+			}
+		}
+	}
 	for _, b := range []*syn.Block{q.Props, q.Behavior} {
 		if b == nil {
+			continue
+		}
+		if ev.trace != nil {
+			// One filter at a time, to count after each.
+			for _, a := range b.Items {
+				out := set[:0:0]
+				for _, n := range set {
+					if ev.matchAttrs(n, []*syn.Attr{a}) {
+						out = append(out, n)
+					}
+				}
+				set = out
+				ev.record(a.Sp, len(set))
+			}
 			continue
 		}
 		out := set[:0:0]
@@ -423,6 +333,13 @@ func (ev *evaluator) evalSnapshot(s *Snapshot) ([]*Node, error) {
 	}
 	if ev.p.limit >= 0 && len(set) > ev.p.limit {
 		set = set[:ev.p.limit]
+	}
+	if ev.trace != nil {
+		for _, c := range q.Controls {
+			if c.Name == "skip" || c.Name == "limit" {
+				ev.record(c.Sp, len(set))
+			}
+		}
 	}
 	return set, nil
 }
@@ -500,6 +417,9 @@ func (ev *evaluator) expr(e syn.Expr) ([]*Node, error) {
 		l, err := ev.expr(x.Left)
 		if err != nil || len(l) > 0 {
 			return l, err
+		}
+		if ev.trace != nil {
+			ev.tried = len(*ev.trace) // the left side's counts no longer decide
 		}
 		return ev.expr(x.Right)
 	case *syn.Paren:
@@ -639,6 +559,7 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 	if c.Scope != nil {
 		cur = ev.depthNodes(c.Scope.From, c.Scope.To)
 		first = false
+		ev.record(c.Scope.Sp, len(cur))
 	}
 	for _, st := range c.Steps {
 		if err := ev.ctx.Err(); err != nil {
@@ -648,7 +569,13 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 		if comb == syn.CombNone {
 			comb = syn.CombDescendant
 		}
-		if st.Sel != nil {
+		if st.Sel != nil && ev.trace != nil {
+			set, err := ev.explainStep(st, cur, first, comb)
+			if err != nil {
+				return nil, err
+			}
+			cur, first = set, false
+		} else if st.Sel != nil {
 			// Structural filtering first over the narrowest index, then the
 			// compound's own tests on the survivors only, into a scratch
 			// buffer that is not the one cur lives in.
@@ -682,6 +609,7 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 			} else {
 				cur = relate(cur, cands, comb)
 			}
+			ev.record(st.Sp, len(cur))
 		} else {
 			return nil, errAt(st, "empty step")
 		}

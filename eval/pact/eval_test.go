@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxql/ctxql/syntax"
 	syn "github.com/ctxql/ctxql/syntax/pact"
 )
 
@@ -141,6 +142,34 @@ func FuzzEval(f *testing.F) {
 		var qe *Error
 		if errors.As(e1, &qe) && (qe.Span.Start < 0 || qe.Span.End > len(src) || qe.Span.Start > qe.Span.End) {
 			t.Fatalf("error span %v outside source of length %d", qe.Span, len(src))
+		}
+		// Explain runs the same steps: same ids, a count per step with a
+		// span inside the query, and an emptying step only for no match.
+		q, diags := syn.ParseQuery(src, dl)
+		if syntax.HasErrors(diags) || e1 != nil || r1.Range != nil {
+			return
+		}
+		p, err := Compile(q, src)
+		if err != nil {
+			t.Fatalf("Select accepted what Compile rejects: %v", err)
+		}
+		ex, err := p.Explain(context.Background(), d)
+		if err != nil {
+			if q.Time != nil && q.Time.From != nil && q.Time.From.Kind == syn.TimeAll {
+				return
+			}
+			t.Fatalf("Explain: %v", err)
+		}
+		if !eq(ex.IDs, r1.IDs) {
+			t.Fatalf("Explain ids %v, Eval ids %v", ex.IDs, r1.IDs)
+		}
+		for _, st := range ex.Steps {
+			if st.Span.Start < 0 || st.Span.End > len(src) || st.Span.Start > st.Span.End {
+				t.Fatalf("step span %v outside the query", st.Span)
+			}
+		}
+		if st, emptied := ex.EmptiedBy(); emptied && (len(r1.IDs) > 0 || st.Count != 0) {
+			t.Fatalf("emptied by %+v with ids %v", st, r1.IDs)
 		}
 	})
 }

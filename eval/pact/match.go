@@ -19,6 +19,7 @@ type attrTest struct {
 	a      *syn.Attr
 	strIdx int
 	numIdx int
+	flag   bool // a v2 behavior flag tested for truth (isFlag)
 }
 
 // matcher returns the prepared form of c, preparing it on first use.
@@ -31,7 +32,7 @@ func (ev *evaluator) matcher(c *syn.Compound) *matcher {
 		m.types = append(m.types, ev.typeName(t))
 	}
 	for _, a := range c.Attrs {
-		t := attrTest{a: a, strIdx: -1, numIdx: -1}
+		t := attrTest{a: a, strIdx: -1, numIdx: -1, flag: ev.p.q.Dialect != syn.V1 && isFlag(a)}
 		if a.Value != nil && a.Value.Kind != syn.ValueNumber && !isNull(a.Value) && (a.Op == syn.OpEq || a.Op == syn.OpNe) {
 			t.strIdx = keyIndex(stringKeys[:], a.Key)
 		}
@@ -77,11 +78,14 @@ func (m *matcher) matchFrom(ev *evaluator, n *Node, skip int) bool {
 // match applies the filter, from the header cache when the node's value
 // is cached there, else with the full comparison rules.
 func (t *attrTest) match(n *Node) bool {
+	if t.flag {
+		return truthy(n, t.a.Key)
+	}
 	if t.strIdx >= 0 && n.strOK&(1<<t.strIdx) != 0 {
 		return (n.str(t.strIdx) == t.a.Value.Text) == (t.a.Op == syn.OpEq)
 	}
 	if t.numIdx >= 0 && n.numOK&(1<<t.numIdx) != 0 {
-		if r, ok := numOp(t.a.Op, n.nums[t.numIdx], t.a.Value.Num); ok {
+		if r, ok := numOp(t.a.Op, float64(n.nums[t.numIdx]), t.a.Value.Num); ok {
 			return r
 		}
 	}

@@ -20,13 +20,14 @@ func ParseFile(name, src string, def Dialect) *File {
 	f := &File{Src: syntax.NewFile(name, src), Dialect: def}
 	toks := lex(src, true)
 	var diags []syntax.Diagnostic
+	a := &arena{}
 	line := 0
 	for i := 0; i <= len(toks); {
 		j := i
 		for j < len(toks) && toks[j].kind != lNewline {
 			j++
 		}
-		diags = f.parseLine(src, toks[i:j], line, diags)
+		diags = f.parseLine(src, toks[i:j], line, diags, a)
 		line++
 		i = j + 1
 	}
@@ -42,7 +43,7 @@ func ParseFile(name, src string, def Dialect) *File {
 }
 
 // parseLine handles the tokens of one line (without its newline).
-func (f *File) parseLine(src string, toks []tok, line int, diags []syntax.Diagnostic) []syntax.Diagnostic {
+func (f *File) parseLine(src string, toks []tok, line int, diags []syntax.Diagnostic, a *arena) []syntax.Diagnostic {
 	q := toks
 	for k, t := range toks {
 		if t.kind == lComment {
@@ -68,7 +69,7 @@ func (f *File) parseLine(src string, toks []tok, line int, diags []syntax.Diagno
 		return diags
 	}
 	end := q[len(q)-1].end
-	p := &parser{src: src, toks: q, d: f.Dialect, end: end, diags: diags, diag0: len(diags)}
+	p := &parser{src: src, toks: q, d: f.Dialect, end: end, diags: diags, diag0: len(diags), a: a}
 	f.Queries = append(f.Queries, p.parseQuery())
 	return p.diags
 }

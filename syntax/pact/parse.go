@@ -21,7 +21,7 @@ func ParseQuery(src string, d Dialect) (*Query, []syntax.Diagnostic) {
 		d = V2
 	}
 	toks := lex(src, false)
-	p := &parser{src: src, toks: toks, d: d, end: len(src)}
+	p := &parser{src: src, toks: toks, d: d, end: len(src), a: &arena{}}
 	q := p.parseQuery()
 	return q, p.diags
 }
@@ -39,8 +39,9 @@ type parser struct {
 	diags   []syntax.Diagnostic
 	diag0   int // diagnostics before this query's (files share one slice)
 	q       *Query
-	depth   int  // parentheses being parsed
-	tooDeep bool // the query nests beyond maxNesting
+	a       *arena // where the AST's nodes are allocated
+	depth   int    // parentheses being parsed
+	tooDeep bool   // the query nests beyond maxNesting
 }
 
 // maxNesting bounds how deeply parentheses nest in one query, so that a
@@ -155,7 +156,7 @@ func (p *parser) expected(what string) {
 }
 
 func (p *parser) legacy(kind LegacyKind, n Node, value string) {
-	p.q.Legacy = append(p.q.Legacy, &Legacy{Sp: n.Span(), Kind: kind, Node: n, Value: value})
+	p.q.Legacy = append(p.q.Legacy, alloc(&p.a.legacy, Legacy{Sp: n.Span(), Kind: kind, Node: n, Value: value}))
 }
 
 // lastEnd returns the end of the last consumed non-space token.
@@ -172,7 +173,7 @@ func (p *parser) v2() bool { return p.d != V1 }
 
 // parseQuery parses the whole token slice as one query.
 func (p *parser) parseQuery() *Query {
-	q := &Query{Dialect: p.d}
+	q := alloc(&p.a.query, Query{Dialect: p.d})
 	p.q = q
 	p.skipWS()
 	start := p.cur().start
@@ -195,9 +196,13 @@ func (p *parser) parseQuery() *Query {
 	}
 	p.skipWS()
 	if !p.is(lEOF) {
-		if p.v2() {
+		switch {
+		case p.v2() && p.is(lQQ) && (q.Props != nil || q.Behavior != nil || len(q.Controls) > 0):
+			t := p.cur()
+			p.errorf(t.span(), "unexpected \"??\" after the query's filter blocks or controls: they apply to the whole query, so a fallback \"A ?? B\" comes before them")
+		case p.v2():
 			p.expected("a combinator, \"??\", a {...} or [...] filter block, or a control")
-		} else {
+		default:
 			p.expected("a combinator, \",\" or the end of the selector")
 		}
 		// Skip the rest: the query is already known to be bad.
@@ -210,7 +215,7 @@ func (p *parser) parseQuery() *Query {
 
 // parseTime parses a snapshot reference or range at the current lTime/lAtStar token.
 func (p *parser) parseTime() *Time {
-	tm := &Time{}
+	tm := alloc(&p.a.time, Time{})
 	first := p.cur()
 	if p.text(first) == "@history" {
 		p.take(TokenTime)
@@ -246,7 +251,7 @@ func (p *parser) parseTime() *Time {
 // bare "-1", "3" or "+2".
 func (p *parser) parseTimeAtom(rangeEnd bool) *TimeAtom {
 	t := p.cur()
-	a := &TimeAtom{Sp: t.span()}
+	a := alloc(&p.a.atom, TimeAtom{Sp: t.span()})
 	switch t.kind {
 	case lAtStar:
 		p.take(TokenTime)
@@ -510,7 +515,7 @@ func (p *parser) parsePrimary() Expr {
 
 // parseChain parses "[scope] step { combinator step }".
 func (p *parser) parseChain() Expr {
-	c := &Chain{}
+	c := alloc(&p.a.chain, Chain{})
 	start := p.cur().start
 	if p.v2() && p.isDepthStart() {
 		save := p.pos
@@ -530,7 +535,7 @@ func (p *parser) parseChain() Expr {
 	for {
 		st := p.parseStep(comb, combSpan)
 		if st != nil {
-			c.Steps = append(c.Steps, st)
+			c.Steps = p.a.stepPtrs.add(c.Steps, st, 4)
 		}
 		save := p.pos
 		hadSpace := p.skipWS()
@@ -561,7 +566,7 @@ func (p *parser) parseChain() Expr {
 // parseStep parses one step: a compound selector or, in v2, a parenthesised
 // group. It returns nil (after reporting) when nothing could be parsed.
 func (p *parser) parseStep(comb Combinator, combSpan syntax.Span) *Step {
-	st := &Step{Comb: comb, CombSpan: combSpan}
+	st := alloc(&p.a.step, Step{Comb: comb, CombSpan: combSpan})
 	start := p.cur().start
 	if combSpan != (syntax.Span{}) {
 		start = combSpan.Start
@@ -603,7 +608,7 @@ func (p *parser) adjacent() bool {
 // a bare identifier is a type name ("seg", "cont[offset=0]"). It returns nil
 // when the current token starts no part.
 func (p *parser) parseCompound(hop bool) *Compound {
-	c := &Compound{}
+	c := alloc(&p.a.compound, Compound{})
 	start := p.cur().start
 	parts := 0
 	for {
@@ -637,14 +642,18 @@ func (p *parser) parseCompound(hop bool) *Compound {
 			}
 			p.take(TokenTag)
 			name := p.take(TokenTag)
-			c.Tags = append(c.Tags, &Tag{Sp: syntax.Sp(t.start, name.end), Name: p.text(name), NameSpan: name.span()})
+			c.Tags = append(c.Tags, alloc(&p.a.tag, Tag{Sp: syntax.Sp(t.start, name.end), Name: p.text(name), NameSpan: name.span()}))
 		case lLBrack:
 			if parts == 0 && p.v2() && !hop {
 				ok = false
 				break
 			}
 			b := p.parseBlock(BlockBracket)
-			c.Attrs = append(c.Attrs, b.Items...)
+			if c.Attrs == nil {
+				c.Attrs = b.Items // the block's own list: no copy needed
+			} else {
+				c.Attrs = append(c.Attrs, b.Items...)
+			}
 		case lLParen:
 			if len(c.Types) == 0 || p.toks[p.pos-1].sem != TokenType {
 				ok = false // grouped filters follow a type name directly
@@ -657,7 +666,7 @@ func (p *parser) parseCompound(hop bool) *Compound {
 				// "*:block": any node of type block.
 				p.take(TokenType)
 				name := p.take(TokenType)
-				c.Types = append(c.Types, &TypeSel{Sp: syntax.Sp(t.start, name.end), Name: p.text(name), Base: p.text(name), BaseSpan: name.span()})
+				c.Types = p.a.typePtrs.add(c.Types, alloc(&p.a.typeSel, TypeSel{Sp: syntax.Sp(t.start, name.end), Name: p.text(name), Base: p.text(name), BaseSpan: name.span()}), 2)
 				break
 			}
 			p.parsePseudo(c)
@@ -667,7 +676,7 @@ func (p *parser) parseCompound(hop bool) *Compound {
 				c.Depth = p.parseDepth()
 			case parts == 0 && hop:
 				name := p.take(TokenType)
-				c.Types = append(c.Types, &TypeSel{Sp: name.span(), Name: p.text(name), Base: p.text(name), BaseSpan: name.span()})
+				c.Types = p.a.typePtrs.add(c.Types, alloc(&p.a.typeSel, TypeSel{Sp: name.span(), Name: p.text(name), Base: p.text(name), BaseSpan: name.span()}), 2)
 			default:
 				ok = false
 			}
@@ -693,7 +702,7 @@ func (p *parser) parseOffsetAt(c *Compound, star tok) {
 	if (sign.kind == lPlus || sign.kind == lMinus) && sign.start == at.end {
 		p.take(TokenOperator)
 		sp := syntax.Sp(star.start, sign.end)
-		p.q.Legacy = append(p.q.Legacy, &Legacy{Sp: sp, Kind: LegacyOffsetAt, Node: c, Value: p.text(sign)})
+		p.q.Legacy = append(p.q.Legacy, alloc(&p.a.legacy, Legacy{Sp: sp, Kind: LegacyOffsetAt, Node: c, Value: p.text(sign)}))
 		if !p.v2() {
 			p.errorf(sp, "\"*@%s\" is not a v1 form", p.text(sign))
 		}
@@ -709,7 +718,7 @@ func (p *parser) parseRoot(c *Compound, parts int) {
 		return
 	}
 	name := p.take(TokenRoot)
-	r := &Root{Sp: syntax.Sp(caret.start, name.end), Name: p.text(name)}
+	r := alloc(&p.a.root, Root{Sp: syntax.Sp(caret.start, name.end), Name: p.text(name)})
 	switch r.Name {
 	case "sys", "seq", "ah", "root":
 	default:
@@ -731,7 +740,7 @@ func (p *parser) parseType(c *Compound) {
 		return
 	}
 	base := p.take(TokenType)
-	ts := &TypeSel{Base: p.text(base), BaseSpan: base.span()}
+	ts := alloc(&p.a.typeSel, TypeSel{Base: p.text(base), BaseSpan: base.span()})
 	end := base.end
 	subStart := -1
 	for p.is(lColon) && p.adjacent() {
@@ -754,7 +763,7 @@ func (p *parser) parseType(c *Compound) {
 			p.legacy(LegacyBaseTypeSugar, ts, ts.Sub)
 		}
 	}
-	c.Types = append(c.Types, ts)
+	c.Types = p.a.typePtrs.add(c.Types, ts, 2)
 }
 
 // parseHash parses "#id" (v1) or "#key" / "#'quoted key'" (v2). Unquoted
@@ -762,7 +771,7 @@ func (p *parser) parseType(c *Compound) {
 // "#cb:u2" is one id; a ":" followed by a pseudo-class name ends the value.
 func (p *parser) parseHash(c *Compound) {
 	hash := p.take(TokenHash)
-	h := &Hash{}
+	h := alloc(&p.a.hash, Hash{})
 	if p.is(lString) && p.adjacent() {
 		s := p.take(TokenHash)
 		h.Quoted = true
@@ -835,7 +844,7 @@ func (p *parser) parsePseudo(c *Compound) {
 		return
 	}
 	name := p.take(TokenPseudo)
-	ps := &Pseudo{Name: p.text(name), NameSpan: name.span()}
+	ps := alloc(&p.a.pseudo, Pseudo{Name: p.text(name), NameSpan: name.span()})
 	if !knownPseudo(ps.Name) {
 		p.errorf(name.span(), "expected a pseudo-class (pre, core, post, first, last, nth or depth), found %s", p.describe(name))
 	}
@@ -927,7 +936,7 @@ func (p *parser) parsePseudoArgs(ps *Pseudo) {
 			p.skipTo(lRParen)
 			return
 		}
-		a := &PseudoArg{Sp: v.Sp, Value: v}
+		a := alloc(&p.a.parg, PseudoArg{Sp: v.Sp, Value: v})
 		if p.is(lMinus) && p.adjacent() {
 			p.take(TokenOperator)
 			hi := p.parseValue()
@@ -966,7 +975,7 @@ func (p *parser) parseValue() *Value {
 		return p.number(t.start, n.end)
 	case lString:
 		p.take(TokenString)
-		return &Value{Sp: t.span(), Kind: ValueString, Raw: p.text(t), Text: p.unquote(t)}
+		return alloc(&p.a.value, Value{Sp: t.span(), Kind: ValueString, Raw: p.text(t), Text: p.unquote(t)})
 	case lIdent:
 		p.take(TokenIdent)
 		end := t.end
@@ -979,14 +988,14 @@ func (p *parser) parseValue() *Value {
 			end = p.take(TokenIdent).end
 		}
 		s := p.src[t.start:end]
-		return &Value{Sp: syntax.Sp(t.start, end), Kind: ValueIdent, Raw: s, Text: s}
+		return alloc(&p.a.value, Value{Sp: syntax.Sp(t.start, end), Kind: ValueIdent, Raw: s, Text: s})
 	}
 	return nil
 }
 
 func (p *parser) number(start, end int) *Value {
 	s := p.src[start:end]
-	v := &Value{Sp: syntax.Sp(start, end), Kind: ValueNumber, Raw: s, Text: s}
+	v := alloc(&p.a.value, Value{Sp: syntax.Sp(start, end), Kind: ValueNumber, Raw: s, Text: s})
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		p.errorf(v.Sp, "number %s is out of range", strconv.Quote(s))
@@ -999,7 +1008,7 @@ func (p *parser) number(start, end int) *Value {
 func (p *parser) parseDepth() *DepthRef {
 	t := p.take(TokenDepth)
 	s := p.text(t)
-	d := &DepthRef{Sp: t.span()}
+	d := alloc(&p.a.depth, DepthRef{Sp: t.span()})
 	if s == "depth" {
 		d.Keyword = true
 		p.take(TokenPunct) // "("
@@ -1066,7 +1075,7 @@ func (p *parser) checkDepth(d *DepthRef, n int) {
 // parseGrouped parses the grouped shorthand ".type(a=1 b=2)".
 func (p *parser) parseGrouped(c *Compound) {
 	lp := p.take(TokenPunct)
-	b := &Block{Kind: BlockGroup}
+	b := alloc(&p.a.block, Block{Kind: BlockGroup})
 	p.parseItems(b, lRParen)
 	end := lp.end
 	if p.is(lRParen) {
@@ -1091,7 +1100,7 @@ func (p *parser) parseBlock(kind BlockKind) *Block {
 	if kind == BlockBrace {
 		closer, closeText = lRBrace, "}"
 	}
-	b := &Block{Kind: kind}
+	b := alloc(&p.a.block, Block{Kind: kind})
 	p.parseItems(b, closer)
 	end := open.end
 	if p.is(closer) {
@@ -1126,7 +1135,7 @@ func (p *parser) parseItems(b *Block, closer lexKind) {
 		if a == nil {
 			return
 		}
-		b.Items = append(b.Items, a)
+		b.Items = p.a.attrPtrs.add(b.Items, a, 4)
 		if !p.v2() {
 			return // a v1 attribute filter holds one condition
 		}
@@ -1150,7 +1159,7 @@ func (p *parser) parseAttr(kind BlockKind) *Attr {
 		return nil
 	}
 	p.take(TokenAttrKey)
-	a := &Attr{Key: p.text(key), KeySpan: key.span(), Kind: kind, Sp: key.span()}
+	a := alloc(&p.a.attr, Attr{Key: p.text(key), KeySpan: key.span(), Kind: kind, Sp: key.span()})
 	save := p.pos
 	p.skipWS()
 	opTok := p.cur()
@@ -1353,13 +1362,13 @@ func (p *parser) parseCoordSet() *CoordSet {
 // parsePosition parses "(hop, hop, ...)" with an optional "?" suffix.
 func (p *parser) parsePosition() *Position {
 	lp := p.take(TokenPunct)
-	pos := &Position{}
+	pos := alloc(&p.a.position, Position{})
 	var lastComma *tok
 	for {
 		p.skipWS()
 		if p.is(lRParen) || p.is(lEOF) {
 			if lastComma != nil {
-				pos.Hops = append(pos.Hops, &Hop{Sp: lastComma.span(), Kind: HopInsert, Insert: InsertStart})
+				pos.Hops = append(pos.Hops, alloc(&p.a.hop, Hop{Sp: lastComma.span(), Kind: HopInsert, Insert: InsertStart}))
 			} else if len(pos.Hops) == 0 {
 				p.expected("a hop inside the position (as in (d1, 0) or (d1, seg, *:block))")
 			}
@@ -1396,6 +1405,10 @@ func (p *parser) parsePosition() *Position {
 		p.expected("\")\" to close the position")
 	}
 	pos.Sp = syntax.Sp(lp.start, end)
+	if len(pos.Hops) > 0 && pos.Hops[0].Kind != HopDepth {
+		h := pos.Hops[0]
+		p.errorf(h.Sp, "expected a depth dK as the first hop of the position, as in (d1, 0), found %s", strconv.Quote(p.src[h.Sp.Start:h.Sp.End]))
+	}
 	p.resolveSentinels(pos)
 	save := p.pos
 	p.skipWS()
@@ -1468,10 +1481,10 @@ func (p *parser) parseHop() *Hop {
 		switch {
 		case p.isDepthStart():
 			d := p.parseDepth()
-			return &Hop{Sp: d.Sp, Kind: HopDepth, Depth: d}
+			return alloc(&p.a.hop, Hop{Sp: d.Sp, Kind: HopDepth, Depth: d})
 		case s == "end" && !p.nextAdjacentContinues():
 			p.take(TokenKeyword)
-			return &Hop{Sp: t.span(), Kind: HopInsert, Insert: InsertEnd}
+			return alloc(&p.a.hop, Hop{Sp: t.span(), Kind: HopInsert, Insert: InsertEnd})
 		case s == "c" && p.peekAt(1).kind == lAt && p.peekAt(1).start == t.end:
 			return p.parseCycleAt()
 		}
@@ -1480,7 +1493,7 @@ func (p *parser) parseHop() *Hop {
 		if v == nil {
 			return nil
 		}
-		h := &Hop{Sp: v.Sp, Kind: HopOffset}
+		h := alloc(&p.a.hop, Hop{Sp: v.Sp, Kind: HopOffset})
 		if v.Num != float64(int(v.Num)) {
 			p.errorf(v.Sp, "expected an integer offset, found %s", strconv.Quote(v.Raw))
 		} else {
@@ -1492,7 +1505,7 @@ func (p *parser) parseHop() *Hop {
 		if n.kind == lNumber && n.start == t.end {
 			p.take(TokenKeyword)
 			p.take(TokenNumber)
-			h := &Hop{Sp: syntax.Sp(t.start, n.end), Kind: HopInsert, Insert: InsertAfter}
+			h := alloc(&p.a.hop, Hop{Sp: syntax.Sp(t.start, n.end), Kind: HopInsert, Insert: InsertAfter})
 			h.Offset = p.atoi(p.text(n), n.span())
 			return h
 		}
@@ -1501,9 +1514,9 @@ func (p *parser) parseHop() *Hop {
 	if c == nil {
 		return nil
 	}
-	h := &Hop{Sp: c.Sp, Kind: HopStep, Step: c}
+	h := alloc(&p.a.hop, Hop{Sp: c.Sp, Kind: HopStep, Step: c})
 	if c.Depth != nil && len(c.Types) == 0 && len(c.Attrs) == 0 {
-		return &Hop{Sp: c.Sp, Kind: HopDepth, Depth: c.Depth}
+		return alloc(&p.a.hop, Hop{Sp: c.Sp, Kind: HopDepth, Depth: c.Depth})
 	}
 	if len(c.Types) == 1 && c.Types[0].Name == "cont" && !c.Universal && len(c.Hashes) == 0 && len(c.Tags) == 0 && len(c.Pseudos) == 0 &&
 		len(c.Attrs) == 1 && c.Attrs[0].Key == "offset" && c.Attrs[0].Op == OpEq && c.Attrs[0].Value != nil && c.Attrs[0].Value.Kind == ValueNumber && p.src[c.Sp.Start] != '.' {
@@ -1526,10 +1539,10 @@ func (p *parser) parseCycleAt() *Hop {
 	n := p.cur()
 	if n.kind != lNumber || n.start != at.end {
 		p.expected("a number after \"c@\"")
-		return &Hop{Sp: syntax.Sp(c.start, at.end), Kind: HopOffset}
+		return alloc(&p.a.hop, Hop{Sp: syntax.Sp(c.start, at.end), Kind: HopOffset})
 	}
 	p.take(TokenNumber)
-	h := &Hop{Sp: syntax.Sp(c.start, n.end), Kind: HopOffset, Offset: p.atoi(p.text(n), n.span())}
+	h := alloc(&p.a.hop, Hop{Sp: syntax.Sp(c.start, n.end), Kind: HopOffset, Offset: p.atoi(p.text(n), n.span())})
 	p.legacy(LegacyCycleAt, h, p.text(n))
 	return h
 }
@@ -1571,7 +1584,7 @@ func (p *parser) parseTrailer(q *Query) {
 // parseControl parses "@*" or "@name[=value]".
 func (p *parser) parseControl() *Control {
 	t := p.take(TokenControl)
-	c := &Control{Sp: t.span(), NameSpan: syntax.Sp(t.start+1, t.end), Name: p.text(t)[1:]}
+	c := alloc(&p.a.control, Control{Sp: t.span(), NameSpan: syntax.Sp(t.start+1, t.end), Name: p.text(t)[1:]})
 	if p.is(lEq) && p.adjacent() {
 		eq := p.take(TokenOperator)
 		v := p.cur()

@@ -1,4 +1,6 @@
-package main
+// Package lint_test measures ctxql check and ctxql fmt --check against
+// gofmt -l, the anchor, in the same run, as separate processes.
+package lint_test
 
 import (
 	"fmt"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxql/ctxql/format"
 )
 
 // corpusBytes is the size of each generated corpus.
@@ -108,15 +112,10 @@ func copyGoCorpus(b *testing.B, dir string) int64 {
 // processes, and reports the throughput of each and ctxql's relative to
 // gofmt (target: ctxql ≥ gofmt).
 func BenchmarkVsGofmt(b *testing.B) {
-	gofmt, err := exec.LookPath("gofmt")
-	if err != nil {
-		gofmt = filepath.Join(runtime.GOROOT(), "bin", "gofmt")
-	}
+	gofmt := gofmtPath()
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "ctxql")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	buildCtxql(b, bin)
 	queries, gos := filepath.Join(dir, "q"), filepath.Join(dir, "go")
 	for _, d := range []string{queries, gos} {
 		if err := os.Mkdir(d, 0o755); err != nil {
@@ -124,18 +123,7 @@ func BenchmarkVsGofmt(b *testing.B) {
 		}
 	}
 	qBytes, goBytes := writeQueryCorpus(b, queries), copyGoCorpus(b, gos)
-	run := func(name string, args ...string) time.Duration {
-		start := time.Now()
-		cmd := exec.Command(name, args...)
-		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-			err = nil // findings or files to format: the expected outcome
-		}
-		if err != nil {
-			b.Fatalf("%s %v: %v\n%.2000s", name, args, err, out)
-		}
-		return time.Since(start)
-	}
+	run := func(name string, args ...string) time.Duration { return run(b, name, args...) }
 	var tCheck, tFmt, tGofmt time.Duration
 	for b.Loop() {
 		tCheck += run(bin, "check", "--format", "json", queries)
@@ -149,4 +137,101 @@ func BenchmarkVsGofmt(b *testing.B) {
 	b.ReportMetric(mbps(goBytes, tGofmt), "gofmt-MB/s")
 	b.ReportMetric(mbps(qBytes, tCheck)/mbps(goBytes, tGofmt), "check-x-gofmt")
 	b.ReportMetric(mbps(qBytes, tFmt)/mbps(goBytes, tGofmt), "fmt-x-gofmt")
+}
+
+func gofmtPath() string {
+	if p, err := exec.LookPath("gofmt"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "gofmt")
+}
+
+// buildCtxql builds the ctxql binary into bin, in the ctxql module (whose
+// go.mod and go.sum list the tool's own dependencies).
+func buildCtxql(b *testing.B, bin string) {
+	b.Helper()
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/ctxql")
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
+	}
+}
+
+// run runs a command and returns how long it took; exit status 1
+// (findings, files to format) is the expected outcome of some runs.
+func run(b *testing.B, name string, args ...string) time.Duration {
+	b.Helper()
+	start := time.Now()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		err = nil
+	}
+	if err != nil {
+		b.Fatalf("%s %v: %v\n%.2000s", name, args, err, out)
+	}
+	return time.Since(start)
+}
+
+// writeCanonicalPACT writes about corpusBytes of canonical .pact files (the
+// formatter's output: every file is already formatted and clean), 256 KB
+// each, and returns the number of bytes written.
+func writeCanonicalPACT(b *testing.B, dir string) int64 {
+	b.Helper()
+	lines := []string{
+		"@t0 ^seq .mt .mc > .cb[role='assistant'][ttl<=%d] { author=\"u%d\" } @limit=%d",
+		"@t-1 .seg > .note { lang=\"en\", n=%d } [ ttl>=%d ] @order=path @skip=%d",
+		"@t0 d1..d3 .summary #k%d ?? (d%d, 0, 1) @limit=%d",
+		"// a note about query %d, %d, %d",
+	}
+	var total int64
+	for file := 0; total < corpusBytes; file++ {
+		var sb strings.Builder
+		for i := 0; sb.Len() < 256<<10; i++ {
+			fmt.Fprintf(&sb, lines[i%len(lines)], i%5, i%97, 1+i%50)
+			sb.WriteByte('\n')
+		}
+		out, err := format.PACT([]byte(sb.String()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if string(out) != sb.String() {
+			b.Fatalf("corpus line is not canonical:\n%s", out[:200])
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("c%05d.pact", file)), out, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		total += int64(len(out))
+	}
+	return total
+}
+
+// BenchmarkPACTVsGofmt runs, in the same iteration, `ctxql check` and
+// `ctxql fmt --check` over about 50 MB of canonical .pact files and
+// `gofmt -l` over 50 MB of Go from GOROOT, and reports each throughput
+// and ctxql's ratio to gofmt (target: ≥ 3×).
+func BenchmarkPACTVsGofmt(b *testing.B) {
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "ctxql")
+	buildCtxql(b, bin)
+	pacts, gos := filepath.Join(dir, "pact"), filepath.Join(dir, "go")
+	for _, d := range []string{pacts, gos} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pBytes, goBytes := writeCanonicalPACT(b, pacts), copyGoCorpus(b, gos)
+	gofmt := gofmtPath()
+	var tCheck, tFmt, tGofmt time.Duration
+	for b.Loop() {
+		tCheck += run(b, bin, "check", "--format", "json", pacts)
+		tFmt += run(b, bin, "fmt", "--check", pacts)
+		tGofmt += run(b, gofmt, "-l", gos)
+	}
+	n := float64(b.N)
+	mbps := func(bytes int64, d time.Duration) float64 { return float64(bytes) / (float64(d) / n / 1e9) / 1e6 }
+	b.ReportMetric(mbps(pBytes, tCheck), "check-MB/s")
+	b.ReportMetric(mbps(pBytes, tFmt), "fmt-check-MB/s")
+	b.ReportMetric(mbps(goBytes, tGofmt), "gofmt-MB/s")
+	b.ReportMetric(mbps(pBytes, tCheck)/mbps(goBytes, tGofmt), "check-x-gofmt")
+	b.ReportMetric(mbps(pBytes, tFmt)/mbps(goBytes, tGofmt), "fmt-x-gofmt")
 }
