@@ -26,7 +26,8 @@ import (
 //	 "diagnosticsDelay": 50,               // milliseconds of debounce before diagnostics
 //	 "runTimeout": 2000,                   // milliseconds one preview evaluation may take
 //	 "maxDocumentBytes": 8388608,          // larger documents get no language features
-//	 "maxDataBytes": 268435456}            // larger sample data files are refused
+//	 "maxDataBytes": 268435456,            // larger sample data files are refused
+//	 "inlayHints": {"steps": true}}        // counts after each query step as inlay hints
 //
 // In editor settings, null, "" and an empty rules.select list mean "not
 // set" (editors send them for settings left at their default).
@@ -36,6 +37,9 @@ type Config struct {
 	RunTimeout       time.Duration // bound of one preview evaluation (0: 2 s)
 	MaxDocumentBytes int64         // 0: DefaultMaxDocumentBytes
 	MaxDataBytes     int64         // 0: DefaultMaxDataBytes
+	// NoStepHints turns off the inlay hints with the count after each
+	// step of a query ("inlayHints": {"steps": false}).
+	NoStepHints bool
 	// Project holds the .ctxql.yaml keys the editor sets, as a JSON object
 	// merged over the document's .ctxql.yaml; nil when it sets none.
 	Project map[string]any
@@ -75,6 +79,9 @@ type wireConfig struct {
 	RunTimeout       *int              `json:"runTimeout"`
 	MaxDocumentBytes *int64            `json:"maxDocumentBytes"`
 	MaxDataBytes     *int64            `json:"maxDataBytes"`
+	InlayHints       *struct {
+		Steps *bool `json:"steps"`
+	} `json:"inlayHints"`
 }
 
 // apply merges a settings object into c, ignoring anything malformed.
@@ -95,6 +102,9 @@ func (c *Config) apply(raw json.RawMessage) {
 	}
 	if w.MaxDataBytes != nil && *w.MaxDataBytes > 0 {
 		c.MaxDataBytes = *w.MaxDataBytes
+	}
+	if w.InlayHints != nil && w.InlayHints.Steps != nil {
+		c.NoStepHints = !*w.InlayHints.Steps
 	}
 	if w.Data != nil {
 		c.Data = nil

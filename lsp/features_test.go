@@ -18,7 +18,9 @@ import (
 // opens the document in section "doc" (named by section "name", default
 // test.pact) in a temporary directory holding the files of the sections
 // "file:NAME" (sample data, referenced by a "// data: ./NAME" line), waits
-// for its diagnostics and checks each line of section "expect":
+// for its diagnostics and checks each line of section "expect". A
+// "settings" section holds the JSON "ctxql" settings sent as
+// initializationOptions.
 //
 //	@hover L:C text          the hover at L:C contains text
 //	@nohover L:C             there is no hover at L:C
@@ -28,7 +30,10 @@ import (
 //	@lens I title            the I-th code lens (0-based) has a title containing title
 //	@run L:C N               ctxql.run at L:C returns N results and pushes a preview
 //	@inlay L:C label         an inlay hint at L:C reads label
+//	@noinlay L:C             there is no inlay hint at L:C
 //	@datadiag L:C message    a diagnostic at L:C (published after the data loads) contains message
+//	@related L:C L:C message a diagnostic at the first L:C has related information at the second
+//	                         (a range in the document) whose message contains message
 //	@edit L:C text N         inserting text at L:C pushes a preview with N results
 //	@def L:C P...            the definitions of the symbol at L:C start at the positions P
 //	@refs L:C P...           its references (declaration included) start at P
@@ -48,7 +53,15 @@ func TestFeatures(t *testing.T) {
 			}
 		}
 		cl := newClient(t, Options{})
-		cl.initialize()
+		if c.Has("settings") {
+			var opts map[string]any
+			if err := json.Unmarshal([]byte(c.Input("settings")), &opts); err != nil {
+				t.Fatalf("settings: %v", err)
+			}
+			cl.initializeWith(map[string]any{}, opts)
+		} else {
+			cl.initialize()
+		}
 		uri := "file://" + filepath.ToSlash(dir) + "/" + strings.TrimSpace(c.InputOr("name", "test.pact"))
 		doc := c.Input("doc")
 		cl.open(uri, doc)
@@ -127,21 +140,42 @@ func TestFeatures(t *testing.T) {
 				if pre.Count != want || pre.Range.Start.Line != p.Line {
 					t.Errorf("%s: preview %+v", line, pre)
 				}
-			case "@inlay":
+			case "@inlay", "@noinlay":
 				var hints []struct {
 					Position Position `json:"position"`
 					Label    string   `json:"label"`
 				}
 				end := Position{Line: 1000}
 				cl.mustCall("textDocument/inlayHint", map[string]any{"textDocument": td, "range": Range{End: end}}, &hints)
-				p, found := pos(1), false
+				p, found, at := pos(1), false, false
 				for _, h := range hints {
-					if h.Position == p && strings.TrimSpace(h.Label) == rest(2) {
-						found = true
+					if h.Position == p {
+						at = true
+						if f[0] == "@inlay" && strings.TrimSpace(h.Label) == rest(2) {
+							found = true
+						}
+					}
+				}
+				if (f[0] == "@inlay" && !found) || (f[0] == "@noinlay" && at) {
+					t.Errorf("%s: hints %+v", line, hints)
+				}
+			case "@related":
+				p, rp, found := pos(1), pos(2), false
+				deadline := time.Now().Add(10 * time.Second)
+				for !found && time.Now().Before(deadline) {
+					for _, d := range diags {
+						for _, r := range d.RelatedInformation {
+							if d.Range.Start == p && r.Location.URI == uri && r.Location.Range.Start == rp && strings.Contains(r.Message, rest(3)) {
+								found = true
+							}
+						}
+					}
+					if !found {
+						diags = cl.waitDiagnostics(uri, version)
 					}
 				}
 				if !found {
-					t.Errorf("%s: hints %+v", line, hints)
+					t.Errorf("%s: diagnostics %s", line, mustJSON(t, diags))
 				}
 			case "@datadiag":
 				p, found := pos(1), false

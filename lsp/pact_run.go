@@ -301,9 +301,12 @@ func (l pactLanguage) CodeLenses(_ context.Context, s *Snapshot) []CodeLens {
 // spanArg marks a code lens argument the server turns into an LSP range.
 type spanArg struct{ Span syntax.Span }
 
-// InlayHints shows the result count at the end of each query in span.
+// InlayHints shows the candidate count after each step and filter of the
+// queries in span (unless the inlayHints.steps setting is false) and the
+// result count at the end of each.
 func (l pactLanguage) InlayHints(ctx context.Context, s *Snapshot, span syntax.Span) []InlayHint {
-	return countHints(ctx, s, l.Queries(s), span)
+	qs := l.Queries(s)
+	return append(stepHints(ctx, s, qs, span, pactTrace), countHints(ctx, s, qs, span)...)
 }
 
 // countHints evaluates the queries inside span and labels each with its
@@ -350,6 +353,7 @@ func (l pactLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax
 		}
 		d := syntax.Diagnostic{Span: sp, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
 			Message: "matches nothing in the sample data " + s.Workspace.DataPath(s)}
+		emptiedRelated(&d, pactTrace(ctx, s, sp.Start))
 		out = append(out, d)
 	}
 	return out

@@ -89,9 +89,12 @@ func (l jqlLanguage) CodeLenses(_ context.Context, s *Snapshot) []CodeLens {
 	return runLenses(s, l.Queries(s))
 }
 
-// InlayHints shows each query's result count at its end.
+// InlayHints shows the documents left after each where condition of the
+// queries in span (unless the inlayHints.steps setting is false) and each
+// query's result count at its end.
 func (l jqlLanguage) InlayHints(ctx context.Context, s *Snapshot, span syntax.Span) []InlayHint {
-	return countHints(ctx, s, l.Queries(s), span)
+	qs := l.Queries(s)
+	return append(stepHints(ctx, s, qs, span, jqlTrace), countHints(ctx, s, qs, span)...)
 }
 
 // InlayHints shows the tuple count of each rule's relation at its end.
@@ -353,8 +356,10 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 				Message: fmt.Sprintf("no document of the sample data %s has %s", path, p.Text)})
 		}
 		if r, ok := run(ctx, s, q.Span.Start); ok && r.Err == nil && r.Count == 0 {
-			out = append(out, syntax.Diagnostic{Span: q.Span, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
-				Message: "returns nothing from the sample data " + path})
+			d := syntax.Diagnostic{Span: q.Span, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
+				Message: "returns nothing from the sample data " + path}
+			emptiedRelated(&d, jqlTrace(ctx, s, q.Span.Start))
+			out = append(out, d)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })

@@ -1,0 +1,231 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	evaljql "github.com/ctxql/ctxql/eval/jql"
+	evalpact "github.com/ctxql/ctxql/eval/pact"
+	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/jql"
+)
+
+// Where a query's results went: the candidate count after each step and
+// filter of a PACT query, the documents left after each where condition of
+// a JQL query. Both come from the evaluators' own explain runs over the
+// sample data, once per query and snapshot, within the run timeout; they
+// are shown as inlay hints (the "inlayHints.steps" setting turns them off)
+// and name the step that emptied a query in its "matches nothing"
+// diagnostic.
+
+// step is the count after one step of a query.
+type step struct {
+	Span  syntax.Span // the step in the document
+	Text  string      // the step on one line
+	Count int         // candidates or documents left after it
+	// At is where the step's hint goes (the end of the step).
+	At int
+}
+
+// stepTrace is the explanation of one query over the sample data.
+type stepTrace struct {
+	Steps []step
+	// Emptied indexes the step that left nothing, -1 when none did.
+	Emptied int
+	// Noun names what the steps count: "candidates" or "documents".
+	Noun string
+}
+
+// emptiedBy returns the step that left nothing, if any.
+func (t *stepTrace) emptiedBy() (step, bool) {
+	if t == nil || t.Emptied < 0 || t.Emptied >= len(t.Steps) {
+		return step{}, false
+	}
+	return t.Steps[t.Emptied], true
+}
+
+// stepHintsOn reports whether the inlayHints.steps setting allows step
+// hints (they are on unless set to false).
+func stepHintsOn(s *Snapshot) bool {
+	return s.Workspace != nil && !s.Workspace.settings().NoStepHints
+}
+
+// traceKey keys a query's explanation in the snapshot's memo.
+type traceKey int
+
+// traced returns the explanation of the query starting at start, computed
+// once per snapshot by f under the run timeout; an explanation cut short
+// by cancellation is not kept. nil means the query has none (no data, a
+// syntax error, a snapshot range, the timeout).
+func traced(ctx context.Context, s *Snapshot, start int, f func(ctx context.Context) *stepTrace) *stepTrace {
+	if v, ok := s.memo.Load(traceKey(start)); ok {
+		return v.(*stepTrace)
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
+	defer cancel()
+	t := f(rctx)
+	if ctx.Err() == nil { // finished, or stopped by the run timeout: kept for this version
+		s.memo.Store(traceKey(start), t)
+	}
+	return t
+}
+
+// pactTrace explains the PACT query starting at start over its sample data.
+func pactTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
+	return traced(ctx, s, start, func(ctx context.Context) *stepTrace {
+		pf := pactFile(s)
+		if pf == nil || s.Workspace == nil {
+			return nil
+		}
+		q := pf.QueryAt(start)
+		path := s.Workspace.DataPath(s)
+		if q == nil || q.Bad || path == "" {
+			return nil
+		}
+		v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
+		if err != nil {
+			return nil
+		}
+		// The plan reads the step texts at the query's offsets in the file.
+		plan, err := evalpact.Compile(q, s.File.Text())
+		if err != nil {
+			return nil
+		}
+		e, err := plan.Explain(ctx, v.(*evalpact.Data))
+		if err != nil {
+			return nil
+		}
+		t := &stepTrace{Emptied: e.Emptied, Noun: "candidates"}
+		for _, st := range e.Steps {
+			t.Steps = append(t.Steps, step{Span: st.Span, Text: st.Text, Count: st.Count, At: st.Span.End})
+		}
+		return t
+	})
+}
+
+// jqlTrace explains the JQL query of the document starting at start. Its
+// steps are the domain ("from"), each where condition and the startAfter
+// cursor.
+func jqlTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
+	return traced(ctx, s, start, func(ctx context.Context) *stepTrace {
+		jf := jqlFile(s)
+		if jf == nil || s.Workspace == nil {
+			return nil
+		}
+		path := s.Workspace.DataPath(s)
+		var q *jql.Query
+		for _, c := range jf.Queries {
+			if c != nil && c.Span.Start == start {
+				q = c
+			}
+		}
+		if q == nil || path == "" || s.Workspace.CheckData(path) != nil {
+			return nil
+		}
+		var diags []syntax.Diagnostic
+		for _, d := range jf.Diagnostics {
+			if q.Span.Covers(d.Span) {
+				diags = append(diags, d)
+			}
+		}
+		e, err := evaljql.Explain(ctx, q, diags, evaljql.File{Path: path, Files: s.Workspace.reader()})
+		if err != nil || len(e.Steps) != len(q.Where) {
+			return nil
+		}
+		src := s.File.Text()
+		t := &stepTrace{Emptied: -1, Noun: "documents"}
+		if q.From != nil {
+			t.Steps = append(t.Steps, step{Span: q.From.Span, Text: "from " + e.Domain, Count: e.Total, At: q.From.Span.End})
+		}
+		for i, st := range e.Steps {
+			c := q.Where[i]
+			at := st.OpSpan.End
+			if c.Operand != nil {
+				at = max(at, c.Operand.Span.End)
+			}
+			sp := st.Span
+			if i > 0 && e.Steps[i-1].KeySpan == st.KeySpan {
+				sp = syntax.Sp(st.OpSpan.Start, at) // a further operator of the same where entry
+			}
+			t.Steps = append(t.Steps, step{Span: sp, Text: conditionText(src, c), Count: st.Left, At: at})
+		}
+		if e.Cursor && q.StartAfterValue != nil {
+			t.Steps = append(t.Steps, step{Span: q.StartAfterValue.Span, Text: "startAfter " + strconv.Quote(q.StartAfter),
+				Count: e.AfterCursor, At: q.StartAfterValue.Span.End})
+		}
+		for i, st := range t.Steps {
+			if st.Count == 0 {
+				t.Emptied = i
+				break
+			}
+		}
+		return t
+	})
+}
+
+// conditionText renders a where condition on one line: its path, operator
+// and operand as written ("type eq 'planGenerated'"), the operand cut to
+// 40 characters.
+func conditionText(src string, c *jql.Condition) string {
+	t := c.Path.Text + " " + c.Op
+	if o := c.Operand; o != nil && o.Span.Start < o.Span.End && o.Span.End <= len(src) {
+		t += " " + clip(strings.Join(strings.Fields(src[o.Span.Start:o.Span.End]), " "), 40)
+	}
+	return t
+}
+
+// stepHints labels the steps of the queries inside span with their counts
+// ("1 →" after ^seq, "400 →" after .mt; "12 left" after a where
+// condition). A step ending where its query ends gets no hint: the query's
+// result count stands there.
+func stepHints(ctx context.Context, s *Snapshot, spans []syntax.Span, span syntax.Span, trace func(context.Context, *Snapshot, int) *stepTrace) []InlayHint {
+	if !stepHintsOn(s) || s.Workspace.DataPath(s) == "" {
+		return nil
+	}
+	var out []InlayHint
+	for _, sp := range spans {
+		if sp.End < span.Start || sp.Start > span.End || ctx.Err() != nil {
+			continue
+		}
+		t := trace(ctx, s, sp.Start)
+		if t == nil {
+			continue
+		}
+		for i, st := range t.Steps {
+			if st.At >= sp.End || st.At < span.Start || st.At > span.End {
+				continue
+			}
+			h := InlayHint{Offset: st.At, PaddingLeft: true,
+				Tooltip: fmt.Sprintf("%d %s left after %s", st.Count, t.Noun, st.Text)}
+			if t.Noun == "candidates" {
+				h.Label, h.PaddingRight = fmt.Sprintf("%d →", st.Count), true
+			} else {
+				h.Label = fmt.Sprintf("%d left", st.Count)
+			}
+			if i == t.Emptied {
+				h.Tooltip += " (this step emptied the query)"
+			}
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// emptiedRelated names the step that emptied a query in its "matches
+// nothing" diagnostic: the message gains the step and the diagnostic a
+// related-information link to it.
+func emptiedRelated(d *syntax.Diagnostic, t *stepTrace) {
+	st, ok := t.emptiedBy()
+	if !ok {
+		return
+	}
+	msg := fmt.Sprintf("%s left no %s", st.Text, t.Noun)
+	if t.Emptied > 0 {
+		msg += fmt.Sprintf(" (%d before it)", t.Steps[t.Emptied-1].Count)
+	}
+	d.Message += ": " + msg
+	d.Related = append(d.Related, syntax.RelatedInfo{Span: st.Span, Message: msg})
+}
