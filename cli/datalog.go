@@ -50,11 +50,7 @@ func loadDatalogData(path string) (*datalog.DB, error) {
 	if path == "" {
 		return nil, Usagef("--data is required")
 	}
-	d, err := datalog.ReadDataPath(path)
-	if err != nil {
-		return nil, Usagef("%w", err)
-	}
-	db, err := datalog.Load(d)
+	db, err := datalog.LoadPath(path)
 	if err != nil {
 		return nil, Usagef("%w", err)
 	}
