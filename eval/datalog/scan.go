@@ -101,6 +101,13 @@ type scanRel struct {
 	lens  []int
 }
 
+// lastVal is the value last seen in a column of a relation's tuples.
+type lastVal struct {
+	s  string
+	id uint32
+	ok bool
+}
+
 // scanner reads the data's JSON text. Like encoding/json it matches keys
 // case-insensitively when no key matches exactly, lets a later duplicate
 // key win, ignores unknown keys and what follows the top-level value, and
@@ -415,12 +422,14 @@ func (sc *scanner) relation(sr *scanRel) error {
 				return err
 			}
 			sr.vals, sr.lens = sr.vals[:0], sr.lens[:0]
+			lasts := make([]lastVal, 8)
 			return sc.array(func() error {
 				if ok, err := sc.null(); ok || err != nil {
 					sr.lens = append(sr.lens, 0)
 					return err
 				}
 				n := 0
+				last := lasts
 				err := sc.array(func() error {
 					if ok, err := sc.null(); ok || err != nil {
 						// encoding/json leaves a string unset for null.
@@ -435,7 +444,18 @@ func (sc *scanner) relation(sr *scanRel) error {
 					if err != nil {
 						return err
 					}
-					sr.vals = append(sr.vals, sc.db.intern(v))
+					// Tuples often repeat the previous tuple's value in
+					// a column (grouped data): reuse its id.
+					var id uint32
+					if n < len(last) && last[n].ok && last[n].s == v {
+						id = last[n].id
+					} else {
+						id = sc.db.intern(v)
+						if n < len(last) {
+							last[n] = lastVal{s: v, id: id, ok: true}
+						}
+					}
+					sr.vals = append(sr.vals, id)
 					n++
 					return nil
 				})
