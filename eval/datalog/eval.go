@@ -332,6 +332,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			rules = append(rules, rr)
 		}
 		_ = si
+		tc := transitiveRule(stratum, rules, func(r rrule) (*crule, []int) { return r.cr, r.rec })
 		delta := map[string]*table{}
 		for _, n := range stratum {
 			delta[n] = newTable(len(st.types(n)))
@@ -369,6 +370,48 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			}
 		}
 		endRound(delta)
+		if tc >= 0 {
+			// The relation is the transitive closure of what it holds
+			// now: continue with the linear rule "r(x, z) <-- r(x, y),
+			// base(y, z)" over a snapshot base of those tuples, from all
+			// of them as the first delta.
+			name := stratum[0]
+			full := st.full[name]
+			base := &table{arity: 2, data: slices.Clone(full.data), n: full.n}
+			all := &table{arity: 2, data: slices.Clone(full.data), n: full.n}
+			cr := *rules[tc].cr
+			cr.pos = []*catom{cr.pos[0], cr.pos[1]}
+			if cr.pos[1].args[0].slot != cr.pos[0].args[1].slot {
+				cr.pos[0], cr.pos[1] = cr.pos[1], cr.pos[0]
+			}
+			lin := &crule{nvars: cr.nvars, head: cr.head, headRel: cr.headRel, conds: cr.conds, negs: cr.negs,
+				pos: []*catom{cr.pos[0], {name: "", args: cr.pos[1].args, at: cr.pos[1].at}}}
+			baseSrc := source{t: base, n: base.n, kind: srcGrow}
+			for {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				if all.len() == 0 {
+					break
+				}
+				next := map[string]*table{name: newTable(2)}
+				d := all
+				err := ev.run(lin,
+					func(i int) source {
+						if i == 0 {
+							return source{t: d, n: d.len(), kind: srcTemp}
+						}
+						return baseSrc
+					},
+					nil, nil, nil, addTo(next, name))
+				if err != nil {
+					return nil, err
+				}
+				endRound(next)
+				all = next[name]
+			}
+			continue
+		}
 		for {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -422,4 +465,44 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		}
 	}
 	return st, nil
+}
+
+// transitiveRule returns the index in rules of the rule that makes the
+// stratum's only relation transitive, "r(x, z) <-- r(x, y), r(y, z)" (x,
+// y, z distinct variables, nothing else in the body), when every other
+// rule of the stratum is non-recursive; -1 otherwise. Such a relation is
+// the transitive closure of what the other rules and the data give it, so
+// it can be evaluated by the linear rule instead.
+func transitiveRule[R any](stratum []string, rules []R, get func(R) (*crule, []int)) int {
+	if len(stratum) != 1 {
+		return -1
+	}
+	found := -1
+	for i, r := range rules {
+		cr, rec := get(r)
+		if len(rec) == 0 {
+			continue
+		}
+		if found >= 0 || len(cr.head) != 2 || len(cr.pos) != 2 || len(rec) != 2 || len(cr.negs) > 0 || len(cr.conds) > 0 {
+			return -1
+		}
+		var v [6]int
+		for j, g := range []carg{cr.head[0], cr.head[1], cr.pos[0].args[0], cr.pos[0].args[1], cr.pos[1].args[0], cr.pos[1].args[1]} {
+			if g.kind != aVar {
+				return -1
+			}
+			v[j] = g.slot
+		}
+		hx, hz, a, b, c, d := v[0], v[1], v[2], v[3], v[4], v[5]
+		ok := (b == c && hx == a && hz == d) || (d == a && hx == c && hz == b)
+		x, y, z := a, b, d
+		if d == a {
+			x, y, z = c, d, b
+		}
+		if !ok || x == y || y == z || x == z {
+			return -1
+		}
+		found = i
+	}
+	return found
 }

@@ -57,3 +57,10 @@ func BenchmarkClosureForms(b *testing.B) {
 	b.ReportMetric(float64(non.Microseconds())/float64(n)/1000, "nonlinear-ms")
 	b.ReportMetric(float64(non)/float64(lin), "nonlinear-x-linear")
 }
+
+func BenchmarkLinearClosure(b *testing.B) {
+	db := chainDB(b, 800)
+	for b.Loop() {
+		timeProgram(b, db, linearTC)
+	}
+}
