@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -788,7 +789,93 @@ func diffProgramCase(t *testing.T, seed uint64) (tuples int) {
 	for _, ts := range want {
 		tuples += len(ts)
 	}
+	checkExplanations(t, seed, db, res, g.rels, want)
 	return tuples
+}
+
+// checkExplanations asks for the proof of some derived tuples and checks
+// each proof node against the reference: every tuple in it is in the
+// reference result or the data, each rule node has one child per
+// positive body atom, naming that atom's relation; and why-not agrees
+// that derived tuples hold and others do not.
+func checkExplanations(t *testing.T, seed uint64, db *DB, res *ProgramResult, data map[string]*gRel, want map[string][][]string) {
+	ctx := context.Background()
+	x, err := NewExplainer(ctx, db, res.Program, res.Info, ExplainOptions{MaxDepth: 50, MaxNodes: 5000})
+	if err != nil {
+		t.Fatalf("seed %d: explainer: %v", seed, err)
+	}
+	has := func(rel string, tup []string) bool {
+		if slices.ContainsFunc(want[rel], func(u []string) bool { return slices.Equal(u, tup) }) {
+			return true
+		}
+		if r, ok := data[rel]; ok {
+			return slices.ContainsFunc(r.tuples, func(u []string) bool { return slices.Equal(u, tup) })
+		}
+		return false
+	}
+	var check func(p *Proof, depth int)
+	check = func(p *Proof, depth int) {
+		if !has(p.Relation, p.Tuple) {
+			t.Fatalf("seed %d: proof uses %s%q, which the reference does not hold", seed, p.Relation, p.Tuple)
+		}
+		if p.Data || p.Truncated {
+			return
+		}
+		var pos []string
+		for _, b := range p.Rule.Body {
+			if b.Atom != nil && !b.Atom.Negated {
+				pos = append(pos, b.Atom.Name.Name)
+			}
+		}
+		if len(pos) != len(p.Body) {
+			t.Fatalf("seed %d: proof of %s%q has %d children for %d atoms", seed, p.Relation, p.Tuple, len(p.Body), len(pos))
+		}
+		for i, c := range p.Body {
+			if c.Relation != pos[i] {
+				t.Fatalf("seed %d: child %d of %s%q is %s, want %s", seed, i, p.Relation, p.Tuple, c.Relation, pos[i])
+			}
+			check(c, depth+1)
+		}
+	}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range want {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	for _, rel := range names {
+		for i, tup := range want[rel] {
+			if i >= 4 {
+				break
+			}
+			p, err := x.Why(ctx, rel, tup)
+			if err != nil {
+				t.Fatalf("seed %d: why %s%q: %v", seed, rel, tup, err)
+			}
+			check(p, 0)
+			wn, err := x.WhyNot(ctx, rel, tup)
+			if err != nil || !wn.Holds {
+				t.Fatalf("seed %d: why-not %s%q: %v, holds %v", seed, rel, tup, err, wn != nil && wn.Holds)
+			}
+		}
+		if len(want[rel]) > 0 {
+			absent := slices.Clone(want[rel][0])
+			absent[0] = "absent value"
+			wn, err := x.WhyNot(ctx, rel, absent)
+			if err != nil || wn.Holds || len(wn.Rules) == 0 {
+				t.Fatalf("seed %d: why-not %s%q: %v %+v", seed, rel, absent, err, wn)
+			}
+			for _, f := range wn.Rules {
+				if f.Reason == "every body item is satisfied" {
+					t.Fatalf("seed %d: why-not %s%q: rule %d claims to derive it", seed, rel, absent, f.RuleIndex)
+				}
+			}
+			if _, err := x.Why(ctx, rel, absent); !errors.Is(err, ErrNotDerived) {
+				t.Fatalf("seed %d: why %s%q: %v, want ErrNotDerived", seed, rel, absent, err)
+			}
+		}
+	}
 }
 
 // TestDatalogDifferential runs the three differential checks over a

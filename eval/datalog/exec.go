@@ -47,6 +47,7 @@ type ccond struct {
 
 type crule struct {
 	nvars   int
+	names   []string // variable names by slot
 	head    []carg
 	headRel string
 	pos     []*catom
@@ -81,6 +82,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 			s = cr.nvars
 			slots[name] = s
 			cr.nvars++
+			cr.names = append(cr.names, name)
 		}
 		return s
 	}
