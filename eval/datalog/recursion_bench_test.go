@@ -67,4 +67,3 @@ func BenchmarkClosureForms(b *testing.B) {
 	b.ReportMetric(float64(non.Microseconds())/float64(n)/1000, "nonlinear-ms")
 	b.ReportMetric(float64(non)/float64(lin), "nonlinear-x-linear")
 }
-
