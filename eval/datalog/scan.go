@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/ctxql/ctxql/internal/files"
@@ -13,12 +14,13 @@ import (
 
 // LoadJSON loads data in the JSON form ReadJSON reads straight into a DB:
 // a scanner walks the text once and interns every value as it meets it,
-// without building tuples of strings first. The values are substrings of
-// one copy of the input. It accepts what ReadJSON accepts and loads the
+// without building tuples of strings first. It accepts what ReadJSON accepts and loads the
 // same relations.
 func LoadJSON(src []byte) (*DB, error) {
 	sc := &scanner{s: string(src)}
-	db := &DB{ids: map[string]uint32{}, rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
+	// Room for the distinct values of typical data (about one per 128
+	// bytes), so that the table rarely grows while it fills.
+	db := &DB{ids: make(map[string]uint32, len(src)/128), rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
 	sc.db = db
 	rels, err := sc.top()
 	if err != nil {
@@ -49,8 +51,8 @@ func LoadJSON(src []byte) (*DB, error) {
 				tab.n = 1
 			}
 		} else {
-			set := newTupleSetFor(ar, len(db.strs))
 			n := len(sr.lens)
+			set := newTupleSetSized(ar, len(db.strs), n)
 			tab.data = make([]uint32, 0, n*ar)
 			for i := range n {
 				row := sr.vals[i*ar : (i+1)*ar]
@@ -265,6 +267,17 @@ func (sc *scanner) str() (string, error) {
 	return "", sc.errorf("unterminated string")
 }
 
+// intern interns a value scanned from the input. A new value is copied
+// out of the input: the copies of distinct values sit together in memory,
+// which keeps lookups in cache, and the input is not kept alive.
+func (sc *scanner) intern(v string) uint32 {
+	db := sc.db
+	if id, ok := db.ids[v]; ok {
+		return id
+	}
+	return db.intern(strings.Clone(v))
+}
+
 // skip scans over any JSON value.
 func (sc *scanner) skip(depth int) error {
 	if depth > maxScanDepth {
@@ -450,7 +463,7 @@ func (sc *scanner) relation(sr *scanRel) error {
 					if n < len(last) && last[n].ok && last[n].s == v {
 						id = last[n].id
 					} else {
-						id = sc.db.intern(v)
+						id = sc.intern(v)
 						if n < len(last) {
 							last[n] = lastVal{s: v, id: id, ok: true}
 						}

@@ -41,7 +41,17 @@ const maxSetBits = 1 << 26
 // newTupleSetFor returns a set that uses a bitmap when the rows' values
 // lie below idSpace and the bitmap is small.
 func newTupleSetFor(arity, idSpace int) *tupleSet {
-	s := newTupleSet(arity)
+	return newTupleSetSized(arity, idSpace, 0)
+}
+
+// newTupleSetSized is newTupleSetFor with room for about n rows.
+func newTupleSetSized(arity, idSpace, n int) *tupleSet {
+	s := &tupleSet{arity: arity}
+	if arity <= 2 {
+		s.small = make(map[uint64]struct{}, n)
+	} else {
+		s.large = make(map[string]struct{}, n)
+	}
 	side := uint64(idSpace) + 64
 	switch {
 	case arity == 1 && side <= maxSetBits:
