@@ -33,7 +33,8 @@ import (
 // exactly, by value.
 //
 // go test runs a fixed number of seeds. DATALOG_DIFF_TIME=10m (see
-// scripts/fuzz) runs fresh seeds for that long.
+// scripts/fuzz) runs fresh seeds for that long; DATALOG_DIFF_SEED=N
+// reruns the seed a failure reported.
 
 // diffDomain holds the values the generated data draws from: numbers in
 // several spellings, strings that look like numbers to other parsers,
@@ -881,6 +882,17 @@ func checkExplanations(t *testing.T, seed uint64, db *DB, res *ProgramResult, da
 // TestDatalogDifferential runs the three differential checks over a
 // fixed set of seeds, or over fresh seeds for DATALOG_DIFF_TIME.
 func TestDatalogDifferential(t *testing.T) {
+	if s := os.Getenv("DATALOG_DIFF_SEED"); s != "" {
+		// Reproduce one seed that a long run reported.
+		seed, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diffRuleCase(t, seed)
+		diffProgramCase(t, seed)
+		diffClosureCase(t, seed)
+		return
+	}
 	if s := os.Getenv("DATALOG_DIFF_TIME"); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {

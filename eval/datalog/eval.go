@@ -283,6 +283,18 @@ func (st *progState) source(name string) source {
 func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, opts Options) (*progState, error) {
 	st := &progState{db: db, prog: prog, info: info, full: map[string]*table{}, stratum: map[string]int{},
 		rounds: map[string][]int{}, rules: make([]*crule, len(prog.Rules))}
+	// Intern the head constants first: a body constant that only a rule
+	// head produces (not the data) must resolve to its id in every rule,
+	// whichever is compiled first.
+	for _, r := range prog.Rules {
+		if r.Head != nil {
+			for _, t := range r.Head.Args {
+				if t.IsConst() {
+					db.intern(t.Value)
+				}
+			}
+		}
+	}
 	ev := newEvaluator(ctx, db, opts)
 	st.ev = ev
 	sets := map[string]*tupleSet{}
