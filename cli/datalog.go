@@ -96,8 +96,8 @@ func (l datalogLimits) options() datalog.Options {
 	return datalog.Options{MaxTuples: l.maxTuples}
 }
 
-// evalError maps an evaluation error: a budget or deadline stop is a
-// failure of the query (exit 1) with its message.
+// evalError maps an evaluation error (the budget exceeded, the deadline
+// passed) to a failure of the query: exit 1 with its message.
 func evalError(err error) error {
 	return Failf("%w", err)
 }

@@ -252,7 +252,6 @@ type progState struct {
 	// round 0 holds the data's tuples.
 	rounds map[string][]int
 	rules  []*crule // compiled, by index into prog.Rules (nil: not a rule)
-	ev     *evaluator
 }
 
 func (st *progState) types(name string) []string {
@@ -296,7 +295,6 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		}
 	}
 	ev := newEvaluator(ctx, db, opts)
-	st.ev = ev
 	sets := map[string]*tupleSet{}
 	derived := 0
 	for si, stratum := range info.Strata {
@@ -316,7 +314,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			st.rounds[name] = []int{t.len()}
 		}
 	}
-	for si, stratum := range info.Strata {
+	for _, stratum := range info.Strata {
 		in := map[string]bool{}
 		for _, n := range stratum {
 			in[n] = true
@@ -343,7 +341,6 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			}
 			rules = append(rules, rr)
 		}
-		_ = si
 		tc := transitiveRule(stratum, rules, func(r rrule) (*crule, []int) { return r.cr, r.rec })
 		delta := map[string]*table{}
 		for _, n := range stratum {
