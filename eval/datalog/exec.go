@@ -36,13 +36,17 @@ type operand struct {
 	isVar   bool
 	slot    int
 	str     string
-	numeric bool // a number literal or a variable of a numeric type
+	numeric bool   // a number literal or a variable of a numeric type
+	id      uint32 // a constant's id, when idOK
+	idOK    bool   // the constant occurs in the data
 }
 
 type ccond struct {
 	op   string
 	l, r operand
 	at   int // index of the body item
+	// eqIDs: an "==" or "!=" that compares bytewise, decided on ids.
+	eqIDs bool
 }
 
 type crule struct {
@@ -149,6 +153,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 				return nil, err
 			}
 			o := operand{str: t.Value, numeric: t.Kind == syn.Num}
+			o.id, o.idOK = db.ids[t.Value]
 			if t.Kind == syn.Var {
 				o = operand{isVar: true, slot: slot(t.Value), numeric: numericType(varType[t.Value])}
 			}
@@ -158,6 +163,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 				c.r = o
 			}
 		}
+		c.eqIDs = (c.op == "==" || c.op == "!=") && !c.l.numeric && !c.r.numeric
 		cr.conds = append(cr.conds, c)
 	}
 	for _, t := range r.Head.Args {
@@ -854,6 +860,25 @@ func (ev *evaluator) value(b []uint32, o operand) string {
 // is a number literal or a variable of a numeric type and both values
 // parse as numbers; otherwise they compare as strings, bytewise.
 func (ev *evaluator) compare(b []uint32, c ccond) bool {
+	if c.eqIDs {
+		// Bytewise equality of interned strings is equality of ids.
+		l, lok := c.l.id, c.l.idOK
+		if c.l.isVar {
+			l, lok = b[c.l.slot], true
+		}
+		r, rok := c.r.id, c.r.idOK
+		if c.r.isVar {
+			r, rok = b[c.r.slot], true
+		}
+		var eq bool
+		if lok && rok {
+			eq = l == r
+		} else {
+			// A constant interned after the rule was compiled.
+			eq = ev.value(b, c.l) == ev.value(b, c.r)
+		}
+		return eq == (c.op == "==")
+	}
 	cmp := syn.CompareValues(ev.value(b, c.l), ev.value(b, c.r), c.l.numeric || c.r.numeric)
 	holds, _ := syn.Holds(c.op, cmp)
 	return holds
