@@ -10,14 +10,19 @@ import (
 )
 
 // CodeAction is a titled set of edits to the document, such as a
-// diagnostic's suggested fix or a migration. Kind is an LSP
-// CodeActionKind ("quickfix", "refactor.rewrite", "source.fixAll").
+// diagnostic's suggested fix or a migration, or a command to run, such as
+// an explanation. Kind is an LSP CodeActionKind ("quickfix",
+// "refactor.rewrite", "source.fixAll").
 type CodeAction struct {
 	Title       string
 	Kind        string
 	Edits       []syntax.TextEdit
 	Diagnostics []syntax.Diagnostic // the diagnostics it resolves, if any
 	Preferred   bool
+	// Command and Arguments name a workspace/executeCommand command the
+	// action runs instead of edits.
+	Command   string
+	Arguments []any
 }
 
 // CodeActioner proposes code actions for a byte span of a document
@@ -27,16 +32,17 @@ type CodeActioner interface {
 }
 
 // codeActionKinds are the kinds of the actions the server offers.
-var codeActionKinds = []string{"quickfix", "source.fixAll", "source.migrate"}
+var codeActionKinds = []string{"quickfix", "source.fixAll", "source.migrate", kindExplain}
 
 type wireCodeAction struct {
 	Title       string           `json:"title"`
 	Kind        string           `json:"kind,omitempty"`
 	Diagnostics []wireDiagnostic `json:"diagnostics,omitempty"`
 	IsPreferred bool             `json:"isPreferred,omitempty"`
-	Edit        struct {
+	Edit        *struct {
 		Changes map[string][]wireTextEdit `json:"changes"`
-	} `json:"edit"`
+	} `json:"edit,omitempty"`
+	Command *wireCommand `json:"command,omitempty"`
 }
 
 func (s *server) codeAction(ctx context.Context, params json.RawMessage) (any, error) {
@@ -68,7 +74,13 @@ func (s *server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		if len(a.Diagnostics) > 0 {
 			w.Diagnostics = s.toWire(snap, a.Diagnostics)
 		}
-		w.Edit.Changes = map[string][]wireTextEdit{snap.URI: s.textEdits(snap.File, a.Edits)}
+		if a.Command != "" {
+			w.Command = &wireCommand{Title: a.Title, Command: a.Command, Arguments: a.Arguments}
+		} else {
+			w.Edit = &struct {
+				Changes map[string][]wireTextEdit `json:"changes"`
+			}{Changes: map[string][]wireTextEdit{snap.URI: s.textEdits(snap.File, a.Edits)}}
+		}
 		out = append(out, w)
 	}
 	return out, nil

@@ -31,6 +31,9 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
+	if p.Command == CommandWhy {
+		return s.why(ctx, p.Arguments)
+	}
 	if p.Command != CommandRun && p.Command != CommandChooseData {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}

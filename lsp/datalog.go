@@ -237,13 +237,17 @@ func (datalogLanguage) SemanticTokens(_ context.Context, s *Snapshot) []Semantic
 	return out
 }
 
-// CodeActions offers the rules' fixes (singleton variables), "fix all" and
-// suppression directives.
+// CodeActions offers the rules' fixes (singleton variables), "fix all",
+// suppression directives and, over sample data, the explanation of a
+// rule's first result.
 func (l datalogLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAction {
 	p := datalogProgram(s)
-	if p == nil || l.linter == nil {
+	if p == nil {
 		return nil
 	}
-	lt := linterFor(l.linter, s)
-	return lintActions(ctx, lt, s, l.Diagnostics(ctx, s), span, true)
+	var out []CodeAction
+	if l.linter != nil {
+		out = lintActions(ctx, linterFor(l.linter, s), s, l.Diagnostics(ctx, s), span, true)
+	}
+	return append(out, explainActions(ctx, s, span)...)
 }

@@ -160,11 +160,13 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		ctx, cancel := context.WithTimeout(context.Background(), s.runTimeout())
 		defer cancel()
 		t0 := time.Now()
+		s.Workspace.datalog.Lock()
 		res, err := evaldl.EvalProgram(ctx, db.(*evaldl.DB), s.File.Name(), s.File.Text())
 		sizes := map[string]int{}
 		for _, r := range db.(*evaldl.DB).Relations() {
 			sizes[r.Name] = r.Size
 		}
+		s.Workspace.datalog.Unlock()
 		return datalogRun{db: db.(*evaldl.DB), res: res, data: sizes, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}
 	})
 	return v.(datalogRun), true
@@ -307,7 +309,9 @@ func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.R
 		}
 		const probe = "ctxql_probe__"
 		text := src + "\n" + probe + "(" + strings.Join(vars, ", ") + ") <-- " + strings.Join(items, ", ") + ";\n"
+		s.Workspace.datalog.Lock()
 		res, err := evaldl.EvalProgram(ctx, run.db, s.File.Name(), text)
+		s.Workspace.datalog.Unlock()
 		if err != nil || res == nil || syntax.HasErrors(res.Diagnostics) {
 			return syntax.RelatedInfo{}, false
 		}

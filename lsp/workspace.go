@@ -35,6 +35,10 @@ type workspace struct {
 	// overlay returns the editor's text of an open file (an unsaved
 	// .ctxql.yaml), if any.
 	overlay func(path string) ([]byte, bool)
+	// datalog serializes the evaluations over Datalog sample data: an
+	// evaluation interns the program's constants into the loaded data,
+	// which every snapshot of the data's documents shares.
+	datalog sync.Mutex
 }
 
 // projectConfig is the configuration of a directory: its .ctxql.yaml with
