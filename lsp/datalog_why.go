@@ -25,7 +25,8 @@ import (
 // "text" is the proof tree of a derived tuple (as `ctxql eval datalog
 // --why` prints it) or, for a tuple the program does not derive, the
 // first failing body item of each rule of its relation (as --why-not
-// prints it); "error" replaces it when the tuple cannot be explained.
+// prints it); "error" replaces it when the tuple cannot be explained. The
+// text (or the error) is also shown with window/showMessage.
 const CommandWhy = "ctxql.why"
 
 // whyResult is the result of CommandWhy.
@@ -161,7 +162,15 @@ func (s *server) why(ctx context.Context, args []json.RawMessage) (any, error) {
 	if _, msg, bad := snap.Degraded(); bad {
 		return whyResult{Relation: rel, Tuple: vals, Error: msg}, nil
 	}
-	return explainTuple(ctx, snap, rel, vals), nil
+	res := explainTuple(ctx, snap, rel, vals)
+	// Shown as ctxql.run shows its preview, so that a client that only
+	// runs the code action's command sees the explanation too.
+	if res.Error != "" {
+		s.showMessage(ctx, messageWarning, "Cannot explain "+res.Relation+": "+res.Error)
+	} else {
+		s.showMessage(ctx, messageInfo, res.Text)
+	}
+	return res, nil
 }
 
 // explainActions offers, on a rule whose relation holds tuples over the

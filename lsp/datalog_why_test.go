@@ -51,6 +51,18 @@ func TestDatalogWhy(t *testing.T) {
 	if !res.Derived || res.Error != "" || res.Relation != "nf" || strings.Join(res.Tuple, ",") != "a,d" || res.Text != want {
 		t.Errorf("why nf(a, d): %+v\ntext:\n%s\nwant:\n%s", res, res.Text, want)
 	}
+	shown := false
+	c.mu.Lock()
+	for _, n := range c.notes {
+		var m struct{ Message string }
+		if n.Method == "window/showMessage" && json.Unmarshal(n.Params, &m) == nil && m.Message == want {
+			shown = true
+		}
+	}
+	c.mu.Unlock()
+	if !shown {
+		t.Error("the explanation was not shown with window/showMessage")
+	}
 	// A preview row: the relation and the tuple's values.
 	res = why(uri, "reach", []string{"b", "d"})
 	if !res.Derived || !strings.HasPrefix(res.Text, `reach("b", "d")  by rule `+name+":3:1") {
