@@ -128,7 +128,7 @@ func newClient(t testing.TB, opts Options) *testClient {
 
 func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if req.IsCall() {
-		if req.Method() == "client/registerCapability" {
+		if req.Method() == "client/registerCapability" || req.Method() == "workspace/inlayHint/refresh" {
 			c.mu.Lock()
 			c.notes = append(c.notes, note{strings.Clone(req.Method()), json.RawMessage(bytes.Clone(req.Params()))})
 			c.mu.Unlock()

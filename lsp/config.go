@@ -255,7 +255,8 @@ func (s *server) didChangeConfiguration(params json.RawMessage) error {
 // rediagnoseAll replaces every open document's snapshot by a fresh one
 // (same text and version, nothing computed yet) and diagnoses it again:
 // settings, .ctxql.yaml or sample data changed. A pull client is asked to
-// pull again.
+// pull again, and a client that can is asked to request its inlay hints
+// again (their counts and the inlayHints.steps setting may have changed).
 func (s *server) rediagnoseAll() {
 	for _, snap := range s.session.all() {
 		fresh := snap.fresh()
@@ -265,7 +266,17 @@ func (s *server) rediagnoseAll() {
 	}
 	s.mu.Lock()
 	refresh := s.pull && s.refresh && s.initialized && !s.shutdown
+	hints := s.hintRefresh && s.initialized && !s.shutdown
 	s.mu.Unlock()
+	if hints {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, err := s.conn.Call(ctx, "workspace/inlayHint/refresh", nil, nil); err != nil {
+				s.log.printf("workspace/inlayHint/refresh: %v", err)
+			}
+		}()
+	}
 	if refresh {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -41,6 +41,7 @@ func (s *server) initialize(params json.RawMessage) (any, error) {
 	d := p.Capabilities.TextDocument.Diagnostic
 	s.pull = d != nil && string(*d) != "null"
 	s.refresh = p.Capabilities.Workspace.Diagnostics.RefreshSupport
+	s.hintRefresh = p.Capabilities.Workspace.InlayHint.RefreshSupport
 	s.watch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
 		s.config.apply(p.InitializationOptions)

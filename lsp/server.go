@@ -74,6 +74,7 @@ type server struct {
 	utf8        bool // positions are counted in UTF-8 bytes
 	pull        bool // the client pulls diagnostics: never push them
 	refresh     bool // the client accepts workspace/diagnostic/refresh
+	hintRefresh bool // the client accepts workspace/inlayHint/refresh
 	watch       bool // the client watches files for the server when asked
 	config      Config
 

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -342,4 +343,61 @@ func TestDataFileChanged(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return !slices.Contains(codes(ds), CodeNoMatch) })
+}
+
+// TestStepHintsSettingLive checks that the inlayHints.steps setting turns
+// the step counts off and on again for open documents, that a client that
+// accepts it is asked to refresh its inlay hints, and that the result
+// count stays either way.
+func TestStepHintsSettingLive(t *testing.T) {
+	dir := t.TempDir()
+	data := `{"root":{"id":"root","nodeType":"^root","children":[{"id":"seq","nodeType":"^seq","children":[{"id":"mt","nodeType":"mt","children":[]}]}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "d.json"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	uri := "file://" + filepath.ToSlash(dir) + "/q.pact"
+	c := newClient(t, Options{})
+	c.initializeWith(map[string]any{"workspace": map[string]any{"inlayHint": map[string]any{"refreshSupport": true}}}, nil)
+	c.open(uri, "// data: ./d.json\n^seq .mt\n")
+	c.waitDiagnostics(uri, 1)
+	hints := func() string {
+		var hs []struct {
+			Position Position `json:"position"`
+			Label    string   `json:"label"`
+		}
+		c.mustCall("textDocument/inlayHint", map[string]any{"textDocument": map[string]any{"uri": uri}, "range": Range{End: Position{Line: 9}}}, &hs)
+		var out []string
+		for _, h := range hs {
+			out = append(out, fmt.Sprintf("%d:%d %s", h.Position.Line, h.Position.Character, strings.TrimSpace(h.Label)))
+		}
+		return strings.Join(out, ", ")
+	}
+	refreshes := func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		n := 0
+		for _, m := range c.notes {
+			if m.Method == "workspace/inlayHint/refresh" {
+				n++
+			}
+		}
+		return n
+	}
+	if got := hints(); got != "1:4 1 →, 1:8 → 1" {
+		t.Fatalf("hints with the default settings: %s", got)
+	}
+	for i, on := range []bool{false, true} {
+		c.send("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": map[string]any{"inlayHints": map[string]any{"steps": on}}}})
+		deadline := time.Now().Add(10 * time.Second)
+		for refreshes() < i+1 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		want := "1:8 → 1"
+		if on {
+			want = "1:4 1 →, 1:8 → 1"
+		}
+		if got, n := hints(), refreshes(); got != want || n != i+1 {
+			t.Errorf("steps %v: hints %s, want %s; %d refresh request(s)", on, got, want, n)
+		}
+	}
 }

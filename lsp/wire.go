@@ -91,6 +91,9 @@ type initializeParams struct {
 			Diagnostics struct {
 				RefreshSupport bool `json:"refreshSupport"`
 			} `json:"diagnostics"`
+			InlayHint struct {
+				RefreshSupport bool `json:"refreshSupport"`
+			} `json:"inlayHint"`
 			DidChangeWatchedFiles struct {
 				DynamicRegistration bool `json:"dynamicRegistration"`
 			} `json:"didChangeWatchedFiles"`
