@@ -68,6 +68,7 @@ func (l jqlLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, s
 	if lt := linterFor(l.linter, s); lt != nil {
 		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
 	}
+	md, sp, ok = withStep(ctx, s, l.Queries(s), off, jqlTrace, md, sp, ok)
 	return withCount(ctx, s, off, md, sp, ok)
 }
 

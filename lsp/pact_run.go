@@ -62,7 +62,8 @@ func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, 
 	if !ok {
 		return "", syntax.Span{}, false
 	}
-	return strings.Join(parts, "\n\n---\n\n"), sp, true
+	text, sp, _ := withStep(ctx, s, l.Queries(s), off, pactTrace, strings.Join(parts, "\n\n---\n\n"), sp, true)
+	return text, sp, true
 }
 
 // Complete proposes roots, types, pseudo-classes, attribute keys,

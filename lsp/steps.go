@@ -229,3 +229,31 @@ func emptiedRelated(d *syntax.Diagnostic, t *stepTrace) {
 	d.Message += ": " + msg
 	d.Related = append(d.Related, syntax.RelatedInfo{Span: st.Span, Message: msg})
 }
+
+// withStep appends to a hover the count after the step of a query under
+// off ("**2** candidates left after `.mt`"), when the document has sample
+// data and the step is explained.
+func withStep(ctx context.Context, s *Snapshot, spans []syntax.Span, off int, trace func(context.Context, *Snapshot, int) *stepTrace, md string, sp syntax.Span, ok bool) (string, syntax.Span, bool) {
+	if !ok || s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		return md, sp, ok
+	}
+	for _, q := range spans {
+		if !q.Touches(off) {
+			continue
+		}
+		t := trace(ctx, s, q.Start)
+		if t == nil {
+			return md, sp, ok
+		}
+		for i, st := range t.Steps {
+			if st.Span.Start <= off && off < st.Span.End {
+				line := fmt.Sprintf("Sample data: **%d** %s left after `%s`", st.Count, t.Noun, st.Text)
+				if i == t.Emptied {
+					line += " — this step emptied the query"
+				}
+				return md + "\n\n---\n\n" + line, sp, ok
+			}
+		}
+	}
+	return md, sp, ok
+}
