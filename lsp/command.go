@@ -70,7 +70,7 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if !ok {
 		return s.runFailed(ctx, uri, rng, fmt.Sprintf("No query at line %d of %s: put the cursor on a query (or a Datalog rule) to run it.", rng.Start.Line+1, name)), nil
 	}
-	note := s.previewOf(snap, res)
+	note := s.previewOf(ctx, snap, res)
 	if err := s.conn.Notify(ctx, MethodPreview, note); err != nil {
 		s.log.printf("%s: %v", MethodPreview, err)
 	}

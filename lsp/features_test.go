@@ -29,6 +29,8 @@ import (
 //	@rangeformat L:C L:C     formatting that range gives section "range-formatted"
 //	@lens I title            the I-th code lens (0-based) has a title containing title
 //	@run L:C N               ctxql.run at L:C returns N results and pushes a preview
+//	@emptied L:C L:C text    ctxql.run at the first L:C returns no results, emptied by the step
+//	                         at the second L:C whose text is text
 //	@inlay L:C label         an inlay hint at L:C reads label
 //	@noinlay L:C             there is no inlay hint at L:C
 //	@datadiag L:C message    a diagnostic at L:C (published after the data loads) contains message
@@ -140,6 +142,15 @@ func TestFeatures(t *testing.T) {
 				if pre.Count != want || pre.Range.Start.Line != p.Line {
 					t.Errorf("%s: preview %+v", line, pre)
 				}
+			case "@emptied":
+				var res previewParams
+				p := pos(1)
+				cl.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun,
+					"arguments": []any{uri, Range{Start: p, End: p}}}, &res)
+				if e := res.EmptiedBy; res.Count != 0 || e == nil || e.Range.Start != pos(2) || e.Text != rest(3) {
+					t.Errorf("%s: run gave count %d, emptiedBy %+v", line, res.Count, e)
+				}
+				cl.waitPreview(uri)
 			case "@inlay", "@noinlay":
 				var hints []struct {
 					Position Position `json:"position"`

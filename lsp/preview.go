@@ -84,10 +84,13 @@ func (s *Snapshot) runTimeout() time.Duration {
 //	            "kind": "text", "preview": "first 80 characters of content"}, ...],  // PACT only
 //	 "relation": "path",                       // Datalog only
 //	 "columns": [{"name": "x", "type": "Node"}, {"name": "y", "type": "Node"}],  // Datalog only
-//	 "error": "..."}                           // when the run failed
+//	 "error": "...",                           // when the run failed
+//	 "emptiedBy": {"range": {...}, "text": "[role='nobody']", "before": 4}}  // PACT and JQL, no results
 //
 // "nodes" summarises the first results (at most 1,000) in result order;
-// "columns" has one entry per element of each Datalog tuple.
+// "columns" has one entry per element of each Datalog tuple; "emptiedBy"
+// names the step or where condition of a query without results after which
+// nothing was left, with the count before it.
 const MethodPreview = "ctxql/preview"
 
 type previewParams struct {
@@ -100,9 +103,17 @@ type previewParams struct {
 	Nodes     []NodeSummary `json:"nodes,omitempty"`
 	Relation  string        `json:"relation,omitempty"`
 	Columns   []Column      `json:"columns,omitempty"`
+	EmptiedBy *emptiedStep  `json:"emptiedBy,omitempty"`
 }
 
-func (s *server) previewOf(snap *Snapshot, r RunResult) previewParams {
+// emptiedStep is the step that left a query without results.
+type emptiedStep struct {
+	Range  Range  `json:"range"`
+	Text   string `json:"text"`
+	Before int    `json:"before"` // candidates or documents before it
+}
+
+func (s *server) previewOf(ctx context.Context, snap *Snapshot, r RunResult) previewParams {
 	p := previewParams{URI: snap.URI, Range: s.rangeOf(snap.File, r.Span), Count: r.Count, Results: r.Sample,
 		ElapsedMS: float64(r.Elapsed.Microseconds()) / 1000}
 	if p.Results == nil {
@@ -114,6 +125,21 @@ func (s *server) previewOf(snap *Snapshot, r RunResult) previewParams {
 	}
 	if r.Err != nil {
 		p.Error = r.Err.Error()
+	}
+	if r.Err == nil && r.Count == 0 {
+		var t *stepTrace
+		switch snap.Lang.(type) {
+		case pactLanguage:
+			t = pactTrace(ctx, snap, r.Span.Start)
+		case jqlLanguage:
+			t = jqlTrace(ctx, snap, r.Span.Start)
+		}
+		if st, ok := t.emptiedBy(); ok {
+			p.EmptiedBy = &emptiedStep{Range: s.rangeOf(snap.File, st.Span), Text: st.Text}
+			if t.Emptied > 0 {
+				p.EmptiedBy.Before = t.Steps[t.Emptied-1].Count
+			}
+		}
 	}
 	return p
 }
@@ -158,7 +184,7 @@ func (s *server) preview(ctx context.Context, snap *Snapshot, off int) {
 	if !ok || ctx.Err() != nil || s.session.get(snap.URI) != snap {
 		return
 	}
-	if err := s.conn.Notify(ctx, MethodPreview, s.previewOf(snap, res)); err != nil {
+	if err := s.conn.Notify(ctx, MethodPreview, s.previewOf(ctx, snap, res)); err != nil {
 		s.log.printf("%s: %v", MethodPreview, err)
 	}
 }
