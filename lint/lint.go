@@ -30,19 +30,6 @@ const maxRounds = 10
 // All returns the registry of every rule of every language.
 func All() (*analysis.Registry, error) { return lang.Registry() }
 
-// Host is the language of source files in other languages (.ts, .js, .py,
-// .go) whose string literals passed to configured calls are PACT queries.
-const Host = lang.Host
-
-// Language returns the language of a file name, or "" when ctxql does not
-// check such files. It is the language table's answer (lang.ForName).
-func Language(name string) analysis.Language {
-	if l := lang.ForName(name); l != nil {
-		return l.ID
-	}
-	return ""
-}
-
 // Linter checks files with one registry, one editor dialect setting and,
 // optionally, a project configuration.
 type Linter struct {
