@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/ctxql/ctxql/internal/files"
 )
 
 // DefaultCacheName is the cache file name looked up from the working
@@ -165,8 +167,13 @@ func (ix *Index) Raw() (any, error) {
 }
 
 // Load reads and indexes the cache file at path.
-func Load(path string) (*Index, error) {
-	b, err := os.ReadFile(path)
+func Load(path string) (*Index, error) { return LoadFrom(files.New(0, ""), path) }
+
+// LoadFrom reads the cache file at path through r, which refuses anything
+// but a regular file within its size limit (and, when confined, a file
+// outside its directory), and indexes it.
+func LoadFrom(r *files.Reader, path string) (*Index, error) {
+	b, err := r.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read cache: %w", err)
 	}

@@ -33,6 +33,17 @@ var varRef = regexp.MustCompile(`\$[A-Z][A-Z0-9_]*`)
 // left as written. Each list names a variable once, in order of first
 // appearance.
 func (ix *Index) Expand(text, mode string) (Expansion, error) {
+	return ix.ExpandWithin(text, mode, 0)
+}
+
+// ExpandWithin is Expand with an output budget: when the expanded text
+// would pass maxBytes bytes (0: DefaultMaxOutputBytes) it stops with a
+// LimitError naming --max-output-bytes. Expansion is linear in its output,
+// so the budget bounds its time and memory too.
+func (ix *Index) ExpandWithin(text, mode string, maxBytes int) (Expansion, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxOutputBytes
+	}
 	if mode == "" {
 		mode = ExpandSummary
 	}
@@ -43,33 +54,58 @@ func (ix *Index) Expand(text, mode string) (Expansion, error) {
 	}
 	e := Expansion{Original: text, VariablesFound: []string{}, VariablesResolved: []string{}, VariablesUnresolved: []string{}}
 	seen := map[string]bool{}
-	e.Expanded = varRef.ReplaceAllStringFunc(text, func(ref string) string {
-		name := ref[1:]
-		v, ok := ix.Cache.Vars[name]
-		if !seen[name] {
-			seen[name] = true
-			e.VariablesFound = append(e.VariablesFound, name)
-			if ok && v != nil {
-				e.VariablesResolved = append(e.VariablesResolved, name)
-			} else {
-				e.VariablesUnresolved = append(e.VariablesUnresolved, name)
-			}
+	// The full JSON of a variable's target is encoded once, however often
+	// the variable is referenced.
+	full := map[string]string{}
+	var b strings.Builder
+	last := 0
+	for _, loc := range varRef.FindAllStringIndex(text, -1) {
+		b.WriteString(text[last:loc[0]])
+		b.WriteString(expandOne(ix, text[loc[0]:loc[1]], mode, &e, seen, full))
+		last = loc[1]
+		if b.Len() > maxBytes {
+			return Expansion{}, OutputLimit("expanded text", maxBytes)
 		}
-		if !ok || v == nil {
-			return ref
-		}
-		switch mode {
-		case ExpandInline:
-			return v.Value
-		case ExpandFull:
-			b, _ := json.Marshal(ix.varTarget(v))
-			return string(b)
-		case ExpandAnnotated:
-			return ref + " [" + ix.varSummary(v) + "]"
-		}
-		return ix.varSummary(v)
-	})
+	}
+	b.WriteString(text[last:])
+	if b.Len() > maxBytes {
+		return Expansion{}, OutputLimit("expanded text", maxBytes)
+	}
+	e.Expanded = b.String()
 	return e, nil
+}
+
+// expandOne expands one reference, recording it in e.
+func expandOne(ix *Index, ref, mode string, e *Expansion, seen map[string]bool, full map[string]string) string {
+	name := ref[1:]
+	v, ok := ix.Cache.Vars[name]
+	if !seen[name] {
+		seen[name] = true
+		e.VariablesFound = append(e.VariablesFound, name)
+		if ok && v != nil {
+			e.VariablesResolved = append(e.VariablesResolved, name)
+		} else {
+			e.VariablesUnresolved = append(e.VariablesUnresolved, name)
+		}
+	}
+	if !ok || v == nil {
+		return ref
+	}
+	switch mode {
+	case ExpandInline:
+		return v.Value
+	case ExpandFull:
+		s, ok := full[name]
+		if !ok {
+			b, _ := json.Marshal(ix.varTarget(v))
+			s = string(b)
+			full[name] = s
+		}
+		return s
+	case ExpandAnnotated:
+		return ref + " [" + ix.varSummary(v) + "]"
+	}
+	return ix.varSummary(v)
 }
 
 // varSummary: a symbol reads "name (file:start-end) - description"; other

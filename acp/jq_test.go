@@ -2,10 +2,13 @@ package acp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/itchyny/gojq"
 
 	"github.com/ctxql/ctxql/acp"
 )
@@ -59,6 +62,89 @@ func TestJQLimits(t *testing.T) {
 		_, err = q.Run(context.Background(), nil, c.lim)
 		if !errors.Is(err, acp.ErrJQLimit) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.expr, err, c.want)
+		}
+	}
+}
+
+// TestJQBoundedBuiltinsAgreeWithGojq checks the sandbox's replacements of
+// the regular expression and index built-ins against gojq's own, on
+// strings with multi-byte characters, empty matches, captures, flags and
+// replacements with several outputs.
+func TestJQBoundedBuiltinsAgreeWithGojq(t *testing.T) {
+	inputs := []any{"", "a", "aaa", "abc", "héllo wörld, héllo", "a,b,,c", "x😀y😀z", "ab\ncd\nAB", "test 123 test 45"}
+	exprs := []string{
+		`[match("")]`, `[match("a*"; "g")]`, `[match("(?<x>l+)(o)?"; "g")]`, `[match("L"; "gi")]`, `[match(["l", "g"])]`,
+		`test("o")`, `test("O"; "i")`, `[test("^$")]`, `[capture("(?<a>[a-z])(?<b>[0-9])?")]`, `[scan("[a-z]")]`, `[scan("(l)(o)")]`,
+		`[splits("")]`, `[splits(",")]`, `[splits("l+"; "g")]`, `split(", *"; null)`, `[splits("$")]`, `[splits("\\b")]`,
+		`sub("l"; "L")`, `gsub("l"; "L")`, `gsub(""; "-")`, `gsub("(?<c>[a-z])"; .c + .c)`, `[gsub("l"; "1", "2")]`, `[sub("(?<x>.)"; "\(.x)!", "?")]`,
+		`gsub("^"; ">")`, `gsub("$"; "<")`, `gsub("\\s"; ""; "g")`, `[gsub("a*"; "-")]`, `gsub("L"; "_"; "i")`,
+		`indices("l")`, `indices("")`, `index("l")`, `rindex("l")`, `indices("😀")`, `index("zz")`, `rindex("zz")`,
+		`[explode[]] | indices(108)`, `[explode[]] | indices([108, 111])`, `[explode[]] | index(108)`, `[explode[]] | rindex(108)`, `[explode[]] | indices([])`,
+		`try gsub("l"; 1) catch "error"`, `try match("(") catch "error"`, `try match("a"; "q") catch "error"`,
+	}
+	for _, in := range inputs {
+		for _, expr := range exprs {
+			want, werr := plainGojq(expr, in)
+			q, err := acp.CompileJQ(expr)
+			if err != nil {
+				t.Fatalf("%s: %v", expr, err)
+			}
+			got, gerr := q.Run(context.Background(), in, acp.JQLimits{})
+			if (werr != nil) != (gerr != nil) {
+				t.Errorf("%q | %s: error %v, gojq's %v", in, expr, gerr, werr)
+				continue
+			}
+			gb, _ := json.Marshal(got)
+			wb, _ := json.Marshal(want)
+			if string(gb) != string(wb) {
+				t.Errorf("%q | %s:\n got %s\nwant %s", in, expr, gb, wb)
+			}
+		}
+	}
+}
+
+// plainGojq runs expr with gojq's own built-ins.
+func plainGojq(expr string, in any) ([]any, error) {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return nil, err
+	}
+	var out []any
+	iter := q.Run(in)
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			return out, nil
+		}
+		if err, ok := v.(error); ok {
+			return out, err
+		}
+		out = append(out, v)
+	}
+}
+
+// TestJQBoundedBuiltinsStop checks that the built-ins that gojq runs in one
+// long step are linear or stop at the deadline: each query finishes or
+// fails within two seconds of its 1 s deadline.
+func TestJQBoundedBuiltinsStop(t *testing.T) {
+	for _, expr := range []string{
+		`("a"*100000)|[splits("")]|length`,
+		`("a"*200000)|gsub("";"b")|length`,
+		`("a"*200000)|[match("";"g")]|length`,
+		`("a"*100000) as $s | $s | indices($s[0:50000]) | length`,
+		`[range(200000)] as $a | $a | indices($a[0:100000]) | length`,
+	} {
+		q, err := acp.CompileJQ(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		start := time.Now()
+		_, err = q.Run(context.Background(), nil, acp.JQLimits{Timeout: time.Second})
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%s: took %s under a 1s deadline (err %v)", expr, d, err)
+		}
+		if err != nil && !errors.Is(err, acp.ErrLimit) {
+			t.Errorf("%s: %v, want a result or a limit error", expr, err)
 		}
 	}
 }

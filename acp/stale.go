@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ctxql/ctxql/internal/files"
 )
 
 // Staleness lists the reasons the cache looks out of date. An empty list
@@ -99,8 +101,13 @@ func GitHead(dir string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// gitFiles reads a repository's HEAD and refs: regular files only, of a
+// bounded size (a FIFO or a device named HEAD must not hang the staleness
+// check).
+var gitFiles = files.New(64<<20, "")
+
 func readHead(gitDir string) string {
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	b, err := gitFiles.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -112,10 +119,10 @@ func readHead(gitDir string) string {
 	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
 		return ""
 	}
-	if b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
+	if b, err := gitFiles.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
 		return strings.TrimSpace(string(b))
 	}
-	b, err = os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	b, err = gitFiles.ReadFile(filepath.Join(gitDir, "packed-refs"))
 	if err != nil {
 		return ""
 	}

@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
+
+	"github.com/ctxql/ctxql/internal/files"
 )
 
 // StateFileName is the file beside the cache holding debug sessions and
@@ -58,9 +61,14 @@ type Hack struct {
 }
 
 // LoadState reads the state file; a missing file is an empty state.
-func LoadState(path string) (*State, error) {
+func LoadState(path string) (*State, error) { return LoadStateFrom(files.New(0, ""), path) }
+
+// LoadStateFrom reads the state file through r (a confined reader refuses a
+// state file that is a link out of the project); a missing file is an empty
+// state.
+func LoadStateFrom(r *files.Reader, path string) (*State, error) {
 	s := &State{Sessions: map[string]*DebugSession{}, Hacks: map[string]*Hack{}}
-	b, err := os.ReadFile(path)
+	b, err := r.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
 	}
@@ -79,29 +87,79 @@ func LoadState(path string) (*State, error) {
 	return s, nil
 }
 
-// Save writes the state atomically: to a temporary file in the same
-// directory, then renamed over path.
+// Save writes the state atomically and durably: to a temporary file in the
+// same directory, synced, then renamed over path, and the directory synced.
+// A link at path is replaced, never written through.
 func (s *State) Save(path string) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".acp.state.*.tmp")
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".acp.state.*.tmp")
 	if err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
 	tmp := f.Name()
 	_, werr := f.Write(append(b, '\n'))
+	serr := f.Sync()
 	cerr := f.Close()
-	if werr != nil || cerr != nil {
+	if werr != nil || serr != nil || cerr != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write state: %w", errors.Join(werr, cerr))
+		return fmt.Errorf("write state: %w", errors.Join(werr, serr, cerr))
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write state: %w", err)
 	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 	return nil
+}
+
+// LockSuffix names the lock file beside a state file.
+const LockSuffix = ".lock"
+
+// StateFile is a state file shared by every process serving the project:
+// each update holds an exclusive lock on the lock file beside it (path +
+// LockSuffix) from reading the state to renaming the new one into place, so
+// concurrent servers neither lose updates nor allocate an id twice.
+type StateFile struct {
+	path string
+	r    *files.Reader
+	mu   sync.Mutex
+}
+
+// NewStateFile returns the state file at path, read through r.
+func NewStateFile(r *files.Reader, path string) *StateFile {
+	return &StateFile{path: path, r: r}
+}
+
+// Path returns the state file's path.
+func (sf *StateFile) Path() string { return sf.path }
+
+// Update locks the state file, loads it, applies f and, when f reports a
+// change, saves it before unlocking. Ids allocated by f are therefore
+// unique across processes.
+func (sf *StateFile) Update(f func(st *State) (changed bool, err error)) error {
+	sf.mu.Lock()
+	defer sf.mu.Unlock()
+	unlock, err := lockFile(sf.path + LockSuffix)
+	if err != nil {
+		return fmt.Errorf("lock state: %w", err)
+	}
+	defer unlock()
+	st, err := LoadStateFrom(sf.r, sf.path)
+	if err != nil {
+		return err
+	}
+	changed, err := f(st)
+	if err != nil || !changed {
+		return err
+	}
+	return st.Save(sf.path)
 }
 
 // ExpiredAt reports whether a hack's expiry (RFC 3339 time or YYYY-MM-DD

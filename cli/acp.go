@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/files"
 )
 
 // acpFlags are the flags shared by the acp subcommands.
@@ -21,6 +22,7 @@ type acpFlags struct {
 	json, pretty, table, plain bool
 	timeout                    time.Duration
 	maxResults, maxBytes       int
+	maxMemory, maxData         int64
 }
 
 func (f *acpFlags) format() (string, error) {
@@ -62,7 +64,11 @@ func newACPCmd(env Env) *cobra.Command {
 	pf.BoolVar(&f.plain, "plain", false, "plain text, one item per line")
 	pf.DurationVar(&f.timeout, "timeout", acp.DefaultJQTimeout, "time limit of a jq expression")
 	pf.IntVar(&f.maxResults, "max-results", acp.DefaultJQMaxResults, "most results a jq expression may produce")
-	pf.IntVar(&f.maxBytes, "max-bytes", acp.DefaultJQMaxBytes, "most bytes of JSON a jq expression may produce")
+	pf.IntVar(&f.maxBytes, "max-output-bytes", acp.DefaultJQMaxBytes, "most bytes of JSON a jq expression may produce")
+	pf.IntVar(&f.maxBytes, "max-bytes", acp.DefaultJQMaxBytes, "same as --max-output-bytes")
+	pf.MarkHidden("max-bytes")
+	pf.Int64Var(&f.maxMemory, "max-memory", acp.DefaultMaxMemory, "most bytes the heap may grow while a jq expression runs")
+	pf.Int64Var(&f.maxData, "max-data-bytes", acp.DefaultMaxDataBytes, "largest cache file read")
 	query := &cobra.Command{
 		Use:   "query (symbol NAME | file PATH | callers SYM | callees SYM | domains | domain NAME | stats | search PATTERN | 'JQ EXPR')",
 		Short: "Look up symbols, files, domains, the call graph and statistics, or run a jq expression",
@@ -96,7 +102,10 @@ func loadACP(env Env, f *acpFlags) (*acp.Index, error) {
 			return nil, Usagef("ctxql acp: %w", err)
 		}
 	}
-	ix, err := acp.Load(p)
+	if f.maxData <= 0 {
+		return nil, Usagef("ctxql acp: --max-data-bytes must be positive")
+	}
+	ix, err := acp.LoadFrom(files.New(f.maxData, acp.FlagMaxDataBytes), p)
 	if err != nil {
 		return nil, Usagef("ctxql acp: %w", err)
 	}
@@ -113,14 +122,14 @@ func runACPQuery(ctx context.Context, env Env, f *acpFlags, args []string) error
 	if err != nil {
 		return Usagef("ctxql acp query: %w", err)
 	}
-	if f.timeout <= 0 || f.maxResults <= 0 || f.maxBytes <= 0 {
-		return Usagef("ctxql acp query: --timeout, --max-results and --max-bytes must be positive")
+	if f.timeout <= 0 || f.maxResults <= 0 || f.maxBytes <= 0 || f.maxMemory <= 0 {
+		return Usagef("ctxql acp query: --timeout, --max-results, --max-output-bytes and --max-memory must be positive")
 	}
 	ix, err := loadACP(env, f)
 	if err != nil {
 		return err
 	}
-	err = acp.RunQuery(ctx, ix, args, env.Stdout, acp.QueryOptions{Format: format, Limits: acp.JQLimits{Timeout: f.timeout, MaxResults: f.maxResults, MaxBytes: f.maxBytes}, Stderr: env.Stderr})
+	err = acp.RunQuery(ctx, ix, args, env.Stdout, acp.QueryOptions{Format: format, Limits: acp.JQLimits{Timeout: f.timeout, MaxResults: f.maxResults, MaxBytes: f.maxBytes, MaxMemoryBytes: f.maxMemory}, Stderr: env.Stderr})
 	return acpError(err)
 }
 

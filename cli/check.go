@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/internal/atomicfile"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/report"
@@ -25,6 +24,8 @@ type checkFlags struct {
 	format            string
 	stdinFilename     string
 	config            string
+	limits            fileLimits
+	maxFindings       int
 }
 
 // NewCheckCommand returns "ctxql check"; cmd/lint runs the same command.
@@ -60,6 +61,8 @@ func newCheckCmd(env Env, fix bool) *cobra.Command {
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
 	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "file name that decides the language of standard input")
 	cmd.Flags().StringVar(&f.config, "config", "", "configuration file (default: the nearest .ctxql.yaml)")
+	f.limits.register(cmd.Flags())
+	cmd.Flags().IntVar(&f.maxFindings, "max-findings", report.DefaultMaxPerFile, "text output: findings printed per file before a summary line (0: all)")
 	return cmd
 }
 
@@ -86,10 +89,11 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 		all     []report.Finding
 		files   []string
 		changed bool
+		unread  bool // a file could not be read or written
 	)
 	for _, arg := range args {
 		if arg == "-" {
-			src, err := io.ReadAll(env.Stdin)
+			src, err := f.limits.readStdin(env.Stdin)
 			if err != nil {
 				return Usagef("check: read standard input: %w", err)
 			}
@@ -108,32 +112,57 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 			return Usagef("check: %w", err)
 		}
 		type checked struct {
-			fs      []report.Finding
-			changed bool
+			fs              []report.Finding
+			changed, unread bool
 		}
+		rd := f.limits.reader()
 		res, err := perFile(env, paths, func(env Env, p string) (checked, error) {
-			b, err := os.ReadFile(p)
+			if ctx.Err() != nil {
+				return checked{}, ctx.Err()
+			}
+			if f.fix && !f.diff {
+				atomicfile.CleanStale(p)
+			}
+			b, err := rd.ReadFile(p)
 			if err != nil {
-				return checked{}, Usagef("check: %w", err)
+				readError(env, "check", err)
+				return checked{unread: true}, nil
 			}
 			fs, ch, err := checkSource(ctx, env, l, f, p, string(b), false)
-			return checked{fs, ch}, err
+			var we *writeErr
+			if errors.As(err, &we) {
+				readError(env, "check", we.err)
+				return checked{fs: fs, unread: true}, nil
+			}
+			return checked{fs, ch, false}, err
 		})
 		if err != nil {
 			return err
 		}
 		for i, r := range res {
 			all, files, changed = append(all, r.fs...), append(files, paths[i]), changed || r.changed
+			unread = unread || r.unread
 		}
 	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if f.diff {
-		if changed {
+		switch {
+		case unread:
+			return &ExitError{Code: ExitUsage}
+		case changed:
 			return &ExitError{Code: ExitFindings}
 		}
 		return nil
 	}
-	if err := report.Write(env.Stdout, f.format, all, reportOptions(l, files)); err != nil {
+	opts := reportOptions(l, files)
+	opts.MaxPerFile = f.maxFindings
+	if err := report.Write(env.Stdout, f.format, all, opts); err != nil {
 		return err
+	}
+	if unread {
+		return &ExitError{Code: ExitUsage}
 	}
 	for _, x := range all {
 		if x.Diag.Severity == syntax.SeverityError {
@@ -167,6 +196,9 @@ func checkSource(ctx context.Context, env Env, l *lint.Linter, f *checkFlags, na
 		if errors.Is(err, lint.ErrUnsupported) {
 			return nil, false, Usagef("check: %w", err)
 		}
+		if interrupted(ctx, err) {
+			return nil, false, ctx.Err()
+		}
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "ctxql: %v\n", err)
 		}
@@ -182,8 +214,11 @@ func checkSource(ctx context.Context, env Env, l *lint.Linter, f *checkFlags, na
 				return nil, false, err
 			}
 		default:
-			if err := writeAtomic(name, []byte(out)); err != nil {
-				return nil, false, Usagef("check: %w", err)
+			if err := writeFile(ctx, name, []byte(out)); err != nil {
+				if interrupted(ctx, err) {
+					return nil, false, err
+				}
+				return nil, false, &writeErr{err}
 			}
 		}
 		file, diags = syntax.NewFile(name, out), remaining
@@ -204,31 +239,10 @@ func checkSource(ctx context.Context, env Env, l *lint.Linter, f *checkFlags, na
 	return out, changed, nil
 }
 
-// writeAtomic replaces path with data through a temporary file in the same
-// directory and a rename, keeping the file's mode.
-func writeAtomic(path string, data []byte) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".ctxql-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+// writeErr is a file that could not be rewritten.
+type writeErr struct{ err error }
+
+func (e *writeErr) Error() string { return e.err.Error() }
 
 // newFixCmd is "ctxql fix", the same as "ctxql check --fix".
 func newFixCmd(env Env) *cobra.Command { return newCheckCmd(env, true) }

@@ -14,6 +14,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ctxql/ctxql/internal/files"
 )
 
 // Exit codes shared by every subcommand.
@@ -82,6 +84,10 @@ func runRoot(ctx context.Context, root *cobra.Command, env Env) int {
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	err := root.ExecuteContext(ctx)
+	if ctx != nil && ctx.Err() != nil {
+		// An interrupted run did not finish: neither success nor findings.
+		return ExitInterrupted
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -122,6 +128,7 @@ func NewRoot(env Env) *cobra.Command {
 		newRulesCmd(env),
 		newFmtCmd(env),
 		newMigrateCmd(env),
+		newDiffCmd(env),
 	)
 	return root
 }
@@ -146,6 +153,11 @@ func newEvalCmd(env Env) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			return Usagef("ctxql eval: name a language: %s", subNames(c))
 		},
+	}
+	maxData := cmd.PersistentFlags().Int64("max-data-bytes", DefaultMaxDataBytes, "largest data file read, in bytes (0: no limit)")
+	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		c.SetContext(withDataReader(c.Context(), files.New(*maxData, "--max-data-bytes")))
+		return nil
 	}
 	cmd.AddCommand(newEvalPactCmd(env), newEvalJQLCmd(env), newEvalDatalogCmd(env))
 	return cmd

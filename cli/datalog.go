@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/ctxql/ctxql/eval/datalog"
 	"github.com/ctxql/ctxql/syntax"
@@ -46,11 +45,11 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 	return cmd
 }
 
-func loadDatalogData(path string) (*datalog.DB, error) {
+func loadDatalogData(ctx context.Context, path string) (*datalog.DB, error) {
 	if path == "" {
 		return nil, Usagef("--data is required")
 	}
-	d, err := datalog.ReadDataPath(path)
+	d, err := datalog.ReadDataPathFrom(dataFiles(ctx), path)
 	if err != nil {
 		return nil, Usagef("%w", err)
 	}
@@ -81,7 +80,7 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	db, err := loadDatalogData(dataPath)
+	db, err := loadDatalogData(ctx, dataPath)
 	if err != nil {
 		return err
 	}
@@ -96,7 +95,7 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 		}
 		out = nonNil(res.Tuples)
 	} else {
-		src, err := os.ReadFile(rulesPath)
+		src, err := sourceFiles(ctx).ReadFile(rulesPath)
 		if err != nil {
 			return Usagef("read rules: %w", err)
 		}

@@ -1,15 +1,16 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/internal/atomicfile"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
@@ -21,6 +22,7 @@ type fmtFlags struct {
 	list, write, diff, check bool
 	stdinFilename            string
 	config                   string
+	limits                   fileLimits
 }
 
 func newFmtCmd(env Env) *cobra.Command {
@@ -35,7 +37,7 @@ func newFmtCmd(env Env) *cobra.Command {
 			"success; 1 with --check when a file would change; 2 on usage or I/O errors or when a file has syntax errors.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runFmt(env, f, args)
+			return runFmt(cmd.Context(), env, f, args)
 		},
 	}
 	cmd.Flags().BoolVarP(&f.list, "list", "l", false, "list files whose formatting differs")
@@ -44,10 +46,14 @@ func newFmtCmd(env Env) *cobra.Command {
 	cmd.Flags().BoolVar(&f.check, "check", false, "list files that would change and exit 1 if there are any; write nothing")
 	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "file name that decides the language of standard input")
 	cmd.Flags().StringVar(&f.config, "config", "", "configuration file for the excluded paths and PACT dialects (default: the nearest .ctxql.yaml)")
+	f.limits.register(cmd.Flags())
 	return cmd
 }
 
-func runFmt(env Env, f *fmtFlags, args []string) error {
+func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if f.check && f.write {
 		return Usagef("fmt: --check and -w cannot be combined")
 	}
@@ -58,11 +64,11 @@ func runFmt(env Env, f *fmtFlags, args []string) error {
 	var changed, broken bool
 	for _, arg := range args {
 		if arg == "-" {
-			src, err := io.ReadAll(env.Stdin)
+			src, err := f.limits.readStdin(env.Stdin)
 			if err != nil {
 				return Usagef("fmt: read standard input: %w", err)
 			}
-			ch, err := fmtOne(env, f, cfg, f.stdinFilename, src, true)
+			ch, err := fmtOne(ctx, env, f, cfg, f.stdinFilename, src, true)
 			if err != nil {
 				return err
 			}
@@ -74,14 +80,27 @@ func runFmt(env Env, f *fmtFlags, args []string) error {
 			return Usagef("fmt: %w", err)
 		}
 		type formatted struct{ changed, broken bool }
+		rd := f.limits.reader()
 		res, err := perFile(env, paths, func(env Env, p string) (formatted, error) {
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return formatted{}, Usagef("fmt: %w", err)
+			if ctx.Err() != nil {
+				return formatted{}, ctx.Err()
 			}
-			ch, err := fmtOne(env, f, cfg, p, src, false)
+			if f.write {
+				atomicfile.CleanStale(p)
+			}
+			src, err := rd.ReadFile(p)
+			if err != nil {
+				readError(env, "fmt", err)
+				return formatted{broken: true}, nil
+			}
+			ch, err := fmtOne(ctx, env, f, cfg, p, src, false)
 			var se *format.SyntaxError
-			if errors.As(err, &se) {
+			var we *writeErr
+			switch {
+			case errors.As(err, &se):
+				return formatted{broken: true}, nil
+			case errors.As(err, &we):
+				readError(env, "fmt", we.err)
 				return formatted{broken: true}, nil
 			}
 			return formatted{changed: ch}, err
@@ -94,6 +113,8 @@ func runFmt(env Env, f *fmtFlags, args []string) error {
 		}
 	}
 	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
 	case broken:
 		return &ExitError{Code: ExitUsage}
 	case f.check && changed:
@@ -110,7 +131,7 @@ func formattable(name string) bool {
 
 // fmtOne formats one source, a PACT file without a pragma in the dialect
 // the configuration gives it, and reports whether formatting changed it.
-func fmtOne(env Env, f *fmtFlags, cfg *config.Config, name string, src []byte, stdin bool) (bool, error) {
+func fmtOne(ctx context.Context, env Env, f *fmtFlags, cfg *config.Config, name string, src []byte, stdin bool) (bool, error) {
 	l := lang.ForName(name)
 	if l == nil || !l.CanFormat() {
 		return false, Usagef("fmt: %s: %w", name, lang.ErrUnsupported)
@@ -144,8 +165,11 @@ func fmtOne(env Env, f *fmtFlags, cfg *config.Config, name string, src []byte, s
 		}
 	case f.write && !stdin:
 		if changed {
-			if err := writeAtomic(name, out); err != nil {
-				return false, Usagef("fmt: %w", err)
+			if err := writeFile(ctx, name, out); err != nil {
+				if interrupted(ctx, err) {
+					return false, err
+				}
+				return false, &writeErr{err}
 			}
 		}
 	default:

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -38,7 +37,7 @@ func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []str
 	if data == "" {
 		return Usagef("ctxql eval jql: --data is required")
 	}
-	if _, err := os.Stat(data); err != nil {
+	if _, err := dataFiles(ctx).Stat(data); err != nil {
 		return Usagef("ctxql eval jql: %w", err)
 	}
 	name, src := "query", ""
@@ -46,7 +45,7 @@ func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []str
 	case queryFile != "" && len(args) > 0:
 		return Usagef("ctxql eval jql: give the query as an argument or with --query-file, not both")
 	case queryFile != "":
-		b, err := os.ReadFile(queryFile)
+		b, err := sourceFiles(ctx).ReadFile(queryFile)
 		if err != nil {
 			return Usagef("ctxql eval jql: %w", err)
 		}
@@ -56,7 +55,7 @@ func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []str
 	default:
 		return Usagef("ctxql eval jql: missing QUERY (or --query-file)")
 	}
-	return evalJQL(ctx, env.Stdout, env.Stderr, name, src, evjql.File{Path: data})
+	return evalJQL(ctx, env.Stdout, env.Stderr, name, src, evjql.File{Path: data, Files: dataFiles(ctx)})
 }
 
 // evalJQL parses and evaluates one query, printing results to out and

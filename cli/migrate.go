@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/config"
+	"github.com/ctxql/ctxql/internal/atomicfile"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/migrate"
 	"github.com/ctxql/ctxql/report"
@@ -24,6 +26,7 @@ type migrateFlags struct {
 	unsafe        bool
 	stdinFilename string
 	config        string
+	limits        fileLimits
 }
 
 func newMigrateCmd(env Env) *cobra.Command {
@@ -39,7 +42,7 @@ func newMigrateCmd(env Env) *cobra.Command {
 			"does, 2 on usage or I/O errors or when a file has syntax errors.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMigrate(env, f, args)
+			return runMigrate(cmd.Context(), env, f, args)
 		},
 	}
 	cmd.Flags().StringVar(&f.to, "to", "", "also rewrite v1 selectors into this dialect (v2)")
@@ -49,10 +52,14 @@ func newMigrateCmd(env Env) *cobra.Command {
 	cmd.Flags().BoolVarP(&f.diff, "diff", "d", false, "print diffs instead of the migrated sources")
 	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "name of standard input in messages")
 	cmd.Flags().StringVar(&f.config, "config", "", "configuration file for dialects and excluded paths (default: the nearest .ctxql.yaml)")
+	f.limits.register(cmd.Flags())
 	return cmd
 }
 
-func runMigrate(env Env, f *migrateFlags, args []string) error {
+func runMigrate(ctx context.Context, env Env, f *migrateFlags, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	opts := migrate.Options{Unsafe: f.unsafe}
 	switch f.to {
 	case "":
@@ -78,13 +85,14 @@ func runMigrate(env Env, f *migrateFlags, args []string) error {
 		return Usagef("migrate: -w and -d cannot be combined")
 	}
 	manual := false
+	failed := 0 // files left alone: syntax errors, unreadable, not writable
 	for _, arg := range args {
 		if arg == "-" {
-			src, err := io.ReadAll(env.Stdin)
+			src, err := f.limits.readStdin(env.Stdin)
 			if err != nil {
 				return Usagef("migrate: read standard input: %w", err)
 			}
-			m, err := migrateOne(env, f, withDialect(opts, cfg, f.stdinFilename), f.stdinFilename, src, true)
+			m, err := migrateOne(ctx, env, f, withDialect(opts, cfg, f.stdinFilename), f.stdinFilename, src, true)
 			if err != nil {
 				return err
 			}
@@ -95,17 +103,42 @@ func runMigrate(env Env, f *migrateFlags, args []string) error {
 		if err != nil {
 			return Usagef("migrate: %w", err)
 		}
+		rd := f.limits.reader()
 		for _, p := range paths {
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return Usagef("migrate: %w", err)
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-			m, err := migrateOne(env, f, withDialect(opts, cfg, p), p, src, false)
+			if f.write {
+				atomicfile.CleanStale(p)
+			}
+			src, err := rd.ReadFile(p)
 			if err != nil {
+				readError(env, "migrate", err)
+				failed++
+				continue
+			}
+			m, err := migrateOne(ctx, env, f, withDialect(opts, cfg, p), p, src, false)
+			var xe *ExitError
+			var we *writeErr
+			switch {
+			case errors.As(err, &we):
+				readError(env, "migrate", we.err)
+				failed++
+				continue
+			case errors.As(err, &xe) && xe.Code == ExitUsage && xe.Err == nil:
+				failed++ // syntax errors, already reported
+				continue
+			case err != nil:
 				return err
 			}
 			manual = manual || m
 		}
+	}
+	if failed > 0 {
+		if len(args) > 1 || failed > 1 || !isFile(args[0]) {
+			fmt.Fprintf(env.Stderr, "ctxql migrate: %d file(s) left unchanged because of the errors above\n", failed)
+		}
+		return &ExitError{Code: ExitUsage}
 	}
 	if manual {
 		return &ExitError{Code: ExitFindings}
@@ -115,7 +148,7 @@ func runMigrate(env Env, f *migrateFlags, args []string) error {
 
 // migrateOne migrates one source and reports whether places were left for
 // a manual decision.
-func migrateOne(env Env, f *migrateFlags, opts migrate.Options, name string, src []byte, stdin bool) (bool, error) {
+func migrateOne(ctx context.Context, env Env, f *migrateFlags, opts migrate.Options, name string, src []byte, stdin bool) (bool, error) {
 	res, err := migrate.PACT(src, opts)
 	if errors.Is(err, migrate.ErrSyntax) {
 		pf := pact.ParseFile(name, string(src), opts.Default)
@@ -136,8 +169,11 @@ func migrateOne(env Env, f *migrateFlags, opts migrate.Options, name string, src
 		}
 	case f.write && !stdin:
 		if res.Changed {
-			if err := writeAtomic(name, res.Output); err != nil {
-				return false, Usagef("migrate: %w", err)
+			if err := writeFile(ctx, name, res.Output); err != nil {
+				if interrupted(ctx, err) {
+					return false, err
+				}
+				return false, &writeErr{err}
 			}
 		}
 	default:
@@ -162,4 +198,10 @@ func migrateOne(env Env, f *migrateFlags, opts migrate.Options, name string, src
 func withDialect(opts migrate.Options, cfg *config.Config, name string) migrate.Options {
 	opts.Default = lang.Settings{Editor: opts.Default, Config: cfg}.Dialect(name, pact.DialectUnset)
 	return opts
+}
+
+// isFile reports whether path names something other than a directory.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir()
 }

@@ -65,7 +65,7 @@ func runEvalPact(ctx context.Context, out io.Writer, data, dialect, options, src
 	if err != nil {
 		return queryError(file, err)
 	}
-	ds, err := evpact.LoadFile(data)
+	ds, err := evpact.LoadFileFrom(dataFiles(ctx), data)
 	if err != nil {
 		return Usagef("ctxql eval pact: %w", err)
 	}

@@ -19,7 +19,7 @@ import (
 // gives the default configuration.
 func loadConfig(flag string, args []string) (*config.Config, error) {
 	if flag != "" {
-		data, err := os.ReadFile(flag)
+		data, err := (*fileLimits)(nil).reader().ReadFile(flag)
 		if err != nil {
 			return nil, Usagef("config: %w", err)
 		}

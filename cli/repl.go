@@ -45,7 +45,7 @@ func runRepl(ctx context.Context, env Env, dataPath, current string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	db, err := loadDatalogData(dataPath)
+	db, err := loadDatalogData(ctx, dataPath)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 
 	"github.com/ctxql/ctxql/acp"
 	evdatalog "github.com/ctxql/ctxql/eval/datalog"
@@ -70,17 +72,26 @@ func diags(name, src string, ds []syntax.Diagnostic) []Diag {
 	return out
 }
 
+// dataPath checks a data argument and returns it relative to the project
+// directory, the name the confined reader opens (links resolved, every file
+// checked as it is opened).
 func (s *Server) dataPath(p string) (string, error) {
 	if p == "" {
 		return "", errors.New("data is required")
 	}
-	_, abs, err := acp.Confine(s.ix.Root, p)
-	return abs, err
+	if s.filesErr != nil {
+		return "", s.filesErr
+	}
+	rel, _, err := acp.Confine(s.ix.Root, p)
+	return filepath.FromSlash(rel), err
 }
 
 // PACT answers pact_select. A query that does not parse or compile is
 // answered with its diagnostics, not with a tool error.
 func (s *Server) PACT(ctx context.Context, a PactArgs) (any, error) {
+	if err := s.checkQuery("pact_select", a.Query); err != nil {
+		return nil, err
+	}
 	var dialect synpact.Dialect
 	switch a.Dialect {
 	case "", "v2":
@@ -98,11 +109,11 @@ func (s *Server) PACT(ctx context.Context, a PactArgs) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pact_select: options: %w", err)
 	}
-	abs, err := s.dataPath(a.Data)
+	rel, err := s.dataPath(a.Data)
 	if err != nil {
 		return nil, fmt.Errorf("pact_select: %w", err)
 	}
-	d, err := evpact.LoadFile(abs)
+	d, err := evpact.LoadFileFrom(s.files, rel)
 	if err != nil {
 		return nil, fmt.Errorf("pact_select: %w", err)
 	}
@@ -118,13 +129,55 @@ func (s *Server) PACT(ctx context.Context, a PactArgs) (any, error) {
 	return LangResult{Results: res, Diagnostics: []Diag{}}, nil
 }
 
+// MaxQueryDepth is the deepest bracket nesting a query may have.
+const MaxQueryDepth = 1000
+
+// checkQuery refuses a query text over the size budget or nested deeper
+// than MaxQueryDepth brackets, before any parser sees it: a parser's work
+// can grow faster than its input with the nesting, and it does not look at
+// the deadline while it parses.
+func (s *Server) checkQuery(tool, q string) error {
+	if len(q) > s.budget.MaxQueryBytes {
+		return fmt.Errorf("%s: %w", tool, acp.OutputLimit("query", s.budget.MaxQueryBytes).WithFlag(FlagMaxQueryBytes))
+	}
+	depth := 0
+	for i := 0; i < len(q); i++ {
+		switch q[i] {
+		case '(', '[', '{':
+			depth++
+			if depth > MaxQueryDepth {
+				return fmt.Errorf("%s: the query nests brackets deeper than %d levels", tool, MaxQueryDepth)
+			}
+		case ')', ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return nil
+}
+
+// checkResults refuses more than the budget's result rows.
+func (s *Server) checkResults(tool string, n int) error {
+	if n > s.budget.MaxResults {
+		return fmt.Errorf("%s: %w", tool, &acp.LimitError{What: "result count", Limit: fmt.Sprint(s.budget.MaxResults), Flag: acp.FlagMaxResults})
+	}
+	return nil
+}
+
 // JQL answers jql_query.
 func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
-	abs, err := s.dataPath(a.Data)
+	if err := s.checkQuery("jql_query", a.Query); err != nil {
+		return nil, err
+	}
+	rel, err := s.dataPath(a.Data)
 	if err != nil {
 		return nil, fmt.Errorf("jql_query: %w", err)
 	}
-	res, err := evjql.Eval(ctx, a.Query, evjql.File{Path: abs})
+	if err := s.checkJQLDir(rel); err != nil {
+		return nil, fmt.Errorf("jql_query: %w", err)
+	}
+	res, err := evjql.Eval(ctx, a.Query, evjql.File{Path: rel, Files: s.files})
 	var qe *evjql.QueryError
 	if errors.As(err, &qe) {
 		return LangResult{Results: []any{}, Diagnostics: diags("query", a.Query, qe.Diagnostics)}, nil
@@ -136,7 +189,37 @@ func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
 	for i, d := range res.Docs {
 		docs[i] = json.RawMessage(d)
 	}
+	if err := s.checkResults("jql_query", len(docs)); err != nil {
+		return nil, err
+	}
 	return LangResult{Results: docs, Diagnostics: diags("query", a.Query, res.Warnings)}, nil
+}
+
+// jqlDomainFiles are the files a JQL data directory may hold.
+var jqlDomainFiles = []string{"sessions", "activities"}
+
+// checkJQLDir refuses a JQL data directory with a domain file that the
+// confined reader cannot open (a link out of the project, a FIFO, a device),
+// which the JQL loader would otherwise skip as absent.
+func (s *Server) checkJQLDir(rel string) error {
+	st, err := s.files.Stat(rel)
+	if err != nil || !st.IsDir() {
+		return nil // the loader reports it
+	}
+	for _, d := range jqlDomainFiles {
+		for _, ext := range []string{".jsonl", ".ndjson", ".json", ".yaml"} {
+			p := filepath.Join(rel, d+ext)
+			f, err := s.files.Open(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			f.Close()
+		}
+	}
+	return nil
 }
 
 // JQLSchema answers jql_schema.
@@ -155,11 +238,14 @@ func (s *Server) JQLSchema(a SchemaArgs) any {
 
 // Datalog answers datalog_query.
 func (s *Server) Datalog(ctx context.Context, a DatalogArgs) (any, error) {
-	abs, err := s.dataPath(a.Data)
+	if err := s.checkQuery("datalog_query", a.Query); err != nil {
+		return nil, err
+	}
+	rel, err := s.dataPath(a.Data)
 	if err != nil {
 		return nil, fmt.Errorf("datalog_query: %w", err)
 	}
-	d, err := evdatalog.ReadDataPath(abs)
+	d, err := evdatalog.ReadDataPathFrom(s.files, rel)
 	if err != nil {
 		return nil, fmt.Errorf("datalog_query: %w", err)
 	}
@@ -176,6 +262,13 @@ func (s *Server) Datalog(ctx context.Context, a DatalogArgs) (any, error) {
 		if rels == nil {
 			rels = map[string][][]string{}
 		}
+		n := 0
+		for _, ts := range rels {
+			n += len(ts)
+		}
+		if err := s.checkResults("datalog_query", n); err != nil {
+			return nil, err
+		}
 		return LangResult{Results: rels, Diagnostics: diags("query", a.Query, r.Diagnostics)}, nil
 	}
 	r, err := evdatalog.EvalRule(ctx, db, a.Query)
@@ -185,6 +278,9 @@ func (s *Server) Datalog(ctx context.Context, a DatalogArgs) (any, error) {
 	t := r.Tuples
 	if t == nil {
 		t = [][]string{}
+	}
+	if err := s.checkResults("datalog_query", len(t)); err != nil {
+		return nil, err
 	}
 	return LangResult{Results: t, Diagnostics: diags("query", a.Query, r.Diagnostics)}, nil
 }

@@ -160,7 +160,7 @@ func TestMCPListsEverything(t *testing.T) {
 
 // TestMCPStateFile checks that debug sessions and hack markers persist in
 // the state file across server instances and that no temporary file is
-// left behind.
+// left behind: the directory holds the state file and its lock file.
 func TestMCPStateFile(t *testing.T) {
 	ix, err := acp.Load(fixture)
 	if err != nil {
@@ -178,22 +178,19 @@ func TestMCPStateFile(t *testing.T) {
 		t.Errorf("state not persisted:\n%s", got)
 	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 {
-		t.Errorf("state dir holds %d entries, want only the state file", len(ents))
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if got, want := strings.Join(names, " "), "state.json state.json"+acp.LockSuffix; got != want {
+		t.Errorf("state dir holds %q, want %q", got, want)
 	}
 }
 
 // TestMCPStdio builds the ctxql binary and talks to `ctxql mcp` over a
 // real subprocess's stdin and stdout.
 func TestMCPStdio(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "ctxql")
-	build := exec.Command("go", "build", "-o", bin, "github.com/ctxql/ctxql/cmd/ctxql")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := needBinary(t)
 	proj := t.TempDir()
 	b, err := os.ReadFile(fixture)
 	if err != nil {
@@ -305,13 +302,7 @@ func TestMCPRefusesEscapes(t *testing.T) {
 // by SOURCE_DATE_EPOCH: every resource and tool works through the SDK client
 // over stdio.
 func TestMCPStdioGolden(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "ctxql")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxql/ctxql/cmd/ctxql").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := needBinary(t)
 	golden.Run(t, "../testdata/acp/mcp/*.txtar", func(t *testing.T, c *golden.Case) {
 		proj := t.TempDir()
 		if err := os.CopyFS(proj, os.DirFS("../testdata/acp/project")); err != nil {

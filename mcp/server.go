@@ -5,22 +5,26 @@
 // query tools for the toolchain's own languages.
 //
 // The server is read-only except for its state file (debug sessions and
-// hack markers), kept beside the cache and written atomically. Every path
-// it is given is confined to the project directory.
+// hack markers), kept beside the cache, locked across processes and written
+// atomically. Every path it is given is confined to the project directory,
+// and every file it opens is opened through a reader confined to it, links
+// resolved. Every tool call runs under a Budget.
 package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/files"
 )
 
 // Options configure a Server.
@@ -32,25 +36,87 @@ type Options struct {
 	StatePath string
 	// Version is reported to clients.
 	Version string
+	// Files opens the data files the tools read; nil means a reader
+	// confined to the project directory with acp.DefaultMaxDataBytes.
+	Files *files.Reader
+	// Budget bounds every tool call; zero fields take their defaults.
+	Budget Budget
+}
+
+// Budget bounds one tool call.
+type Budget struct {
+	// Timeout is the deadline of a call; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// MaxOutputBytes bounds the JSON of a result; 0 means
+	// acp.DefaultMaxOutputBytes.
+	MaxOutputBytes int
+	// MaxMemory bounds how far the heap may grow during a call; 0 means
+	// acp.DefaultMaxMemory, < 0 no limit.
+	MaxMemory int64
+	// MaxResults bounds the rows (JQL documents, Datalog tuples) of a
+	// language tool's result; 0 means DefaultMaxResults.
+	MaxResults int
+	// MaxQueryBytes bounds the query text of a language tool; 0 means
+	// DefaultMaxQueryBytes.
+	MaxQueryBytes int
+}
+
+// DefaultMaxQueryBytes is the default bound on a query's text.
+const DefaultMaxQueryBytes = 1 << 20
+
+// FlagMaxQueryBytes is the flag of `ctxql mcp` that raises MaxQueryBytes.
+const FlagMaxQueryBytes = "--max-query-bytes"
+
+// DefaultMaxResults is the default bound on the rows of a result.
+const DefaultMaxResults = 100000
+
+// DefaultTimeout is the default deadline of a tool call.
+const DefaultTimeout = 30 * time.Second
+
+func (b Budget) withDefaults() Budget {
+	if b.Timeout <= 0 {
+		b.Timeout = DefaultTimeout
+	}
+	if b.MaxOutputBytes <= 0 {
+		b.MaxOutputBytes = acp.DefaultMaxOutputBytes
+	}
+	if b.MaxMemory == 0 {
+		b.MaxMemory = acp.DefaultMaxMemory
+	}
+	if b.MaxResults <= 0 {
+		b.MaxResults = DefaultMaxResults
+	}
+	if b.MaxQueryBytes <= 0 {
+		b.MaxQueryBytes = DefaultMaxQueryBytes
+	}
+	return b
 }
 
 // Server answers MCP requests from one loaded cache.
 type Server struct {
-	ix        *acp.Index
-	now       func() time.Time
-	statePath string
-	mu        sync.Mutex // serialises state file updates
-	srv       *mcp.Server
+	ix       *acp.Index
+	now      func() time.Time
+	files    *files.Reader
+	filesErr error
+	state    *acp.StateFile
+	budget   Budget
+	srv      *mcp.Server
 }
 
 // New builds the server for ix.
 func New(ix *acp.Index, o Options) *Server {
-	s := &Server{ix: ix, now: o.Now, statePath: o.StatePath}
+	s := &Server{ix: ix, now: o.Now, files: o.Files, budget: o.Budget.withDefaults()}
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if s.statePath == "" {
-		s.statePath = filepath.Join(ix.Root, acp.StateFileName)
+	if s.files == nil {
+		s.files, s.filesErr = files.Confined(ix.Root, acp.DefaultMaxDataBytes, acp.FlagMaxDataBytes)
+	}
+	if o.StatePath != "" {
+		// A state file named by the embedder may lie anywhere.
+		s.state = acp.NewStateFile(files.New(s.maxData(), acp.FlagMaxDataBytes), o.StatePath)
+	} else {
+		s.state = acp.NewStateFile(s.files, filepath.Join(ix.Root, acp.StateFileName))
 	}
 	v := o.Version
 	if v == "" {
@@ -60,6 +126,13 @@ func New(ix *acp.Index, o Options) *Server {
 	s.addResources()
 	s.addTools()
 	return s
+}
+
+func (s *Server) maxData() int64 {
+	if s.files != nil {
+		return s.files.MaxBytes()
+	}
+	return acp.DefaultMaxDataBytes
 }
 
 // MCP returns the underlying SDK server.
@@ -125,7 +198,7 @@ func (s *Server) addResources() {
 			}
 			f, err := s.ix.File(p)
 			if err != nil {
-				return nil, mcp.ResourceNotFoundError(r.Params.URI)
+				return nil, notFound(r.Params.URI)
 			}
 			return jsonContents(r.Params.URI, f)
 		})
@@ -137,7 +210,7 @@ func (s *Server) addResources() {
 			}
 			sym, ok := s.ix.Cache.Symbols[name]
 			if !ok {
-				return nil, mcp.ResourceNotFoundError(r.Params.URI)
+				return nil, notFound(r.Params.URI)
 			}
 			return jsonContents(r.Params.URI, sym)
 		})
@@ -149,10 +222,17 @@ func (s *Server) addResources() {
 			}
 			d, err := s.ix.Domain(name)
 			if err != nil {
-				return nil, mcp.ResourceNotFoundError(r.Params.URI)
+				return nil, notFound(r.Params.URI)
 			}
 			return jsonContents(r.Params.URI, d)
 		})
+}
+
+// notFound is the resource-not-found error for uri, its data encoded as
+// JSON whatever characters the URI holds.
+func notFound(uri string) error {
+	data, _ := json.Marshal(map[string]string{"uri": uri})
+	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: data}
 }
 
 // ConstraintsSummary is the acp://constraints resource: files per lock

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -73,16 +74,84 @@ type CallList struct {
 }
 
 // addTool registers a tool whose handler returns a structured result or an
-// error, which the SDK turns into an error result.
+// error, which the SDK turns into an error result. The handler runs under
+// the server's budget.
 func addTool[A any](s *Server, name, desc string, f func(context.Context, A) (any, error)) {
 	mcp.AddTool(s.srv, &mcp.Tool{Name: name, Description: desc},
 		func(ctx context.Context, _ *mcp.CallToolRequest, a A) (*mcp.CallToolResult, any, error) {
-			v, err := f(ctx, a)
+			v, err := s.bounded(ctx, name, func(ctx context.Context) (any, error) { return f(ctx, a) })
 			if err != nil {
 				return nil, nil, err
 			}
 			return nil, v, nil
 		})
+}
+
+// bounded runs f under the budget: its context ends at the deadline or when
+// the heap grows past the memory budget, and bounded returns then even if f
+// has not (f is abandoned; the evaluators stop at their next look at the
+// context). A result whose JSON is larger than the output budget is refused.
+func (s *Server) bounded(ctx context.Context, name string, f func(context.Context) (any, error)) (any, error) {
+	b := s.budget
+	ctx, cancel := context.WithTimeoutCause(ctx, b.Timeout, acp.TimeLimit(b.Timeout))
+	defer cancel()
+	ctx, stop := acp.WatchMemory(ctx, b.MaxMemory)
+	defer stop()
+	type result struct {
+		v   any
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f(ctx)
+		done <- result{v, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		if le := acp.LimitCause(ctx); le != nil {
+			return nil, fmt.Errorf("%s: %w", name, le)
+		}
+		return nil, fmt.Errorf("%s: %w", name, ctx.Err())
+	}
+	if r.err != nil {
+		if le := acp.LimitCause(ctx); le != nil && !errors.Is(r.err, acp.ErrLimit) {
+			return nil, fmt.Errorf("%s: %w", name, le)
+		}
+		return nil, r.err
+	}
+	n, err := encodedSize(r.v, b.MaxOutputBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode result: %w", name, err)
+	}
+	if n > b.MaxOutputBytes {
+		return nil, fmt.Errorf("%s: %w", name, acp.OutputLimit("result", b.MaxOutputBytes))
+	}
+	return r.v, nil
+}
+
+// encodedSize returns the length of v's JSON, stopping early once it passes
+// max.
+func encodedSize(v any, max int) (int, error) {
+	w := &countWriter{max: max}
+	err := json.NewEncoder(w).Encode(v)
+	if errors.Is(err, errTooLong) {
+		return w.n, nil
+	}
+	return w.n, err
+}
+
+var errTooLong = errors.New("too long")
+
+type countWriter struct{ n, max int }
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	w.n += len(p)
+	if w.n > w.max+1 {
+		return 0, errTooLong
+	}
+	return len(p), nil
 }
 
 func (s *Server) addTools() {
@@ -91,7 +160,9 @@ func (s *Server) addTools() {
 	addTool(s, "acp_constraints", "Check constraints before modifying a file. Call this before modifying any file.",
 		func(_ context.Context, a ConstraintsArgs) (any, error) { return s.Constraints(a) })
 	addTool(s, "acp_expand", "Expand $VAR references to their values (modes: summary, full, inline, annotated).",
-		func(_ context.Context, a ExpandArgs) (any, error) { return s.ix.Expand(a.Text, a.Mode) })
+		func(_ context.Context, a ExpandArgs) (any, error) {
+			return s.ix.ExpandWithin(a.Text, a.Mode, s.budget.MaxOutputBytes)
+		})
 	addTool(s, "acp_debug", "Manage debugging sessions: start, attempt, result, revert, resolve, status.",
 		func(_ context.Context, a DebugArgs) (any, error) { return s.Debug(a) })
 	addTool(s, "acp_hack", "Track temporary code: mark, list, revert, cleanup.",
@@ -99,7 +170,12 @@ func (s *Server) addTools() {
 	addTool(s, "pact_select", "Evaluate a PACT selector or query over a context snapshot file; returns node ids (or a range diff) or diagnostics with positions.", s.PACT)
 	addTool(s, "jql_query", "Evaluate a JQL query over sessions and activities data; returns documents or diagnostics with positions.", s.JQL)
 	addTool(s, "jql_schema", "Return the JQL schema, or check a JQL query against it and return diagnostics with positions.",
-		func(_ context.Context, a SchemaArgs) (any, error) { return s.JQLSchema(a), nil })
+		func(_ context.Context, a SchemaArgs) (any, error) {
+			if err := s.checkQuery("jql_schema", a.Query); err != nil {
+				return nil, err
+			}
+			return s.JQLSchema(a), nil
+		})
 	addTool(s, "datalog_query", "Evaluate a Datalog (Ascent) query rule or program over relation data; returns tuples or diagnostics with positions.", s.Datalog)
 }
 
@@ -175,22 +251,18 @@ func (s *Server) Constraints(a ConstraintsArgs) (any, error) {
 
 func (s *Server) stamp() string { return s.now().UTC().Format(time.RFC3339) }
 
-// update loads the state, applies f and saves it when f changed it.
+// update loads the state under its lock, applies f and saves it when f
+// changed it.
 func (s *Server) update(f func(st *acp.State) (any, bool, error)) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, err := acp.LoadState(s.statePath)
+	var v any
+	err := s.state.Update(func(st *acp.State) (bool, error) {
+		var changed bool
+		var err error
+		v, changed, err = f(st)
+		return changed, err
+	})
 	if err != nil {
 		return nil, err
-	}
-	v, changed, err := f(st)
-	if err != nil {
-		return nil, err
-	}
-	if changed {
-		if err := st.Save(s.statePath); err != nil {
-			return nil, err
-		}
 	}
 	return v, nil
 }

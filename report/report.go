@@ -11,6 +11,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -41,7 +42,24 @@ type Options struct {
 	Version string          // tool version, for SARIF
 	Rules   map[string]Rule // by code, for SARIF rule metadata
 	Files   []string        // every checked path, for JUnit test cases of clean files
+	// MaxPerFile caps the findings the text format prints per file; the
+	// rest are counted in one summary line ("… and N more findings in
+	// FILE"). 0 prints every finding. The machine-readable formats always
+	// carry every finding.
+	MaxPerFile int
 }
+
+// DefaultMaxPerFile is the findings per file the text format prints unless
+// told otherwise.
+const DefaultMaxPerFile = 100
+
+// frameContext is how much of a long line a code frame shows on each side
+// of the span (in bytes, widened to whole characters); a line longer than
+// maxFrameLine is clipped to that window, marked with "…".
+const (
+	frameContext = 60
+	maxFrameLine = 2*frameContext + 40
+)
 
 // Write prints findings in format (one of Formats).
 func Write(w io.Writer, format string, fs []Finding, opts Options) error {
@@ -50,7 +68,7 @@ func Write(w io.Writer, format string, fs []Finding, opts Options) error {
 	}
 	switch format {
 	case "", "text":
-		return writeText(w, fs)
+		return writeText(w, fs, opts.MaxPerFile)
 	case "json":
 		return writeJSON(w, fs)
 	case "sarif":
@@ -75,9 +93,13 @@ func SeverityName(s syntax.Severity) string {
 	return "info"
 }
 
-func writeText(w io.Writer, fs []Finding) error {
+func writeText(w io.Writer, fs []Finding, maxPerFile int) error {
 	var errs, warns int
-	for _, x := range fs {
+	shown, hidden := 0, 0 // of the current file
+	for i, x := range fs {
+		if i == 0 || x.Path != fs[i-1].Path {
+			shown, hidden = 0, 0
+		}
 		s := x.File.Position(x.Diag.Span.Start)
 		sev := SeverityName(x.Diag.Severity)
 		switch sev {
@@ -90,10 +112,20 @@ func writeText(w io.Writer, fs []Finding) error {
 		if x.Fixable {
 			fix = " (fixable)"
 		}
-		if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]%s\n", x.Path, s.Line, s.Column, sev, x.Diag.Message, x.Diag.Code, fix); err != nil {
-			return err
+		if maxPerFile > 0 && shown >= maxPerFile {
+			hidden++
+		} else {
+			shown++
+			if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]%s\n", x.Path, s.Line, s.Column, sev, x.Diag.Message, x.Diag.Code, fix); err != nil {
+				return err
+			}
+			writeFrame(w, x.File, x.Diag.Span)
 		}
-		writeFrame(w, x.File, x.Diag.Span)
+		if hidden > 0 && (i == len(fs)-1 || fs[i+1].Path != x.Path) {
+			if _, err := fmt.Fprintf(w, "… and %d more finding(s) in %s (print them with --max-findings 0)\n", hidden, x.Path); err != nil {
+				return err
+			}
+		}
 	}
 	if len(fs) > 0 {
 		_, err := fmt.Fprintf(w, "%d error(s), %d warning(s)\n", errs, warns)
@@ -104,7 +136,10 @@ func writeText(w io.Writer, fs []Finding) error {
 
 // writeFrame prints the source line of span and a caret line under it;
 // tabs in the padding stay tabs so the caret lines up, and a span that runs
-// past its first line is underlined to the end of that line.
+// past its first line is underlined to the end of that line. A line longer
+// than maxFrameLine is clipped to frameContext bytes around the span (and
+// a long span to its first frameContext bytes), with "…" where text was
+// left out, so a frame's size does not grow with the line's.
 func writeFrame(w io.Writer, f *syntax.File, sp syntax.Span) {
 	line := f.LineOf(sp.Start)
 	start := f.LineStart(line)
@@ -114,6 +149,22 @@ func writeFrame(w io.Writer, f *syntax.File, sp syntax.Span) {
 		end = start + len(text)
 	}
 	from := min(sp.Start-start, len(text))
+	if len(text) > maxFrameLine {
+		// Work in offsets within the line from here on.
+		to := min(max(end-start, from), from+frameContext)
+		lo := runeStart(text, max(from-frameContext, 0))
+		hi := runeStart(text, min(to+frameContext, len(text)))
+		head, tail := "", ""
+		if lo > 0 {
+			head = "…"
+		}
+		if hi < len(text) {
+			tail = "…"
+		}
+		text = head + text[lo:hi] + tail
+		from = from - lo + len(head)
+		start, end = 0, min(to, hi)-lo+len(head)
+	}
 	var pad strings.Builder
 	for _, r := range text[:from] {
 		if r == '\t' {
@@ -125,6 +176,14 @@ func writeFrame(w io.Writer, f *syntax.File, sp syntax.Span) {
 	width := len([]rune(text[from:max(end-start, from)]))
 	marks := "^" + strings.Repeat("~", max(width-1, 0))
 	fmt.Fprintf(w, "  %s\n  %s%s\n", text, pad.String(), marks)
+}
+
+// runeStart moves i back to the start of the UTF-8 sequence it is in.
+func runeStart(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
 }
 
 // jsonFinding is the JSON shape: 1-based lines, 1-based UTF-8 byte

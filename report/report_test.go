@@ -138,3 +138,64 @@ func TestDiff(t *testing.T) {
 		t.Fatalf("missing newline marker:\n%s", got)
 	}
 }
+
+// TestTextClipsLongLines: a finding on a long line shows a window around
+// its span with "…" on the clipped sides, the caret under the span (a tab
+// before it kept), and a long span underlined for frameContext bytes.
+func TestTextClipsLongLines(t *testing.T) {
+	line := "\t" + strings.Repeat("a", 200) + "ÄXYZ" + strings.Repeat("b", 300)
+	f := syntax.NewFile("q.jql", line+"\n")
+	at := strings.Index(line, "XYZ")
+	var buf bytes.Buffer
+	writeFrame(&buf, f, syntax.Sp(at, at+3))
+	// The padding counts characters: Ä is two bytes, one column.
+	lo := at - frameContext
+	want := "  …" + line[lo:at+3+frameContext] + "…\n  " + strings.Repeat(" ", len([]rune(line[lo:at]))+1) + "^~~\n"
+	if buf.String() != want {
+		t.Errorf("frame:\n%q\nwant\n%q", buf.String(), want)
+	}
+	// A span that runs to the end of the line is underlined for 60 bytes.
+	buf.Reset()
+	writeFrame(&buf, f, syntax.Sp(1, len(line)))
+	lines := strings.Split(buf.String(), "\n")
+	if got := strings.Count(lines[1], "~") + 1; got != frameContext || !strings.HasPrefix(lines[0], "  \t") || !strings.HasSuffix(lines[0], "…") {
+		t.Errorf("long span frame:\n%s", buf.String())
+	}
+	// A short line is not clipped.
+	buf.Reset()
+	short := syntax.NewFile("q.pact", ".seg .block:summary\n")
+	writeFrame(&buf, short, syntax.Sp(5, 19))
+	if buf.String() != "  .seg .block:summary\n       ^~~~~~~~~~~~~~\n" {
+		t.Errorf("short frame:\n%q", buf.String())
+	}
+}
+
+// TestTextCapsFindingsPerFile: past MaxPerFile a file's findings are
+// summed up in one line; the totals count every finding; other files keep
+// their own budget; the JSON report keeps every finding.
+func TestTextCapsFindingsPerFile(t *testing.T) {
+	a := syntax.NewFile("a.pact", ".x\n.y\n.z\n")
+	b := syntax.NewFile("b.pact", ".x\n")
+	var fs []Finding
+	for i := 0; i < 3; i++ {
+		fs = append(fs, Finding{Path: "a.pact", File: a, Diag: syntax.Diagnostic{Span: syntax.Sp(i*3, i*3+2), Severity: syntax.SeverityWarning, Code: "X", Message: "m"}})
+	}
+	fs = append(fs, Finding{Path: "b.pact", File: b, Diag: syntax.Diagnostic{Span: syntax.Sp(0, 2), Severity: syntax.SeverityError, Code: "X", Message: "m"}})
+	var buf bytes.Buffer
+	if err := Write(&buf, "text", fs, Options{MaxPerFile: 1}); err != nil {
+		t.Fatal(err)
+	}
+	want := "a.pact:1:1: warning: m [X]\n  .x\n  ^~\n" +
+		"… and 2 more finding(s) in a.pact (print them with --max-findings 0)\n" +
+		"b.pact:1:1: error: m [X]\n  .x\n  ^~\n" +
+		"1 error(s), 3 warning(s)\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+	buf.Reset()
+	Write(&buf, "json", fs, Options{MaxPerFile: 1})
+	var out []map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &out); err != nil || len(out) != 4 {
+		t.Errorf("JSON: %v, %d findings", err, len(out))
+	}
+}

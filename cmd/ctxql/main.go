@@ -1,18 +1,20 @@
 // Command ctxql evaluates, checks, formats and migrates PACT, JQL and Datalog
 // queries, and serves them to editors (LSP) and AI assistants (MCP).
+//
+// SIGINT and SIGTERM stop a run: files are left with their old or their new
+// content, and the exit status is 130 (SIGINT) or 143 (SIGTERM).
 package main
 
 import (
 	"context"
 	"os"
-	"os/signal"
 
 	"github.com/ctxql/ctxql/cli"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := cli.Main(ctx, os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
-	stop()
-	os.Exit(code)
+	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	os.Exit(cli.RunInterruptible(os.Stderr, func(ctx context.Context) int {
+		return cli.Main(ctx, os.Args[1:], env)
+	}))
 }

@@ -12,5 +12,7 @@ import (
 
 func main() {
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	os.Exit(cli.RunCommand(context.Background(), cli.NewCheckCommand(env), os.Args[1:], env))
+	os.Exit(cli.RunInterruptible(os.Stderr, func(ctx context.Context) int {
+		return cli.RunCommand(ctx, cli.NewCheckCommand(env), os.Args[1:], env)
+	}))
 }

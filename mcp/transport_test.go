@@ -1,0 +1,123 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	mcpserver "github.com/ctxql/ctxql/mcp"
+)
+
+// TestCheck checks the message validator on each kind of input: what it
+// accepts decodes to the right message, what it refuses gets the right
+// code and id.
+func TestCheck(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		code int64  // 0: accepted
+		id   string // the raw id of a refusal ("" for null)
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, 0, ""},
+		{`{"jsonrpc":"2.0","id":"a","method":"ping","params":{}}` + "\r\n", 0, ""},
+		{`{"jsonrpc":"2.0","id":-9007199254740992,"method":"ping"}`, 0, ""},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0, ""},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, 0, ""},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m"}}`, 0, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":null}`, 0, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"acp://file/é"}}`, 0, ""},
+		{`nope`, -32700, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"} x`, -32700, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}{}`, -32700, ""},
+		{"\uFEFF{}", -32700, ""},
+		{"{}\x00", -32700, ""},
+		{`{"a":"` + "\xc3" + `"}`, -32700, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","method":"x"}`, -32700, ""},
+		{`null`, -32600, ""},
+		{`"s"`, -32600, ""},
+		{`true`, -32600, ""},
+		{`[]`, -32600, ""},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, -32600, ""},
+		{`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, -32600, ""},
+		{`{"jsonrpc":"2.0","id":1e2,"method":"ping"}`, -32600, ""},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, ""},
+		{`{"jsonrpc":2,"id":1,"method":"ping"}`, -32600, "1"},
+		{`{"jsonrpc":"2.0","id":"x","method":null}`, -32600, `"x"`},
+		{`{"jsonrpc":"2.0","id":1}`, -32600, "1"},
+		{`{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}`, -32600, "1"},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":"1","message":"m"}}`, -32600, "1"},
+		{`{"jsonrpc":"2.0","result":{}}`, -32600, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}`, -32602, "1"},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a\u0001"}}`, -32602, "1"},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a` + "\U000E0001" + `"}}`, -32602, "1"},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":5}}`, -32602, "1"},
+		{strings.Repeat("[", 129) + strings.Repeat("]", 129), -32600, ""},
+		{`{"a":"` + strings.Repeat("[", 1000) + `"}`, -32600, ""}, // brackets in a string do not nest
+	} {
+		msg, rj := mcpserver.Check([]byte(c.in))
+		name := c.in
+		if len(name) > 60 {
+			name = name[:60]
+		}
+		if c.code == 0 {
+			if rj != nil || msg == nil {
+				t.Errorf("%q: refused with %d %s", name, rj.Code, rj.Message)
+			}
+			continue
+		}
+		if c.in == `{"a":"`+strings.Repeat("[", 1000)+`"}` {
+			// Not nested: refused only because it is no JSON-RPC message.
+			if rj == nil || strings.Contains(rj.Message, "nested") {
+				t.Errorf("%q: %v", name, rj)
+			}
+			continue
+		}
+		if rj == nil {
+			t.Errorf("%q: accepted", name)
+			continue
+		}
+		if rj.Code != c.code || string(rj.ID) != c.id {
+			t.Errorf("%q: code %d id %q (%s), want %d %q", name, rj.Code, rj.ID, rj.Message, c.code, c.id)
+		}
+		var resp map[string]any
+		if err := json.Unmarshal(rj.Response(), &resp); err != nil || resp["jsonrpc"] != "2.0" {
+			t.Errorf("%q: response %s is not a JSON-RPC message", name, rj.Response())
+		}
+	}
+	if msg, rj := mcpserver.Check([]byte("  \r\n")); msg != nil || rj != nil {
+		t.Errorf("a blank line: %v %v, want neither message nor answer", msg, rj)
+	}
+}
+
+// TestTransportRepairsResponses checks that a response whose error data is
+// not valid JSON (as the SDK's own resource-not-found error produces for
+// some URIs) goes out as an internal error for its id instead of breaking
+// the connection.
+func TestTransportRepairsResponses(t *testing.T) {
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	conn, err := (&mcpserver.Transport{Reader: inR, Writer: outW}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	id, _ := jsonrpc.MakeID(float64(7))
+	go conn.Write(context.Background(), &jsonrpc.Response{ID: id,
+		Error: &jsonrpc.Error{Code: -32002, Message: "Resource not found", Data: json.RawMessage(`{"uri":"a\x01b"}`)}})
+	line, err := bufio.NewReader(outR).ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		ID    int
+		Error struct{ Code int }
+	}
+	if err := json.Unmarshal(line, &resp); err != nil || resp.ID != 7 || resp.Error.Code != -32603 {
+		t.Errorf("response %s, want an internal error for id 7 (%v)", line, err)
+	}
+}
