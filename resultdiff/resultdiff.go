@@ -22,12 +22,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -394,16 +396,11 @@ func newTree(root string, opts Options) (*tree, error) {
 
 func (t *tree) close() { t.files.Close() }
 
-// languageOf returns the query language of a file name, or "".
+// languageOf returns the query language of a file name (the language
+// table's id: "pact", "jql" or "datalog"), or "".
 func languageOf(name string) string {
-	n := strings.ToLower(name)
-	switch {
-	case strings.HasSuffix(n, ".pact"):
-		return "pact"
-	case strings.HasSuffix(n, ".jql"), strings.HasSuffix(n, ".jql.json"), strings.HasSuffix(n, ".jql.yaml"), strings.HasSuffix(n, ".jql.yml"):
-		return "jql"
-	case strings.HasSuffix(n, ".dl"):
-		return "datalog"
+	if l := lang.ForName(name); l != nil && slices.Contains(lang.Queries(), l) {
+		return string(l.ID)
 	}
 	return ""
 }
