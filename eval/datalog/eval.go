@@ -2,6 +2,7 @@ package datalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -20,10 +21,54 @@ type Result struct {
 	Diagnostics []syntax.Diagnostic
 }
 
-// EvalRule parses, checks and evaluates one query rule over db. Parse and
-// check errors come back in Result.Diagnostics; the returned error is only
-// set when ctx is cancelled.
+// DefaultMaxTuples is the tuple budget of an evaluation when Options
+// leaves it unset.
+const DefaultMaxTuples = 5_000_000
+
+// Options bound an evaluation. The zero value is the default budget.
+type Options struct {
+	// MaxTuples bounds every intermediate join result and the tuples an
+	// evaluation derives (all relations together): 0 means
+	// DefaultMaxTuples, a negative value means no bound. Exceeding it
+	// stops the evaluation with a *LimitError.
+	MaxTuples int
+}
+
+func (o Options) maxTuples() int {
+	switch {
+	case o.MaxTuples == 0:
+		return DefaultMaxTuples
+	case o.MaxTuples < 0:
+		return 0
+	}
+	return o.MaxTuples
+}
+
+// ErrBudget is the error a *LimitError matches with errors.Is.
+var ErrBudget = errors.New("tuple budget exceeded")
+
+// LimitError reports an evaluation stopped by its tuple budget.
+type LimitError struct {
+	// Max is the budget (Options.MaxTuples) that was exceeded.
+	Max int
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("evaluation stopped: more than %d tuples (an intermediate join result or the derived tuples) exceed the max-tuples budget; narrow the rule or raise the limit with --max-tuples", e.Max)
+}
+
+// Is makes errors.Is(err, ErrBudget) hold.
+func (e *LimitError) Is(target error) bool { return target == ErrBudget }
+
+// EvalRule parses, checks and evaluates one query rule over db with the
+// default budget. Parse and check errors come back in Result.Diagnostics;
+// the returned error is only set when ctx ends or the budget is exceeded.
 func EvalRule(ctx context.Context, db *DB, src string) (*Result, error) {
+	return EvalRuleWith(ctx, db, src, Options{})
+}
+
+// EvalRuleWith is EvalRule with explicit options.
+func EvalRuleWith(ctx context.Context, db *DB, src string, opts Options) (*Result, error) {
 	r, diags := syn.ParseRule(src)
 	res := &Result{Rule: r, Diagnostics: diags}
 	if syntax.HasErrors(diags) {
@@ -35,7 +80,7 @@ func EvalRule(ctx context.Context, db *DB, src string) (*Result, error) {
 	if syntax.HasErrors(res.Diagnostics) {
 		return res, nil
 	}
-	tuples, err := Run(ctx, db, r)
+	tuples, err := RunWith(ctx, db, r, opts)
 	res.Tuples = tuples
 	return res, err
 }
@@ -44,6 +89,11 @@ func EvalRule(ctx context.Context, db *DB, src string) (*Result, error) {
 // deduplicated head tuples. Body atoms read the data, even one that names
 // the head relation.
 func Run(ctx context.Context, db *DB, r *syn.Rule) ([][]string, error) {
+	return RunWith(ctx, db, r, Options{})
+}
+
+// RunWith is Run with explicit options.
+func RunWith(ctx context.Context, db *DB, r *syn.Rule, opts Options) ([][]string, error) {
 	cr, err := compile(db, r, func(name string) []string {
 		if rel, ok := db.rels[name]; ok {
 			return rel.types
@@ -58,16 +108,23 @@ func Run(ctx context.Context, db *DB, r *syn.Rule) ([][]string, error) {
 			return nil, fmt.Errorf("unknown relation %s", a.name)
 		}
 	}
-	ev := &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}}
+	ev := newEvaluator(ctx, db, opts)
+	base := func(name string) source {
+		t := db.rels[name].tab
+		return source{t: t, n: t.len(), kind: srcBase}
+	}
 	res := newTable(len(cr.head))
-	set := newTupleSet(len(cr.head))
+	set := newTupleSetFor(len(cr.head), len(db.strs))
 	err = ev.run(cr,
-		func(i int) *table { return db.rels[cr.pos[i].name].tab },
-		func(j int) *table { return db.rels[cr.negs[j].name].tab },
-		func(row []uint32) {
+		func(i int) source { return base(cr.pos[i].name) },
+		func(j int) source { return base(cr.negs[j].name) },
+		nil, nil,
+		func(row []uint32) error {
 			if set.add(row) {
 				res.append(row)
+				return ev.over(res.len())
 			}
+			return nil
 		})
 	if err != nil {
 		return nil, err
@@ -142,8 +199,14 @@ type ProgramResult struct {
 	Diagnostics []syntax.Diagnostic
 }
 
-// EvalProgram parses, checks and evaluates a program over db.
+// EvalProgram parses, checks and evaluates a program over db with the
+// default budget.
 func EvalProgram(ctx context.Context, db *DB, name, src string) (*ProgramResult, error) {
+	return EvalProgramWith(ctx, db, name, src, Options{})
+}
+
+// EvalProgramWith is EvalProgram with explicit options.
+func EvalProgramWith(ctx context.Context, db *DB, name, src string, opts Options) (*ProgramResult, error) {
 	prog := syn.ParseProgram(name, src)
 	res := &ProgramResult{Program: prog, Diagnostics: slices.Clone(prog.Diagnostics)}
 	res.Info = syn.Check(prog, db.Schema())
@@ -152,7 +215,7 @@ func EvalProgram(ctx context.Context, db *DB, name, src string) (*ProgramResult,
 	if syntax.HasErrors(res.Diagnostics) {
 		return res, nil
 	}
-	rels, err := RunProgram(ctx, db, prog, res.Info)
+	rels, err := RunProgramWith(ctx, db, prog, res.Info, opts)
 	res.Relations = rels
 	return res, err
 }
@@ -161,18 +224,85 @@ func EvalProgram(ctx context.Context, db *DB, name, src string) (*ProgramResult,
 // info.Strata gives, each by semi-naive fixpoint. Negated atoms read lower
 // strata only, which the check guarantees.
 func RunProgram(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info) (map[string][][]string, error) {
-	full := map[string]*table{}
-	sets := map[string]*tupleSet{}
-	types := func(name string) []string {
-		if ri, ok := info.Relations[name]; ok {
-			return ri.Types
-		}
-		return nil
+	return RunProgramWith(ctx, db, prog, info, Options{})
+}
+
+// RunProgramWith is RunProgram with explicit options.
+func RunProgramWith(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, opts Options) (map[string][][]string, error) {
+	st, err := fixpoint(ctx, db, prog, info, opts)
+	if err != nil {
+		return nil, err
 	}
-	for _, stratum := range info.Strata {
+	out := map[string][][]string{}
+	for name, t := range st.full {
+		out[name] = db.strings(t)
+	}
+	return out, nil
+}
+
+// progState is an evaluated program: every derived relation's tuples in
+// the order they were derived, and where each round ended.
+type progState struct {
+	db      *DB
+	prog    *syn.Program
+	info    *syn.Info
+	full    map[string]*table
+	stratum map[string]int // derived relation -> index into info.Strata
+	// rounds[name][k] is the number of rows of full[name] after round k;
+	// round 0 holds the data's tuples.
+	rounds map[string][]int
+	rules  []*crule // compiled, by index into prog.Rules (nil: not a rule)
+}
+
+func (st *progState) types(name string) []string {
+	if ri, ok := st.info.Relations[name]; ok {
+		return ri.Types
+	}
+	return nil
+}
+
+// source returns the table a body atom naming name reads.
+func (st *progState) source(name string) source {
+	if t, ok := st.full[name]; ok {
+		return source{t: t, n: t.len(), kind: srcGrow}
+	}
+	if rel, ok := st.db.rels[name]; ok {
+		return source{t: rel.tab, n: rel.tab.len(), kind: srcBase}
+	}
+	return source{t: newTable(len(st.types(name))), kind: srcTemp}
+}
+
+// fixpoint evaluates the program: stratum by stratum, each by semi-naive
+// evaluation. In each round, a rule with k atoms over its own stratum runs
+// k times, the i-th time with atom i reading the previous round's new
+// tuples, the atoms before it the tuples known before that round and the
+// atoms after it all tuples known; the join order is chosen for each of
+// these versions. The fixpoint's relations keep indexes that grow with
+// them.
+func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, opts Options) (*progState, error) {
+	st := &progState{db: db, prog: prog, info: info, full: map[string]*table{}, stratum: map[string]int{},
+		rounds: map[string][]int{}, rules: make([]*crule, len(prog.Rules))}
+	// Intern the head constants first: a body constant that only a rule
+	// head produces (not the data) must resolve to its id in every rule,
+	// whichever is compiled first.
+	for _, r := range prog.Rules {
+		if r.Head != nil {
+			for _, t := range r.Head.Args {
+				if t.IsConst() {
+					db.intern(t.Value)
+				}
+			}
+		}
+	}
+	ev := newEvaluator(ctx, db, opts)
+	sets := map[string]*tupleSet{}
+	derived := 0
+	for si, stratum := range info.Strata {
 		for _, name := range stratum {
-			ar := len(types(name))
-			t, s := newTable(ar), newTupleSet(ar)
+			st.stratum[name] = si
+			ar := len(st.types(name))
+			t := newTable(ar)
+			s := newTupleSetFor(ar, len(db.strs))
 			if rel, ok := db.rels[name]; ok {
 				for i := 0; i < rel.tab.len(); i++ {
 					if s.add(rel.tab.row(i)) {
@@ -180,19 +310,10 @@ func RunProgram(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info) 
 					}
 				}
 			}
-			full[name], sets[name] = t, s
+			st.full[name], sets[name] = t, s
+			st.rounds[name] = []int{t.len()}
 		}
 	}
-	source := func(name string) *table {
-		if t, ok := full[name]; ok {
-			return t
-		}
-		if rel, ok := db.rels[name]; ok {
-			return rel.tab
-		}
-		return newTable(len(types(name)))
-	}
-	ev := &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}}
 	for _, stratum := range info.Strata {
 		in := map[string]bool{}
 		for _, n := range stratum {
@@ -203,14 +324,15 @@ func RunProgram(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info) 
 			rec []int // positive atoms reading this stratum
 		}
 		var rules []rrule
-		for _, r := range prog.Rules {
+		for ri, r := range prog.Rules {
 			if r.Head == nil || !in[r.Head.Name.Name] {
 				continue
 			}
-			cr, err := compile(db, r, types)
+			cr, err := compile(db, r, st.types)
 			if err != nil {
 				return nil, err
 			}
+			st.rules[ri] = cr
 			rr := rrule{cr: cr}
 			for i, a := range cr.pos {
 				if in[a.name] {
@@ -219,37 +341,86 @@ func RunProgram(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info) 
 			}
 			rules = append(rules, rr)
 		}
+		tc := transitiveRule(stratum, rules, func(r rrule) (*crule, []int) { return r.cr, r.rec })
 		delta := map[string]*table{}
 		for _, n := range stratum {
-			delta[n] = newTable(len(types(n)))
+			delta[n] = newTable(len(st.types(n)))
 		}
-		addTo := func(next map[string]*table, head string) func([]uint32) {
-			return func(row []uint32) {
-				if sets[head].add(row) {
-					next[head].append(row)
+		addTo := func(next map[string]*table, head string) func([]uint32) error {
+			set, tab := sets[head], next[head]
+			return func(row []uint32) error {
+				if set.add(row) {
+					tab.append(row)
+					derived++
+					return ev.over(derived)
 				}
+				return nil
 			}
 		}
-		// First round: every rule over the full relations.
+		endRound := func(add map[string]*table) {
+			for _, n := range stratum {
+				t := st.full[n]
+				t.data = append(t.data, add[n].data...)
+				t.n += add[n].n
+				st.rounds[n] = append(st.rounds[n], t.len())
+			}
+		}
+		// First round: every rule over the full relations. New tuples
+		// go to delta and the set only; the full relations this round
+		// reads do not change under it.
 		for _, rr := range rules {
-			h := rr.cr.headRel
-			// New tuples go to delta and the set only; the full
-			// relations this round reads do not change under it.
-			err := ev.run(rr.cr,
-				func(i int) *table { return source(rr.cr.pos[i].name) },
-				func(j int) *table { return source(rr.cr.negs[j].name) },
-				addTo(delta, h))
+			cr := rr.cr
+			err := ev.run(cr,
+				func(i int) source { return st.source(cr.pos[i].name) },
+				func(j int) source { return st.source(cr.negs[j].name) },
+				nil, nil, addTo(delta, cr.headRel))
 			if err != nil {
 				return nil, err
 			}
 		}
-		for _, n := range stratum {
-			for i := 0; i < delta[n].len(); i++ {
-				full[n].append(delta[n].row(i))
+		endRound(delta)
+		if tc >= 0 {
+			// The relation is the transitive closure of what it holds
+			// now: continue with the linear rule "r(x, z) <-- r(x, y),
+			// base(y, z)" over a snapshot base of those tuples, from all
+			// of them as the first delta.
+			name := stratum[0]
+			full := st.full[name]
+			base := &table{arity: 2, data: slices.Clone(full.data), n: full.n}
+			all := &table{arity: 2, data: slices.Clone(full.data), n: full.n}
+			cr := *rules[tc].cr
+			cr.pos = []*catom{cr.pos[0], cr.pos[1]}
+			if cr.pos[1].args[0].slot != cr.pos[0].args[1].slot {
+				cr.pos[0], cr.pos[1] = cr.pos[1], cr.pos[0]
 			}
+			lin := &crule{nvars: cr.nvars, head: cr.head, headRel: cr.headRel, conds: cr.conds, negs: cr.negs,
+				pos: []*catom{cr.pos[0], {name: "", args: cr.pos[1].args, at: cr.pos[1].at}}}
+			baseSrc := source{t: base, n: base.n, kind: srcGrow}
+			for {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				if all.len() == 0 {
+					break
+				}
+				next := map[string]*table{name: newTable(2)}
+				d := all
+				err := ev.run(lin,
+					func(i int) source {
+						if i == 0 {
+							return source{t: d, n: d.len(), kind: srcTemp}
+						}
+						return baseSrc
+					},
+					nil, nil, nil, addTo(next, name))
+				if err != nil {
+					return nil, err
+				}
+				endRound(next)
+				all = next[name]
+			}
+			continue
 		}
-		// Semi-naive rounds: each recursive rule once per recursive atom,
-		// that atom reading the last round's new tuples.
 		for {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -265,38 +436,82 @@ func RunProgram(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info) 
 			}
 			next := map[string]*table{}
 			for _, n := range stratum {
-				next[n] = newTable(len(types(n)))
+				next[n] = newTable(len(st.types(n)))
 			}
 			for _, rr := range rules {
-				for _, di := range rr.rec {
-					if delta[rr.cr.pos[di].name].len() == 0 {
+				cr := rr.cr
+				for k, di := range rr.rec {
+					if delta[cr.pos[di].name].len() == 0 {
 						continue
 					}
-					err := ev.run(rr.cr,
-						func(i int) *table {
-							if i == di {
-								return delta[rr.cr.pos[i].name]
+					before := map[int]bool{}
+					for _, i := range rr.rec[:k] {
+						before[i] = true
+					}
+					err := ev.run(cr,
+						func(i int) source {
+							name := cr.pos[i].name
+							switch {
+							case i == di:
+								d := delta[name]
+								return source{t: d, n: d.len(), kind: srcTemp}
+							case before[i]:
+								s := st.source(name)
+								s.n -= delta[name].len()
+								return s
 							}
-							return source(rr.cr.pos[i].name)
+							return st.source(name)
 						},
-						func(j int) *table { return source(rr.cr.negs[j].name) },
-						addTo(next, rr.cr.headRel))
+						func(j int) source { return st.source(cr.negs[j].name) },
+						nil, nil, addTo(next, cr.headRel))
 					if err != nil {
 						return nil, err
 					}
 				}
 			}
-			for _, n := range stratum {
-				for i := 0; i < next[n].len(); i++ {
-					full[n].append(next[n].row(i))
-				}
-			}
+			endRound(next)
 			delta = next
 		}
 	}
-	out := map[string][][]string{}
-	for name, t := range full {
-		out[name] = db.strings(t)
+	return st, nil
+}
+
+// transitiveRule returns the index in rules of the rule that makes the
+// stratum's only relation transitive, "r(x, z) <-- r(x, y), r(y, z)" (x,
+// y, z distinct variables, nothing else in the body), when every other
+// rule of the stratum is non-recursive; -1 otherwise. Such a relation is
+// the transitive closure of what the other rules and the data give it, so
+// it can be evaluated by the linear rule instead.
+func transitiveRule[R any](stratum []string, rules []R, get func(R) (*crule, []int)) int {
+	if len(stratum) != 1 {
+		return -1
 	}
-	return out, nil
+	found := -1
+	for i, r := range rules {
+		cr, rec := get(r)
+		if len(rec) == 0 {
+			continue
+		}
+		if found >= 0 || len(cr.head) != 2 || len(cr.pos) != 2 || len(rec) != 2 || len(cr.negs) > 0 || len(cr.conds) > 0 {
+			return -1
+		}
+		var v [6]int
+		for j, g := range []carg{cr.head[0], cr.head[1], cr.pos[0].args[0], cr.pos[0].args[1], cr.pos[1].args[0], cr.pos[1].args[1]} {
+			if g.kind != aVar {
+				return -1
+			}
+			v[j] = g.slot
+		}
+		hx, hz, a, b, c, d := v[0], v[1], v[2], v[3], v[4], v[5]
+		ok := (b == c && hx == a && hz == d) || (d == a && hx == c && hz == b)
+		x, y, z := a, b, d
+		if d == a {
+			x, y, z = c, d, b
+		}
+		if !ok || x == y || y == z || x == z {
+			return -1
+		}
+		found = i
+	}
+	return found
 }

@@ -2,6 +2,7 @@ package datalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,23 +29,29 @@ type catom struct {
 	name string
 	args []carg
 	neg  bool
-	text string
+	at   int // index of the body item
 }
 
 type operand struct {
 	isVar   bool
 	slot    int
 	str     string
-	numeric bool // a number literal or a variable of a numeric type
+	numeric bool   // a number literal or a variable of a numeric type
+	id      uint32 // a constant's id, when idOK
+	idOK    bool   // the constant occurs in the data
 }
 
 type ccond struct {
 	op   string
 	l, r operand
+	at   int // index of the body item
+	// eqIDs: an "==" or "!=" that compares bytewise, decided on ids.
+	eqIDs bool
 }
 
 type crule struct {
 	nvars   int
+	names   []string // variable names by slot
 	head    []carg
 	headRel string
 	pos     []*catom
@@ -79,6 +86,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 			s = cr.nvars
 			slots[name] = s
 			cr.nvars++
+			cr.names = append(cr.names, name)
 		}
 		return s
 	}
@@ -95,11 +103,11 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		id, ok := db.ids[t.Value]
 		return carg{kind: aConst, id: id, ok: ok}
 	}
-	for _, b := range r.Body {
+	for at, b := range r.Body {
 		if b.Atom == nil {
 			continue
 		}
-		a := &catom{name: b.Atom.Name.Name, neg: b.Atom.Negated}
+		a := &catom{name: b.Atom.Name.Name, neg: b.Atom.Negated, at: at}
 		ts := types(a.name)
 		if ts != nil && len(ts) != len(b.Atom.Args) {
 			return nil, fmt.Errorf("relation %s has %d parameter(s), used with %d", a.name, len(ts), len(b.Atom.Args))
@@ -128,7 +136,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		}
 		return nil
 	}
-	for _, a := range r.Body {
+	for at, a := range r.Body {
 		if a.Atom != nil && a.Atom.Negated {
 			for _, t := range a.Atom.Args {
 				if t.Kind == syn.Var && !bound[t.Value] {
@@ -139,12 +147,13 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		if a.Cond == nil {
 			continue
 		}
-		c := ccond{op: a.Cond.Op}
+		c := ccond{op: a.Cond.Op, at: at}
 		for i, t := range []*syn.Term{a.Cond.Left, a.Cond.Right} {
 			if err := checkBound(t); err != nil {
 				return nil, err
 			}
 			o := operand{str: t.Value, numeric: t.Kind == syn.Num}
+			o.id, o.idOK = db.ids[t.Value]
 			if t.Kind == syn.Var {
 				o = operand{isVar: true, slot: slot(t.Value), numeric: numericType(varType[t.Value])}
 			}
@@ -154,6 +163,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 				c.r = o
 			}
 		}
+		c.eqIDs = (c.op == "==" || c.op == "!=") && !c.l.numeric && !c.r.numeric
 		cr.conds = append(cr.conds, c)
 	}
 	for _, t := range r.Head.Args {
@@ -165,19 +175,52 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 	return cr, nil
 }
 
-// evaluator runs compiled rules; it caches indexes over tables that do not
-// change while it runs.
+// evaluator runs compiled rules. It keeps the indexes it builds: over
+// tables that do not change while it runs, and, extended as rows are
+// appended, over the growing relations of a fixpoint.
 type evaluator struct {
 	ctx   context.Context
 	db    *DB
 	cache map[cacheKey]*index
+	grow  map[growKey]*index
 	tick  int
+	// max bounds every intermediate result and the derived tuples
+	// (MaxTuples); 0 means no bound.
+	max int
+	// keepAll disables the projection of dead variables, so that every
+	// binding row keeps the values of all body variables (explain runs).
+	keepAll bool
+}
+
+func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {
+	return &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}, grow: map[growKey]*index{}, max: opts.maxTuples()}
 }
 
 type cacheKey struct {
 	t    *table
 	n    int
 	cols string
+}
+
+type growKey struct {
+	t    *table
+	cols string
+}
+
+// srcKind says how a body atom's table is indexed.
+type srcKind uint8
+
+const (
+	srcTemp srcKind = iota // a table of one round (a delta): indexed on demand
+	srcBase                // a loaded relation: its indexes are kept in the DB
+	srcGrow                // a relation of a fixpoint: indexes kept and extended
+)
+
+// source is the table a body atom reads: its first n rows.
+type source struct {
+	t    *table
+	n    int
+	kind srcKind
 }
 
 func (ev *evaluator) check() error {
@@ -188,15 +231,43 @@ func (ev *evaluator) check() error {
 	return nil
 }
 
-func (ev *evaluator) relIndex(t *table, cols []int) *index {
-	if ix, ok := ev.db.baseIndex(t, cols); ok {
+// over reports the budget error when n tuples exceed the budget.
+func (ev *evaluator) over(n int) error {
+	if ev.max > 0 && n > ev.max {
+		return &LimitError{Max: ev.max}
+	}
+	return nil
+}
+
+func colsKey(cols []int) string {
+	b := make([]byte, 0, len(cols)*2)
+	for _, c := range cols {
+		b = append(b, byte(c), byte(c>>8))
+	}
+	return string(b)
+}
+
+func (ev *evaluator) relIndex(s source, cols []int) *index {
+	switch s.kind {
+	case srcBase:
+		if ix, ok := ev.db.baseIndex(s.t, cols); ok {
+			return ix
+		}
+	case srcGrow:
+		k := growKey{t: s.t, cols: colsKey(cols)}
+		ix, ok := ev.grow[k]
+		if !ok {
+			ix = newGrowingIndex(slices.Clone(cols))
+			ev.grow[k] = ix
+		}
+		ix.extend(s.t)
 		return ix
 	}
-	k := cacheKey{t: t, n: t.len(), cols: fmt.Sprint(cols)}
+	k := cacheKey{t: s.t, n: s.n, cols: colsKey(cols)}
 	if ix, ok := ev.cache[k]; ok {
 		return ix
 	}
-	ix := buildIndex(t.data, t.arity, t.len(), cols, len(ev.db.strs))
+	ix := buildIndex(s.t.data, s.t.arity, s.n, cols, len(ev.db.strs))
 	ev.cache[k] = ix
 	return ix
 }
@@ -210,15 +281,34 @@ type bindings struct {
 
 func (b *bindings) row(i int) []uint32 { return b.data[i*b.width : (i+1)*b.width] }
 
+// errStop ends a run early without an error.
+var errStop = errors.New("stop")
+
 // run evaluates cr with each positive atom reading src(i) (i indexes
 // cr.pos) and each negated atom reading neg(j), and calls emit with each
-// head row (not deduplicated).
-func (ev *evaluator) run(cr *crule, src func(i int) *table, neg func(j int) *table, emit func(row []uint32)) error {
+// head row (not deduplicated). When init is set, the run starts from that
+// one binding, with the slots marked in initBound bound. When cr.head is
+// nil, emit receives whole binding rows. An error from emit ends the run
+// (errStop without an error).
+func (ev *evaluator) run(cr *crule, src func(i int) source, neg func(j int) source, init []uint32, initBound []bool, emit func(row []uint32) error) error {
+	err := ev.runPlan(cr, src, neg, init, initBound, emit)
+	if err == errStop {
+		return nil
+	}
+	return err
+}
+
+func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) source, init []uint32, initBound []bool, emit func(row []uint32) error) error {
 	cur := &bindings{width: cr.nvars, data: make([]uint32, cr.nvars), n: 1}
 	bound := make([]bool, cr.nvars)
+	if init != nil {
+		copy(cur.data, init)
+		copy(bound, initBound)
+	}
 	done := make([]bool, len(cr.pos))
 	negDone := make([]bool, len(cr.negs))
 	condDone := make([]bool, len(cr.conds))
+	dead := make([]bool, cr.nvars)
 	var err error
 	applyReady := func() error {
 		for j, a := range cr.negs {
@@ -243,7 +333,10 @@ func (ev *evaluator) run(cr *crule, src func(i int) *table, neg func(j int) *tab
 		return err
 	}
 	out := make([]uint32, len(cr.head))
-	project := func(row []uint32) {
+	project := func(row []uint32) error {
+		if cr.head == nil {
+			return emit(row)
+		}
 		for j, h := range cr.head {
 			if h.kind == aVar {
 				out[j] = row[h.slot]
@@ -251,7 +344,7 @@ func (ev *evaluator) run(cr *crule, src func(i int) *table, neg func(j int) *tab
 				out[j] = h.id
 			}
 		}
-		emit(out)
+		return emit(out)
 	}
 	for step := range cr.pos {
 		if cur.n == 0 {
@@ -273,15 +366,13 @@ func (ev *evaluator) run(cr *crule, src func(i int) *table, neg func(j int) *tab
 			if nb > 0 {
 				has = 1
 			}
-			score := [3]int{-has, src(i).len(), -nb}
+			score := [3]int{-has, src(i).n, -nb}
 			if best < 0 || less3(score, bestScore) {
 				best, bestScore = i, score
 			}
 		}
 		done[best] = true
-		// The last join projects straight to the head when no negation
-		// or condition is left to apply.
-		var final func([]uint32)
+		var final func([]uint32) error
 		if step == len(cr.pos)-1 {
 			// Every variable is bound after the last atom: stream each
 			// row through the remaining negations and conditions into
@@ -300,18 +391,18 @@ func (ev *evaluator) run(cr *crule, src func(i int) *table, neg func(j int) *tab
 					conds = append(conds, c)
 				}
 			}
-			final = func(row []uint32) {
+			final = func(row []uint32) error {
 				for _, keep := range keeps {
 					if !keep(row) {
-						return
+						return nil
 					}
 				}
 				for _, c := range conds {
 					if !ev.compare(row, c) {
-						return
+						return nil
 					}
 				}
-				project(row)
+				return project(row)
 			}
 		}
 		if cur, err = ev.join(cur, cr.pos[best], src(best), bound, final); err != nil {
@@ -328,14 +419,102 @@ func (ev *evaluator) run(cr *crule, src func(i int) *table, neg func(j int) *tab
 		if err := applyReady(); err != nil {
 			return err
 		}
+		if !ev.keepAll {
+			if cur, err = ev.projectDead(cr, cur, bound, dead, done, negDone, condDone); err != nil {
+				return err
+			}
+		}
 	}
 	for i := 0; i < cur.n; i++ {
 		if err := ev.check(); err != nil {
 			return err
 		}
-		project(cur.row(i))
+		if err := project(cur.row(i)); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// projectDead drops the bound variables that nothing left to do reads
+// (no remaining atom, negation, condition nor the head) and removes the
+// duplicate rows that leaves: a chain of joins then keeps only the
+// variables that connect it, instead of every path through the data.
+func (ev *evaluator) projectDead(cr *crule, cur *bindings, bound, dead, done, negDone, condDone []bool) (*bindings, error) {
+	live := make([]bool, cr.nvars)
+	for _, h := range cr.head {
+		if h.kind == aVar {
+			live[h.slot] = true
+		}
+	}
+	if cr.head == nil {
+		return cur, nil
+	}
+	mark := func(a *catom) {
+		for _, g := range a.args {
+			if g.kind == aVar {
+				live[g.slot] = true
+			}
+		}
+	}
+	for i, a := range cr.pos {
+		if !done[i] {
+			mark(a)
+		}
+	}
+	for j, a := range cr.negs {
+		if !negDone[j] {
+			mark(a)
+		}
+	}
+	for j, c := range cr.conds {
+		if !condDone[j] {
+			if c.l.isVar {
+				live[c.l.slot] = true
+			}
+			if c.r.isVar {
+				live[c.r.slot] = true
+			}
+		}
+	}
+	var newlyDead []int
+	var keep []int
+	for s := range cr.nvars {
+		if !bound[s] || dead[s] {
+			continue
+		}
+		if live[s] {
+			keep = append(keep, s)
+		} else {
+			dead[s] = true
+			newlyDead = append(newlyDead, s)
+		}
+	}
+	if len(newlyDead) == 0 || cur.n <= 1 {
+		return cur, nil
+	}
+	out := &bindings{width: cur.width}
+	set := newTupleSet(len(keep))
+	key := make([]uint32, len(keep))
+	for i := 0; i < cur.n; i++ {
+		if err := ev.check(); err != nil {
+			return nil, err
+		}
+		r := cur.row(i)
+		for k, s := range keep {
+			key[k] = r[s]
+		}
+		if !set.add(key) {
+			continue
+		}
+		start := len(out.data)
+		out.data = append(out.data, r...)
+		for _, s := range newlyDead {
+			out.data[start+s] = 0
+		}
+		out.n++
+	}
+	return out, nil
 }
 
 func less3(a, b [3]int) bool {
@@ -356,14 +535,15 @@ func allBound(a *catom, bound []bool) bool {
 	return true
 }
 
-// join extends every binding with the matching tuples of t. Over a loaded
-// relation it probes the relation's kept index; over a derived relation it
-// builds the hash table over the smaller side.
+// join extends every binding with the matching tuples of s. Over a
+// relation with kept indexes (loaded, or growing in a fixpoint) it probes
+// the index; over a one-round table it indexes the smaller side.
 //
 // When final is set, each extended row is passed to final instead of
 // being collected, and the returned bindings are empty.
-func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool, final func([]uint32)) (*bindings, error) {
+func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final func([]uint32) error) (*bindings, error) {
 	out := &bindings{width: cur.width}
+	t := s.t
 	var constPos []int // positions holding constants
 	var keyPos []int   // positions holding bound variables
 	var keySlots []int // their slots
@@ -405,14 +585,13 @@ func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool, final
 		return true
 	}
 	scratch := make([]uint32, cur.width)
-	emit := func(b, tup []uint32) {
+	emit := func(b, tup []uint32) error {
 		if final != nil {
 			copy(scratch, b)
 			for i, p := range newPos {
 				scratch[newSlots[i]] = tup[p]
 			}
-			final(scratch)
-			return
+			return final(scratch)
 		}
 		start := len(out.data)
 		out.data = append(out.data, b...)
@@ -421,12 +600,12 @@ func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool, final
 			nr[newSlots[i]] = tup[p]
 		}
 		out.n++
+		return ev.over(out.n)
 	}
-	m := t.len()
-	_, isBase := ev.db.base[t]
-	if !isBase && cur.n*4 <= m {
-		// Few bindings over a derived relation: index the bindings and
-		// scan the relation once.
+	m := s.n
+	if s.kind == srcTemp && cur.n*4 <= m {
+		// Few bindings over a one-round table: index the bindings and
+		// scan the table once.
 		ix := buildIndex(cur.data, cur.width, cur.n, keySlots, 0)
 		vals := make([]uint32, len(keyPos))
 		for r := 0; r < m; r++ {
@@ -448,7 +627,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool, final
 				if err := ev.check(); err != nil {
 					return nil, err
 				}
-				emit(b, tup)
+				if err := emit(b, tup); err != nil {
+					return nil, err
+				}
 			}
 		}
 		return out, nil
@@ -463,13 +644,15 @@ func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool, final
 					return nil, err
 				}
 				if tup := t.row(r); len(eqPos) == 0 || match(tup) {
-					emit(b, tup)
+					if err := emit(b, tup); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
 		return out, nil
 	}
-	ix := ev.relIndex(t, cols)
+	ix := ev.relIndex(s, cols)
 	vals := make([]uint32, len(cols))
 	for i, p := range constPos {
 		vals[i] = a.args[p].id
@@ -483,6 +666,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool, final
 			vals[len(constPos)+i] = b[s]
 		}
 		for _, ri := range ix.lookup(vals) {
+			if int(ri) >= m {
+				break
+			}
 			tup := t.row(int(ri))
 			if !ix.exact() && !eqVals(tup, cols, vals) {
 				continue
@@ -493,7 +679,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, t *table, bound []bool, final
 			if err := ev.check(); err != nil {
 				return nil, err
 			}
-			emit(b, tup)
+			if err := emit(b, tup); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
@@ -511,7 +699,8 @@ func eqVals(row []uint32, cols []int, vals []uint32) bool {
 // antiJoin keeps the bindings for which no tuple of t matches a's
 // non-wildcard positions. A wildcard position matches any value, so
 // "!r(x, _)" drops x when r has any tuple starting with x.
-func (ev *evaluator) antiJoin(cur *bindings, a *catom, t *table) (*bindings, error) {
+func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, error) {
+	t := s.t
 	var constPos, varPos, varSlots []int
 	for p, g := range a.args {
 		switch g.kind {
@@ -526,8 +715,8 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, t *table) (*bindings, err
 		}
 	}
 	out := &bindings{width: cur.width}
-	m := t.len()
-	if _, isBase := ev.db.base[t]; !isBase && cur.n*4 <= m {
+	m := s.n
+	if s.kind == srcTemp && cur.n*4 <= m {
 		ix := buildIndex(cur.data, cur.width, cur.n, varSlots, 0)
 		drop := make([]bool, cur.n)
 		vals := make([]uint32, len(varPos))
@@ -560,7 +749,14 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, t *table) (*bindings, err
 		return out, nil
 	}
 	cols := append(slices.Clone(constPos), varPos...)
-	ix := ev.relIndex(t, cols)
+	if len(cols) == 0 {
+		// Every position is a wildcard: the atom holds iff s has a row.
+		if m > 0 {
+			return out, nil
+		}
+		return cur, nil
+	}
+	ix := ev.relIndex(s, cols)
 	vals := make([]uint32, len(cols))
 	for i, p := range constPos {
 		vals[i] = a.args[p].id
@@ -575,6 +771,9 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, t *table) (*bindings, err
 		}
 		found := false
 		for _, ri := range ix.lookup(vals) {
+			if int(ri) >= m {
+				break
+			}
 			if ix.exact() || eqVals(t.row(int(ri)), cols, vals) {
 				found = true
 				break
@@ -590,7 +789,8 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, t *table) (*bindings, err
 
 // negProbe returns a test that keeps a fully bound row when no tuple of t
 // matches a's non-wildcard positions.
-func (ev *evaluator) negProbe(a *catom, t *table) func([]uint32) bool {
+func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
+	t := s.t
 	var constPos, varPos, varSlots []int
 	for p, g := range a.args {
 		switch g.kind {
@@ -605,12 +805,17 @@ func (ev *evaluator) negProbe(a *catom, t *table) func([]uint32) bool {
 		}
 	}
 	cols := append(slices.Clone(constPos), varPos...)
-	ix := ev.relIndex(t, cols)
+	if len(cols) == 0 {
+		empty := s.n == 0
+		return func([]uint32) bool { return empty }
+	}
+	ix := ev.relIndex(s, cols)
 	vals := make([]uint32, len(cols))
 	for i, p := range constPos {
 		vals[i] = a.args[p].id
 	}
-	if len(cols) == 1 && len(varSlots) == 1 {
+	m := s.n
+	if len(cols) == 1 && len(varSlots) == 1 && m == t.len() {
 		s := varSlots[0]
 		return func(row []uint32) bool {
 			return !ix.has(row[s])
@@ -621,6 +826,9 @@ func (ev *evaluator) negProbe(a *catom, t *table) func([]uint32) bool {
 			vals[len(constPos)+i] = row[s]
 		}
 		for _, ri := range ix.lookup(vals) {
+			if int(ri) >= m {
+				break
+			}
 			if ix.exact() || eqVals(t.row(int(ri)), cols, vals) {
 				return false
 			}
@@ -652,6 +860,25 @@ func (ev *evaluator) value(b []uint32, o operand) string {
 // is a number literal or a variable of a numeric type and both values
 // parse as numbers; otherwise they compare as strings, bytewise.
 func (ev *evaluator) compare(b []uint32, c ccond) bool {
+	if c.eqIDs {
+		// Bytewise equality of interned strings is equality of ids.
+		l, lok := c.l.id, c.l.idOK
+		if c.l.isVar {
+			l, lok = b[c.l.slot], true
+		}
+		r, rok := c.r.id, c.r.idOK
+		if c.r.isVar {
+			r, rok = b[c.r.slot], true
+		}
+		var eq bool
+		if lok && rok {
+			eq = l == r
+		} else {
+			// A constant interned after the rule was compiled.
+			eq = ev.value(b, c.l) == ev.value(b, c.r)
+		}
+		return eq == (c.op == "==")
+	}
 	cmp := syn.CompareValues(ev.value(b, c.l), ev.value(b, c.r), c.l.numeric || c.r.numeric)
 	holds, _ := syn.Holds(c.op, cmp)
 	return holds

@@ -1,6 +1,9 @@
 package datalog
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // table is a list of rows of interned ids, stored flat.
 type table struct {
@@ -26,6 +29,50 @@ type tupleSet struct {
 	small map[uint64]struct{} // arity <= 2: packed exactly
 	large map[string]struct{}
 	buf   []byte
+	// bits, for arity 1 and 2 over a small id space, holds the rows whose
+	// values are all below side as one bit each; other rows go to small.
+	bits []uint64
+	side uint64
+}
+
+// maxSetBits bounds the bitmap of a tuple set (8 MiB).
+const maxSetBits = 1 << 26
+
+// newTupleSetFor returns a set that uses a bitmap when the rows' values
+// lie below idSpace and the bitmap is small.
+func newTupleSetFor(arity, idSpace int) *tupleSet {
+	return newTupleSetSized(arity, idSpace, 0)
+}
+
+// newTupleSetSized is newTupleSetFor with room for about n rows.
+func newTupleSetSized(arity, idSpace, n int) *tupleSet {
+	s := &tupleSet{arity: arity}
+	if arity <= 2 {
+		s.small = make(map[uint64]struct{}, n)
+	} else {
+		s.large = make(map[string]struct{}, n)
+	}
+	side := uint64(idSpace) + 64
+	switch {
+	case arity == 1 && side <= maxSetBits:
+		s.bits, s.side = make([]uint64, (side+63)/64), side
+	case arity == 2 && side*side <= maxSetBits:
+		s.bits, s.side = make([]uint64, (side*side+63)/64), side
+	}
+	return s
+}
+
+// bit returns the bit position of row, and false when the row lies
+// outside the bitmap.
+func (s *tupleSet) bit(row []uint32) (uint64, bool) {
+	if s.bits == nil {
+		return 0, false
+	}
+	if s.arity == 1 {
+		return uint64(row[0]), uint64(row[0]) < s.side
+	}
+	a, b := uint64(row[0]), uint64(row[1])
+	return a*s.side + b, a < s.side && b < s.side
 }
 
 func newTupleSet(arity int) *tupleSet {
@@ -50,6 +97,14 @@ func pack(row []uint32) uint64 {
 
 // add inserts row and reports whether it was new.
 func (s *tupleSet) add(row []uint32) bool {
+	if k, ok := s.bit(row); ok {
+		w, m := k>>6, uint64(1)<<(k&63)
+		if s.bits[w]&m != 0 {
+			return false
+		}
+		s.bits[w] |= m
+		return true
+	}
 	if s.small != nil {
 		k := pack(row)
 		if _, ok := s.small[k]; ok {
@@ -70,6 +125,9 @@ func (s *tupleSet) add(row []uint32) bool {
 }
 
 func (s *tupleSet) has(row []uint32) bool {
+	if k, ok := s.bit(row); ok {
+		return s.bits[k>>6]&(uint64(1)<<(k&63)) != 0
+	}
 	if s.small != nil {
 		_, ok := s.small[pack(row)]
 		return ok
@@ -95,6 +153,53 @@ type index struct {
 	dense []int32
 	start []int32
 	rows  []int32
+	// lists, when set, holds each group's rows instead of start and rows:
+	// the index of a growing table, extended as rows are appended.
+	lists [][]int32
+	done  int // rows indexed so far (growing tables)
+}
+
+// newGrowingIndex returns an empty index on cols for a table that grows;
+// extend adds the rows appended since the last call.
+func newGrowingIndex(cols []int) *index {
+	ix := &index{cols: cols, lists: [][]int32{}}
+	if len(cols) == 1 {
+		ix.dense = []int32{}
+	} else {
+		ix.groups = map[uint64]int32{}
+	}
+	return ix
+}
+
+// extend indexes the rows of t not indexed yet.
+func (ix *index) extend(t *table) {
+	for i := ix.done; i < t.n; i++ {
+		row := t.data[i*t.arity : (i+1)*t.arity]
+		var g int32
+		if ix.dense != nil {
+			v := row[ix.cols[0]]
+			if int(v) >= len(ix.dense) {
+				ix.dense = slices.Grow(ix.dense, int(v)+1-len(ix.dense))[:int(v)+1]
+			}
+			g = ix.dense[v] - 1
+			if g < 0 {
+				g = int32(len(ix.lists))
+				ix.dense[v] = g + 1
+				ix.lists = append(ix.lists, nil)
+			}
+		} else {
+			k := keyOf(row, ix.cols)
+			var ok bool
+			g, ok = ix.groups[k]
+			if !ok {
+				g = int32(len(ix.lists))
+				ix.groups[k] = g
+				ix.lists = append(ix.lists, nil)
+			}
+		}
+		ix.lists[g] = append(ix.lists[g], int32(i))
+	}
+	ix.done = t.n
 }
 
 func keyOf(row []uint32, cols []int) uint64 {
@@ -182,19 +287,25 @@ func buildIndex(data []uint32, stride, n int, cols []int, idSpace int) *index {
 	return ix
 }
 
-// lookup returns the row numbers whose key columns hold vals. For hashed
-// keys the caller must verify the columns.
+// lookup returns the row numbers whose key columns hold vals, in
+// ascending order. For hashed keys the caller must verify the columns.
 func (ix *index) lookup(vals []uint32) []int32 {
 	if ix.dense != nil {
 		if int(vals[0]) >= len(ix.dense) || ix.dense[vals[0]] == 0 {
 			return nil
 		}
 		g := ix.dense[vals[0]] - 1
+		if ix.lists != nil {
+			return ix.lists[g]
+		}
 		return ix.rows[ix.start[g]:ix.start[g+1]]
 	}
 	g, ok := ix.groups[keyOfVals(vals)]
 	if !ok {
 		return nil
+	}
+	if ix.lists != nil {
+		return ix.lists[g]
 	}
 	return ix.rows[ix.start[g]:ix.start[g+1]]
 }
