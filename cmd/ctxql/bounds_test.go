@@ -349,3 +349,31 @@ func TestDiffInterruptCleansUp(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigSpecialFile: a FIFO or a link to /dev/zero named .ctxql.yaml
+// is refused at once (exit 2, "not a regular file") by check and fix,
+// never waited on or read without end.
+func TestConfigSpecialFile(t *testing.T) {
+	for _, kind := range []string{"fifo", "zero"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, filepath.Join(dir, "a.pact"), ".seg\n", 0o644)
+			cfg := filepath.Join(dir, ".ctxql.yaml")
+			var err error
+			if kind == "fifo" {
+				err = syscall.Mkfifo(cfg, 0o644)
+			} else {
+				err = os.Symlink("/dev/zero", cfg)
+			}
+			if err != nil {
+				t.Skip(err)
+			}
+			for _, args := range [][]string{{"check", "."}, {"fix", "."}} {
+				r := ctxql(t, dir, nil, args...)
+				if r.code != 2 || !strings.Contains(r.stderr, ".ctxql.yaml: not a regular file") {
+					t.Errorf("%v: exit %d, want 2 and \"not a regular file\"\n%s", args, r.code, r.stderr)
+				}
+			}
+		})
+	}
+}
