@@ -51,6 +51,10 @@ type Options struct {
 	// IgnoreAdded leaves out queries that only the working tree has (new
 	// queries change no earlier result).
 	IgnoreAdded bool
+	// BaseDir is an empty directory to extract the base revision into,
+	// made by TempDir and removed by the caller ("": Run makes one and
+	// removes it when it returns).
+	BaseDir string
 }
 
 // Status says how a query's results changed.
@@ -153,11 +157,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		filter = append(filter, filepath.ToSlash(rel))
 	}
-	baseDir, err := os.MkdirTemp("", "ctxql-diff-")
-	if err != nil {
-		return nil, err
+	baseDir := opts.BaseDir
+	if baseDir == "" {
+		if baseDir, err = TempDir(); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(baseDir)
 	}
-	defer os.RemoveAll(baseDir)
 	if err := extract(ctx, root, commit, baseDir); err != nil {
 		return nil, err
 	}
