@@ -3,7 +3,8 @@
 -- Starts `ctxql lsp` for pact, jql and datalog buffers (vim.lsp.start on
 -- 0.8+, vim.lsp.start_client + buf_attach_client on 0.7), shows each
 -- ctxql/preview notification as virtual text after the query it belongs to,
--- and defines :CtxqlRun, :CtxqlFixAll and :CtxqlMigrate.
+-- sets buffer-local keymaps on attach (K, gd, gr, <leader>ca) and defines
+-- :CtxqlRun, :CtxqlData, :CtxqlFixAll and :CtxqlMigrate.
 local M = {}
 
 M.filetypes = { "pact", "jql", "datalog" }
@@ -15,6 +16,15 @@ M.defaults = {
   settings = {},
   -- Show previews as virtual text.
   virtual_text = true,
+  -- Buffer-local keymaps set when the server attaches; a key the user has
+  -- already mapped (globally or for the buffer) is left alone. false turns
+  -- them all off; a table changes or (with false) drops single keys.
+  keymaps = {
+    hover = "K",
+    definition = "gd",
+    references = "gr",
+    code_action = "<leader>ca",
+  },
 }
 
 M.config = vim.deepcopy(M.defaults)
@@ -76,6 +86,42 @@ function M.on_preview(err, params, ctx)
   })
 end
 
+-- keymap_actions are what the keymaps do.
+local keymap_actions = {
+  hover = function() vim.lsp.buf.hover() end,
+  definition = function() vim.lsp.buf.definition() end,
+  references = function() vim.lsp.buf.references() end,
+  code_action = function() vim.lsp.buf.code_action() end,
+}
+
+-- set_keymaps maps the configured keys in bufnr unless the user mapped
+-- them already; it returns the keys it mapped.
+function M.set_keymaps(bufnr)
+  local maps = M.config.keymaps
+  local done = {}
+  if maps == false or maps == nil then
+    return done
+  end
+  for _, name in ipairs({ "hover", "definition", "references", "code_action" }) do
+    local lhs = maps[name]
+    if type(lhs) == "string" and lhs ~= "" then
+      local existing = vim.api.nvim_buf_call(bufnr, function()
+        return vim.fn.maparg(lhs, "n")
+      end)
+      if existing == "" then
+        vim.api.nvim_buf_set_keymap(bufnr, "n", lhs, "", {
+          noremap = true,
+          silent = true,
+          callback = keymap_actions[name],
+          desc = "ctxql: " .. name:gsub("_", " "),
+        })
+        table.insert(done, lhs)
+      end
+    end
+  end
+  return done
+end
+
 local function client_config(bufnr)
   local fname = vim.api.nvim_buf_get_name(bufnr)
   return {
@@ -87,6 +133,9 @@ local function client_config(bufnr)
     handlers = { ["ctxql/preview"] = M.on_preview },
     on_init = function(client)
       client.notify("workspace/didChangeConfiguration", { settings = { ctxql = M.config.settings } })
+    end,
+    on_attach = function(_, buf)
+      M.set_keymaps(buf)
     end,
   }
 end
@@ -138,12 +187,30 @@ function M.run()
     vim.notify("ctxql: " .. ((res and res.err and res.err.message) or "no result"), vim.log.levels.WARN)
     return
   end
-  local lines = { preview_text(res.result) }
-  for _, r in ipairs(res.result.results or {}) do
-    table.insert(lines, vim.fn.json_encode(r))
+  if type(res.result) ~= "table" then
+    vim.notify("ctxql: no query on this line, or no sample data (:CtxqlData FILE chooses it)", vim.log.levels.WARN)
+    return
   end
-  vim.lsp.util.open_floating_preview(lines, "json", { border = "single" })
+  local lines = M.run_lines(res.result)
+  local buf, win = vim.lsp.util.open_floating_preview(lines, "markdown", { border = "single" })
+  M.last_float = { buf = buf, win = win }
   return res.result
+end
+
+-- run_lines is the content of the run float: the summary as plain text,
+-- then the results as a JSON code block (so only they are highlighted as
+-- JSON).
+function M.run_lines(result)
+  local lines = { preview_text(result) }
+  local results = result.results or {}
+  if not result.error and #results > 0 then
+    table.insert(lines, "```json")
+    for _, r in ipairs(results) do
+      table.insert(lines, vim.fn.json_encode(r))
+    end
+    table.insert(lines, "```")
+  end
+  return lines
 end
 
 -- apply_action requests the code actions of the buffer and applies the
@@ -171,6 +238,50 @@ local function apply_action(kind)
   return false
 end
 
+-- data_line returns the "data:" pragma line naming path for the document
+-- fname: relative to the document's directory, in the comment syntax of
+-- its language ("#" for YAML).
+function M.data_line(fname, path)
+  local abs = vim.fn.fnamemodify(path, ":p")
+  local dir = vim.fn.fnamemodify(fname, ":p:h")
+  local rel = abs
+  if abs:sub(1, #dir + 1) == dir .. "/" then
+    rel = "./" .. abs:sub(#dir + 2)
+  end
+  local lead = (fname:match("%.ya?ml$") and "#") or "//"
+  return lead .. " data: " .. rel
+end
+
+-- set_data writes the "data:" line for path into bufnr: it replaces an
+-- existing one on the first five lines, or goes below a leading
+-- "pact:" pragma, or at the top.
+function M.set_data(bufnr, path)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if not path or path == "" then
+    vim.notify("ctxql: :CtxqlData needs a file name (JSON, YAML or JSONL sample data)", vim.log.levels.WARN)
+    return false
+  end
+  path = vim.fn.expand(path)
+  if vim.fn.filereadable(path) ~= 1 then
+    vim.notify("ctxql: " .. path .. " is not a readable file", vim.log.levels.WARN)
+    return false
+  end
+  local line = M.data_line(vim.api.nvim_buf_get_name(bufnr), path)
+  local head = vim.api.nvim_buf_get_lines(bufnr, 0, 5, false)
+  for i, l in ipairs(head) do
+    if l:match("^%s*//%s*data:") or l:match("^%s*#%s*data:") then
+      vim.api.nvim_buf_set_lines(bufnr, i - 1, i, false, { line })
+      return true
+    end
+  end
+  local at = 0
+  if head[1] and head[1]:match("^%s*//%s*pact:") then
+    at = 1
+  end
+  vim.api.nvim_buf_set_lines(bufnr, at, at, false, { line })
+  return true
+end
+
 function M.fix_all()
   return apply_action("source.fixAll")
 end
@@ -193,6 +304,9 @@ function M.setup(opts)
     end,
   })
   vim.api.nvim_create_user_command("CtxqlRun", M.run, { desc = "Run the ctxql query on this line" })
+  vim.api.nvim_create_user_command("CtxqlData", function(a)
+    M.set_data(vim.api.nvim_get_current_buf(), a.args)
+  end, { nargs = 1, complete = "file", desc = "Choose the sample data of this file" })
   vim.api.nvim_create_user_command("CtxqlFixAll", M.fix_all, { desc = "Apply every safe ctxql fix" })
   vim.api.nvim_create_user_command("CtxqlMigrate", M.migrate, { desc = "Migrate this PACT file to v2" })
 end
