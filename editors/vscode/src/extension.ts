@@ -355,7 +355,10 @@ async function startClient(context: vscode.ExtensionContext, panel: ResultsPanel
     registerFallbackRun('the language server is not running: ' + res.message);
     const choice = await vscode.window.showErrorMessage(res.message, 'Open Settings');
     if (choice === 'Open Settings') {
-      await vscode.commands.executeCommand('workbench.action.openSettings', '@id:ctxql.path');
+      // ctxql.path is a machine setting: in a remote window (code-server,
+      // SSH, containers) it lives in the remote settings.
+      const where = vscode.env.remoteName ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings';
+      await vscode.commands.executeCommand(where, { query: '@id:ctxql.path' });
     }
     return;
   }
