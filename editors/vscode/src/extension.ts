@@ -152,6 +152,9 @@ function clientOptions(panel: ResultsPanel, out: vscode.OutputChannel): Language
           const message = e instanceof ResponseError || e instanceof Error ? e.message : String(e);
           panel.update({ uri: String(full[0]), range: full[1] as QueryResult['range'], count: 0, results: [], elapsed_ms: NaN, error: message }, 'run');
           panel.show();
+          if (/sample data/i.test(message)) {
+            void noResultHint(String(full[0]));
+          }
           return undefined;
         }
       },

@@ -19,6 +19,10 @@ M.defaults = {
   -- Buffer-local keymaps set when the server attaches; a key the user has
   -- already mapped (globally or for the buffer) is left alone. false turns
   -- them all off; a table changes or (with false) drops single keys.
+  -- Show the server's code lenses ("▶ Run", "▶ Run — choose sample
+  -- data…") as virtual text, refreshed on enter, save and leaving insert
+  -- mode; run the one on the cursor line with vim.lsp.codelens.run().
+  codelens = true,
   keymaps = {
     hover = "K",
     definition = "gd",
@@ -136,6 +140,17 @@ local function client_config(bufnr)
     end,
     on_attach = function(_, buf)
       M.set_keymaps(buf)
+      if M.config.codelens and vim.lsp.codelens then
+        local group = vim.api.nvim_create_augroup("ctxql-codelens-" .. buf, { clear = true })
+        vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost", "CursorHold" }, {
+          group = group,
+          buffer = buf,
+          callback = function()
+            pcall(vim.lsp.codelens.refresh)
+          end,
+        })
+        pcall(vim.lsp.codelens.refresh)
+      end
     end,
   }
 end
@@ -288,6 +303,24 @@ end
 
 function M.migrate()
   return apply_action("source.migrate")
+end
+
+-- The client side of the server's "choose sample data" lens: asks for the
+-- file and writes the data line.
+vim.lsp.commands["ctxql.chooseData"] = function(command, ctx)
+  local bufnr = ctx and ctx.bufnr or vim.api.nvim_get_current_buf()
+  local args = command and command.arguments or {}
+  if type(args[1]) == "string" then
+    bufnr = vim.uri_to_bufnr(args[1])
+  end
+  local input = vim.ui and vim.ui.input or function(opts, cb)
+    cb(vim.fn.input(opts.prompt, "", "file"))
+  end
+  input({ prompt = "Sample data (JSON, YAML or JSONL): ", completion = "file" }, function(path)
+    if path and path ~= "" then
+      M.set_data(bufnr, path)
+    end
+  end)
 end
 
 -- setup merges opts into the defaults, starts the server for the
