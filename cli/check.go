@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
@@ -100,8 +101,8 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 			continue
 		}
 		paths, err := collect(arg, func(p string) bool {
-			lang := lint.Language(p)
-			return lang != "" && (lang != lint.Host || cfg.Embedded(absPath(p)))
+			l := lang.ForName(p)
+			return l != nil && (l.ID != lang.Host || cfg.Embedded(absPath(p)))
 		}, cfg)
 		if err != nil {
 			return Usagef("check: %w", err)

@@ -8,9 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // fmtFlags are the flags of "ctxql fmt".
@@ -40,7 +43,7 @@ func newFmtCmd(env Env) *cobra.Command {
 	cmd.Flags().BoolVarP(&f.diff, "diff", "d", false, "print diffs instead of the formatted sources")
 	cmd.Flags().BoolVar(&f.check, "check", false, "list files that would change and exit 1 if there are any; write nothing")
 	cmd.Flags().StringVar(&f.stdinFilename, "stdin-filename", "stdin.pact", "file name that decides the language of standard input")
-	cmd.Flags().StringVar(&f.config, "config", "", "configuration file for the excluded paths (default: the nearest .ctxql.yaml)")
+	cmd.Flags().StringVar(&f.config, "config", "", "configuration file for the excluded paths and PACT dialects (default: the nearest .ctxql.yaml)")
 	return cmd
 }
 
@@ -59,14 +62,14 @@ func runFmt(env Env, f *fmtFlags, args []string) error {
 			if err != nil {
 				return Usagef("fmt: read standard input: %w", err)
 			}
-			ch, err := fmtOne(env, f, f.stdinFilename, src, true)
+			ch, err := fmtOne(env, f, cfg, f.stdinFilename, src, true)
 			if err != nil {
 				return err
 			}
 			changed = changed || ch
 			continue
 		}
-		paths, err := collect(arg, format.Supported, cfg)
+		paths, err := collect(arg, formattable, cfg)
 		if err != nil {
 			return Usagef("fmt: %w", err)
 		}
@@ -76,7 +79,7 @@ func runFmt(env Env, f *fmtFlags, args []string) error {
 			if err != nil {
 				return formatted{}, Usagef("fmt: %w", err)
 			}
-			ch, err := fmtOne(env, f, p, src, false)
+			ch, err := fmtOne(env, f, cfg, p, src, false)
 			var se *format.SyntaxError
 			if errors.As(err, &se) {
 				return formatted{broken: true}, nil
@@ -99,9 +102,20 @@ func runFmt(env Env, f *fmtFlags, args []string) error {
 	return nil
 }
 
-// fmtOne formats one source and reports whether formatting changed it.
-func fmtOne(env Env, f *fmtFlags, name string, src []byte, stdin bool) (bool, error) {
-	out, err := format.Source(name, src)
+// formattable reports whether the language of a file name has a formatter.
+func formattable(name string) bool {
+	l := lang.ForName(name)
+	return l != nil && l.CanFormat()
+}
+
+// fmtOne formats one source, a PACT file without a pragma in the dialect
+// the configuration gives it, and reports whether formatting changed it.
+func fmtOne(env Env, f *fmtFlags, cfg *config.Config, name string, src []byte, stdin bool) (bool, error) {
+	l := lang.ForName(name)
+	if l == nil || !l.CanFormat() {
+		return false, Usagef("fmt: %s: %w", name, lang.ErrUnsupported)
+	}
+	out, err := l.Format(name, src, lang.Settings{Config: cfg}.Dialect(name, pact.DialectUnset))
 	var se *format.SyntaxError
 	switch {
 	case errors.As(err, &se):
@@ -115,8 +129,6 @@ func fmtOne(env Env, f *fmtFlags, name string, src []byte, stdin bool) (bool, er
 			return false, &ExitError{Code: ExitUsage}
 		}
 		return false, err
-	case errors.Is(err, format.ErrUnsupported):
-		return false, Usagef("fmt: %w", err)
 	case err != nil:
 		return false, fmt.Errorf("fmt: %s: %w", name, err)
 	}

@@ -215,17 +215,27 @@ func (c *Config) Excluded(file string) bool {
 // matches it, else dialect.default, else pact.V2. A "// pact: vN" pragma in
 // the file still overrides it.
 func (c *Config) Dialect(file string) pact.Dialect {
+	if d, ok := c.DialectSet(file); ok {
+		return d
+	}
+	return pact.V2
+}
+
+// DialectSet returns the PACT dialect the configuration names for file (the
+// last dialect.files glob that matches it, else dialect.default) and true,
+// or DialectUnset and false when it names none.
+func (c *Config) DialectSet(file string) (pact.Dialect, bool) {
 	if rel, ok := c.rel(file); ok {
 		for i := len(c.dialects) - 1; i >= 0; i-- {
 			if Match(c.dialects[i].glob, rel) {
-				return c.dialects[i].dialect
+				return c.dialects[i].dialect, true
 			}
 		}
 	}
 	if c.dialect != pact.DialectUnset {
-		return c.dialect
+		return c.dialect, true
 	}
-	return pact.V2
+	return pact.DialectUnset, false
 }
 
 // DataFor returns the absolute path of the sample data file configured for

@@ -27,8 +27,12 @@ import (
 // "(a=1 b=2)" written as bracket filters, and "+tag" chains sorted. Legacy
 // forms the migrator rewrites ("cont[offset=N]" hops, "c@N", "*@+",
 // ":depth()", ttl in "{...}") are never rewritten, only spaced canonically.
-func PACT(src []byte) ([]byte, error) {
-	f := pact.ParseFile("", string(src), pact.DialectUnset)
+func PACT(src []byte) ([]byte, error) { return PACTDialect(src, pact.DialectUnset) }
+
+// PACTDialect is PACT for a file whose queries, without a pragma, are in
+// dialect def (DialectUnset means v2): a v1 file is printed as v1.
+func PACTDialect(src []byte, def pact.Dialect) ([]byte, error) {
+	f := pact.ParseFile("", string(src), def)
 	if syntax.HasErrors(f.Diagnostics) {
 		return nil, &SyntaxError{Diagnostics: f.Diagnostics}
 	}
@@ -79,7 +83,7 @@ func PACT(src []byte) ([]byte, error) {
 	}
 	// Every printed query must parse again: a printer bug must never
 	// reach a user's file.
-	g := pact.ParseFile("", res, pact.DialectUnset)
+	g := pact.ParseFile("", res, def)
 	if syntax.HasErrors(g.Diagnostics) || len(g.Queries) != len(f.Queries) {
 		return nil, fmt.Errorf("pact: internal error: the formatted text does not parse: %v", g.Diagnostics)
 	}

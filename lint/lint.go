@@ -1,22 +1,18 @@
-// Package lint is the driver behind "ctxql check": it picks the language of
-// a file from its name, parses it, runs the front end's own checks and every
-// analysis rule of the language, and applies suggested fixes until they
-// converge. It knows nothing about the command line.
+// Package lint is the driver behind "ctxql check": it asks the language
+// table (package lang) what a file is, parses it under its resolved
+// dialect, reports what makes it invalid and every analysis rule's
+// findings, and applies suggested fixes until they converge. It knows
+// nothing about the command line.
 package lint
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"strings"
 
 	"github.com/ctxql/ctxql/analysis"
-	"github.com/ctxql/ctxql/analysis/dllint"
-	"github.com/ctxql/ctxql/analysis/jqllint"
-	"github.com/ctxql/ctxql/analysis/pactlint"
 	"github.com/ctxql/ctxql/config"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/ctxql/ctxql/syntax/host"
@@ -25,56 +21,39 @@ import (
 )
 
 // ErrUnsupported reports a file whose name names no language ctxql checks.
-var ErrUnsupported = errors.New("unsupported file type")
+var ErrUnsupported = lang.ErrUnsupported
 
 // maxRounds bounds the fix loop; fixes that still change the text after
 // this many rounds do not converge.
 const maxRounds = 10
 
 // All returns the registry of every rule of every language.
-func All() (*analysis.Registry, error) {
-	var as []*analysis.Analyzer
-	as = append(as, pactlint.Analyzers()...)
-	as = append(as, jqllint.Analyzers()...)
-	as = append(as, dllint.Analyzers()...)
-	return analysis.NewRegistry(as...)
-}
+func All() (*analysis.Registry, error) { return lang.Registry() }
 
 // Host is the language of source files in other languages (.ts, .js, .py,
 // .go) whose string literals passed to configured calls are PACT queries.
-const Host analysis.Language = "host"
+const Host = lang.Host
 
 // Language returns the language of a file name, or "" when ctxql does not
-// check such files.
+// check such files. It is the language table's answer (lang.ForName).
 func Language(name string) analysis.Language {
-	n := strings.ToLower(name)
-	if host.Supported(n) {
-		return Host
-	}
-	switch {
-	case strings.HasSuffix(n, ".pact"):
-		return analysis.PACT
-	case strings.HasSuffix(n, ".jql"), strings.HasSuffix(n, ".jql.json"), strings.HasSuffix(n, ".jql.yaml"), strings.HasSuffix(n, ".jql.yml"):
-		return analysis.JQL
-	case strings.HasSuffix(n, ".dl"):
-		return analysis.Datalog
-	case strings.HasSuffix(n, ".md"):
-		return analysis.Markdown
+	if l := lang.ForName(name); l != nil {
+		return l.ID
 	}
 	return ""
 }
 
-// Linter checks files with one registry, one default PACT dialect and,
+// Linter checks files with one registry, one editor dialect setting and,
 // optionally, a project configuration.
 type Linter struct {
-	reg     *analysis.Registry
-	dialect pact.Dialect
-	cfg     *config.Config // nil: every rule at its default severity
+	reg      *analysis.Registry
+	settings lang.Settings // the editor's dialect and the configuration (nil: every rule at its default severity)
 }
 
 // WithConfig returns a linter that applies cfg: the rules it selects for
-// each file, its severities and its PACT dialects (files without a pragma).
-// Rule names in cfg's selectors resolve through the linter's registry.
+// each file, its severities and its PACT dialects (files without a pragma,
+// below the editor setting). Rule names in cfg's selectors resolve through
+// the linter's registry.
 func (l *Linter) WithConfig(cfg *config.Config) *Linter {
 	cp := *l
 	if cfg != nil {
@@ -84,85 +63,62 @@ func (l *Linter) WithConfig(cfg *config.Config) *Linter {
 		}
 		cfg = cfg.WithRuleNames(names)
 	}
-	cp.cfg = cfg
+	cp.settings.Config = cfg
 	return &cp
 }
 
 // Config returns the linter's configuration, or nil.
-func (l *Linter) Config() *config.Config { return l.cfg }
+func (l *Linter) Config() *config.Config { return l.settings.Config }
 
-// dialectFor is the dialect of a .pact file without a pragma.
+// Settings returns the linter's dialect settings: the editor dialect given
+// to New and the configuration.
+func (l *Linter) Settings() lang.Settings { return l.settings }
+
+// dialectFor is the dialect of the pragma-less lines of a PACT file.
 func (l *Linter) dialectFor(name string) pact.Dialect {
-	if l.cfg != nil {
-		return l.cfg.Dialect(absName(name))
-	}
-	return l.dialect
+	return l.settings.Dialect(name, pact.DialectUnset)
 }
 
-// absName is a file name (or a file: URI, as the language server names
-// documents) made absolute against the working directory, the form the
-// configuration's file queries take.
-func absName(name string) string {
-	if u, err := url.Parse(name); err == nil && u.Scheme == "file" {
-		return filepath.FromSlash(u.Path)
-	}
-	if a, err := filepath.Abs(name); err == nil {
-		return a
-	}
-	return name
-}
-
-// New returns a linter running every rule; files without a pragma are
-// parsed as dialect (DialectUnset means v2).
-func New(dialect pact.Dialect) (*Linter, error) {
+// New returns a linter running every rule. editor is the editor's dialect
+// setting (DialectUnset when none): it beats the configuration but not a
+// file's pragma (lang.Settings.Dialect).
+func New(editor pact.Dialect) (*Linter, error) {
 	reg, err := All()
 	if err != nil {
 		return nil, fmt.Errorf("rule registry: %w", err)
 	}
-	return &Linter{reg: reg, dialect: dialect}, nil
+	return &Linter{reg: reg, settings: lang.Settings{Editor: editor}}, nil
 }
 
 // Registry returns the linter's rules.
 func (l *Linter) Registry() *analysis.Registry { return l.reg }
 
+// Parse parses src as the language of name under the linter's dialect
+// settings, or returns ErrUnsupported.
+func (l *Linter) Parse(name, src string) (*lang.Parsed, error) {
+	return lang.ParseFile(name, src, l.settings)
+}
+
 // Check parses src as the language of name and returns the parse errors,
-// the front end's checks and every rule's findings, in source order, with
+// the evaluator's refusals and every rule's findings, in source order, with
 // the file for positions. It returns ErrUnsupported for other file types.
 func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.File, []syntax.Diagnostic, error) {
-	var (
-		file *syntax.File
-		ast  any
-	)
-	switch Language(name) {
-	case analysis.PACT:
-		pf := pact.ParseFile(name, src, l.dialectFor(name))
-		file, ast = pf.Src, pf
-	case analysis.JQL:
-		file, ast = syntax.NewFile(name, src), jql.ParseFile(name, src)
-	case analysis.Datalog:
-		prog := datalog.ParseProgram(name, src)
-		file, ast = prog.File, prog
-	case analysis.Markdown:
-		file = syntax.NewFile(name, src)
-		ast = file
-	case Host:
-		file = syntax.NewFile(name, src)
-		return file, l.embedded(ctx, file), ctx.Err()
-	default:
-		return nil, nil, fmt.Errorf("%s: %w", name, ErrUnsupported)
+	p, err := l.Parse(name, src)
+	if err != nil {
+		return nil, nil, err
 	}
-	if file == nil {
-		file = syntax.NewFile(name, src)
+	if p.Lang.ID == lang.Host {
+		return p.File, l.embedded(ctx, p.File), ctx.Err()
 	}
-	return file, l.Analyze(ctx, file, ast), ctx.Err()
+	return p.File, l.Analyze(ctx, p.File, p.AST), ctx.Err()
 }
 
 // Analyze returns the diagnostics of an already parsed file: its parse
-// errors, the front end's checks and every rule's findings, in source
+// errors, the evaluator's refusals and every rule's findings, in source
 // order, after suppression directives and the configuration. ast is a
 // *pact.File, *jql.File, *datalog.Program or, for Markdown, the
-// *syntax.File itself. The language server calls it once per document
-// version.
+// *syntax.File itself (lang.Parsed.AST). The language server calls it once
+// per document version.
 func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []syntax.Diagnostic {
 	var inComment func(int) bool
 	switch a := ast.(type) {
@@ -177,50 +133,61 @@ func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []synt
 }
 
 // Findings returns what Analyze does before suppression directives and
-// the configuration apply: parse errors, front-end checks and rule
-// findings, sorted. The language server caches them per PACT line.
+// the configuration apply: the validity diagnostics (lang.Validate) and
+// the rule findings, sorted, every one with its origin. A rule finding at
+// the span of a check diagnostic is that diagnostic reported under the
+// rule's code: it takes the check's place, and its origin when the check
+// is an error. The language server caches findings per PACT line.
 func (l *Linter) Findings(ctx context.Context, file *syntax.File, ast any) []syntax.Diagnostic {
 	var (
-		lang  analysis.Language
-		data  any
-		diags []syntax.Diagnostic
+		id   analysis.Language
+		data any
 	)
 	switch a := ast.(type) {
 	case *pact.File:
-		lang = analysis.PACT
-		diags = append(diags, a.Diagnostics...)
+		id = lang.PACT
 	case *jql.File:
-		// The schema checker's findings are the rules JQL001–JQL007; the
-		// parser's own limit-range error is the rule JQL005.
-		lang, data = analysis.JQL, jql.NewSchema()
-		limits := map[syntax.Span]bool{}
-		for _, q := range a.Queries {
-			if q != nil && q.LimitValue != nil && q.LimitValue.Kind == jql.KindNumber {
-				limits[q.LimitValue.Span] = true
-			}
-		}
-		for _, d := range a.Diagnostics {
-			if d.Code == jql.CodeInvalidQuery && limits[d.Span] {
-				continue
-			}
-			diags = append(diags, d)
-		}
+		id, data = lang.JQL, jql.NewSchema()
 	case *datalog.Program:
-		// The checker's findings are the rules DL001–DL007; one check is
-		// shared by every rule that needs it.
-		lang = analysis.Datalog
-		diags = append(diags, a.Diagnostics...)
+		// One check is shared by every rule that needs it.
+		id = lang.Datalog
 		if !syntax.HasErrors(a.Diagnostics) {
 			data = datalog.Check(a, nil)
 		}
 	case *syntax.File:
-		lang = analysis.Markdown
+		id = lang.Markdown
 	default:
 		return nil
 	}
-	diags = append(diags, analysis.Run(ctx, l.reg.For(lang), file, ast, data)...)
+	rules := syntax.WithOrigin(analysis.Run(ctx, l.reg.For(id), file, ast, data), syntax.OriginRule)
+	diags := merge(lang.Validate(ast), rules)
 	syntax.SortDiagnostics(diags)
 	return diags
+}
+
+// merge joins validity diagnostics and rule findings. A check diagnostic
+// with a rule finding at the same span is dropped; an error check makes
+// that finding (when it is an error too) an error of origin check, so that
+// no rule selection hides it.
+func merge(valid, rules []syntax.Diagnostic) []syntax.Diagnostic {
+	at := map[syntax.Span][]int{}
+	for i, r := range rules {
+		at[r.Span] = append(at[r.Span], i)
+	}
+	out := make([]syntax.Diagnostic, 0, len(valid)+len(rules))
+	for _, v := range valid {
+		idx := at[v.Span]
+		if v.Origin != syntax.OriginCheck || len(idx) == 0 {
+			out = append(out, v)
+			continue
+		}
+		for _, i := range idx {
+			if v.Severity == syntax.SeverityError && rules[i].Severity == syntax.SeverityError {
+				rules[i].Origin = syntax.OriginCheck
+			}
+		}
+	}
+	return append(out, rules...)
 }
 
 // Finish applies the file's suppression directives (inComment reports
@@ -237,8 +204,8 @@ func (l *Linter) Finish(file *syntax.File, diags []syntax.Diagnostic, inComment 
 // whole literal with its escapes re-encoded.
 func (l *Linter) embedded(ctx context.Context, file *syntax.File) []syntax.Diagnostic {
 	calls := config.DefaultCalls()
-	if l.cfg != nil {
-		calls = l.cfg.Calls()
+	if cfg := l.settings.Config; cfg != nil {
+		calls = cfg.Calls()
 	}
 	lits := host.Find(file.Name(), []byte(file.Text()), calls)
 	if len(lits) == 0 {
@@ -256,22 +223,25 @@ func (l *Linter) embedded(ctx context.Context, file *syntax.File) []syntax.Diagn
 }
 
 // configure drops the findings of rules the configuration disables for the
-// file and applies its severities. Parse errors are always kept.
+// file and applies its severities. Diagnostics that make a query invalid
+// (syntax and check errors) are kept as they are: no configuration hides
+// them.
 func (l *Linter) configure(name string, diags []syntax.Diagnostic) []syntax.Diagnostic {
-	if l.cfg == nil {
+	cfg := l.settings.Config
+	if cfg == nil {
 		return diags
 	}
 	out := diags[:0:0]
-	abs := absName(name)
+	abs := lang.AbsName(name)
 	for _, d := range diags {
-		if isParseError(d) {
+		if d.Origin == syntax.OriginSyntax || d.Origin == syntax.OriginCheck {
 			out = append(out, d)
 			continue
 		}
-		if !l.cfg.Enabled(d.Code, abs) {
+		if !cfg.Enabled(d.Code, abs) {
 			continue
 		}
-		d.Severity = l.cfg.Severity(d.Code, d.Severity)
+		d.Severity = cfg.Severity(d.Code, d.Severity)
 		out = append(out, d)
 	}
 	return out
@@ -294,19 +264,17 @@ func pactComments(pf *pact.File) func(int) bool {
 }
 
 // SuppressEdit returns the edit that silences d: a "ctxql:ignore" comment
-// at the end of the line where d starts (PACT, JQL object literals and
-// Datalog use "//", YAML "#", Markdown an HTML comment).
+// at the end of the line where d starts, in the comment syntax of the file
+// (lang.Language.Comment: "//", "#" in YAML and Python, an HTML comment in
+// Markdown).
 func SuppressEdit(name string, f *syntax.File, d syntax.Diagnostic) syntax.TextEdit {
 	line := f.LineOf(d.Span.Start)
 	end := f.LineEnd(line)
-	dir := "ctxql:ignore " + d.Code + " -- reason"
-	text := " // " + dir
-	switch n := strings.ToLower(name); {
-	case strings.HasSuffix(n, ".md"):
-		text = " <!-- " + dir + " -->"
-	case strings.HasSuffix(n, ".yaml"), strings.HasSuffix(n, ".yml"):
-		text = " # " + dir
+	c := lang.Comment{Line: "//"}
+	if lg := lang.ForName(name); lg != nil {
+		c = lg.Comment(name)
 	}
+	text := " " + c.Wrap("ctxql:ignore "+d.Code+" -- reason")
 	return syntax.TextEdit{Span: syntax.Sp(end, end), NewText: text}
 }
 
@@ -347,10 +315,9 @@ func (l *Linter) Fix(ctx context.Context, name, src string, unsafe bool) (string
 // parse errors have no fixes and cannot be suppressed.
 func IsParseError(d syntax.Diagnostic) bool { return isParseError(d) }
 
-// isParseError reports whether d comes from a parser rather than a rule.
+// isParseError reports whether d is a syntax error.
 func isParseError(d syntax.Diagnostic) bool {
-	return d.Severity == syntax.SeverityError && (d.Code == pact.CodeSyntax || d.Code == jql.CodeSyntax ||
-		strings.HasPrefix(d.Code, "datalog/syntax") || d.Code == "")
+	return d.Severity == syntax.SeverityError && d.Origin == syntax.OriginSyntax
 }
 
 func countParseErrors(ds []syntax.Diagnostic) int {

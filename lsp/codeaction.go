@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
@@ -25,6 +26,9 @@ type CodeActioner interface {
 	CodeActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAction
 }
 
+// codeActionKinds are the kinds of the actions the server offers.
+var codeActionKinds = []string{"quickfix", "source.fixAll", "source.migrate"}
+
 type wireCodeAction struct {
 	Title       string           `json:"title"`
 	Kind        string           `json:"kind,omitempty"`
@@ -39,6 +43,9 @@ func (s *server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 	var p struct {
 		TextDocument textDocumentIdentifier `json:"textDocument"`
 		Range        Range                  `json:"range"`
+		Context      struct {
+			Only []string `json:"only"`
+		} `json:"context"`
 	}
 	if err := decode(params, &p); err != nil {
 		return nil, err
@@ -53,6 +60,9 @@ func (s *server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		return out, nil
 	}
 	for _, a := range ca.CodeActions(ctx, snap, s.spanOf(snap.File, p.Range)) {
+		if !kindMatches(a.Kind, p.Context.Only) {
+			continue
+		}
 		w := wireCodeAction{Title: a.Title, Kind: a.Kind, IsPreferred: a.Preferred}
 		if len(a.Diagnostics) > 0 {
 			w.Diagnostics = s.toWire(snap, a.Diagnostics)
@@ -63,14 +73,30 @@ func (s *server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 	return out, nil
 }
 
-// lintActions offers, for the rule findings overlapping span, each
-// suggested fix as a quick fix (safe ones preferred, unsafe ones titled as
-// such) and, when the file's syntax has comments, a directive suppressing
+// kindMatches reports whether an action of kind is asked for by only (the
+// client's context.only: kinds or their parents, "quickfix" or "source");
+// an empty only asks for every kind.
+func kindMatches(kind string, only []string) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		if kind == o || strings.HasPrefix(kind, o+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// lintActions offers, for the findings overlapping span, each suggested
+// fix as a quick fix (safe ones preferred, unsafe ones titled as such; the
+// parsers' fixes, such as Datalog's ':-' → '<--', included) and, for rule
+// findings when the file's syntax has comments, a directive suppressing
 // the finding on its line; and "fix all" when the file has safe fixes.
 func lintActions(ctx context.Context, l *lint.Linter, s *Snapshot, diags []syntax.Diagnostic, span syntax.Span, canSuppress bool) []CodeAction {
 	var out []CodeAction
 	for _, d := range diags {
-		if d.Span.End < span.Start || d.Span.Start > span.End || lint.IsParseError(d) || d.Code == "" {
+		if d.Span.End < span.Start || d.Span.Start > span.End {
 			continue
 		}
 		for _, f := range d.SuggestedFixes {
@@ -81,7 +107,7 @@ func lintActions(ctx context.Context, l *lint.Linter, s *Snapshot, diags []synta
 			out = append(out, CodeAction{Title: title, Kind: "quickfix", Edits: f.TextEdits,
 				Diagnostics: []syntax.Diagnostic{d}, Preferred: !f.Unsafe})
 		}
-		if canSuppress {
+		if canSuppress && d.Code != "" && !lint.IsParseError(d) {
 			out = append(out, CodeAction{Title: "Suppress " + d.Code + " on this line", Kind: "quickfix",
 				Edits: []syntax.TextEdit{lint.SuppressEdit(s.File.Name(), s.File, d)}, Diagnostics: []syntax.Diagnostic{d}})
 		}

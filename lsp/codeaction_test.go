@@ -145,3 +145,67 @@ func TestJQLAndDatalogCodeActions(t *testing.T) {
 		t.Fatalf("Datalog actions: %v", dl)
 	}
 }
+
+// TestQuickFixOnly checks that a request for quick fixes only
+// (context.only ["quickfix"], as VS Code sends for the light bulb of a
+// diagnostic) gets no fix-all or migration, that "source" gets those and
+// no quick fixes, and that the Datalog parser's ':-' → '<--' fix is offered
+// as a quick fix.
+func TestQuickFixOnly(t *testing.T) {
+	cl := newClient(t, Options{})
+	cl.initialize()
+	actions := func(uri string, line, char int, only ...string) []map[string]any {
+		ctx := map[string]any{"diagnostics": []any{}}
+		if only != nil {
+			ctx["only"] = only
+		}
+		var out []map[string]any
+		cl.mustCall("textDocument/codeAction", map[string]any{
+			"textDocument": map[string]any{"uri": uri},
+			"range":        map[string]any{"start": map[string]any{"line": line, "character": char}, "end": map[string]any{"line": line, "character": char}},
+			"context":      ctx,
+		}, &out)
+		return out
+	}
+	uri := "file:///w/q.pact"
+	cl.open(uri, ".block:summary\n")
+	cl.waitDiagnostics(uri, 1)
+	all := actions(uri, 0, 1)
+	kinds := map[string]int{}
+	for _, a := range all {
+		kinds[a["kind"].(string)]++
+	}
+	if kinds["quickfix"] == 0 || kinds["source.fixAll"] == 0 {
+		t.Fatalf("without only: %v", all)
+	}
+	for _, a := range actions(uri, 0, 1, "quickfix") {
+		if a["kind"] != "quickfix" {
+			t.Errorf("only quickfix gave %v", a)
+		}
+	}
+	src := actions(uri, 0, 1, "source")
+	if len(src) == 0 {
+		t.Error("only source gave nothing")
+	}
+	for _, a := range src {
+		if a["kind"] == "quickfix" {
+			t.Errorf("only source gave %v", a)
+		}
+	}
+	dl := "file:///w/p.dl"
+	cl.open(dl, "relation e(i32);\np(x) :- e(x).\n")
+	cl.waitDiagnostics(dl, 1)
+	var fix map[string]any
+	for _, a := range actions(dl, 1, 5, "quickfix") {
+		if strings.Contains(a["title"].(string), "<--") {
+			fix = a
+		}
+	}
+	if fix == nil {
+		t.Fatal("no ':-' quick fix")
+	}
+	edits := fix["edit"].(map[string]any)["changes"].(map[string]any)[dl].([]any)
+	if e := edits[0].(map[string]any); e["newText"] != "<--" {
+		t.Errorf("fix edit %v", e)
+	}
+}

@@ -3,6 +3,8 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"path"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -15,6 +17,12 @@ import (
 // notification.
 const CommandRun = "ctxql.run"
 
+// CommandChooseData is the command of the "choose sample data" lens shown
+// above the queries of a document without sample data. The server does not
+// execute it: the editor implements it (a file picker that writes a
+// "// data:" line or the data setting). Its arguments are [uri].
+const CommandChooseData = "ctxql.chooseData"
+
 func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		Command   string            `json:"command"`
@@ -23,33 +31,48 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	if p.Command != CommandRun {
+	if p.Command != CommandRun && p.Command != CommandChooseData {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
 	var uri string
 	var rng Range
 	if len(p.Arguments) < 1 || json.Unmarshal(p.Arguments[0], &uri) != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s needs the arguments [uri, range]", CommandRun)
+		return s.runFailed(ctx, "", Range{}, fmt.Sprintf("%s needs the arguments [uri, range]", p.Command)), nil
 	}
 	if len(p.Arguments) > 1 && json.Unmarshal(p.Arguments[1], &rng) != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: the second argument must be a range", CommandRun)
+		return s.runFailed(ctx, uri, Range{}, fmt.Sprintf("%s: the second argument must be a range", p.Command)), nil
 	}
 	snap := s.session.get(uri)
-	if snap == nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", uri)
+	name := path.Base(FilePath(uri))
+	if name == "." || name == "/" {
+		name = uri
+	}
+	switch {
+	case snap == nil:
+		return s.runFailed(ctx, uri, rng, fmt.Sprintf("Cannot run a query of %s: the document is not open.", name)), nil
+	case p.Command == CommandChooseData:
+		return s.runFailed(ctx, uri, rng, noDataMessage(name)), nil
+	case snap.TooLarge():
+		return s.runFailed(ctx, uri, rng, fmt.Sprintf("Cannot run a query of %s: the document is %d bytes, over the limit of %d (raise it with the %s setting).",
+			name, snap.File.Len(), snap.Limit, settingMaxDocumentBytes)), nil
 	}
 	if _, ok := snap.Lang.(Runner); !ok {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s documents cannot be run", snap.LanguageID)
+		return s.runFailed(ctx, uri, rng, fmt.Sprintf("Cannot run %s: only PACT, JQL and Datalog documents have queries to run.", name)), nil
+	}
+	if snap.Workspace == nil || snap.Workspace.DataPath(snap) == "" {
+		return s.runFailed(ctx, uri, rng, noDataMessage(name)), nil
 	}
 	off := s.offset(snap.File, rng.Start)
 	res, ok := run(ctx, snap, off)
 	if !ok {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "no query at %d:%d or no sample data for %s (add a \"// data: ./file.json\" line or a data setting)",
-			rng.Start.Line, rng.Start.Character, uri)
+		return s.runFailed(ctx, uri, rng, fmt.Sprintf("No query at line %d of %s: put the cursor on a query (or a Datalog rule) to run it.", rng.Start.Line+1, name)), nil
 	}
 	note := s.previewOf(snap, res)
 	if err := s.conn.Notify(ctx, MethodPreview, note); err != nil {
 		s.log.printf("%s: %v", MethodPreview, err)
+	}
+	if res.Err != nil {
+		s.showMessage(ctx, messageError, fmt.Sprintf("Running the query at line %d of %s: %v", rng.Start.Line+1, name, res.Err))
 	}
 	full := note
 	if res.Err == nil {
@@ -59,6 +82,35 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		} else if res.Result != nil {
 			full.Results = []any{res.Result}
 		}
+		full.Nodes = res.Nodes
 	}
 	return full, nil
+}
+
+// noDataMessage says what a document without sample data misses.
+func noDataMessage(name string) string {
+	return fmt.Sprintf("No sample data for %s: add a line \"// data: ./sample.json\" at the top of the file (\"# data: ...\" in YAML), "+
+		"a \"data\" entry in .ctxql.yaml, or a \"ctxql.data\" setting naming the file to run the queries against.", name)
+}
+
+// The window/showMessage types.
+const (
+	messageError   = 1
+	messageWarning = 2
+	messageInfo    = 3
+)
+
+// showMessage shows a message in the editor.
+func (s *server) showMessage(ctx context.Context, typ int, msg string) {
+	if err := s.conn.Notify(ctx, "window/showMessage", map[string]any{"type": typ, "message": msg}); err != nil {
+		s.log.printf("window/showMessage: %v", err)
+	}
+}
+
+// runFailed shows why a run could not happen and answers the command with
+// the same text as the result's error: a failed run is not a failed
+// request.
+func (s *server) runFailed(ctx context.Context, uri string, rng Range, msg string) previewParams {
+	s.showMessage(ctx, messageWarning, msg)
+	return previewParams{URI: uri, Range: rng, Results: []any{}, Error: msg}
 }

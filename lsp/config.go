@@ -7,20 +7,62 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // Config is the "ctxql" settings section a client may send in
 // initializationOptions, answer to workspace/configuration or push with
-// workspace/didChangeConfiguration:
+// workspace/didChangeConfiguration. Its project keys are the keys of
+// .ctxql.yaml, with the same meaning and the same JSON schema
+// (config/schema.json): an editor setting wins over the document's
+// .ctxql.yaml, which wins over the defaults. The other keys belong to the
+// server:
 //
-//	{"diagnosticsDelay": 50,              // milliseconds of debounce before diagnostics
-//	 "data": {"*.pact": "/w/sample.json"}, // sample data for previews, by file glob
-//	 "runTimeout": 2000}                   // milliseconds one preview evaluation may take
+//	{"rules": {"select": ["PACT"], "ignore": [...], "severity": {...}},
+//	 "dialect": {"default": "v1", "files": {"old/*.pact": "v1"}},
+//	 "per-file-ignores": {...}, "embedded": {"calls": [...]}, "exclude": [...],
+//	 "data": {"*.pact": "/w/sample.json"}, // sample data by file glob, matched against the end of a document's path
+//	 "diagnosticsDelay": 50,               // milliseconds of debounce before diagnostics
+//	 "runTimeout": 2000,                   // milliseconds one preview evaluation may take
+//	 "maxDocumentBytes": 8388608,          // larger documents get no language features
+//	 "maxDataBytes": 268435456}            // larger sample data files are refused
+//
+// In editor settings, null, "" and an empty rules.select list mean "not
+// set" (editors send them for settings left at their default).
 type Config struct {
 	DiagnosticsDelay time.Duration
 	Data             []DataGlob
 	RunTimeout       time.Duration // bound of one preview evaluation (0: 2 s)
+	MaxDocumentBytes int64         // 0: DefaultMaxDocumentBytes
+	MaxDataBytes     int64         // 0: DefaultMaxDataBytes
+	// Project holds the .ctxql.yaml keys the editor sets, as a JSON object
+	// merged over the document's .ctxql.yaml; nil when it sets none.
+	Project map[string]any
+	// EditorDialect is the editor's dialect.default (DialectUnset when it
+	// sets none): it wins over .ctxql.yaml in the dialect resolution.
+	EditorDialect pact.Dialect
+	// Gen counts the changes of the settings, so that caches keyed by it
+	// see a change.
+	Gen int
 }
+
+// The defaults of the size limits.
+const (
+	DefaultMaxDocumentBytes = 8 << 20
+	DefaultMaxDataBytes     = 256 << 20
+)
+
+// The names of the settings that raise the limits, for messages.
+const (
+	settingMaxDocumentBytes = "ctxql.maxDocumentBytes"
+	settingMaxDataBytes     = "ctxql.maxDataBytes"
+	settingRunTimeout       = "ctxql.runTimeout"
+)
+
+// projectKeys are the .ctxql.yaml keys the editor settings may carry
+// ("data" is handled apart: editor data globs match the end of a path).
+var projectKeys = []string{"rules", "per-file-ignores", "dialect", "embedded", "exclude"}
 
 // DataGlob names the sample data of the documents whose path matches Glob.
 type DataGlob struct {
@@ -31,6 +73,8 @@ type wireConfig struct {
 	DiagnosticsDelay *int              `json:"diagnosticsDelay"`
 	Data             map[string]string `json:"data"`
 	RunTimeout       *int              `json:"runTimeout"`
+	MaxDocumentBytes *int64            `json:"maxDocumentBytes"`
+	MaxDataBytes     *int64            `json:"maxDataBytes"`
 }
 
 // apply merges a settings object into c, ignoring anything malformed.
@@ -39,19 +83,117 @@ func (c *Config) apply(raw json.RawMessage) {
 	if json.Unmarshal(raw, &w) != nil {
 		return
 	}
+	c.Gen++
 	if w.DiagnosticsDelay != nil && *w.DiagnosticsDelay >= 0 {
 		c.DiagnosticsDelay = time.Duration(*w.DiagnosticsDelay) * time.Millisecond
 	}
 	if w.RunTimeout != nil && *w.RunTimeout > 0 {
 		c.RunTimeout = time.Duration(*w.RunTimeout) * time.Millisecond
 	}
+	if w.MaxDocumentBytes != nil && *w.MaxDocumentBytes > 0 {
+		c.MaxDocumentBytes = *w.MaxDocumentBytes
+	}
+	if w.MaxDataBytes != nil && *w.MaxDataBytes > 0 {
+		c.MaxDataBytes = *w.MaxDataBytes
+	}
 	if w.Data != nil {
 		c.Data = nil
 		for g, p := range w.Data {
-			c.Data = append(c.Data, DataGlob{Glob: g, Path: p})
+			if g != "" && p != "" {
+				c.Data = append(c.Data, DataGlob{Glob: g, Path: p})
+			}
 		}
 		sort.Slice(c.Data, func(i, j int) bool { return c.Data[i].Glob < c.Data[j].Glob })
 	}
+	var all map[string]any
+	if json.Unmarshal(raw, &all) != nil {
+		return
+	}
+	proj := map[string]any{}
+	for _, k := range projectKeys {
+		if v := pruneUnset(all[k]); v != nil {
+			proj[k] = v
+		}
+	}
+	if rules, ok := proj["rules"].(map[string]any); ok {
+		if sel, ok := rules["select"].([]any); ok && len(sel) == 0 {
+			delete(rules, "select")
+		}
+		if len(rules) == 0 {
+			delete(proj, "rules")
+		}
+	}
+	c.Project, c.EditorDialect = nil, pact.DialectUnset
+	if d, ok := proj["dialect"].(map[string]any); ok {
+		switch d["default"] {
+		case "v1":
+			c.EditorDialect = pact.V1
+		case "v2":
+			c.EditorDialect = pact.V2
+		}
+	}
+	if len(proj) > 0 {
+		c.Project = proj
+	}
+}
+
+// pruneUnset removes null and "" values and the objects left empty, and
+// returns nil for a value that is unset as a whole.
+func pruneUnset(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		if x == "" {
+			return nil
+		}
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			if e = pruneUnset(e); e != nil {
+				out[k] = e
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	}
+	return v
+}
+
+// mergeSettings returns base with over's values laid over it: objects merge
+// key by key, any other value of over replaces base's.
+func mergeSettings(base, over map[string]any) map[string]any {
+	out := make(map[string]any, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		bo, ok1 := out[k].(map[string]any)
+		oo, ok2 := v.(map[string]any)
+		if ok1 && ok2 {
+			out[k] = mergeSettings(bo, oo)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// maxDocumentBytes and maxDataBytes are the limits in force.
+func (c Config) maxDocumentBytes() int64 {
+	if c.MaxDocumentBytes > 0 {
+		return c.MaxDocumentBytes
+	}
+	return DefaultMaxDocumentBytes
+}
+
+func (c Config) maxDataBytes() int64 {
+	if c.MaxDataBytes > 0 {
+		return c.MaxDataBytes
+	}
+	return DefaultMaxDataBytes
 }
 
 // fetchConfig asks the client for the "ctxql" section. A null answer, an
@@ -66,26 +208,61 @@ func (s *server) fetchConfig() {
 		s.log.printf("workspace/configuration: %v", err)
 		return
 	}
-	if len(res) == 0 {
+	if len(res) == 0 || string(res[0]) == "null" {
 		return
 	}
-	s.mu.Lock()
-	s.config.apply(res[0])
-	s.mu.Unlock()
+	s.setConfig(res[0])
 }
 
-// didChangeConfiguration applies {"settings": {"ctxql": {...}}}.
+// setConfig applies a settings object and re-diagnoses the open documents.
+func (s *server) setConfig(raw json.RawMessage) {
+	s.mu.Lock()
+	s.config.apply(raw)
+	s.mu.Unlock()
+	s.ws.invalidate()
+	s.rediagnoseAll()
+}
+
+// didChangeConfiguration applies {"settings": {"ctxql": {...}}}; a
+// notification without settings (the pull model) fetches them.
 func (s *server) didChangeConfiguration(params json.RawMessage) error {
 	var p struct {
 		Settings struct {
 			Ctxql json.RawMessage `json:"ctxql"`
 		} `json:"settings"`
 	}
-	if err := json.Unmarshal(params, &p); err != nil || len(p.Settings.Ctxql) == 0 {
+	if err := json.Unmarshal(params, &p); err != nil {
 		return nil
 	}
-	s.mu.Lock()
-	s.config.apply(p.Settings.Ctxql)
-	s.mu.Unlock()
+	if len(p.Settings.Ctxql) == 0 || string(p.Settings.Ctxql) == "null" {
+		go s.fetchConfig()
+		return nil
+	}
+	s.setConfig(p.Settings.Ctxql)
 	return nil
+}
+
+// rediagnoseAll replaces every open document's snapshot by a fresh one
+// (same text and version, nothing computed yet) and diagnoses it again:
+// settings, .ctxql.yaml or sample data changed. A pull client is asked to
+// pull again.
+func (s *server) rediagnoseAll() {
+	for _, snap := range s.session.all() {
+		fresh := snap.fresh()
+		if s.session.replace(snap, fresh) {
+			s.diags.schedule(fresh)
+		}
+	}
+	s.mu.Lock()
+	refresh := s.pull && s.refresh && s.initialized && !s.shutdown
+	s.mu.Unlock()
+	if refresh {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, err := s.conn.Call(ctx, "workspace/diagnostic/refresh", nil, nil); err != nil {
+				s.log.printf("workspace/diagnostic/refresh: %v", err)
+			}
+		}()
+	}
 }

@@ -3,10 +3,13 @@ package lsp
 import (
 	"context"
 	"errors"
+	"fmt"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // datalogLanguage serves .dl files: parse diagnostics and one document
@@ -15,11 +18,12 @@ type datalogLanguage struct {
 	linter *lint.Linter
 }
 
-func (datalogLanguage) ID() string           { return "datalog" }
-func (datalogLanguage) Extensions() []string { return []string{".dl"} }
+func (datalogLanguage) ID() string { return string(lang.Datalog) }
 
-// Parse parses the program.
-func (datalogLanguage) Parse(f *syntax.File) any { return datalog.ParseProgram(f.Name(), f.Text()) }
+// Parse parses the program through the language table.
+func (datalogLanguage) Parse(f *syntax.File) any {
+	return lang.ByID(lang.Datalog).Parse(f.Name(), f.Text(), pact.DialectUnset).AST
+}
 
 func datalogProgram(s *Snapshot) *datalog.Program {
 	p, _ := s.Parsed().(*datalog.Program)
@@ -94,19 +98,19 @@ func (datalogLanguage) Rename(_ context.Context, s *Snapshot, off int, name stri
 	if p == nil {
 		return nil, errors.New("the document does not parse")
 	}
-	return datalog.Rename(p, off, name)
+	return dlRename(p, off, name)
 }
 
-func datalogOccurrences(s *Snapshot, off int) []datalog.Occurrence {
+func datalogOccurrences(s *Snapshot, off int) []dlOccurrence {
 	p := datalogProgram(s)
 	if p == nil {
 		return nil
 	}
-	sym, _, ok := datalog.SymbolAt(p, off)
+	sym, _, ok := dlSymbolAt(p, off)
 	if !ok {
 		return nil
 	}
-	return datalog.Occurrences(p, sym)
+	return dlOccurrences(p, sym)
 }
 
 // Hover shows a relation's signature or a variable's inferred type, with
@@ -116,9 +120,32 @@ func (l datalogLanguage) Hover(ctx context.Context, s *Snapshot, off int) (strin
 	if p == nil {
 		return "", syntax.Span{}, false
 	}
-	md, sp, ok := datalog.Describe(p, datalogInfo(s, p), off)
+	md, sp, ok := describeDatalog(p, datalogInfo(s, p), off)
 	if lt := linterFor(l.linter, s); lt != nil {
 		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
+	}
+	// On a relation name: that relation's own count, not the count of the
+	// rule the name appears in.
+	if sym, symSpan, found := dlSymbolAt(p, off); found && sym.Kind == dlRelation {
+		run, has := l.evaluate(ctx, s)
+		if !has {
+			return md, sp, ok
+		}
+		line := ""
+		switch n, known := run.relationCount(sym.Name); {
+		case run.err != nil:
+			line = fmt.Sprintf("Sample data: %v", run.err)
+		case run.res == nil || syntax.HasErrors(run.res.Diagnostics):
+			line = "Sample data: the program has errors"
+		case known:
+			line = fmt.Sprintf("Sample data: `%s` holds **%d** tuple(s)", sym.Name, n)
+		default:
+			line = fmt.Sprintf("Sample data: `%s` holds no tuples", sym.Name)
+		}
+		if !ok {
+			return line, symSpan, true
+		}
+		return md + "\n\n---\n\n" + line, sp, true
 	}
 	return withCount(ctx, s, off, md, sp, ok)
 }
@@ -131,10 +158,10 @@ func (datalogLanguage) Complete(_ context.Context, s *Snapshot, off int) []Compl
 		return nil
 	}
 	var out []CompletionItem
-	for _, c := range datalog.Complete(p, datalogInfo(s, p), off) {
+	for _, c := range completeDatalog(p, datalogInfo(s, p), off) {
 		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
 		kind, snippet := 6, false // Variable
-		if c.Kind == datalog.Relation {
+		if c.Kind == dlRelation {
 			kind, snippet = 3, true // Function, with argument placeholders
 			edit.NewText = c.Snippet
 		}

@@ -3,9 +3,11 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/ctxql/ctxql/lint"
@@ -93,37 +95,98 @@ func (d *diagnoser) diagnose(ctx context.Context, snap *Snapshot) {
 		case <-t.C:
 		}
 	}
-	ds := diagnosticsOf(ctx, snap)
-	if ctx.Err() != nil {
-		return // a newer version supersedes this one
-	}
-	wire := s.toWire(snap, ds)
-	d.mu.Lock()
-	stale := d.stopped || d.docs[snap.URI] == nil || s.session.get(snap.URI) != snap
-	d.mu.Unlock()
-	if stale {
-		return
-	}
-	v := snap.Version
-	s.publish(publishDiagnosticsParams{URI: snap.URI, Version: &v, Diagnostics: wire})
-
-	// Then what needs the sample data: warnings about queries that match
-	// nothing, and the preview of the query being edited.
-	if dd, ok := snap.Lang.(DataDiagnoser); ok {
-		if extra := dd.DataDiagnostics(ctx, snap); len(extra) > 0 && ctx.Err() == nil {
-			all := append(append([]syntax.Diagnostic(nil), ds...), extra...)
-			syntax.SortDiagnostics(all)
-			d.mu.Lock()
-			stale := d.stopped || d.docs[snap.URI] == nil || s.session.get(snap.URI) != snap
-			d.mu.Unlock()
-			if !stale {
-				s.publish(publishDiagnosticsParams{URI: snap.URI, Version: &v, Diagnostics: s.toWire(snap, all)})
+	s.mu.Lock()
+	pull := s.pull
+	s.mu.Unlock()
+	if !pull {
+		// Push: first what the text alone gives, then with what needs the
+		// sample data (queries that match nothing), in a second
+		// notification. A pull client asks for them itself.
+		ds := s.documentDiagnostics(ctx, snap, false)
+		if ctx.Err() != nil {
+			return // a newer version supersedes this one
+		}
+		if !d.publishFor(snap, ds) {
+			return
+		}
+		if snap.Workspace != nil && snap.Workspace.DataPath(snap) != "" {
+			all := s.documentDiagnostics(ctx, snap, true)
+			if ctx.Err() == nil && len(all) != len(ds) {
+				d.publishFor(snap, all)
 			}
 		}
 	}
 	if snap.Edited >= 0 && ctx.Err() == nil {
 		s.preview(ctx, snap, snap.Edited)
 	}
+}
+
+// publishFor pushes the diagnostics of snap unless a newer version or a
+// close superseded it; it reports whether it did.
+func (d *diagnoser) publishFor(snap *Snapshot, ds []syntax.Diagnostic) bool {
+	s := d.s
+	wire := s.toWire(snap, ds)
+	d.mu.Lock()
+	stale := d.stopped || d.docs[snap.URI] == nil || s.session.get(snap.URI) != snap
+	d.mu.Unlock()
+	if stale {
+		return false
+	}
+	v := snap.Version
+	s.publish(publishDiagnosticsParams{URI: snap.URI, Version: &v, Diagnostics: wire})
+	return true
+}
+
+// The codes of the server's own diagnostics.
+const (
+	// CodeDataUnreadable reports sample data that cannot be read: missing,
+	// not a regular file, over the size limit.
+	CodeDataUnreadable = "DATA002"
+	// CodeTooLarge reports a document over the size limit, which gets no
+	// language features.
+	CodeTooLarge = "LSP001"
+	// CodeConfig reports an invalid .ctxql.yaml or invalid editor settings.
+	CodeConfig = "CONFIG"
+)
+
+// documentDiagnostics returns the sorted diagnostics of a snapshot: those
+// of its language, a problem with its configuration and, when withData is
+// set, those that need the sample data (or why it cannot be read). A
+// document over the size limit gets only one diagnostic saying so.
+func (s *server) documentDiagnostics(ctx context.Context, snap *Snapshot, withData bool) []syntax.Diagnostic {
+	if snap.TooLarge() {
+		return []syntax.Diagnostic{{Span: syntax.Sp(0, 0), Severity: syntax.SeverityWarning, Code: CodeTooLarge,
+			Message: fmt.Sprintf("the document is %d bytes, over the limit of %d bytes: no diagnostics, completion, hovers or runs (raise the limit with the %s setting)",
+				snap.File.Len(), snap.Limit, settingMaxDocumentBytes)}}
+	}
+	ds := diagnosticsOf(ctx, snap)
+	var extra []syntax.Diagnostic
+	if snap.Workspace != nil && snap.Lang != nil {
+		if err := snap.Workspace.ProjectErr(snap); err != nil {
+			extra = append(extra, syntax.Diagnostic{Span: syntax.Sp(0, 0), Severity: syntax.SeverityWarning, Code: CodeConfig,
+				Message: err.Error()})
+		}
+		if withData {
+			if path := snap.Workspace.DataPath(snap); path != "" {
+				if err := snap.Workspace.CheckData(path); err != nil {
+					_, sp, ok := dataPragma(snap.File)
+					if !ok {
+						sp = syntax.Sp(0, 0)
+					}
+					extra = append(extra, syntax.Diagnostic{Span: sp, Severity: syntax.SeverityWarning, Code: CodeDataUnreadable,
+						Message: err.Error()})
+				} else if dd, ok := snap.Lang.(DataDiagnoser); ok {
+					extra = append(extra, dd.DataDiagnostics(ctx, snap)...)
+				}
+			}
+		}
+	}
+	if len(extra) == 0 {
+		return ds
+	}
+	all := append(append([]syntax.Diagnostic(nil), ds...), extra...)
+	syntax.SortDiagnostics(all)
+	return all
 }
 
 // DataDiagnoser reports findings that need the document's sample data,
@@ -220,9 +283,13 @@ func (s *server) toWire(snap *Snapshot, ds []syntax.Diagnostic) []wireDiagnostic
 
 // pullDiagnostics answers textDocument/diagnostic with a full report.
 func (s *server) pullDiagnostics(ctx context.Context, params json.RawMessage) (any, error) {
-	snap, err := s.snapshotOf(params)
-	if err != nil {
+	var p textDocumentParams
+	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	return fullDocumentDiagnosticReport{Kind: "full", Items: s.toWire(snap, diagnosticsOf(ctx, snap))}, nil
+	snap := s.session.get(p.TextDocument.URI)
+	if snap == nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", p.TextDocument.URI)
+	}
+	return fullDocumentDiagnosticReport{Kind: "full", Items: s.toWire(snap, s.documentDiagnostics(ctx, snap, true))}, nil
 }

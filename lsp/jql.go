@@ -4,9 +4,11 @@ import (
 	"context"
 	"sort"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // jqlLanguage serves .jql and .jql.yaml files: parse diagnostics and one
@@ -15,13 +17,13 @@ type jqlLanguage struct {
 	linter *lint.Linter
 }
 
-func (jqlLanguage) ID() string { return "jql" }
-func (jqlLanguage) Extensions() []string {
-	return []string{".jql", ".jql.json", ".jql.yaml", ".jql.yml"}
-}
+func (jqlLanguage) ID() string { return string(lang.JQL) }
 
-// Parse parses every query of the file; the form follows the file name.
-func (jqlLanguage) Parse(f *syntax.File) any { return jql.ParseFile(f.Name(), f.Text()) }
+// Parse parses every query of the file through the language table; the
+// form follows the file name.
+func (jqlLanguage) Parse(f *syntax.File) any {
+	return lang.ByID(lang.JQL).Parse(f.Name(), f.Text(), pact.DialectUnset).AST
+}
 
 func jqlFile(s *Snapshot) *jql.File {
 	jf, _ := s.Parsed().(*jql.File)
@@ -67,7 +69,7 @@ func (l jqlLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, s
 	if jf == nil {
 		return "", syntax.Span{}, false
 	}
-	md, sp, ok := jql.Describe(jf, jql.NewSchema(), off)
+	md, sp, ok := describeJQL(jf, jql.NewSchema(), off)
 	if lt := linterFor(l.linter, s); lt != nil {
 		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
 	}
@@ -83,7 +85,7 @@ func (jqlLanguage) Complete(ctx context.Context, s *Snapshot, off int) []Complet
 		return nil
 	}
 	var out []CompletionItem
-	for _, c := range jql.Complete(jf, jql.NewSchema(), off, sampleKeys(ctx, s, jf, off)) {
+	for _, c := range completeJQL(jf, jql.NewSchema(), off, sampleKeys(ctx, s, jf, off)) {
 		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
 		kind := 5 // Field
 		switch c.Kind {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -23,14 +24,18 @@ import (
 // Implementations must be safe for concurrent use: a snapshot's parse result
 // is shared by every request on that snapshot and must not be mutated.
 type Language interface {
-	// ID is the LSP language identifier, e.g. "pact".
+	// ID is the LSP language identifier, e.g. "pact": the language table's
+	// (lang.ID) for the languages it knows.
 	ID() string
-	// Extensions lists the file name suffixes of the language, with the dot
-	// (".pact", ".jql.yaml"); the longest matching suffix wins.
-	Extensions() []string
 	// Parse parses a document. The result is stored in the snapshot and handed
 	// back to the other methods through Snapshot.Parsed; it may be nil.
 	Parse(f *syntax.File) any
+}
+
+// Suffixer is implemented by a served language the language table does
+// not know: it lists the file name suffixes of its documents, with the dot.
+type Suffixer interface {
+	Extensions() []string
 }
 
 // Diagnoser reports the diagnostics of a parsed document: parse errors and
@@ -90,15 +95,32 @@ func sortSymbols(ss []Symbol) {
 	slices.SortStableFunc(ss, func(a, b Symbol) int { return a.Span.Start - b.Span.Start })
 }
 
-// languageFor picks the language of a document: by the longest file name
-// suffix of the URI first, then by the client's language id.
+// languageFor picks the language of a document: the language table's
+// (lang.ForName, by the longest file name suffix, host files included) when
+// the server serves it, else by a served language's own suffixes
+// (Suffixer), else by the client's language id.
 func languageFor(langs []Language, uri, languageID string) Language {
-	name := strings.ToLower(path.Base(uri))
+	name := FilePath(uri)
+	if name == "" {
+		name = uri
+	}
+	if tl := lang.ForName(name); tl != nil {
+		for _, l := range langs {
+			if l.ID() == string(tl.ID) {
+				return l
+			}
+		}
+	}
+	base := strings.ToLower(path.Base(uri))
 	var best Language
 	bestLen := 0
 	for _, l := range langs {
-		for _, ext := range l.Extensions() {
-			if strings.HasSuffix(name, ext) && len(ext) > bestLen {
+		sf, ok := l.(Suffixer)
+		if !ok {
+			continue
+		}
+		for _, ext := range sf.Extensions() {
+			if strings.HasSuffix(base, ext) && len(ext) > bestLen {
 				best, bestLen = l, len(ext)
 			}
 		}
@@ -115,11 +137,11 @@ func languageFor(langs []Language, uri, languageID string) Language {
 }
 
 // DefaultLanguages returns the languages the ctxql server serves: PACT,
-// JQL and Datalog. Each call returns fresh values.
+// JQL, Datalog and the queries embedded in host source files. Each call returns fresh values.
 func DefaultLanguages() []Language {
 	l, err := lint.New(pact.DialectUnset)
 	if err != nil {
 		l = nil // an invalid registry is caught by the lint tests; serve parse errors only
 	}
-	return []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}}
+	return []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}, hostLanguage{linter: l}}
 }

@@ -33,7 +33,12 @@ func (s *server) initialize(params json.RawMessage) (any, error) {
 		s.utf8 = true
 		enc = string(protocol.PositionEncodingKindUTF8)
 	}
-	if len(p.InitializationOptions) > 0 {
+	// Diagnostics are pulled by a client that can, pushed to the others;
+	// never both.
+	d := p.Capabilities.TextDocument.Diagnostic
+	s.pull = d != nil && string(*d) != "null"
+	s.refresh = p.Capabilities.Workspace.Diagnostics.RefreshSupport
+	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
 		s.config.apply(p.InitializationOptions)
 	}
 	return initializeResult{
@@ -53,83 +58,23 @@ func (s *server) capabilities(enc string) map[string]any {
 			"change":    2, // incremental
 			"save":      map[string]any{"includeText": false},
 		},
-		"diagnosticProvider": map[string]any{
+	}
+	if s.pull {
+		caps["diagnosticProvider"] = map[string]any{
 			"identifier":            "ctxql",
 			"interFileDependencies": false,
 			"workspaceDiagnostics":  false,
-		},
-	}
-	if s.anyLang(func(l Language) bool { _, ok := l.(Symbolizer); return ok }) {
-		caps["documentSymbolProvider"] = true
-	}
-	if s.anyLang(func(l Language) bool { _, ok := l.(Highlighter); return ok }) {
-		caps["semanticTokensProvider"] = map[string]any{
-			"legend": map[string]any{"tokenTypes": tokenTypes[:], "tokenModifiers": tokenModifiers[:]},
-			"full":   true,
 		}
 	}
-	if s.anyLang(func(l Language) bool { _, ok := l.(Hoverer); return ok }) {
-		caps["hoverProvider"] = true
-	}
-	if s.anyLang(func(l Language) bool { _, ok := l.(Completer); return ok }) {
-		caps["completionProvider"] = map[string]any{"triggerCharacters": []string{".", "#", "+", ":", "@", "[", "{"}}
-	}
-	if s.anyLang(func(l Language) bool { _, ok := l.(Formatter); return ok }) {
-		caps["documentFormattingProvider"] = true
-	}
-	if s.anyLang(func(l Language) bool { _, ok := l.(RangeFormatter); return ok }) {
-		caps["documentRangeFormattingProvider"] = true
-	}
-	if s.anyLang(func(l Language) bool { _, ok := l.(CodeActioner); return ok }) {
-		caps["codeActionProvider"] = true
-	}
-	if s.anyLang(func(l Language) bool { _, ok := l.(CodeLenser); return ok }) {
-		caps["codeLensProvider"] = map[string]any{"resolveProvider": false}
-	}
-	if s.anyLang(func(l Language) bool { _, ok := l.(Runner); return ok }) {
-		caps["executeCommandProvider"] = map[string]any{"commands": []string{CommandRun}}
-	}
-	if s.anyLang(func(l Language) bool { _, ok := l.(InlayHinter); return ok }) {
-		caps["inlayHintProvider"] = true
-	}
-	if s.anyLang(func(l Language) bool { _, ok := l.(Navigator); return ok }) {
-		caps["definitionProvider"] = true
-		caps["referencesProvider"] = true
-		caps["renameProvider"] = true
+	for i := range methods {
+		if m := &methods[i]; m.capability != nil && s.served(m) {
+			m.capability(s, caps)
+		}
 	}
 	return caps
 }
 
 func (s *server) anyLang(f func(Language) bool) bool { return slices.ContainsFunc(s.langs, f) }
-
-// supports reports whether a request method is served by some language.
-func (s *server) supports(method string) bool {
-	switch method {
-	case protocol.MethodTextDocumentDocumentSymbol:
-		return s.anyLang(func(l Language) bool { _, ok := l.(Symbolizer); return ok })
-	case protocol.MethodTextDocumentSemanticTokensFull:
-		return s.anyLang(func(l Language) bool { _, ok := l.(Highlighter); return ok })
-	case protocol.MethodTextDocumentHover:
-		return s.anyLang(func(l Language) bool { _, ok := l.(Hoverer); return ok })
-	case protocol.MethodTextDocumentCompletion:
-		return s.anyLang(func(l Language) bool { _, ok := l.(Completer); return ok })
-	case protocol.MethodTextDocumentFormatting:
-		return s.anyLang(func(l Language) bool { _, ok := l.(Formatter); return ok })
-	case protocol.MethodTextDocumentRangeFormatting:
-		return s.anyLang(func(l Language) bool { _, ok := l.(RangeFormatter); return ok })
-	case protocol.MethodTextDocumentCodeAction:
-		return s.anyLang(func(l Language) bool { _, ok := l.(CodeActioner); return ok })
-	case protocol.MethodTextDocumentCodeLens:
-		return s.anyLang(func(l Language) bool { _, ok := l.(CodeLenser); return ok })
-	case protocol.MethodWorkspaceExecuteCommand:
-		return s.anyLang(func(l Language) bool { _, ok := l.(Runner); return ok })
-	case protocol.MethodTextDocumentInlayHint:
-		return s.anyLang(func(l Language) bool { _, ok := l.(InlayHinter); return ok })
-	case protocol.MethodTextDocumentDefinition, protocol.MethodTextDocumentReferences, protocol.MethodTextDocumentRename:
-		return s.anyLang(func(l Language) bool { _, ok := l.(Navigator); return ok })
-	}
-	return true
-}
 
 // initializedNote asks the client for the "ctxql" configuration section.
 func (s *server) initializedNote(json.RawMessage) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/migrate"
 	"github.com/ctxql/ctxql/syntax"
@@ -17,23 +18,18 @@ type pactLanguage struct {
 	linter *lint.Linter
 }
 
-func (pactLanguage) ID() string           { return "pact" }
-func (pactLanguage) Extensions() []string { return []string{".pact"} }
+func (pactLanguage) ID() string { return string(lang.PACT) }
 
-// Parse parses the whole file; the dialect comes from the pragma (V2 when
-// absent).
+// Parse parses the whole file through the language table; the dialect
+// comes from the pragma (V2 when absent).
 func (pactLanguage) Parse(f *syntax.File) any {
-	return pact.ParseFile(f.Name(), f.Text(), pact.DialectUnset)
+	return lang.ByID(lang.PACT).Parse(f.Name(), f.Text(), pact.DialectUnset).AST
 }
 
-// ParseSnapshot parses with the dialect the document's .ctxql.yaml gives
-// files without a pragma.
+// ParseSnapshot parses with the document's resolved dialect (pragma, else
+// the editor setting, else .ctxql.yaml, else v2).
 func (l pactLanguage) ParseSnapshot(s *Snapshot) any {
-	d := pact.DialectUnset
-	if cfg := s.Workspace.Project(s); cfg != nil {
-		d = cfg.Dialect(FilePath(s.URI))
-	}
-	return pact.ParseFile(s.File.Name(), s.File.Text(), d)
+	return lang.ByID(lang.PACT).Parse(s.File.Name(), s.File.Text(), s.Workspace.Dialect(s)).AST
 }
 
 // linterFor is the linter configured by the document's .ctxql.yaml.
@@ -58,11 +54,7 @@ func pactFile(s *Snapshot) *pact.File {
 func (l pactLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
 	return s.findings(ctx, func() []syntax.Diagnostic {
 		if s.Workspace != nil {
-			d := pact.V2
-			if cfg := s.Workspace.Project(s); cfg != nil {
-				d = cfg.Dialect(FilePath(s.URI))
-			}
-			return s.Workspace.lines.pactDiagnostics(ctx, linterFor(l.linter, s), s, d)
+			return s.Workspace.lines.pactDiagnostics(ctx, linterFor(l.linter, s), s, s.Workspace.Dialect(s))
 		}
 		pf := pactFile(s)
 		if pf == nil {

@@ -2,14 +2,18 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	evalpact "github.com/ctxql/ctxql/eval/pact"
 	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -24,7 +28,7 @@ func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, 
 		return "", syntax.Span{}, false
 	}
 	var parts []string
-	md, sp, ok := pact.Describe(pf, off)
+	md, sp, ok := describePACT(pf, off)
 	if ok {
 		parts = append(parts, md)
 	}
@@ -66,17 +70,17 @@ func (pactLanguage) Complete(ctx context.Context, s *Snapshot, off int) []Comple
 	if pf == nil {
 		return nil
 	}
-	var known pact.Known
+	var known pactKnown
 	if d := pactData(s); d != nil {
 		// The types and keys of the data, found once per data file version
 		// (the load function must not use the workspace: Load holds it).
-		v, err := s.Workspace.Load("pact-known", s.Workspace.DataPath(s), func(string) (any, error) { return knownOf(d), nil })
+		v, err := s.Workspace.Load("pact-known", s.Workspace.DataPath(s), func(*files.Reader, string) (any, error) { return knownOf(d), nil })
 		if err == nil {
-			known, _ = v.(pact.Known)
+			known, _ = v.(pactKnown)
 		}
 	}
 	var out []CompletionItem
-	for _, c := range pact.Complete(pf, off, known) {
+	for _, c := range completePACT(pf, off, known) {
 		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
 		out = append(out, CompletionItem{Label: c.Label, Kind: completionKind(c.Category), Detail: c.Detail, Edit: &edit})
 	}
@@ -104,7 +108,7 @@ func completionKind(cat string) int {
 
 // knownOf lists the node types and attribute keys of the newest snapshot
 // (the first 20,000 nodes).
-func knownOf(d *evalpact.Data) pact.Known {
+func knownOf(d *evalpact.Data) pactKnown {
 	types, keys := map[string]bool{}, map[string]bool{}
 	s := d.Snapshots[len(d.Snapshots)-1]
 	for i, n := range s.Nodes() {
@@ -116,7 +120,7 @@ func knownOf(d *evalpact.Data) pact.Known {
 			keys[a.Key] = true
 		}
 	}
-	var k pact.Known
+	var k pactKnown
 	for t := range types {
 		k.Types = append(k.Types, t)
 	}
@@ -128,9 +132,10 @@ func knownOf(d *evalpact.Data) pact.Known {
 	return k
 }
 
-// Format formats the whole file with the canonical printer.
+// Format formats the whole file with the language table's printer, under
+// the document's resolved dialect.
 func (pactLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
-	out, err := format.PACT([]byte(s.File.Text()))
+	out, err := lang.ByID(lang.PACT).Format(s.File.Name(), []byte(s.File.Text()), s.Workspace.Dialect(s))
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +221,7 @@ func pactData(s *Snapshot) *evalpact.Data {
 	if path == "" {
 		return nil
 	}
-	v, err := s.Workspace.Load("pact", path, func(p string) (any, error) { return evalpact.LoadFile(p) })
+	v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
 	if err != nil {
 		return nil
 	}
@@ -236,7 +241,7 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 		return RunResult{}, false
 	}
 	res := RunResult{Span: q.Sp}
-	v, err := s.Workspace.Load("pact", path, func(p string) (any, error) { return evalpact.LoadFile(p) })
+	v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
 	if err != nil {
 		res.Err = fmt.Errorf("sample data %s: %w", path, err)
 		return res, true
@@ -270,6 +275,7 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 	for i, id := range r.IDs {
 		ids[i] = id
 	}
+	res.Nodes = summarize(s.Workspace, path, data, r.IDs[:min(len(r.IDs), maxNodeSummaries)])
 	res.Count, res.Result = len(ids), ids
 	res.Sample = ids[:min(len(ids), previewLimit)]
 	return res, true
@@ -340,3 +346,88 @@ func (l pactLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax
 
 // CodeNoMatch is the code of the data-aware "matches nothing" diagnostic.
 const CodeNoMatch = "DATA001"
+
+// maxNodeSummaries bounds the node summaries of one run; previewLength
+// bounds a summary's content preview, in characters.
+const (
+	maxNodeSummaries = 1000
+	previewLength    = 80
+)
+
+// summarize describes the nodes of ids, looked up from the newest snapshot
+// back (ids not found are left out).
+func summarize(ws *workspace, path string, data *evalpact.Data, ids []string) []NodeSummary {
+	if len(ids) == 0 {
+		return nil
+	}
+	v, err := ws.Load("pact-depth", path, func(*files.Reader, string) (any, error) { return depthsOf(data), nil })
+	depths, _ := v.(map[*evalpact.Node]int)
+	if err != nil {
+		depths = nil
+	}
+	out := make([]NodeSummary, 0, len(ids))
+	for _, id := range ids {
+		var n *evalpact.Node
+		for i := len(data.Snapshots) - 1; i >= 0 && n == nil; i-- {
+			n = data.Snapshots[i].Lookup(id)
+		}
+		if n == nil {
+			continue
+		}
+		sum := NodeSummary{ID: n.ID, NodeType: n.NodeType, Depth: depths[n]}
+		if v, ok := n.Attr("role"); ok {
+			sum.Role = fmt.Sprint(v)
+		}
+		if v, ok := n.Attr("kind"); ok {
+			sum.Kind = fmt.Sprint(v)
+		}
+		for _, k := range []string{"content", "text", "summary", "value"} {
+			if v, ok := n.Attr(k); ok && v != nil {
+				sum.Preview = clip(oneLine(v), previewLength)
+				break
+			}
+		}
+		out = append(out, sum)
+	}
+	return out
+}
+
+// depthsOf numbers the depth of every node of every snapshot.
+func depthsOf(data *evalpact.Data) map[*evalpact.Node]int {
+	out := map[*evalpact.Node]int{}
+	var walk func(n *evalpact.Node, d int)
+	walk = func(n *evalpact.Node, d int) {
+		out[n] = d
+		for _, c := range n.Children {
+			walk(c, d+1)
+		}
+	}
+	for _, s := range data.Snapshots {
+		if s.Root != nil {
+			walk(s.Root, 0)
+		}
+	}
+	return out
+}
+
+// oneLine renders an attribute value on one line.
+func oneLine(v any) string {
+	var str string
+	if s, ok := v.(string); ok {
+		str = s
+	} else if b, err := json.Marshal(v); err == nil {
+		str = string(b)
+	} else {
+		str = fmt.Sprint(v)
+	}
+	return strings.Join(strings.Fields(str), " ")
+}
+
+// clip cuts s to n characters, marking the cut with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

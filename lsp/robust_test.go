@@ -106,7 +106,10 @@ func TestInitializeCapabilities(t *testing.T) {
 	if caps["positionEncoding"] != "utf-16" || sync["change"] != float64(2) || sync["openClose"] != true {
 		t.Errorf("capabilities %v", caps)
 	}
-	for _, want := range []string{"diagnosticProvider", "documentSymbolProvider", "semanticTokensProvider", "codeActionProvider",
+	if _, ok := caps["diagnosticProvider"]; ok {
+		t.Errorf("pull diagnostics advertised to a client without the capability: %v", caps)
+	}
+	for _, want := range []string{"documentSymbolProvider", "semanticTokensProvider", "codeActionProvider",
 		"hoverProvider", "completionProvider", "documentFormattingProvider", "codeLensProvider", "executeCommandProvider", "inlayHintProvider"} {
 		if _, ok := caps[want]; !ok {
 			t.Errorf("missing %s in %v", want, caps)

@@ -10,11 +10,13 @@ import (
 
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
 	evaljql "github.com/ctxql/ctxql/eval/jql"
-	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // Queries lists the spans of the document's queries.
@@ -59,7 +61,11 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := evaljql.EvalQuery(ctx, q, diags, evaljql.File{Path: path})
+	if err := s.Workspace.CheckData(path); err != nil {
+		res.Err = err
+		return res, true
+	}
+	r, err := evaljql.EvalQuery(ctx, q, diags, evaljql.File{Path: path, Files: s.Workspace.reader()})
 	res.Elapsed = time.Since(t0)
 	if err != nil {
 		res.Err = timeoutMessage(err, s.runTimeout())
@@ -109,8 +115,21 @@ func (datalogLanguage) Queries(s *Snapshot) []syntax.Span {
 // snapshot.
 type datalogRun struct {
 	res     *evaldl.ProgramResult
+	data    map[string]int // tuples per relation of the sample data
 	err     error
 	elapsed time.Duration
+}
+
+// relationCount returns the number of tuples of a relation after the
+// program ran: derived (data tuples included) or from the data alone.
+func (r datalogRun) relationCount(name string) (int, bool) {
+	if r.res != nil {
+		if rows, ok := r.res.Relations[name]; ok {
+			return len(rows), true
+		}
+	}
+	n, ok := r.data[name]
+	return n, ok
 }
 
 func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, bool) {
@@ -123,8 +142,8 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		return datalogRun{}, false
 	}
 	v := s.derived("datalog-run", func() any {
-		db, err := s.Workspace.Load("datalog", path, func(p string) (any, error) {
-			d, err := evaldl.ReadDataPath(p)
+		db, err := s.Workspace.Load("datalog", path, func(r *files.Reader, p string) (any, error) {
+			d, err := evaldl.ReadDataPathFrom(r, p)
 			if err != nil {
 				return nil, err
 			}
@@ -137,7 +156,11 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		defer cancel()
 		t0 := time.Now()
 		res, err := evaldl.EvalProgram(ctx, db.(*evaldl.DB), s.File.Name(), s.File.Text())
-		return datalogRun{res: res, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}
+		sizes := map[string]int{}
+		for _, r := range db.(*evaldl.DB).Relations() {
+			sizes[r.Name] = r.Size
+		}
+		return datalogRun{res: res, data: sizes, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}
 	})
 	return v.(datalogRun), true
 }
@@ -175,8 +198,31 @@ func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResu
 			out[i] = r
 		}
 		res.Count, res.Result, res.Sample = len(out), out, out[:min(len(out), previewLimit)]
+		res.Relation, res.Columns = rule.Head.Name.Name, columnsOf(rule, run.res.Info)
 	}
 	return res, true
+}
+
+// columnsOf names the columns of the relation a rule derives after its
+// head's variables, typed by the checker.
+func columnsOf(rule *datalog.Rule, info *datalog.Info) []Column {
+	var types []string
+	if info != nil {
+		if ri := info.Relations[rule.Head.Name.Name]; ri != nil {
+			types = ri.Types
+		}
+	}
+	cols := make([]Column, len(rule.Head.Args))
+	for i, a := range rule.Head.Args {
+		cols[i].Name = fmt.Sprintf("_%d", i+1)
+		if a != nil && a.Kind == datalog.Var && a.Value != "" {
+			cols[i].Name = a.Value
+		}
+		if i < len(types) {
+			cols[i].Type = types[i]
+		}
+	}
+	return cols
 }
 
 // CodeLenses puts "▶ Run" above each rule when the document has data.
@@ -250,10 +296,10 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 // sampleDocs returns the first 1,000 documents of a domain from the
 // sample data, read once per data file version, or nil.
 func sampleDocs(ws *workspace, path, domain string) []any {
-	v, err := ws.Load("jql-sample:"+domain, path, func(p string) (any, error) {
+	v, err := ws.Load("jql-sample:"+domain, path, func(r *files.Reader, p string) (any, error) {
 		var docs []any
 		stop := errors.New("enough")
-		err := evaljql.File{Path: p}.Scan(context.Background(), domain, func(raw []byte) error {
+		err := evaljql.File{Path: p, Files: r}.Scan(context.Background(), domain, func(raw []byte) error {
 			var v any
 			if json.Unmarshal(raw, &v) == nil {
 				docs = append(docs, v)
@@ -304,10 +350,14 @@ func has(v any, names []string) bool {
 }
 
 // runLenses puts a Run lens above each span when the document has data,
-// with the result count once known.
+// with the result count once known; without data, one lens above the
+// first query offers to choose the sample data (CommandChooseData).
 func runLenses(s *Snapshot, spans []syntax.Span) []CodeLens {
 	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
-		return nil
+		if len(spans) == 0 {
+			return nil
+		}
+		return []CodeLens{{Span: spans[0], Title: "▶ Run — choose sample data…", Command: CommandChooseData, Arguments: []any{s.URI}}}
 	}
 	var out []CodeLens
 	for _, sp := range spans {
@@ -342,7 +392,12 @@ func (datalogLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit
 
 // formatWith formats the document by its file name's language.
 func formatWith(s *Snapshot) ([]syntax.TextEdit, error) {
-	out, err := format.Source(FilePath(s.URI), []byte(s.File.Text()))
+	name := FilePath(s.URI)
+	l := lang.ForName(name)
+	if l == nil {
+		return nil, lang.ErrUnsupported
+	}
+	out, err := l.Format(name, []byte(s.File.Text()), pact.DialectUnset)
 	if err != nil {
 		return nil, err
 	}

@@ -65,6 +65,8 @@ type server struct {
 	initialized bool // the initialize request was answered
 	shutdown    bool // the shutdown request was answered
 	utf8        bool // positions are counted in UTF-8 bytes
+	pull        bool // the client pulls diagnostics: never push them
+	refresh     bool // the client accepts workspace/diagnostic/refresh
 	config      Config
 
 	exited chan int // receives the exit code once
@@ -146,69 +148,19 @@ func newServer(opts Options) *server {
 		defer s.mu.Unlock()
 		return s.config
 	})
+	s.ws.overlay = func(path string) ([]byte, bool) {
+		for _, snap := range s.session.all() {
+			if FilePath(snap.URI) == path {
+				return []byte(snap.File.Text()), true
+			}
+		}
+		return nil, false
+	}
 	return s
 }
 
 // handlerFunc handles one decoded request; params is "null" when absent.
 type handlerFunc func(s *server, ctx context.Context, params json.RawMessage) (any, error)
-
-// callHandler returns the handler of a request method, or nil.
-func callHandler(method string) handlerFunc {
-	switch method {
-	case protocol.MethodShutdown:
-		return (*server).shutdownCall
-	case protocol.MethodTextDocumentDocumentSymbol:
-		return (*server).documentSymbol
-	case protocol.MethodTextDocumentSemanticTokensFull:
-		return (*server).semanticTokensFull
-	case protocol.MethodTextDocumentDiagnostic:
-		return (*server).pullDiagnostics
-	case protocol.MethodTextDocumentHover:
-		return (*server).hover
-	case protocol.MethodTextDocumentCompletion:
-		return (*server).completion
-	case protocol.MethodTextDocumentFormatting:
-		return (*server).formatting
-	case protocol.MethodTextDocumentRangeFormatting:
-		return (*server).rangeFormatting
-	case protocol.MethodTextDocumentCodeAction:
-		return (*server).codeAction
-	case protocol.MethodTextDocumentCodeLens:
-		return (*server).codeLens
-	case protocol.MethodWorkspaceExecuteCommand:
-		return (*server).executeCommand
-	case protocol.MethodTextDocumentInlayHint:
-		return (*server).inlayHint
-	case protocol.MethodTextDocumentDefinition:
-		return (*server).definition
-	case protocol.MethodTextDocumentReferences:
-		return (*server).references
-	case protocol.MethodTextDocumentRename:
-		return (*server).rename
-	}
-	return nil
-}
-
-// noteHandler returns the handler of a notification method, or nil.
-func noteHandler(method string) func(s *server, params json.RawMessage) error {
-	switch method {
-	case protocol.MethodInitialized:
-		return (*server).initializedNote
-	case protocol.MethodTextDocumentDidOpen:
-		return (*server).didOpen
-	case protocol.MethodTextDocumentDidChange:
-		return (*server).didChange
-	case protocol.MethodTextDocumentDidClose:
-		return (*server).didClose
-	case protocol.MethodTextDocumentDidSave:
-		return (*server).didSave
-	case protocol.MethodWorkspaceDidChangeConfiguration:
-		return (*server).didChangeConfiguration
-	case "$/cancelRequest":
-		return (*server).cancelRequest
-	}
-	return nil
-}
 
 // handle is the connection's handler. Notifications run inline, in wire
 // order, and never fail the connection; requests other than initialize and
@@ -246,8 +198,8 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	if shutdown {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "server is shutting down")
 	}
-	h := callHandler(method)
-	if h == nil || !s.supports(method) {
+	m := lookup(method)
+	if m == nil || m.call == nil || !s.served(m) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
 	}
 	if method != protocol.MethodShutdown {
@@ -266,9 +218,12 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 		s.mu.Unlock()
 		cancel()
 	}()
-	res, err := h(s, cctx, params)
+	res, err := m.call(s, cctx, params)
 	if cctx.Err() != nil {
 		return nil, jsonrpc2.NewError(codeRequestCancelled, "request cancelled")
+	}
+	if errors.Is(err, errTooLarge) {
+		return m.empty, nil
 	}
 	return res, err
 }
@@ -295,11 +250,11 @@ func (s *server) notify(method string, params json.RawMessage) {
 		s.log.printf("dropped %s before initialize", method)
 		return
 	}
-	h := noteHandler(method)
-	if h == nil {
+	m := lookup(method)
+	if m == nil || m.note == nil {
 		return // unknown notifications ("$/..." or otherwise) are ignored
 	}
-	if err := h(s, params); err != nil {
+	if err := m.note(s, params); err != nil {
 		s.log.printf("%s: %v", method, err)
 	}
 }
@@ -353,6 +308,9 @@ func (s *server) snapshotOf(params json.RawMessage) (*Snapshot, error) {
 	snap := s.session.get(p.TextDocument.URI)
 	if snap == nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", p.TextDocument.URI)
+	}
+	if snap.TooLarge() {
+		return nil, errTooLarge
 	}
 	return snap, nil
 }
@@ -412,6 +370,9 @@ func (s *server) positionParams(params json.RawMessage) (*Snapshot, int, error) 
 	snap := s.session.get(p.TextDocument.URI)
 	if snap == nil {
 		return nil, 0, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", p.TextDocument.URI)
+	}
+	if snap.TooLarge() {
+		return nil, 0, errTooLarge
 	}
 	return snap, s.offset(snap.File, p.Position), nil
 }

@@ -21,6 +21,10 @@ type Snapshot struct {
 	Edited int
 	// Workspace locates and caches the document's sample data.
 	Workspace *workspace
+	// Limit is the document size limit in force when the snapshot was
+	// made; a document over it gets no parse and no features, only a
+	// diagnostic saying so (0: no limit).
+	Limit int64
 
 	once   sync.Once
 	parsed any
@@ -31,6 +35,9 @@ type Snapshot struct {
 // first use. It is nil for documents of unknown language.
 func (s *Snapshot) Parsed() any {
 	s.once.Do(func() {
+		if s.TooLarge() {
+			return
+		}
 		if sp, ok := s.Lang.(snapshotParser); ok {
 			s.parsed = sp.ParseSnapshot(s)
 		} else if s.Lang != nil {
@@ -38,6 +45,16 @@ func (s *Snapshot) Parsed() any {
 		}
 	})
 	return s.parsed
+}
+
+// TooLarge reports whether the document is over the size limit.
+func (s *Snapshot) TooLarge() bool { return s.Limit > 0 && int64(s.File.Len()) > s.Limit }
+
+// fresh returns a copy of the snapshot with nothing computed yet, for
+// diagnosing it again under changed settings.
+func (s *Snapshot) fresh() *Snapshot {
+	return &Snapshot{URI: s.URI, LanguageID: s.LanguageID, Version: s.Version, File: s.File, Lang: s.Lang,
+		Edited: -1, Workspace: s.Workspace, Limit: s.Workspace.limit()}
 }
 
 // derived returns the value f computes for this snapshot under key,
@@ -94,6 +111,28 @@ func (s *session) set(snap *Snapshot) {
 	s.mu.Lock()
 	s.docs[snap.URI] = snap
 	s.mu.Unlock()
+}
+
+// all returns the latest snapshot of every open document.
+func (s *session) all() []*Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*Snapshot, 0, len(s.docs))
+	for _, d := range s.docs {
+		out = append(out, d)
+	}
+	return out
+}
+
+// replace sets next as the document's snapshot if old is still current.
+func (s *session) replace(old, next *Snapshot) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.docs[old.URI] != old {
+		return false
+	}
+	s.docs[old.URI] = next
+	return true
 }
 
 func (s *session) remove(uri string) {

@@ -3,8 +3,10 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 
+	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -24,9 +26,28 @@ func (s *server) didOpen(params json.RawMessage) error {
 		Lang:       languageFor(s.langs, d.URI, d.LanguageID),
 		Edited:     -1,
 		Workspace:  s.ws,
+		Limit:      s.ws.limit(),
 	}
 	s.session.set(snap)
 	s.diags.schedule(snap)
+	s.projectChanged(d.URI)
+	return nil
+}
+
+// projectChanged re-diagnoses every open document when uri is a
+// configuration file: its text applies at once, saved or not.
+func (s *server) projectChanged(uri string) {
+	if path.Base(FilePath(uri)) == config.FileName {
+		s.ws.invalidate()
+		s.rediagnoseAll()
+	}
+}
+
+// didChangeWatchedFiles re-diagnoses the open documents when a watched
+// file changed on disk: a .ctxql.yaml or sample data.
+func (s *server) didChangeWatchedFiles(params json.RawMessage) error {
+	s.ws.invalidate()
+	s.rediagnoseAll()
 	return nil
 }
 
@@ -67,9 +88,11 @@ func (s *server) didChange(params json.RawMessage) error {
 		Lang:       old.Lang,
 		Edited:     edited,
 		Workspace:  old.Workspace,
+		Limit:      s.ws.limit(),
 	}
 	s.session.set(snap)
 	s.diags.schedule(snap)
+	s.projectChanged(snap.URI)
 	return nil
 }
 
@@ -81,6 +104,7 @@ func (s *server) didClose(params json.RawMessage) error {
 	}
 	s.session.remove(p.TextDocument.URI)
 	s.diags.clear(p.TextDocument.URI)
+	s.projectChanged(p.TextDocument.URI)
 	return nil
 }
 
@@ -90,8 +114,14 @@ func (s *server) didSave(params json.RawMessage) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
+	if path.Base(FilePath(p.TextDocument.URI)) == config.FileName {
+		s.projectChanged(p.TextDocument.URI)
+		return nil
+	}
 	if snap := s.session.get(p.TextDocument.URI); snap != nil {
-		s.diags.schedule(snap)
+		if fresh := snap.fresh(); s.session.replace(snap, fresh) {
+			s.diags.schedule(fresh) // the data may have changed on disk
+		}
 	}
 	return nil
 }

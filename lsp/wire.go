@@ -84,6 +84,14 @@ type initializeParams struct {
 		General struct {
 			PositionEncodings []string `json:"positionEncodings"`
 		} `json:"general"`
+		TextDocument struct {
+			Diagnostic *json.RawMessage `json:"diagnostic"`
+		} `json:"textDocument"`
+		Workspace struct {
+			Diagnostics struct {
+				RefreshSupport bool `json:"refreshSupport"`
+			} `json:"diagnostics"`
+		} `json:"workspace"`
 	} `json:"capabilities"`
 	InitializationOptions json.RawMessage `json:"initializationOptions"`
 }

@@ -62,11 +62,35 @@ const (
 	TagDeprecated  Tag = "deprecated"
 )
 
+// Origin says which stage of a tool produced a diagnostic. Tools decide what
+// a diagnostic means by its origin, never by its code: syntax and check
+// diagnostics make a query invalid for every tool (the evaluator refuses it,
+// "ctxql check" fails, the formatter leaves it alone) and no rule selection
+// hides them; rule diagnostics are lints the configuration selects and
+// grades; data diagnostics depend on sample data.
+type Origin string
+
+// The origins. The zero value is OriginUnknown: a diagnostic whose producer
+// did not say; the language table (package lang) sets the origin of every
+// diagnostic it hands out.
+const (
+	OriginUnknown Origin = ""
+	OriginSyntax  Origin = "syntax" // the text does not parse
+	OriginCheck   Origin = "check"  // it parses but the evaluator refuses it
+	OriginRule    Origin = "rule"   // an analysis rule's finding
+	OriginData    Origin = "data"   // a finding about the query against sample data
+)
+
+// Invalid reports whether a diagnostic from this origin with error severity
+// makes a query invalid: syntax and check errors.
+func (o Origin) Invalid() bool { return o == OriginSyntax || o == OriginCheck }
+
 // Diagnostic is a finding about a span of source text: a parse error, a check
 // failure or a lint. It is shaped like golang.org/x/tools/go/analysis.Diagnostic.
 type Diagnostic struct {
 	Span           Span              `json:"span"`
 	Severity       Severity          `json:"severity"`
+	Origin         Origin            `json:"origin,omitempty"`
 	Code           string            `json:"code,omitempty"`
 	Message        string            `json:"message"`
 	Related        []RelatedInfo     `json:"related,omitempty"`
@@ -109,6 +133,33 @@ func (d Diagnostic) Format(f *File) string {
 func (d Diagnostic) String() string {
 	b, _ := json.Marshal(d.Message)
 	return fmt.Sprintf("%s %s %s %s", d.Span, d.Severity, d.Code, b)
+}
+
+// Invalid reports whether d makes its query invalid: an error of origin
+// syntax or check.
+func (d Diagnostic) Invalid() bool { return d.Severity == SeverityError && d.Origin.Invalid() }
+
+// Invalid returns the diagnostics of ds that make their query invalid, in
+// their order.
+func Invalid(ds []Diagnostic) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range ds {
+		if d.Invalid() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// WithOrigin sets the origin of every diagnostic of ds that has none, in
+// place, and returns ds.
+func WithOrigin(ds []Diagnostic, o Origin) []Diagnostic {
+	for i := range ds {
+		if ds[i].Origin == OriginUnknown {
+			ds[i].Origin = o
+		}
+	}
+	return ds
 }
 
 // HasErrors reports whether any diagnostic has error severity.

@@ -308,6 +308,10 @@ func (s *Schema) WriteText(w io.Writer) error {
 	return err
 }
 
+// String returns the type as the hover shows it: "string", "number[]",
+// "object", ...
+func (t *Type) String() string { return typeString(t) }
+
 func typeString(t *Type) string {
 	switch t.Kind {
 	case TArray:

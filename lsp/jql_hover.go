@@ -1,4 +1,4 @@
-package jql
+package lsp
 
 import (
 	"fmt"
@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/jql"
 )
 
-// keyDocs documents the top-level keys of a query.
-var keyDocs = map[string]string{
+// jqlKeyDocs documents the top-level keys of a query.
+var jqlKeyDocs = map[string]string{
 	"from":       "The domain to query: `sessions` or `activities`.",
 	"select":     "The fields to return: paths, `*` for every field, `-path` to leave one out.",
 	"where":      "Conditions, all of which must hold: `path: value` or `path: {op: value}`.",
@@ -18,21 +19,21 @@ var keyDocs = map[string]string{
 	"startAfter": "A cursor: the id of the last result of the previous page.",
 }
 
-// opDocs documents the where operators.
-var opDocs = map[string]string{
-	OpEq:       "Equal.",
-	OpNeq:      "Not equal.",
-	OpGt:       "Greater than (numbers and timestamps).",
-	OpLt:       "Less than (numbers and timestamps).",
-	OpGte:      "Greater than or equal (numbers and timestamps).",
-	OpLte:      "Less than or equal (numbers and timestamps).",
-	OpIn:       "Equal to one of the listed values.",
-	OpContains: "The string contains the value, or the array contains an element equal to it.",
-	OpExists:   "`true`: the field is present; `false`: it is absent.",
+// jqlOpDocs documents the where operators.
+var jqlOpDocs = map[string]string{
+	jql.OpEq:       "Equal.",
+	jql.OpNeq:      "Not equal.",
+	jql.OpGt:       "Greater than (numbers and timestamps).",
+	jql.OpLt:       "Less than (numbers and timestamps).",
+	jql.OpGte:      "Greater than or equal (numbers and timestamps).",
+	jql.OpLte:      "Less than or equal (numbers and timestamps).",
+	jql.OpIn:       "Equal to one of the listed values.",
+	jql.OpContains: "The string contains the value, or the array contains an element equal to it.",
+	jql.OpExists:   "`true`: the field is present; `false`: it is absent.",
 }
 
 // queryAt returns the query covering off.
-func (f *File) queryAt(off int) *Query {
+func jqlQueryAt(f *jql.File, off int) *jql.Query {
 	for _, q := range f.Queries {
 		if q != nil && q.Span.Touches(off) {
 			return q
@@ -41,10 +42,10 @@ func (f *File) queryAt(off int) *Query {
 	return nil
 }
 
-// fieldDoc describes a resolved field.
-func fieldDoc(path string, fl *Field, throughArray bool) string {
+// jqlFieldDoc describes a resolved field.
+func jqlFieldDoc(path string, fl *jql.Field, throughArray bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**field** `%s`: %s", path, typeString(fl.Type))
+	fmt.Fprintf(&b, "**field** `%s`: %s", path, fl.Type.String())
 	if fl.Doc != "" {
 		fmt.Fprintf(&b, "\n\n%s", fl.Doc)
 	}
@@ -63,20 +64,20 @@ func fieldDoc(path string, fl *Field, throughArray bool) string {
 // Describe explains the construct at off: a field path segment (its type
 // and documentation from the schema), the domain, a top-level key or a
 // where operator.
-func Describe(f *File, schema *Schema, off int) (md string, span syntax.Span, ok bool) {
-	q := f.queryAt(off)
+func describeJQL(f *jql.File, schema *jql.Schema, off int) (md string, span syntax.Span, ok bool) {
+	q := jqlQueryAt(f, off)
 	if q == nil {
 		return "", syntax.Span{}, false
 	}
 	d := schema.Domain(q.Domain())
 	if p, i := q.PathAt(off); p != nil && i >= 0 && d != nil {
-		prefix := Path{Text: p.Text, Span: p.Span, Segments: p.Segments[:i+1]}
+		prefix := jql.Path{Text: p.Text, Span: p.Span, Segments: p.Segments[:i+1]}
 		r := d.Resolve(prefix)
 		if r.Bad >= 0 {
 			return fmt.Sprintf("**unknown field** `%s`\n\n%s", p.Segments[i].Name, r.Reason), p.Segments[i].Span, true
 		}
 		names := prefix.Names()
-		return fieldDoc(strings.Join(names, "."), r.Field(), r.ThroughArray), p.Segments[i].Span, true
+		return jqlFieldDoc(strings.Join(names, "."), r.Field(), r.ThroughArray), p.Segments[i].Span, true
 	}
 	if q.From != nil && q.From.Span.Touches(off) {
 		if d == nil {
@@ -87,7 +88,7 @@ func Describe(f *File, schema *Schema, off int) (md string, span syntax.Span, ok
 	if q.Root != nil {
 		for _, m := range q.Root.Members {
 			if m.Key != nil && m.Key.Span.Touches(off) {
-				if doc, ok := keyDocs[m.Key.Str]; ok {
+				if doc, ok := jqlKeyDocs[m.Key.Str]; ok {
 					return fmt.Sprintf("**%s**\n\n%s", m.Key.Str, doc), m.Key.Span, true
 				}
 			}
@@ -95,7 +96,7 @@ func Describe(f *File, schema *Schema, off int) (md string, span syntax.Span, ok
 	}
 	for _, c := range q.Where {
 		if !c.Shorthand && c.OpSpan.Touches(off) {
-			if doc, ok := opDocs[c.Op]; ok {
+			if doc, ok := jqlOpDocs[c.Op]; ok {
 				return fmt.Sprintf("**operator** `%s`\n\n%s", c.Op, doc), c.OpSpan, true
 			}
 		}
@@ -103,8 +104,8 @@ func Describe(f *File, schema *Schema, off int) (md string, span syntax.Span, ok
 	return "", syntax.Span{}, false
 }
 
-// Completion is one proposal: Text replaces Span.
-type Completion struct {
+// jqlCompletion is one proposal: Text replaces Span.
+type jqlCompletion struct {
 	Label, Text, Detail string
 	Span                syntax.Span
 	Kind                string // "field", "key", "domain" or "operator"
@@ -113,25 +114,25 @@ type Completion struct {
 // Complete proposes, inside a select or where path, the fields of the type
 // the path has reached (with extra, the field names seen in sample
 // records, at the top level); at the from value, the domains.
-func Complete(f *File, schema *Schema, off int, extra []string) []Completion {
-	q := f.queryAt(off)
+func completeJQL(f *jql.File, schema *jql.Schema, off int, extra []string) []jqlCompletion {
+	q := jqlQueryAt(f, off)
 	if q == nil {
 		return nil
 	}
-	var out []Completion
-	if q.From != nil && q.From.Span.Touches(off) && q.From.Kind == KindString {
+	var out []jqlCompletion
+	if q.From != nil && q.From.Span.Touches(off) && q.From.Kind == jql.KindString {
 		for _, n := range schema.DomainNames() {
-			out = append(out, Completion{Label: n, Text: n, Kind: "domain", Span: inner(q.From.Span), Detail: schema.Domain(n).Doc})
+			out = append(out, jqlCompletion{Label: n, Text: n, Kind: "domain", Span: innerSpan(q.From.Span), Detail: schema.Domain(n).Doc})
 		}
 		return out
 	}
 	d := schema.Domain(q.Domain())
 	if d != nil {
-		if ops := completeOperators(q, d, off); ops != nil {
+		if ops := completeJQLOperators(q, d, off); ops != nil {
 			return ops
 		}
 	}
-	if keys := completeKeys(q, off); keys != nil {
+	if keys := completeJQLKeys(q, off); keys != nil {
 		return keys
 	}
 	p, i := q.PathAt(off)
@@ -139,17 +140,17 @@ func Complete(f *File, schema *Schema, off int, extra []string) []Completion {
 		return nil
 	}
 	// The segment being typed: the one at off, or a new one after a '.'.
-	var parent Path
+	var parent jql.Path
 	var sp syntax.Span
 	if i >= 0 {
-		parent = Path{Text: p.Text, Segments: p.Segments[:i]}
+		parent = jql.Path{Text: p.Text, Segments: p.Segments[:i]}
 		sp = syntax.Sp(p.Segments[i].Span.Start, off)
 	} else {
 		n := 0
 		for n < len(p.Segments) && p.Segments[n].Span.End <= off {
 			n++
 		}
-		parent = Path{Text: p.Text, Segments: p.Segments[:n]}
+		parent = jql.Path{Text: p.Text, Segments: p.Segments[:n]}
 		sp = syntax.Sp(off, off)
 	}
 	t := d.Root
@@ -159,24 +160,24 @@ func Complete(f *File, schema *Schema, off int, extra []string) []Completion {
 			return nil
 		}
 		t = r.Field().Type
-		if t.Kind == TArray {
+		if t.Kind == jql.TArray {
 			t = t.Elem
 		}
 	}
-	if t == nil || t.Kind != TObject {
+	if t == nil || t.Kind != jql.TObject {
 		return nil
 	}
 	seen := map[string]bool{}
 	for _, fl := range t.Fields {
 		seen[fl.Name] = true
-		out = append(out, Completion{Label: fl.Name, Text: fl.Name, Kind: "field", Span: sp, Detail: typeString(fl.Type) + " — " + fl.Doc})
+		out = append(out, jqlCompletion{Label: fl.Name, Text: fl.Name, Kind: "field", Span: sp, Detail: fl.Type.String() + " — " + fl.Doc})
 	}
 	if len(parent.Segments) == 0 {
 		sort.Strings(extra)
 		for _, n := range extra {
 			if !seen[n] {
 				seen[n] = true
-				out = append(out, Completion{Label: n, Text: n, Kind: "field", Span: sp, Detail: "seen in the sample data"})
+				out = append(out, jqlCompletion{Label: n, Text: n, Kind: "field", Span: sp, Detail: "seen in the sample data"})
 			}
 		}
 	}
@@ -184,40 +185,40 @@ func Complete(f *File, schema *Schema, off int, extra []string) []Completion {
 }
 
 // inner is the span inside a string literal's quotes.
-func inner(sp syntax.Span) syntax.Span {
+func innerSpan(sp syntax.Span) syntax.Span {
 	if sp.Len() >= 2 {
 		return syntax.Sp(sp.Start+1, sp.End-1)
 	}
 	return sp
 }
 
-// operatorsFor lists the where operators that make sense for a field type.
-func operatorsFor(t *Type) []string {
+// jqlOperatorsFor lists the where operators that make sense for a field type.
+func jqlOperatorsFor(t *jql.Type) []string {
 	if t == nil {
-		return Operators()
+		return jql.Operators()
 	}
 	switch t.Kind {
-	case TString:
-		return []string{OpEq, OpNeq, OpIn, OpContains, OpExists}
-	case TNumber, TTimestamp:
-		return []string{OpEq, OpNeq, OpGt, OpLt, OpGte, OpLte, OpIn, OpExists}
-	case TBoolean:
-		return []string{OpEq, OpNeq, OpExists}
-	case TArray:
-		return []string{OpContains, OpExists}
+	case jql.TString:
+		return []string{jql.OpEq, jql.OpNeq, jql.OpIn, jql.OpContains, jql.OpExists}
+	case jql.TNumber, jql.TTimestamp:
+		return []string{jql.OpEq, jql.OpNeq, jql.OpGt, jql.OpLt, jql.OpGte, jql.OpLte, jql.OpIn, jql.OpExists}
+	case jql.TBoolean:
+		return []string{jql.OpEq, jql.OpNeq, jql.OpExists}
+	case jql.TArray:
+		return []string{jql.OpContains, jql.OpExists}
 	}
-	return []string{OpExists}
+	return []string{jql.OpExists}
 }
 
-// completeOperators proposes, at a key position inside a where
+// completeJQLOperators proposes, at a key position inside a where
 // condition's operator object, the operators valid for the condition's
 // field type; nil when off is not there.
-func completeOperators(q *Query, d *Domain, off int) []Completion {
-	if q.WhereValue == nil || q.WhereValue.Kind != KindObject {
+func completeJQLOperators(q *jql.Query, d *jql.Domain, off int) []jqlCompletion {
+	if q.WhereValue == nil || q.WhereValue.Kind != jql.KindObject {
 		return nil
 	}
 	for _, m := range q.WhereValue.Members {
-		if m.Key == nil || m.Value == nil || m.Value.Kind != KindObject || !(m.Value.Span.Start < off && off < m.Value.Span.End) {
+		if m.Key == nil || m.Value == nil || m.Value.Kind != jql.KindObject || !(m.Value.Span.Start < off && off < m.Value.Span.End) {
 			continue
 		}
 		span := syntax.Sp(off, off)
@@ -226,10 +227,10 @@ func completeOperators(q *Query, d *Domain, off int) []Completion {
 				return nil // inside an operand
 			}
 			if om.Key != nil && om.Key.Span.Start < off && off < om.Key.Span.End {
-				span = inner(om.Key.Span)
+				span = innerSpan(om.Key.Span)
 			}
 		}
-		var t *Type
+		var t *jql.Type
 		for _, c := range q.Where {
 			if c.KeySpan == m.Key.Span {
 				if r := d.Resolve(c.Path); r.Bad < 0 && r.Field() != nil {
@@ -237,23 +238,23 @@ func completeOperators(q *Query, d *Domain, off int) []Completion {
 				}
 			}
 		}
-		var out []Completion
-		for _, op := range operatorsFor(t) {
-			out = append(out, Completion{Label: op, Text: op, Kind: "operator", Span: span, Detail: opDocs[op]})
+		var out []jqlCompletion
+		for _, op := range jqlOperatorsFor(t) {
+			out = append(out, jqlCompletion{Label: op, Text: op, Kind: "operator", Span: span, Detail: jqlOpDocs[op]})
 		}
 		return out
 	}
 	return nil
 }
 
-// topKeys are a query's keys in their canonical order.
-var topKeys = []string{"from", "select", "where", "order", "limit", "startAfter"}
+// jqlTopKeys are a query's keys in their canonical order.
+var jqlTopKeys = []string{"from", "select", "where", "order", "limit", "startAfter"}
 
-// completeKeys proposes, at a key position of the query object itself,
+// completeJQLKeys proposes, at a key position of the query object itself,
 // the query keys not written yet; nil when off is not there.
-func completeKeys(q *Query, off int) []Completion {
+func completeJQLKeys(q *jql.Query, off int) []jqlCompletion {
 	root := q.Root
-	if root == nil || root.Kind != KindObject || !(root.Span.Start < off && off < root.Span.End) {
+	if root == nil || root.Kind != jql.KindObject || !(root.Span.Start < off && off < root.Span.End) {
 		return nil
 	}
 	span := syntax.Sp(off, off)
@@ -266,15 +267,15 @@ func completeKeys(q *Query, off int) []Completion {
 			continue
 		}
 		if m.Key.Span.Start < off && off < m.Key.Span.End {
-			span = inner(m.Key.Span)
+			span = innerSpan(m.Key.Span)
 			continue
 		}
 		have[m.Key.Str] = true
 	}
-	var out []Completion
-	for _, k := range topKeys {
+	var out []jqlCompletion
+	for _, k := range jqlTopKeys {
 		if !have[k] {
-			out = append(out, Completion{Label: k, Text: k, Kind: "key", Span: span, Detail: keyDocs[k]})
+			out = append(out, jqlCompletion{Label: k, Text: k, Kind: "key", Span: span, Detail: jqlKeyDocs[k]})
 		}
 	}
 	return out

@@ -1,10 +1,11 @@
-package datalog
+package lsp
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
 )
 
 const refsSrc = `relation edge(i32, i32);
@@ -16,7 +17,7 @@ reach(a) <-- path(a, _);
 `
 
 // at returns the offset of the n-th (0-based) occurrence of sub.
-func at(t *testing.T, src, sub string, n int) int {
+func refAt(t *testing.T, src, sub string, n int) int {
 	t.Helper()
 	off := -1
 	for i := 0; i <= n; i++ {
@@ -29,7 +30,7 @@ func at(t *testing.T, src, sub string, n int) int {
 	return off
 }
 
-func texts(src string, os []Occurrence) []string {
+func texts(src string, os []dlOccurrence) []string {
 	var out []string
 	for _, o := range os {
 		s := src[o.Span.Start:o.Span.End]
@@ -45,7 +46,7 @@ func texts(src string, os []Occurrence) []string {
 // definitions: a declaration defines a relation, else the heads deriving
 // it; a variable is defined where it first occurs in its rule.
 func TestOccurrences(t *testing.T) {
-	p := ParseProgram("refs.dl", refsSrc)
+	p := datalog.ParseProgram("refs.dl", refsSrc)
 	if syntax.HasErrors(p.Diagnostics) {
 		t.Fatal(p.Diagnostics)
 	}
@@ -61,16 +62,16 @@ func TestOccurrences(t *testing.T) {
 		{"z", 2, "z* z z"},                       // head, body, condition
 		{"a)", 0, "a* a"},                        // in the last rule
 	} {
-		off := at(t, refsSrc, tc.sub, tc.n)
-		sym, sp, ok := SymbolAt(p, off)
+		off := refAt(t, refsSrc, tc.sub, tc.n)
+		sym, sp, ok := dlSymbolAt(p, off)
 		if !ok || refsSrc[sp.Start:sp.End] != strings.TrimSuffix(tc.sub, ")") {
 			t.Fatalf("%s#%d: no symbol (%v)", tc.sub, tc.n, sym)
 		}
-		if got := strings.Join(texts(refsSrc, Occurrences(p, sym)), " "); got != tc.want {
+		if got := strings.Join(texts(refsSrc, dlOccurrences(p, sym)), " "); got != tc.want {
 			t.Errorf("%s#%d: %s, want %s", tc.sub, tc.n, got, tc.want)
 		}
 	}
-	if _, _, ok := SymbolAt(p, at(t, refsSrc, "i32", 0)); ok {
+	if _, _, ok := dlSymbolAt(p, refAt(t, refsSrc, "i32", 0)); ok {
 		t.Errorf("a type name is not a symbol")
 	}
 }
@@ -78,7 +79,7 @@ func TestOccurrences(t *testing.T) {
 // TestRename checks that renames rewrite every occurrence and refuse
 // names that are taken or invalid.
 func TestRename(t *testing.T) {
-	p := ParseProgram("refs.dl", refsSrc)
+	p := datalog.ParseProgram("refs.dl", refsSrc)
 	apply := func(edits []syntax.TextEdit) string {
 		out := refsSrc
 		for i := len(edits) - 1; i >= 0; i-- {
@@ -87,7 +88,7 @@ func TestRename(t *testing.T) {
 		}
 		return out
 	}
-	edits, err := Rename(p, at(t, refsSrc, "edge", 2), "link")
+	edits, err := dlRename(p, refAt(t, refsSrc, "edge", 2), "link")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,17 +96,17 @@ func TestRename(t *testing.T) {
 	if strings.Contains(got, "edge") || strings.Count(got, "link") != 4 {
 		t.Fatalf("rename edge → link:\n%s", got)
 	}
-	if q := ParseProgram("r.dl", got); syntax.HasErrors(q.Diagnostics) || len(Check(q, nil).Diagnostics) != len(Check(p, nil).Diagnostics) {
-		t.Fatalf("renamed program checks differently: %v", Check(q, nil).Diagnostics)
+	if q := datalog.ParseProgram("r.dl", got); syntax.HasErrors(q.Diagnostics) || len(datalog.Check(q, nil).Diagnostics) != len(datalog.Check(p, nil).Diagnostics) {
+		t.Fatalf("renamed program checks differently: %v", datalog.Check(q, nil).Diagnostics)
 	}
-	edits, err = Rename(p, at(t, refsSrc, "z", 2), "w")
+	edits, err = dlRename(p, refAt(t, refsSrc, "z", 2), "w")
 	if err != nil || strings.Count(apply(edits), "w") != 3 {
 		t.Fatalf("rename z → w: %v\n%s", err, apply(edits))
 	}
 	for _, bad := range []struct {
 		sub, name string
 	}{{"edge", "path"}, {"y", "x"}, {"x", "1x"}, {"x", "_"}, {"edge", "relation"}} {
-		if _, err := Rename(p, at(t, refsSrc, bad.sub, 2), bad.name); err == nil {
+		if _, err := dlRename(p, refAt(t, refsSrc, bad.sub, 2), bad.name); err == nil {
 			t.Errorf("rename %s → %s allowed", bad.sub, bad.name)
 		}
 	}

@@ -1,15 +1,16 @@
-package pact
+package lsp
 
 import (
 	"sort"
 	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
-// Completion is one proposal: Text replaces Span (the partial word before
+// pactCompletion is one proposal: Text replaces Span (the partial word before
 // the cursor, possibly empty).
-type Completion struct {
+type pactCompletion struct {
 	Label    string
 	Text     string
 	Span     syntax.Span
@@ -17,9 +18,9 @@ type Completion struct {
 	Detail   string
 }
 
-// Known are names seen in sample data that completion offers next to the
+// pactKnown are names seen in sample data that completion offers next to the
 // specification's vocabulary.
-type Known struct {
+type pactKnown struct {
 	Types []string // nodeType values
 	Keys  []string // attribute keys
 }
@@ -28,7 +29,7 @@ type Known struct {
 // types after ".", pseudo-classes after ":", attribute keys inside "[" and
 // "{", snapshots and controls after "@", and the start of a selector
 // elsewhere.
-func Complete(f *File, off int, known Known) []Completion {
+func completePACT(f *pact.File, off int, known pactKnown) []pactCompletion {
 	src := f.Src.Text()
 	off = min(max(off, 0), len(src))
 	lineStart := f.Src.LineStart(f.Src.LineOf(off))
@@ -38,18 +39,18 @@ func Complete(f *File, off int, known Known) []Completion {
 	}
 	// The partial word before the cursor.
 	w := off
-	for w > lineStart && isWordByte(src[w-1]) {
+	for w > lineStart && isPACTWordByte(src[w-1]) {
 		w--
 	}
 	partial := syntax.Sp(w, off)
 	d := f.Dialect
-	if q := f.QueryAt(off); q != nil && q.Dialect != DialectUnset {
+	if q := f.QueryAt(off); q != nil && q.Dialect != pact.DialectUnset {
 		d = q.Dialect
 	}
-	voc := Vocabulary(d)
-	var out []Completion
+	voc := pactVocabulary(d)
+	var out []pactCompletion
 	add := func(cat, label, text, detail string) {
-		out = append(out, Completion{Label: label, Text: text, Span: partial, Category: cat, Detail: detail})
+		out = append(out, pactCompletion{Label: label, Text: text, Span: partial, Category: cat, Detail: detail})
 	}
 	var prev byte
 	if w > lineStart {
@@ -78,7 +79,7 @@ func Complete(f *File, off int, known Known) []Completion {
 			if text == "nth" || text == "depth" {
 				text += "("
 			}
-			if d == V2 && e.Name == ":depth" {
+			if d == pact.V2 && e.Name == ":depth" {
 				continue // deprecated in v2: depth hops replace it
 			}
 			add("pseudo", e.Name, text, e.Summary)
@@ -92,7 +93,7 @@ func Complete(f *File, off int, known Known) []Completion {
 			for _, t := range []string{"t0", "t-1", "*"} {
 				add("time", "@"+t, t, "snapshot")
 			}
-			if d == V2 {
+			if d == pact.V2 {
 				add("time", "@history", "history", "every snapshot, diffed")
 			}
 		} else {
@@ -135,13 +136,13 @@ func Complete(f *File, off int, known Known) []Completion {
 	return keep
 }
 
-func isWordByte(c byte) bool {
+func isPACTWordByte(c byte) bool {
 	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 func isPlainName(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isWordByte(s[i]) && s[i] != ':' {
+		if !isPACTWordByte(s[i]) && s[i] != ':' {
 			return false
 		}
 	}

@@ -1,4 +1,4 @@
-package datalog
+package lsp
 
 import (
 	"fmt"
@@ -6,39 +6,40 @@ import (
 	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
 )
 
-// SymbolKind says whether a symbol is a relation or a variable.
-type SymbolKind uint8
+// dlSymbolKind says whether a symbol is a relation or a variable.
+type dlSymbolKind uint8
 
 // The symbol kinds.
 const (
-	Relation SymbolKind = iota + 1
-	Variable
+	dlRelation dlSymbolKind = iota + 1
+	dlVariable
 )
 
-// Symbol is a relation, or a variable of one rule.
-type Symbol struct {
-	Kind SymbolKind
+// dlSymbol is a relation, or a variable of one rule.
+type dlSymbol struct {
+	Kind dlSymbolKind
 	Name string
-	Rule *Rule // the rule a variable belongs to; nil for relations
+	Rule *datalog.Rule // the rule a variable belongs to; nil for relations
 }
 
-// Occurrence is one place a symbol is written. Def marks definitions: a
+// dlOccurrence is one place a symbol is written. Def marks definitions: a
 // relation's declaration, or where no declaration exists the heads of the
 // rules and facts deriving it; a variable's first occurrence in its rule.
-type Occurrence struct {
+type dlOccurrence struct {
 	Span syntax.Span
 	Def  bool
 }
 
 // SymbolAt returns the symbol written at off (a relation name or a
 // variable), and its span there.
-func SymbolAt(p *Program, off int) (Symbol, syntax.Span, bool) {
+func dlSymbolAt(p *datalog.Program, off int) (dlSymbol, syntax.Span, bool) {
 	touches := func(sp syntax.Span) bool { return sp.Start <= off && off <= sp.End && !sp.IsZero() }
 	for _, d := range p.Decls {
 		if touches(d.Name.Loc) {
-			return Symbol{Kind: Relation, Name: d.Name.Name}, d.Name.Loc, true
+			return dlSymbol{Kind: dlRelation, Name: d.Name.Name}, d.Name.Loc, true
 		}
 	}
 	for _, r := range p.Rules {
@@ -47,38 +48,21 @@ func SymbolAt(p *Program, off int) (Symbol, syntax.Span, bool) {
 		}
 		for _, a := range r.Atoms() {
 			if touches(a.Name.Loc) {
-				return Symbol{Kind: Relation, Name: a.Name.Name}, a.Name.Loc, true
+				return dlSymbol{Kind: dlRelation, Name: a.Name.Name}, a.Name.Loc, true
 			}
 		}
-		for _, t := range ruleTerms(r) {
-			if t.Kind == Var && touches(t.Loc) {
-				return Symbol{Kind: Variable, Name: t.Value, Rule: r}, t.Loc, true
+		for _, t := range dlRuleTerms(r) {
+			if t.Kind == datalog.Var && touches(t.Loc) {
+				return dlSymbol{Kind: dlVariable, Name: t.Value, Rule: r}, t.Loc, true
 			}
 		}
 	}
-	return Symbol{}, syntax.Span{}, false
+	return dlSymbol{}, syntax.Span{}, false
 }
 
-// Atoms returns the head and body atoms of a rule, head first.
-func (r *Rule) Atoms() []*Atom {
-	if r == nil {
-		return nil
-	}
-	var out []*Atom
-	if r.Head != nil {
-		out = append(out, r.Head)
-	}
-	for _, b := range r.Body {
-		if b.Atom != nil {
-			out = append(out, b.Atom)
-		}
-	}
-	return out
-}
-
-// ruleTerms returns the terms of a rule in source order.
-func ruleTerms(r *Rule) []*Term {
-	var out []*Term
+// dlRuleTerms returns the terms of a rule in source order.
+func dlRuleTerms(r *datalog.Rule) []*datalog.Term {
+	var out []*datalog.Term
 	if r.Head != nil {
 		out = append(out, r.Head.Args...)
 	}
@@ -87,7 +71,7 @@ func ruleTerms(r *Rule) []*Term {
 		case b.Atom != nil:
 			out = append(out, b.Atom.Args...)
 		case b.Cond != nil:
-			for _, t := range []*Term{b.Cond.Left, b.Cond.Right} {
+			for _, t := range []*datalog.Term{b.Cond.Left, b.Cond.Right} {
 				if t != nil {
 					out = append(out, t)
 				}
@@ -98,10 +82,10 @@ func ruleTerms(r *Rule) []*Term {
 }
 
 // Occurrences lists every place sym is written, in source order.
-func Occurrences(p *Program, sym Symbol) []Occurrence {
-	var out []Occurrence
+func dlOccurrences(p *datalog.Program, sym dlSymbol) []dlOccurrence {
+	var out []dlOccurrence
 	switch sym.Kind {
-	case Relation:
+	case dlRelation:
 		declared := false
 		for _, d := range p.Decls {
 			if d.Name.Name == sym.Name {
@@ -110,30 +94,30 @@ func Occurrences(p *Program, sym Symbol) []Occurrence {
 		}
 		for _, d := range p.Decls {
 			if d.Name.Name == sym.Name {
-				out = append(out, Occurrence{Span: d.Name.Loc, Def: true})
+				out = append(out, dlOccurrence{Span: d.Name.Loc, Def: true})
 			}
 		}
 		for _, r := range p.Rules {
 			for _, a := range r.Atoms() {
 				if a.Name.Name == sym.Name && !a.Name.Loc.IsZero() {
-					out = append(out, Occurrence{Span: a.Name.Loc, Def: !declared && a == r.Head})
+					out = append(out, dlOccurrence{Span: a.Name.Loc, Def: !declared && a == r.Head})
 				}
 			}
 		}
-	case Variable:
+	case dlVariable:
 		first := true
-		for _, t := range ruleTerms(sym.Rule) {
-			if t.Kind == Var && t.Value == sym.Name {
-				out = append(out, Occurrence{Span: t.Loc, Def: first})
+		for _, t := range dlRuleTerms(sym.Rule) {
+			if t.Kind == datalog.Var && t.Value == sym.Name {
+				out = append(out, dlOccurrence{Span: t.Loc, Def: first})
 				first = false
 			}
 		}
 	}
-	sortOccurrences(out)
+	sortDLOccurrences(out)
 	return out
 }
 
-func sortOccurrences(o []Occurrence) {
+func sortDLOccurrences(o []dlOccurrence) {
 	for i := 1; i < len(o); i++ {
 		for j := i; j > 0 && o[j].Span.Start < o[j-1].Span.Start; j-- {
 			o[j], o[j-1] = o[j-1], o[j]
@@ -144,37 +128,37 @@ func sortOccurrences(o []Occurrence) {
 // Rename returns the edits renaming the symbol at off to name, or an error
 // saying why it cannot: name is not an identifier, or it is already the
 // name of another relation or of another variable of the rule.
-func Rename(p *Program, off int, name string) ([]syntax.TextEdit, error) {
-	sym, _, ok := SymbolAt(p, off)
+func dlRename(p *datalog.Program, off int, name string) ([]syntax.TextEdit, error) {
+	sym, _, ok := dlSymbolAt(p, off)
 	if !ok {
 		return nil, fmt.Errorf("no relation or variable at this position")
 	}
-	if !isIdent(name) || name == "_" || name == "relation" || name == "if" {
+	if !isDLIdent(name) || name == "_" || name == "relation" || name == "if" {
 		return nil, fmt.Errorf("%q is not a valid name", name)
 	}
 	if name == sym.Name {
 		return nil, nil
 	}
 	switch sym.Kind {
-	case Relation:
-		if relationExists(p, name) {
+	case dlRelation:
+		if dlRelationExists(p, name) {
 			return nil, fmt.Errorf("a relation %q already exists", name)
 		}
-	case Variable:
-		for _, t := range ruleTerms(sym.Rule) {
-			if t.Kind == Var && t.Value == name {
+	case dlVariable:
+		for _, t := range dlRuleTerms(sym.Rule) {
+			if t.Kind == datalog.Var && t.Value == name {
 				return nil, fmt.Errorf("the rule already has a variable %q", name)
 			}
 		}
 	}
 	var edits []syntax.TextEdit
-	for _, o := range Occurrences(p, sym) {
+	for _, o := range dlOccurrences(p, sym) {
 		edits = append(edits, syntax.TextEdit{Span: o.Span, NewText: name})
 	}
 	return edits, nil
 }
 
-func relationExists(p *Program, name string) bool {
+func dlRelationExists(p *datalog.Program, name string) bool {
 	for _, d := range p.Decls {
 		if d.Name.Name == name {
 			return true
@@ -192,7 +176,7 @@ func relationExists(p *Program, name string) bool {
 
 // isIdent reports whether s is an identifier: a letter or "_", then
 // letters, digits and "_".
-func isIdent(s string) bool {
+func isDLIdent(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -209,14 +193,14 @@ func isIdent(s string) bool {
 // (declared, or the types inferred from the rules deriving it), whether it
 // is derived or read from data, and how often it is used; a variable's
 // inferred type.
-func Describe(p *Program, info *Info, off int) (string, syntax.Span, bool) {
-	sym, sp, ok := SymbolAt(p, off)
+func describeDatalog(p *datalog.Program, info *datalog.Info, off int) (string, syntax.Span, bool) {
+	sym, sp, ok := dlSymbolAt(p, off)
 	if !ok {
 		return "", syntax.Span{}, false
 	}
-	occ := Occurrences(p, sym)
+	occ := dlOccurrences(p, sym)
 	switch sym.Kind {
-	case Relation:
+	case dlRelation:
 		var b strings.Builder
 		sig := "?"
 		if info != nil {
@@ -238,7 +222,7 @@ func Describe(p *Program, info *Info, off int) (string, syntax.Span, bool) {
 		}
 		fmt.Fprintf(&b, "\n\n%d occurrence(s) in this program.", len(occ))
 		return b.String(), sp, true
-	case Variable:
+	case dlVariable:
 		typ := "unknown"
 		if info != nil {
 			if vi, ok := info.TypeAt(sp.Start); ok && vi.Type != "" {
@@ -250,27 +234,27 @@ func Describe(p *Program, info *Info, off int) (string, syntax.Span, bool) {
 	return "", syntax.Span{}, false
 }
 
-// Completion is one proposal: Text replaces Span (the word before the
+// dlCompletion is one proposal: Text replaces Span (the word before the
 // cursor). Snippet is Text with LSP snippet placeholders for the
 // arguments of a relation.
-type Completion struct {
+type dlCompletion struct {
 	Label, Text, Snippet, Detail string
-	Kind                         SymbolKind
+	Kind                         dlSymbolKind
 	Span                         syntax.Span
 }
 
 // Complete proposes the relations (with their arity) and the variables of
 // the rule around off that extend the word before the cursor.
-func Complete(p *Program, info *Info, off int) []Completion {
+func completeDatalog(p *datalog.Program, info *datalog.Info, off int) []dlCompletion {
 	src := p.File.Text()
 	off = min(max(off, 0), len(src))
 	w := off
-	for w > 0 && (isIdentByte(src[w-1])) {
+	for w > 0 && (isDLIdentByte(src[w-1])) {
 		w--
 	}
 	typed := src[w:off]
 	sp := syntax.Sp(w, off)
-	var out []Completion
+	var out []dlCompletion
 	if info != nil {
 		names := make([]string, 0, len(info.Relations))
 		for n := range info.Relations {
@@ -289,8 +273,8 @@ func Complete(p *Program, info *Info, off int) []Completion {
 				}
 				ph = append(ph, fmt.Sprintf("${%d:%s}", i+1, t))
 			}
-			out = append(out, Completion{Label: n, Text: n, Snippet: n + "(" + strings.Join(ph, ", ") + ")",
-				Detail: fmt.Sprintf("%s(%s)", n, strings.Join(ri.Types, ", ")), Kind: Relation, Span: sp})
+			out = append(out, dlCompletion{Label: n, Text: n, Snippet: n + "(" + strings.Join(ph, ", ") + ")",
+				Detail: fmt.Sprintf("%s(%s)", n, strings.Join(ri.Types, ", ")), Kind: dlRelation, Span: sp})
 		}
 	}
 	for _, r := range p.Rules {
@@ -298,16 +282,16 @@ func Complete(p *Program, info *Info, off int) []Completion {
 			continue
 		}
 		seen := map[string]bool{}
-		for _, t := range ruleTerms(r) {
-			if t.Kind == Var && !seen[t.Value] && t.Value != typed && strings.HasPrefix(t.Value, typed) && !t.Loc.Touches(off) {
+		for _, t := range dlRuleTerms(r) {
+			if t.Kind == datalog.Var && !seen[t.Value] && t.Value != typed && strings.HasPrefix(t.Value, typed) && !t.Loc.Touches(off) {
 				seen[t.Value] = true
-				out = append(out, Completion{Label: t.Value, Text: t.Value, Snippet: t.Value, Detail: "variable", Kind: Variable, Span: sp})
+				out = append(out, dlCompletion{Label: t.Value, Text: t.Value, Snippet: t.Value, Detail: "variable", Kind: dlVariable, Span: sp})
 			}
 		}
 	}
 	return out
 }
 
-func isIdentByte(c byte) bool {
+func isDLIdentByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

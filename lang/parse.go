@@ -1,0 +1,254 @@
+package lang
+
+import (
+	"fmt"
+
+	"github.com/ctxql/ctxql/config"
+	evpact "github.com/ctxql/ctxql/eval/pact"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
+	"github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/syntax/pact"
+)
+
+// CodeInvalidPACT is the code of a PACT query that parses but that the
+// evaluator refuses (an unknown control, a mutation-only position, ...).
+const CodeInvalidPACT = "pact-invalid"
+
+// SyntaxCode returns the code the language's parser gives syntax errors:
+// "pact-syntax", "SyntaxError" (JQL) or "datalog/syntax". These codes are
+// part of the published JSON and LSP output and stay as they are; tools
+// recognise syntax errors by their origin (syntax.OriginSyntax), never by
+// their code.
+func SyntaxCode(id ID) string {
+	switch id {
+	case PACT, Host:
+		return pact.CodeSyntax
+	case JQL:
+		return jql.CodeSyntax
+	case Datalog:
+		return datalog.CodeSyntax
+	}
+	return ""
+}
+
+// Parsed is a parsed file: its language, its resolved dialect, its syntax
+// tree and the diagnostics that make it invalid for every tool.
+type Parsed struct {
+	Lang    *Language
+	File    *syntax.File
+	Dialect pact.Dialect // PACT: the file's resolved dialect; DialectUnset for other languages
+	// AST is *pact.File, *jql.File, *datalog.Program, or the *syntax.File
+	// itself for Markdown and host source files.
+	AST any
+	// Diagnostics are the parser's diagnostics (origin syntax, or check
+	// for JQL's invalid clauses) and the evaluator's refusals (origin
+	// check), in source order. Rules are not run.
+	Diagnostics []syntax.Diagnostic
+}
+
+// Invalid returns the diagnostics that make the file invalid: errors of
+// origin syntax or check.
+func (p *Parsed) Invalid() []syntax.Diagnostic { return syntax.Invalid(p.Diagnostics) }
+
+// Valid reports whether no diagnostic makes the file invalid.
+func (p *Parsed) Valid() bool { return len(p.Invalid()) == 0 }
+
+// Parse parses src as a file of this language named name. PACT files
+// without a pragma are parsed in dialect d (DialectUnset means v2); resolve
+// d with Settings.Dialect. The result's diagnostics are those Validate
+// returns.
+func (l *Language) Parse(name, src string, d pact.Dialect) *Parsed {
+	p := l.parse(name, src, d)
+	p.Lang = l
+	return p
+}
+
+// ParseFile parses src as the language of name under s, or returns
+// ErrUnsupported.
+func ParseFile(name, src string, s Settings) (*Parsed, error) {
+	l := ForName(name)
+	if l == nil {
+		return nil, fmt.Errorf("%s: %w", name, ErrUnsupported)
+	}
+	return l.Parse(name, src, s.Dialect(name, pact.DialectUnset)), nil
+}
+
+// Validate returns the diagnostics that decide whether an already parsed
+// tree is valid: the parser's own (origin syntax; JQL's invalid clauses
+// origin check) and, when the tree parses, the evaluator's refusals (origin
+// check), sorted. It is the one validity function of each language: the
+// evaluators refuse exactly the queries it reports errors for, and
+// "ctxql check" reports them whatever rules are selected. ast is a
+// *pact.File, *jql.File or *datalog.Program; other values have no
+// diagnostics. Every returned diagnostic is a copy with its origin set.
+func Validate(ast any) []syntax.Diagnostic {
+	var ds []syntax.Diagnostic
+	switch a := ast.(type) {
+	case *pact.File:
+		ds = append(ds, a.Diagnostics...)
+		syntax.WithOrigin(ds, syntax.OriginSyntax)
+		for _, q := range a.Queries {
+			if d, ok := ValidatePACT(q, a.Src.Slice(q.Sp)); !ok {
+				ds = append(ds, d)
+			}
+		}
+	case *jql.File:
+		ds = validateJQL(a)
+	case *datalog.Program:
+		ds = append(ds, a.Diagnostics...)
+		syntax.WithOrigin(ds, syntax.OriginSyntax)
+		if !syntax.HasErrors(ds) {
+			for _, d := range datalog.Check(a, nil).Diagnostics {
+				if d.Severity == syntax.SeverityError {
+					d.Origin = syntax.OriginCheck
+					ds = append(ds, d)
+				}
+			}
+		}
+	}
+	syntax.SortDiagnostics(ds)
+	return ds
+}
+
+// ValidatePACT compiles one parsed PACT query as the evaluator does and
+// returns its refusal as a diagnostic of origin check, or ok. Queries that
+// did not parse are left to their syntax errors (ok).
+func ValidatePACT(q *pact.Query, src string) (d syntax.Diagnostic, ok bool) {
+	if q == nil || q.Bad || q.Expr == nil {
+		return d, true
+	}
+	_, err := evpact.Compile(q, src)
+	if err == nil {
+		return d, true
+	}
+	span := q.Sp
+	msg := err.Error()
+	if e, isErr := err.(*evpact.Error); isErr {
+		msg = e.Msg
+		if e.Span != (syntax.Span{}) {
+			span = e.Span
+		}
+	}
+	return syntax.Diagnostic{Span: span, Severity: syntax.SeverityError, Origin: syntax.OriginCheck,
+		Code: CodeInvalidPACT, Message: msg}, false
+}
+
+// validateJQL is Validate for JQL: parse errors (origin syntax), invalid
+// clauses (origin check) and the schema's refusals of each well-formed
+// query (origin check), which are what the evaluator refuses.
+func validateJQL(f *jql.File) []syntax.Diagnostic {
+	var ds []syntax.Diagnostic
+	for _, d := range f.Diagnostics {
+		d.Origin = syntax.OriginSyntax
+		if d.Code == jql.CodeInvalidQuery {
+			d.Origin = syntax.OriginCheck
+		}
+		ds = append(ds, d)
+	}
+	if syntax.HasErrors(ds) {
+		return ds
+	}
+	s := jql.NewSchema()
+	for _, q := range f.Queries {
+		if q == nil {
+			continue
+		}
+		for _, d := range s.Check(q) {
+			if d.Severity == syntax.SeverityError {
+				d.Origin = syntax.OriginCheck
+				ds = append(ds, d)
+			}
+		}
+	}
+	return ds
+}
+
+func parsePACT(name, src string, d pact.Dialect) *Parsed {
+	f := pact.ParseFile(name, src, d)
+	return &Parsed{File: f.Src, Dialect: f.Dialect, AST: f, Diagnostics: Validate(f)}
+}
+
+func parseJQL(name, src string, _ pact.Dialect) *Parsed {
+	f := jql.ParseFile(name, src)
+	return &Parsed{File: syntax.NewFile(name, src), AST: f, Diagnostics: Validate(f)}
+}
+
+func parseDatalog(name, src string, _ pact.Dialect) *Parsed {
+	prog := datalog.ParseProgram(name, src)
+	file := prog.File
+	if file == nil {
+		file = syntax.NewFile(name, src)
+	}
+	return &Parsed{File: file, AST: prog, Diagnostics: Validate(prog)}
+}
+
+func parseMarkdown(name, src string, _ pact.Dialect) *Parsed {
+	f := syntax.NewFile(name, src)
+	return &Parsed{File: f, AST: f}
+}
+
+// parseHost parses nothing: the embedded queries of a host file are found
+// and parsed by the lint driver, which knows the configured calls.
+func parseHost(name, src string, d pact.Dialect) *Parsed {
+	f := syntax.NewFile(name, src)
+	return &Parsed{File: f, Dialect: d, AST: f}
+}
+
+// Settings are the sources of a file's PACT dialect below its own pragma:
+// the editor's setting and the project configuration.
+type Settings struct {
+	Editor pact.Dialect   // the editor's dialect setting; DialectUnset when none
+	Config *config.Config // the project configuration; nil when none
+}
+
+// Source says where a resolved dialect came from.
+type Source uint8
+
+// The dialect sources, from strongest to weakest.
+const (
+	FromPragma  Source = iota + 1 // the file's "// pact: vN" first line
+	FromEditor                    // the editor setting
+	FromConfig                    // .ctxql.yaml (dialect.files, dialect.default)
+	FromDefault                   // v2
+)
+
+// String returns "pragma", "editor", "config" or "default".
+func (s Source) String() string {
+	switch s {
+	case FromPragma:
+		return "pragma"
+	case FromEditor:
+		return "editor"
+	case FromConfig:
+		return "config"
+	case FromDefault:
+		return "default"
+	}
+	return "unknown"
+}
+
+// Dialect resolves the PACT dialect of the file name: its pragma (pass
+// DialectUnset when it has none, or to get the dialect its pragma-less
+// lines are parsed in), else the editor setting, else the configuration,
+// else v2. It is the one place the precedence is decided.
+func (s Settings) Dialect(name string, pragma pact.Dialect) pact.Dialect {
+	d, _ := s.Resolve(name, pragma)
+	return d
+}
+
+// Resolve is Dialect that also says where the dialect came from.
+func (s Settings) Resolve(name string, pragma pact.Dialect) (pact.Dialect, Source) {
+	switch {
+	case pragma != pact.DialectUnset:
+		return pragma, FromPragma
+	case s.Editor != pact.DialectUnset:
+		return s.Editor, FromEditor
+	}
+	if s.Config != nil {
+		if d, ok := s.Config.DialectSet(AbsName(name)); ok {
+			return d, FromConfig
+		}
+	}
+	return pact.V2, FromDefault
+}

@@ -1,0 +1,258 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// initializeWith performs the handshake with the given client
+// capabilities and initialization options.
+func (c *testClient) initializeWith(caps map[string]any, opts any) map[string]any {
+	c.t.Helper()
+	params := map[string]any{"processId": nil, "capabilities": caps}
+	if opts != nil {
+		params["initializationOptions"] = opts
+	}
+	var res struct {
+		Capabilities map[string]any `json:"capabilities"`
+	}
+	c.mustCall("initialize", params, &res)
+	c.send("initialized", map[string]any{})
+	return res.Capabilities
+}
+
+// pushes counts the publishDiagnostics received for uri so far.
+func (c *testClient) pushes(uri string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, m := range c.notes {
+		if m.Method == "textDocument/publishDiagnostics" && strings.Contains(string(m.Params), `"uri":"`+uri+`"`) {
+			n++
+		}
+	}
+	return n
+}
+
+// pull asks for the diagnostics of uri.
+func (c *testClient) pull(uri string) []wireDiagnostic {
+	c.t.Helper()
+	var rep fullDocumentDiagnosticReport
+	c.mustCall("textDocument/diagnostic", map[string]any{"textDocument": map[string]any{"uri": uri}}, &rep)
+	if rep.Kind != "full" {
+		c.t.Fatalf("report kind %q", rep.Kind)
+	}
+	return rep.Items
+}
+
+func codes(ds []wireDiagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Code)
+	}
+	return out
+}
+
+// awaitDiags waits for pushed diagnostics of uri (any version) that
+// satisfy ok.
+func (c *testClient) awaitDiags(uri string, ok func([]wireDiagnostic) bool) []wireDiagnostic {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var last []wireDiagnostic
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		for i := 0; i < len(c.notes); i++ {
+			n := c.notes[i]
+			if n.Method != "textDocument/publishDiagnostics" {
+				continue
+			}
+			var p publishDiagnosticsParams
+			if json.Unmarshal(n.Params, &p) != nil || p.URI != uri {
+				continue
+			}
+			c.notes = append(c.notes[:i:i], c.notes[i+1:]...)
+			i--
+			last = p.Diagnostics
+			if ok(p.Diagnostics) {
+				c.mu.Unlock()
+				return p.Diagnostics
+			}
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.notify:
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	c.t.Fatalf("no diagnostics as expected for %s; last %+v", uri, last)
+	return nil
+}
+
+// TestPullOrPush checks that a client that pulls diagnostics (it has the
+// textDocument.diagnostic capability, as VS Code) gets them only by pulling,
+// never also pushed, while a push-only client (Neovim 0.7) gets pushes.
+func TestPullOrPush(t *testing.T) {
+	uri := "file:///w/p.pact"
+	pullCl := newClient(t, Options{})
+	caps := pullCl.initializeWith(map[string]any{"textDocument": map[string]any{"diagnostic": map[string]any{"dynamicRegistration": false}}}, nil)
+	if caps["diagnosticProvider"] == nil {
+		t.Fatalf("pull diagnostics not advertised to a client that pulls: %v", caps)
+	}
+	pullCl.open(uri, ".mt >\n")
+	if ds := pullCl.pull(uri); len(ds) != 1 || ds[0].Code != "pact-syntax" {
+		t.Errorf("pulled %+v", ds)
+	}
+	pullCl.send("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"text": ".mt > .x\n"}}})
+	if ds := pullCl.pull(uri); len(ds) != 0 {
+		t.Errorf("pulled after the fix %+v", ds)
+	}
+	time.Sleep(300 * time.Millisecond) // time enough for a push to arrive, were one sent
+	if n := pullCl.pushes(uri); n != 0 {
+		t.Errorf("a pull client received %d pushes", n)
+	}
+
+	pushCl := newClient(t, Options{})
+	caps = pushCl.initializeWith(map[string]any{"textDocument": map[string]any{"synchronization": map[string]any{}}}, nil)
+	if caps["diagnosticProvider"] != nil {
+		t.Errorf("pull diagnostics advertised to a push-only client")
+	}
+	pushCl.open(uri, ".mt >\n")
+	if ds := pushCl.waitDiagnostics(uri, 1); len(ds) != 1 {
+		t.Errorf("pushed %+v", ds)
+	}
+}
+
+// TestSettingsLive checks that the editor's dialect and rules settings
+// change the diagnostics of open documents at once, over the document's
+// .ctxql.yaml, and that a .ctxql.yaml change (edited in the editor, saved,
+// or changed on disk) re-diagnoses them.
+func TestSettingsLive(t *testing.T) {
+	dir := t.TempDir()
+	uri := "file://" + filepath.ToSlash(dir) + "/q.pact"
+	c := newClient(t, Options{})
+	c.initialize()
+	c.open(uri, "[ttl<1]\n.cb:first-child:first-child\n")
+	v2 := c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return len(ds) > 0 })
+	if !slices.Contains(codes(v2), "pact-syntax") || !slices.Contains(codes(v2), "PACT001") {
+		t.Fatalf("v2 diagnostics %+v", v2)
+	}
+	settings := func(s map[string]any) {
+		c.send("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": s}})
+	}
+	// Rules: the finding goes, the syntax error stays.
+	settings(map[string]any{"rules": map[string]any{"ignore": []string{"PACT001"}}})
+	ds := c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return !slices.Contains(codes(ds), "PACT001") })
+	if !slices.Contains(codes(ds), "pact-syntax") {
+		t.Errorf("rule selection hid a syntax error: %+v", ds)
+	}
+	// Dialect: "[ttl<1]" is a v1 query.
+	settings(map[string]any{"dialect": map[string]any{"default": "v1"}})
+	c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return !slices.Contains(codes(ds), "pact-syntax") })
+
+	// Back to no settings: the .ctxql.yaml decides.
+	settings(map[string]any{"dialect": nil, "rules": map[string]any{"select": []string{}}})
+	c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return slices.Contains(codes(ds), "pact-syntax") })
+	cfg := filepath.Join(dir, ".ctxql.yaml")
+	if err := os.WriteFile(cfg, []byte("dialect:\n  default: v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.send("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": "file://" + cfg, "type": 2}}})
+	c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return !slices.Contains(codes(ds), "pact-syntax") })
+
+	// The .ctxql.yaml edited in the editor applies before it is saved.
+	cfgURI := "file://" + filepath.ToSlash(cfg)
+	c.open(cfgURI, "dialect:\n  default: v1\n")
+	c.send("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": cfgURI, "version": 2},
+		"contentChanges": []any{map[string]any{"text": "dialect:\n  default: v2\n"}}})
+	c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return slices.Contains(codes(ds), "pact-syntax") })
+	// An invalid configuration is reported, not ignored silently.
+	c.send("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": cfgURI, "version": 3},
+		"contentChanges": []any{map[string]any{"text": "dialect:\n  default: v7\n"}}})
+	c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return slices.Contains(codes(ds), CodeConfig) })
+}
+
+// TestDataSettingLive checks that a change of the data setting applies to
+// open documents without a restart: counts, runs and data diagnostics
+// follow the new data.
+func TestDataSettingLive(t *testing.T) {
+	dir := t.TempDir()
+	one := `{"root":{"id":"root","nodeType":"^root","children":[{"id":"a","nodeType":"cb","ttl":1}]}}`
+	two := `{"root":{"id":"root","nodeType":"^root","children":[{"id":"a","nodeType":"cb","ttl":1},{"id":"b","nodeType":"cb","ttl":2}]}}`
+	for name, data := range map[string]string{"one.json": one, "two.json": two} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	uri := "file://" + filepath.ToSlash(dir) + "/q.pact"
+	c := newClient(t, Options{})
+	c.initializeWith(map[string]any{}, map[string]any{"data": map[string]any{"*.pact": filepath.Join(dir, "one.json")}})
+	c.open(uri, ".cb\n")
+	count := func() float64 {
+		var res map[string]any
+		c.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun,
+			"arguments": []any{uri, Range{}}}, &res)
+		n, _ := res["count"].(float64)
+		return n
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("count %v with one.json", n)
+	}
+	c.send("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": map[string]any{
+		"data": map[string]any{"*.pact": filepath.Join(dir, "two.json")}}}})
+	deadline := time.Now().Add(10 * time.Second)
+	for count() != 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the new data setting does not apply")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestFormatHonoursDialect checks that document formatting parses a file
+// without a pragma in the dialect of its .ctxql.yaml (or of the editor
+// setting), as "ctxql fmt" does: a v1 file keeps its v1 meaning and a v1
+// line such as "[ttl<1]" is not refused.
+func TestFormatHonoursDialect(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".ctxql.yaml"), []byte("dialect:\n  default: v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, Options{})
+	c.initialize()
+	format := func(uri string) ([]wireTextEdit, error) {
+		var edits []wireTextEdit
+		err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]any{"uri": uri},
+			"options": map[string]any{"tabSize": 2, "insertSpaces": true}}, &edits)
+		return edits, err
+	}
+	uri := "file://" + filepath.ToSlash(dir) + "/q.pact"
+	c.open(uri, ".mt .cb:summary\n[ttl<1]\n")
+	edits, err := format(uri)
+	if err != nil {
+		t.Fatalf("formatting a valid v1 file: %v", err)
+	}
+	for _, e := range edits {
+		if strings.Contains(e.NewText, " .summary") {
+			t.Errorf("v1 .cb:summary rewritten as v2 .summary: %+v", edits)
+		}
+	}
+	// The editor's dialect setting wins over .ctxql.yaml: in v2 the file
+	// has a syntax error and is not formatted.
+	c.send("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": map[string]any{"dialect": map[string]any{"default": "v2"}}}})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := format(uri); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the editor's v2 setting does not apply to formatting")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,354 @@
+package lsp
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/ctxql/ctxql/config"
+	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/pact"
+)
+
+// workspace is what every snapshot shares: the sample data loaded for the
+// documents, the settings that locate it and the .ctxql.yaml files of the
+// documents' directories. Every file it reads goes through internal/files:
+// regular files only (a FIFO, /dev/stdin or /dev/zero is refused, never
+// waited on), within the size limits of the settings.
+type workspace struct {
+	mu      sync.Mutex
+	data    map[string]*loaded // by kind and path
+	config  func() Config
+	project map[string]*projectConfig // by directory
+	lines   lineCache                 // PACT findings per line text
+	// overlay returns the editor's text of an open file (an unsaved
+	// .ctxql.yaml), if any.
+	overlay func(path string) ([]byte, bool)
+}
+
+// projectConfig is the configuration of a directory: its .ctxql.yaml with
+// the editor's project settings laid over it, as loaded at a time.
+type projectConfig struct {
+	cfg     *config.Config
+	path    string    // the .ctxql.yaml, "" when none applies
+	mod     time.Time // its modification time when loaded
+	size    int64
+	gen     int // the settings generation it was merged with
+	checked time.Time
+	err     error // the file or the merged settings were invalid
+}
+
+// maxConfigBytes bounds a .ctxql.yaml.
+const maxConfigBytes = 1 << 20
+
+func newWorkspace(config func() Config) *workspace {
+	return &workspace{data: map[string]*loaded{}, config: config}
+}
+
+// settings returns the server's settings.
+func (w *workspace) settings() Config {
+	if w == nil || w.config == nil {
+		return Config{}
+	}
+	return w.config()
+}
+
+// limit is the document size limit in force.
+func (w *workspace) limit() int64 { return w.settings().maxDocumentBytes() }
+
+// reader opens sample data under the data size limit.
+func (w *workspace) reader() *files.Reader {
+	return files.New(w.settings().maxDataBytes(), "the "+settingMaxDataBytes+" setting")
+}
+
+// invalidate forgets the loaded configurations: the settings or a
+// .ctxql.yaml changed.
+func (w *workspace) invalidate() {
+	w.mu.Lock()
+	w.project = nil
+	w.mu.Unlock()
+}
+
+// Project returns the configuration that applies to a document: the
+// nearest .ctxql.yaml with the editor's project settings laid over it (the
+// defaults when there is neither, or when both are invalid), reloading it
+// when the file changed. It is nil for documents that are not files.
+func (w *workspace) Project(snap *Snapshot) *config.Config {
+	cfg, _ := w.project1(snap)
+	return cfg
+}
+
+// Dialect resolves the PACT dialect of the document's lines without a
+// pragma through the language table's one resolution function: the
+// editor's dialect setting, else .ctxql.yaml, else v2.
+func (w *workspace) Dialect(snap *Snapshot) pact.Dialect {
+	if w == nil {
+		return pact.V2
+	}
+	set := lang.Settings{Editor: w.settings().EditorDialect, Config: w.Project(snap)}
+	return set.Dialect(FilePath(snap.URI), pact.DialectUnset)
+}
+
+// ProjectErr is the problem with the configuration of a document, if any.
+func (w *workspace) ProjectErr(snap *Snapshot) error {
+	_, err := w.project1(snap)
+	return err
+}
+
+func (w *workspace) project1(snap *Snapshot) (*config.Config, error) {
+	doc := FilePath(snap.URI)
+	if w == nil || doc == "" {
+		return nil, nil
+	}
+	dir := filepath.Dir(doc)
+	set := w.settings()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.project == nil {
+		w.project = map[string]*projectConfig{}
+	}
+	pc := w.project[dir]
+	if pc != nil && pc.gen == set.Gen {
+		if time.Since(pc.checked) < time.Second {
+			return pc.cfg, pc.err
+		}
+		if pc.path != "" {
+			if fi, err := files.New(0, "").Stat(pc.path); err == nil && fi.ModTime().Equal(pc.mod) && fi.Size() == pc.size {
+				pc.checked = time.Now()
+				return pc.cfg, pc.err
+			}
+		}
+	}
+	pc = loadProject(dir, set, w.overlay)
+	w.project[dir] = pc
+	return pc.cfg, pc.err
+}
+
+// loadProject finds the .ctxql.yaml of dir (walking up) and merges the
+// editor's project settings over it.
+func loadProject(dir string, set Config, overlay func(string) ([]byte, bool)) *projectConfig {
+	pc := &projectConfig{gen: set.Gen, checked: time.Now()}
+	r := files.New(maxConfigBytes, "")
+	var raw []byte
+	for d := dir; ; {
+		p := filepath.Join(d, config.FileName)
+		fi, err := r.Stat(p)
+		if err == nil && !fi.IsDir() {
+			pc.path, pc.mod, pc.size = p, fi.ModTime(), fi.Size()
+			if text, ok := overlayOf(overlay, p); ok {
+				raw, err = text, nil
+			} else {
+				raw, err = r.ReadFile(p)
+			}
+			if err != nil {
+				pc.err = fmt.Errorf("configuration %s: %w", p, err)
+				raw = nil
+			}
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	name := pc.path
+	if name == "" {
+		name = filepath.Join(dir, config.FileName) // editor globs are relative to the document's directory
+	}
+	var fileCfg *config.Config
+	if raw != nil {
+		c, err := config.ParseFile(name, raw)
+		if err != nil {
+			pc.err = err
+		} else {
+			fileCfg = c
+		}
+	}
+	if set.Project == nil {
+		pc.cfg = fileCfg
+		if pc.cfg == nil {
+			pc.cfg = config.Default()
+		}
+		return pc
+	}
+	// Lay the editor's keys over the file's (a valid file; an invalid one
+	// counts as empty).
+	base := map[string]any{}
+	if fileCfg != nil {
+		var m map[string]any
+		if yaml.Unmarshal(raw, &m) == nil && m != nil {
+			base = m
+		}
+	}
+	merged, err := json.Marshal(mergeSettings(base, set.Project))
+	if err == nil {
+		var c *config.Config
+		if c, err = config.ParseFile(name, merged); err == nil {
+			pc.cfg = c
+			return pc
+		}
+	}
+	pc.err = fmt.Errorf("editor settings: %w", err)
+	pc.cfg = fileCfg
+	if pc.cfg == nil {
+		pc.cfg = config.Default()
+	}
+	return pc
+}
+
+func overlayOf(overlay func(string) ([]byte, bool), p string) ([]byte, bool) {
+	if overlay == nil {
+		return nil, false
+	}
+	return overlay(p)
+}
+
+type loaded struct {
+	mu   sync.Mutex // held while loading
+	mod  time.Time
+	size int64
+	done bool
+	gen  int64 // the data size limit it was loaded under
+	val  any
+	err  error
+}
+
+// FilePath returns the file system path of a document URI, or "" for
+// other schemes.
+func FilePath(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || (u.Scheme != "file" && u.Scheme != "") {
+		return ""
+	}
+	return filepath.FromSlash(u.Path)
+}
+
+// dataPragma finds a "data:" pragma in a comment on one of the first five
+// lines ("// data: ./sample.json", or "# data: ..." in YAML): the path as
+// written and the span of the pragma's line.
+func dataPragma(f *syntax.File) (string, syntax.Span, bool) {
+	sc := bufio.NewScanner(strings.NewReader(f.Text()[:min(f.Len(), 64<<10)]))
+	sc.Buffer(nil, 64<<10)
+	off := 0
+	for i := 0; i < 5 && sc.Scan(); i++ {
+		raw := sc.Text()
+		line := strings.TrimSpace(raw)
+		for _, lead := range []string{"//", "#"} {
+			rest, ok := strings.CutPrefix(line, lead)
+			if !ok {
+				continue
+			}
+			if p, ok := strings.CutPrefix(strings.TrimSpace(rest), "data:"); ok {
+				return strings.TrimSpace(p), syntax.Sp(off, off+len(strings.TrimRight(raw, "\r"))), true
+			}
+		}
+		off += len(raw) + 1
+	}
+	return "", syntax.Span{}, false
+}
+
+// DataPath returns the sample data file for a document: a "data:" pragma
+// in a comment on one of its first five lines, relative to the document;
+// else the first matching "data" glob of the editor settings; else the
+// data entry of the nearest .ctxql.yaml that matches it. It returns ""
+// when none names one.
+func (w *workspace) DataPath(snap *Snapshot) string {
+	doc := FilePath(snap.URI)
+	if p, _, ok := dataPragma(snap.File); ok {
+		if p != "" && !filepath.IsAbs(p) && doc != "" {
+			p = filepath.Join(filepath.Dir(doc), p)
+		}
+		return p
+	}
+	for _, d := range w.settings().Data {
+		if matchPath(d.Glob, filepath.ToSlash(doc)) {
+			return d.Path
+		}
+	}
+	if p := w.Project(snap); p != nil && doc != "" {
+		if d := p.DataFor(doc); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+// matchPath matches a glob (config.Match syntax) against the end of a
+// slash path, so that "queries/*.pact" matches "/w/queries/a.pact": the
+// editor settings name no directory the globs are relative to.
+func matchPath(glob, p string) bool {
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i := range parts {
+		if config.Match(glob, strings.Join(parts[i:], "/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckData reports why the sample data at path cannot be read, or nil:
+// it must be a regular file (or, for JQL and Datalog, a directory) within
+// the data size limit. Opening it never blocks.
+func (w *workspace) CheckData(path string) error {
+	r := w.reader()
+	fi, err := r.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("sample data %s does not exist", path)
+		}
+		return fmt.Errorf("sample data: %w", err)
+	}
+	if fi.IsDir() {
+		return nil
+	}
+	f, err := r.Open(path)
+	if err != nil {
+		return fmt.Errorf("sample data: %w", err)
+	}
+	f.Close()
+	return nil
+}
+
+// Load returns the data at path decoded by load, loading it once and again
+// only when the file's size or modification time (or the data size limit)
+// changed. The file must pass CheckData; load reads it through the reader
+// it is given. Loads of different files run in parallel; load must not call
+// the workspace's methods.
+func (w *workspace) Load(kind, path string, load func(r *files.Reader, path string) (any, error)) (any, error) {
+	if err := w.CheckData(path); err != nil {
+		return nil, err
+	}
+	r := w.reader()
+	fi, err := r.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	key := kind + "\x00" + path
+	w.mu.Lock()
+	l := w.data[key]
+	if l == nil {
+		l = &loaded{}
+		w.data[key] = l
+	}
+	w.mu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done && l.mod.Equal(fi.ModTime()) && l.size == fi.Size() && l.gen == r.MaxBytes() {
+		return l.val, l.err
+	}
+	v, err := load(r, path)
+	l.done, l.mod, l.size, l.gen, l.val, l.err = true, fi.ModTime(), fi.Size(), r.MaxBytes(), v, err
+	return v, err
+}
