@@ -92,6 +92,7 @@ function resultOf(v: unknown): QueryResult | undefined {
     language: typeof r.language === 'string' ? r.language : undefined,
     relation: typeof r.relation === 'string' ? r.relation : undefined,
     columns: columnList(r.columns),
+    nodes: Array.isArray(r.nodes) ? r.nodes : undefined,
   };
 }
 

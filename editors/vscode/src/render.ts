@@ -34,6 +34,8 @@ export interface QueryResult {
   relation?: string;
   /** Datalog: the relation's columns; each result is then one tuple (an array). */
   columns?: Column[];
+  /** PACT: summaries of the first result nodes, in result order (the results are their ids). */
+  nodes?: Record<string, unknown>[];
 }
 
 /** A column of a Datalog relation: its name and, when declared, its type. */
@@ -313,7 +315,10 @@ export function renderBody(r: QueryResult | undefined, opts: RenderOptions = {})
   }
   const parts: string[] = [];
   const where = r.range ? `:${r.range.start.line + 1}` : '';
-  const results = Array.isArray(r.results) ? r.results : [];
+  let results = Array.isArray(r.results) ? r.results : [];
+  if (Array.isArray(r.nodes) && r.nodes.length > 0 && isTabular(r.nodes)) {
+    results = r.nodes; // the node summaries of the first results stand for their ids
+  }
   const header = [
     `<span class="file" title="${escapeHtml(r.uri)}">${escapeHtml(fileName(r.uri) + where)}</span>`,
     `<span class="count">${r.count} result${r.count === 1 ? '' : 's'}</span>`,

@@ -171,4 +171,20 @@ describe('result tables', () => {
     assert.match(html, /q\.pact<\/span>: no results yet/);
     assert.match(html, /choose sample data/);
   });
+
+  it('renders the node summaries the server sends beside the ids', () => {
+    const html = renderBody(
+      result({
+        count: 3,
+        results: ['cb:u1', 'cb:u2', 'cb:u3'],
+        nodes: [
+          { id: 'cb:u1', nodeType: 'cb', depth: 4, role: 'user', preview: 'hello' },
+          { id: 'cb:u2', nodeType: 'cb', depth: 4, role: 'user', kind: 'text', preview: 'there' },
+        ],
+      }),
+    );
+    assert.match(html, /<th>id<\/th><th>nodeType<\/th><th>depth<\/th><th>role<\/th><th>kind<\/th><th>preview<\/th>/);
+    assert.match(html, /<td class="string">cb:u2<\/td><td class="string">cb<\/td><td class="number">4<\/td><td class="string">user<\/td><td class="string">text<\/td><td class="string">there<\/td>/);
+    assert.match(html, /3 results<\/span>\n<span class="shown">showing the first 2<\/span>/);
+  });
 });
