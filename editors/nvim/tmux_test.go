@@ -49,6 +49,7 @@ func TestTerminal(t *testing.T) {
 		  {"id":"a","nodeType":"cb","ttl":0},{"id":"b","nodeType":"cb","ttl":2},{"id":"c","nodeType":"cb","ttl":1}]}}`,
 		"q.pact":   "// pact: v1\n// data: ./data.json\n.cb[ttl<=1] // short-lived blocks\n",
 		"paths.dl": "// reachability\nrelation edge(String, String);\npath(x, y) <-- edge(x, y);\n",
+		"nodata.pact": "// pact: v1\n.cb[ttl>=1]\n",
 		"acts.jql": "{\n  \"from\": \"activities\", // all of them\n  \"limit\": 10\n}\n",
 		"init.lua": `vim.opt.rtp:prepend(os.getenv("CTXQL_PLUGIN"))
 vim.g.ctxql_config = { cmd = { os.getenv("CTXQL_BIN"), "lsp" } }
@@ -99,12 +100,31 @@ vim.cmd("syntax on")
 	screen = term.WaitFor("the run float", 15*time.Second, false, func(s string) bool {
 		return strings.Contains(s, "→ 2 results")
 	})
-	for _, id := range []string{"a", "c"} {
-		flat := strings.ReplaceAll(screen, " ", "")
-		if !strings.Contains(flat, `"id":"`+id+`"`) && !strings.Contains(flat, `│"`+id+`"`) {
-			t.Errorf("the run float lacks node %s:\n%s", id, screen)
+	// PACT runs show the node summaries as a table.
+	for _, row := range []*regexp.Regexp{
+		regexp.MustCompile(`│id\s+nodeType\s+depth\s+role/kind\s+preview`),
+		regexp.MustCompile(`│a\s+cb\s+1\s`),
+		regexp.MustCompile(`│c\s+cb\s+1\s`),
+	} {
+		if !row.MatchString(screen) {
+			t.Errorf("the run float lacks the row %s:\n%s", row, screen)
 		}
 	}
+	if strings.Contains(screen, `"b"`) || regexp.MustCompile(`│b\s`).MatchString(screen) {
+		t.Errorf("the run float shows node b, which does not match:\n%s", screen)
+	}
 	t.Logf("the run float:\n%s", screen)
+
+	// Without sample data the lens says how to get some; :CtxqlData
+	// writes the data line and the lens becomes ▶ Run.
+	term.Keys("Escape", ":edit "+filepath.Join(dir, "nodata.pact"), "Enter")
+	term.WaitFor("the choose-data lens", 15*time.Second, false, func(s string) bool {
+		return strings.Contains(s, "▶ Run — choose sample data…")
+	})
+	term.Keys(":CtxqlData "+filepath.Join(dir, "data.json"), "Enter", ":write", "Enter")
+	screen = term.WaitFor("the data line and the run lens", 15*time.Second, false, func(s string) bool {
+		return strings.Contains(s, "// data: ./data.json") && strings.Contains(s, "▶ Run (2)")
+	})
+	t.Logf("after :CtxqlData:\n%s", screen)
 	term.Keys("Escape", ":qa!", "Enter")
 }

@@ -212,45 +212,85 @@ function M.run()
   return res.result
 end
 
+-- text_table aligns rows (lists of strings) in columns.
+local function text_table(rows)
+  local widths = {}
+  for _, r in ipairs(rows) do
+    for i, c in ipairs(r) do
+      widths[i] = math.max(widths[i] or 0, vim.fn.strdisplaywidth(c))
+    end
+  end
+  local out = {}
+  for _, r in ipairs(rows) do
+    local cells = {}
+    for i, c in ipairs(r) do
+      cells[i] = i < #r and (c .. string.rep(" ", widths[i] - vim.fn.strdisplaywidth(c))) or c
+    end
+    table.insert(out, table.concat(cells, "  "))
+  end
+  return out
+end
+
+local function cell(v)
+  if v == nil or v == vim.NIL then
+    return ""
+  end
+  if type(v) == "table" then
+    return vim.fn.json_encode(v)
+  end
+  return (tostring(v):gsub("\n", "⏎"))
+end
+
 -- run_lines is the content of the run float: the summary as plain text,
--- then the results as a JSON code block (so only they are highlighted as
--- JSON).
+-- then PACT node summaries (id, nodeType, depth, role/kind, preview) or
+-- Datalog tuples under their column names as a text table, and other
+-- results as a JSON code block (so only they are highlighted as JSON).
 function M.run_lines(result)
   local lines = { preview_text(result) }
   local results = result.results or {}
-  if not result.error and #results > 0 then
-    table.insert(lines, "```json")
-    for _, r in ipairs(results) do
-      table.insert(lines, vim.fn.json_encode(r))
+  if result.error or #results == 0 then
+    return lines
+  end
+  local rows
+  if type(result.nodes) == "table" and #result.nodes > 0 then
+    rows = { { "id", "nodeType", "depth", "role/kind", "preview" } }
+    for _, n in ipairs(result.nodes) do
+      local rk = cell(n.role)
+      if n.kind and n.kind ~= "" then
+        rk = rk ~= "" and (rk .. "/" .. n.kind) or n.kind
+      end
+      local pv = cell(n.preview)
+      if vim.fn.strchars(pv) > 40 then
+        pv = vim.fn.strcharpart(pv, 0, 39) .. "…"
+      end
+      table.insert(rows, { cell(n.id), cell(n.nodeType), cell(n.depth), rk, pv })
     end
+  elseif type(result.columns) == "table" and #result.columns > 0 and type(results[1]) == "table" then
+    local head = {}
+    for i, c in ipairs(result.columns) do
+      head[i] = (c.type and c.type ~= "") and (c.name .. ": " .. c.type) or c.name
+    end
+    rows = { head }
+    for _, t in ipairs(results) do
+      local r = {}
+      for i = 1, #head do
+        r[i] = cell(t[i])
+      end
+      table.insert(rows, r)
+    end
+  end
+  if rows then
+    table.insert(lines, "```text")
+    vim.list_extend(lines, text_table(rows))
     table.insert(lines, "```")
+    return lines
   end
+  table.insert(lines, "```json")
+  for _, r in ipairs(results) do
+    table.insert(lines, vim.fn.json_encode(r))
+  end
+  table.insert(lines, "```")
   return lines
-end
-
--- apply_action requests the code actions of the buffer and applies the
--- first one of the given kind.
-local function apply_action(kind)
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = client_for(bufnr)
-  if not client then
-    vim.notify("ctxql: no language server attached", vim.log.levels.WARN)
-    return false
-  end
-  local params = {
-    textDocument = vim.lsp.util.make_text_document_params(bufnr),
-    range = { start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 0 } },
-    context = { diagnostics = {}, only = { kind } },
-  }
-  local res = client.request_sync("textDocument/codeAction", params, 10000, bufnr)
-  for _, a in ipairs((res and res.result) or {}) do
-    if a.kind == kind and a.edit then
-      vim.lsp.util.apply_workspace_edit(a.edit, client.offset_encoding or "utf-16")
-      return true
-    end
-  end
-  vim.notify("ctxql: nothing to do", vim.log.levels.INFO)
-  return false
 end
 
 -- data_line returns the "data:" pragma line naming path for the document
