@@ -47,10 +47,10 @@ func TestTerminal(t *testing.T) {
 	files := map[string]string{
 		"data.json": `{"root":{"id":"root","nodeType":"^root","children":[
 		  {"id":"a","nodeType":"cb","ttl":0},{"id":"b","nodeType":"cb","ttl":2},{"id":"c","nodeType":"cb","ttl":1}]}}`,
-		"q.pact":   "// pact: v1\n// data: ./data.json\n.cb[ttl<=1] // short-lived blocks\n",
-		"paths.dl": "// reachability\nrelation edge(String, String);\npath(x, y) <-- edge(x, y);\n",
+		"q.pact":      "// pact: v1\n// data: ./data.json\n.cb[ttl<=1] // short-lived blocks\n",
+		"paths.dl":    "// reachability\nrelation edge(String, String);\npath(x, y) <-- edge(x, y);\n",
 		"nodata.pact": "// pact: v1\n.cb[ttl>=1]\n",
-		"acts.jql": "{\n  \"from\": \"activities\", // all of them\n  \"limit\": 10\n}\n",
+		"acts.jql":    "{\n  \"from\": \"activities\", // all of them\n  \"limit\": 10\n}\n",
 		"init.lua": `vim.opt.rtp:prepend(os.getenv("CTXQL_PLUGIN"))
 vim.g.ctxql_config = { cmd = { os.getenv("CTXQL_BIN"), "lsp" } }
 vim.o.termguicolors = false
