@@ -79,6 +79,7 @@ const files = {
 };
 
 let server;
+let userData;
 let browser;
 let page;
 let port;
@@ -265,7 +266,7 @@ before(async () => {
     fs.mkdirSync(path.dirname(path.join(ws, name)), { recursive: true });
     fs.writeFileSync(path.join(ws, name), text);
   }
-  const userData = path.join(root, 'user-data');
+  userData = path.join(root, 'user-data');
   const extDir = path.join(root, 'extensions');
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   fs.writeFileSync(
@@ -507,6 +508,31 @@ describe('ctxql in VS Code', () => {
     if (process.env.CTXQL_DOCS_SHOT) {
       fs.copyFileSync(p, process.env.CTXQL_DOCS_SHOT);
     }
+  });
+
+  it('logs a restart of the server as a normal exit, not as an error', async () => {
+    await runCommand('ctxql: Restart language server');
+    const logOf = () => {
+      const found = [];
+      const walk = (d) => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+          const p = path.join(d, e.name);
+          if (e.isDirectory()) {
+            walk(p);
+          } else if (/ctxql\.log$/.test(e.name)) {
+            found.push(fs.readFileSync(p, 'utf8'));
+          }
+        }
+      };
+      walk(path.join(userData, 'logs'));
+      return found.join('\n');
+    };
+    const log = await until('the restart in the ctxql output', () => {
+      const l = logOf();
+      return (l.match(/starting .* lsp/g) || []).length >= 2 && /Server process exited/.test(l) ? l : undefined;
+    });
+    assert.doesNotMatch(log, /\[Error[^\]]*\] Server process exited with code 0/);
+    assert.match(log, /\[Info[^\]]*\] Server process exited normally/);
   });
 
   it('opens the settings at ctxql.path from the "not found" message', async () => {
