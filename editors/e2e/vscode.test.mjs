@@ -385,15 +385,21 @@ describe('ctxql in VS Code', () => {
     await gotoLine(3);
     await page.keyboard.press('End');
     await page.keyboard.press('ArrowLeft');
-    await page.keyboard.down('Control');
-    await page.keyboard.press('Period');
-    await page.keyboard.up('Control');
-    const items = await until('the quick fix menu', () =>
-      page.evaluate(() => {
-        const rows = [...document.querySelectorAll('.action-widget .monaco-list-row')].map((r) => r.textContent.trim());
-        return rows.length ? rows : undefined;
-      }),
-    );
+    // Ctrl+. as a user would, again if the first press came before the
+    // editor had the code actions.
+    let pressed = 0;
+    const items = await until('the quick fix menu', async () => {
+      const rows = await page.evaluate(() => [...document.querySelectorAll('.action-widget .monaco-list-row')].map((r) => r.textContent.trim()));
+      if (rows.length) {
+        return rows;
+      }
+      if (pressed++ % 10 === 0) {
+        await page.keyboard.down('Control');
+        await page.keyboard.press('Period');
+        await page.keyboard.up('Control');
+      }
+      return undefined;
+    });
     await shot('legacy-quickfix');
     const fix = items.findIndex((t) => /\.summary/.test(t));
     assert.ok(fix >= 0, `a fix to .summary is offered: ${JSON.stringify(items)}`);
