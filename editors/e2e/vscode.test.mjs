@@ -75,6 +75,7 @@ const files = {
   'legacy.pact': '// pact: v2\n// data: ./history.json\n.mt .cb:summary\n',
   'messy.pact': "// pact: v2\n.cb[ role = 'user' ,ttl<=2 ]\n",
   'paths.dl': '// data: ./graph.json\nrelation edge(Node, Node);\npath(x, y) <-- edge(x, y);\npath(x, z) <-- edge(x, y), path(y, z);\n',
+  'agent.ts': 'declare const ctx: { select(q: string): unknown };\nexport const summaries = ctx.select(".block:summary");\n',
   '.vscode/settings.json': JSON.stringify({ 'ctxql.path': BIN }, null, 2),
 };
 
@@ -492,6 +493,37 @@ describe('ctxql in VS Code', () => {
     const want = execFileSync(BIN, ['fmt', '--stdin-filename', 'messy.pact', '-'], { input: files['messy.pact'] }).toString().trimEnd().split('\n')[1];
     assert.notEqual(want, files['messy.pact'].split('\n')[1], 'the file is not already formatted');
     await until('the formatted text', async () => (await editorText()).split('\n')[1] === want);
+  });
+
+  it('checks the PACT query embedded in a TypeScript file: the finding, its hover and its quick fix', async () => {
+    await openFile('agent.ts');
+    const hover = await hoverText('.squiggly-error');
+    await shot('embedded-hover');
+    assert.equal(count(hover, 'PACT001'), 1, `the hover lists PACT001 once: ${hover}`);
+    await page.keyboard.press('Escape');
+    await gotoLine(2);
+    await page.keyboard.press('End');
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('ArrowLeft');
+    }
+    let pressed = 0;
+    const items = await until('the quick fix menu', async () => {
+      const rows = await page.evaluate(() => [...document.querySelectorAll('.action-widget .monaco-list-row')].map((r) => r.textContent.trim()));
+      if (rows.length) {
+        return rows;
+      }
+      if (pressed++ % 10 === 0) {
+        await page.keyboard.down('Control');
+        await page.keyboard.press('Period');
+        await page.keyboard.up('Control');
+      }
+      return undefined;
+    });
+    const fix = items.findIndex((t) => /\.summary/.test(t));
+    assert.ok(fix >= 0, `a fix to .summary is offered: ${JSON.stringify(items)}`);
+    const rows = await page.$$('.action-widget .monaco-list-row');
+    await rows[fix].click();
+    await until('the fixed literal', async () => (await editorText()).includes('ctx.select(".summary")'));
   });
 
   it('opens rule documentation read-only, not as an untitled editor', async () => {

@@ -137,6 +137,67 @@ export function documentSelector(): { scheme: string; language: string }[] {
   ]);
 }
 
+/** The VS Code languages of host files whose string literals may hold PACT queries, by file extension. */
+export const HOST_LANGUAGES: Record<string, string[]> = {
+  '.ts': ['typescript', 'typescriptreact'],
+  '.tsx': ['typescriptreact'],
+  '.js': ['javascript', 'javascriptreact'],
+  '.jsx': ['javascriptreact'],
+  '.mjs': ['javascript'],
+  '.cjs': ['javascript'],
+  '.py': ['python'],
+  '.go': ['go'],
+};
+
+/**
+ * The document selector of the host files the server checks for embedded
+ * queries (the embedded.extensions setting, saved files only).
+ */
+export function hostSelector(extensions: readonly string[]): { scheme: string; language: string }[] {
+  const langs = new Set<string>();
+  for (const ext of extensions) {
+    for (const l of HOST_LANGUAGES[ext.startsWith('.') ? ext : '.' + ext] ?? []) {
+      langs.add(l);
+    }
+  }
+  return [...langs].map((language) => ({ scheme: 'file', language }));
+}
+
+/**
+ * The server features that also serve host files: diagnostics, hovers and
+ * quick fixes of their embedded queries. Every other feature (formatting,
+ * completion, semantic tokens, symbols, lenses…) stays with the query
+ * languages, so that the host language's own providers are not shadowed.
+ */
+export const HOST_FEATURES = ['textDocument/hover', 'textDocument/codeAction', 'textDocument/diagnostic'];
+
+/** The features whose registration is limited to the query languages. */
+export const QUERY_ONLY_FEATURES = [
+  'textDocument/completion',
+  'textDocument/signatureHelp',
+  'textDocument/definition',
+  'textDocument/references',
+  'textDocument/documentHighlight',
+  'textDocument/codeLens',
+  'textDocument/formatting',
+  'textDocument/rangeFormatting',
+  'textDocument/onTypeFormatting',
+  'textDocument/rename',
+  'textDocument/documentSymbol',
+  'textDocument/documentLink',
+  'textDocument/foldingRange',
+  'textDocument/selectionRange',
+  'textDocument/semanticTokens',
+  'textDocument/inlayHint',
+  'textDocument/inlineValue',
+  'textDocument/declaration',
+  'textDocument/implementation',
+  'textDocument/typeDefinition',
+  'textDocument/linkedEditingRange',
+  'textDocument/prepareCallHierarchy',
+  'textDocument/prepareTypeHierarchy',
+];
+
 /**
  * The "ctxql" settings as the server receives them (initializationOptions
  * and workspace/configuration answers): the VS Code settings object with
@@ -153,6 +214,13 @@ export function serverSettings(raw: unknown, workspaceFolder?: string): Record<s
       continue;
     }
     out[k] = v;
+  }
+  const emb = out.embedded;
+  if (typeof emb === 'object' && emb !== null && !Array.isArray(emb) && 'enable' in emb) {
+    // Client-only: whether host files are sent at all.
+    const { enable: _enable, ...rest } = emb as Record<string, unknown>;
+    void _enable;
+    out.embedded = rest;
   }
   const data = out.data;
   if (typeof data === 'object' && data !== null && !Array.isArray(data)) {

@@ -21,6 +21,8 @@ import {
   dataLineEdit,
   documentSelector,
   explicitSettings,
+  hostSelector,
+  QUERY_ONLY_FEATURES,
   isDataCandidate,
   logLine,
   pickSourceAction,
@@ -114,7 +116,7 @@ function clientOutput(out: vscode.OutputChannel): vscode.OutputChannel {
 
 function clientOptions(panel: ResultsPanel, out: vscode.OutputChannel): LanguageClientOptions {
   return {
-    documentSelector: documentSelector(),
+    documentSelector: [...documentSelector(), ...hostDocuments()],
     outputChannel: clientOutput(out),
     initializationOptions: userSettings(),
     synchronize: {
@@ -381,6 +383,7 @@ async function startClient(context: vscode.ExtensionContext, panel: ResultsPanel
     }),
   );
   keepClientCommands(c);
+  limitToQueryLanguages(c);
   client = c;
   try {
     await c.start();
@@ -393,6 +396,37 @@ async function startClient(context: vscode.ExtensionContext, panel: ResultsPanel
   const all = await vscode.commands.getCommands(true);
   if (!all.includes('ctxql.run')) {
     registerFallbackRun('this ctxql server cannot run queries');
+  }
+}
+
+/** The host files sent to the server for their embedded queries (none when ctxql.embedded.enable is off). */
+function hostDocuments(): { scheme: string; language: string }[] {
+  const cfg = settings();
+  if (!cfg.get<boolean>('embedded.enable', true)) {
+    return [];
+  }
+  return hostSelector(cfg.get<string[]>('embedded.extensions') ?? ['.ts', '.js', '.py', '.go']);
+}
+
+/**
+ * Registers every feature but diagnostics, hovers and code actions for the
+ * query languages only: the host files' own formatters, completion,
+ * semantic tokens and symbols are left alone.
+ */
+function limitToQueryLanguages(c: LanguageClient): void {
+  const only = documentSelector();
+  for (const method of QUERY_ONLY_FEATURES) {
+    let feature: { initialize?: (caps: unknown, sel: unknown) => void } | undefined;
+    try {
+      feature = (c.getFeature as unknown as (m: string) => typeof feature)(method);
+    } catch {
+      feature = undefined;
+    }
+    if (!feature || typeof feature.initialize !== 'function') {
+      continue;
+    }
+    const init = feature.initialize.bind(feature);
+    feature.initialize = (caps: unknown) => init(caps, only);
   }
 }
 
@@ -458,7 +492,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await startClient(context, panel, out);
     }),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration('ctxql.path') || e.affectsConfiguration('ctxql.serverArgs')) {
+      if (
+        e.affectsConfiguration('ctxql.path') ||
+        e.affectsConfiguration('ctxql.serverArgs') ||
+        e.affectsConfiguration('ctxql.embedded.enable') ||
+        e.affectsConfiguration('ctxql.embedded.extensions')
+      ) {
         await stopClient();
         await startClient(context, panel, out);
       } else if (e.affectsConfiguration('ctxql') && client?.isRunning()) {
