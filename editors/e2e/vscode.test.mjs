@@ -142,8 +142,10 @@ function editorText() {
 }
 
 async function runCommand(title) {
-  await page.keyboard.press('F1');
-  const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
+  const input = await until('the command palette', async () => {
+    await page.keyboard.press('F1');
+    return page.waitForSelector('.quick-input-widget input', { visible: true, timeout: 3000 }).catch(() => undefined);
+  });
   await input.type(title);
   await until(`command "${title}" first`, () =>
     page.evaluate((t) => document.querySelector('.quick-input-list .monaco-list-row.focused')?.textContent.toLowerCase().includes(t.toLowerCase()), title),
@@ -439,7 +441,10 @@ describe('ctxql in VS Code', () => {
     // The README's picture: the editor and the panel, without the side bar.
     await runCommand('View: Toggle Primary Side Bar Visibility');
     await page.mouse.move(700, 600);
-    await sleep(800);
+    await sleep(1000);
+    const again = await resultsFrame('turns.pact');
+    await until('the node table after the relayout', () => tableOf(again));
+    await sleep(1500);
     const p = await shot('readme', { x: 0, y: 30, width: 1400, height: 190 });
     if (process.env.CTXQL_DOCS_SHOT) {
       fs.copyFileSync(p, process.env.CTXQL_DOCS_SHOT);
@@ -541,6 +546,7 @@ describe('ctxql in VS Code', () => {
   });
 
   it('logs a restart of the server as a normal exit, not as an error', async () => {
+    await openFile('turns.pact');
     await runCommand('ctxql: Restart language server');
     const logOf = () => {
       const found = [];

@@ -86,6 +86,10 @@ local ok, err = pcall(function()
   vim.api.nvim_win_set_cursor(0, { 3, 0 })
   local r2 = ctxql.run()
   out.nodata_run_count = r2 and r2.count
+  -- Datalog runs show their tuples under the relation's columns.
+  out.tuple_lines = ctxql.run_lines({ count = 2, elapsed_ms = 0, relation = "path",
+    columns = { { name = "x", type = "Node" }, { name = "y", type = "" } }, results = { { "a", "b" }, { "a", "c" } } })
+  out.tuple_lines[1] = out.tuple_lines[1]:sub(1, #"→ 2 results")
   -- Keymaps can be switched off.
   ctxql.config.keymaps = false
   vim.cmd("enew")
@@ -142,6 +146,7 @@ func TestPlugin(t *testing.T) {
 		"nodata_lines":               []any{"// pact: v1", "// data: ./data.json", ".cb[ttl>=2]"},
 		"nodata_run_count":           float64(2),
 		"off_maps":                   float64(0),
+		"tuple_lines":                []any{"→ 2 results", "```text", "x: Node  y", "a        b", "a        c", "```"},
 		"refused":                    false,
 		"migrated":                   true,
 		"lines":                      []any{"// pact: v2", "// data: ./data.json", ".cb[ttl<=2]", "*[nodeType='cb:summary']"},

@@ -293,6 +293,31 @@ function M.run_lines(result)
   return lines
 end
 
+-- apply_action requests the code actions of the buffer and applies the
+-- first one of the given kind.
+local function apply_action(kind)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = client_for(bufnr)
+  if not client then
+    vim.notify("ctxql: no language server attached", vim.log.levels.WARN)
+    return false
+  end
+  local params = {
+    textDocument = vim.lsp.util.make_text_document_params(bufnr),
+    range = { start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 0 } },
+    context = { diagnostics = {}, only = { kind } },
+  }
+  local res = client.request_sync("textDocument/codeAction", params, 10000, bufnr)
+  for _, a in ipairs((res and res.result) or {}) do
+    if a.kind == kind and a.edit then
+      vim.lsp.util.apply_workspace_edit(a.edit, client.offset_encoding or "utf-16")
+      return true
+    end
+  end
+  vim.notify("ctxql: nothing to do", vim.log.levels.INFO)
+  return false
+end
+
 -- data_line returns the "data:" pragma line naming path for the document
 -- fname: relative to the document's directory, in the comment syntax of
 -- its language ("#" for YAML).
