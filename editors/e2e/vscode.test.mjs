@@ -124,7 +124,9 @@ let shots = 0;
 
 async function shot(name, clip) {
   const p = path.join(SHOTS, `${String(++shots).padStart(2, '0')}-${name}.png`);
-  await page?.screenshot({ path: p, clip }).catch(() => undefined);
+  // captureBeyondViewport off: the webviews (out-of-process frames) are
+  // left out of clipped captures otherwise.
+  await page?.screenshot({ path: p, clip, captureBeyondViewport: false }).catch(() => undefined);
   return p;
 }
 
