@@ -75,6 +75,7 @@ const files = {
   'legacy.pact': '// pact: v2\n// data: ./history.json\n.mt .cb:summary\n',
   'messy.pact': "// pact: v2\n.cb[ role = 'user' ,ttl<=2 ]\n",
   'paths.dl': '// data: ./graph.json\nrelation edge(Node, Node);\npath(x, y) <-- edge(x, y);\npath(x, z) <-- edge(x, y), path(y, z);\n',
+  'plain.pact': '.mt .cb:summary\n',
   'agent.ts': 'declare const ctx: { select(q: string): unknown };\nexport const summaries = ctx.select(".block:summary");\n',
   '.vscode/settings.json': JSON.stringify({ 'ctxql.path': BIN }, null, 2),
 };
@@ -571,6 +572,21 @@ describe('ctxql in VS Code', () => {
     });
     assert.doesNotMatch(log, /\[Error[^\]]*\] Server process exited with code 0/);
     assert.match(log, /\[Info[^\]]*\] Server process exited normally/);
+  });
+
+  it('applies the dialect and rules settings live, without a restart', async () => {
+    await openFile('plain.pact');
+    const squiggles = () => page.evaluate(() => document.querySelectorAll('.editor-group-container.active .monaco-editor .squiggly-error').length);
+    await until('the finding under the default dialect (v2)', async () => (await squiggles()) === 1);
+    const settingsFile = path.join(ws, '.vscode', 'settings.json');
+    const write = (extra) => fs.writeFileSync(settingsFile, JSON.stringify({ 'ctxql.path': BIN, ...extra }));
+    write({ 'ctxql.dialect.default': 'v1' });
+    await until('no finding under v1, where .cb:summary is a namespaced type', async () => (await squiggles()) === 0);
+    write({});
+    await until('the finding back once the setting is gone', async () => (await squiggles()) === 1);
+    write({ 'ctxql.rules.ignore': ['PACT001'] });
+    await until('the ignored finding gone', async () => (await squiggles()) === 0);
+    fs.writeFileSync(settingsFile, JSON.stringify({ 'ctxql.path': BIN }));
   });
 
   it('opens the settings at ctxql.path from the "not found" message', async () => {
