@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/config"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/migrate"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
@@ -91,7 +91,7 @@ func runMigrate(env Env, f *migrateFlags, args []string) error {
 			manual = manual || m
 			continue
 		}
-		paths, err := collect(arg, func(p string) bool { return strings.HasSuffix(strings.ToLower(p), ".pact") }, cfg)
+		paths, err := collect(arg, func(p string) bool { return lang.ForName(p) == lang.ByID(lang.PACT) }, cfg)
 		if err != nil {
 			return Usagef("migrate: %w", err)
 		}
@@ -156,11 +156,10 @@ func migrateOne(env Env, f *migrateFlags, opts migrate.Options, name string, src
 	return len(res.Manual) > 0, nil
 }
 
-// withDialect sets the dialect of a file without a pragma from the
-// configuration unless --dialect named one.
+// withDialect sets the dialect of a file without a pragma as the language
+// table resolves it: --dialect (a setting, like an editor's), else the
+// configuration, else v2.
 func withDialect(opts migrate.Options, cfg *config.Config, name string) migrate.Options {
-	if opts.Default == pact.DialectUnset && cfg != nil {
-		opts.Default = cfg.Dialect(absPath(name))
-	}
+	opts.Default = lang.Settings{Editor: opts.Default, Config: cfg}.Dialect(name, pact.DialectUnset)
 	return opts
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/ctxql/ctxql/analysis/dllint"
 	"github.com/ctxql/ctxql/analysis/jqllint"
 	"github.com/ctxql/ctxql/analysis/pactlint"
+	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/format"
 	"github.com/ctxql/ctxql/syntax/host"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -245,4 +246,18 @@ func AbsName(name string) string {
 		return a
 	}
 	return name
+}
+
+// ConfigName is the form of a file name the configuration's file queries
+// take: absolute (AbsName) for a configuration read from a directory, as
+// given (a file: URI made a path) for one that belongs to none
+// (config.Parse), whose anchored globs match relative names only.
+func ConfigName(cfg *config.Config, name string) string {
+	if cfg != nil && cfg.Dir() == "" {
+		if u, err := url.Parse(name); err == nil && u.Scheme == "file" {
+			return filepath.FromSlash(u.Path)
+		}
+		return name
+	}
+	return AbsName(name)
 }

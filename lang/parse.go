@@ -100,7 +100,9 @@ func Validate(ast any) []syntax.Diagnostic {
 		syntax.WithOrigin(ds, syntax.OriginSyntax)
 		if !syntax.HasErrors(ds) {
 			for _, d := range datalog.Check(a, nil).Diagnostics {
-				if d.Severity == syntax.SeverityError {
+				// Without the data every relation the program does not
+				// define is unknown: whether it exists depends on the data.
+				if d.Severity == syntax.SeverityError && d.Code != datalog.CodeUnknownRelation {
 					d.Origin = syntax.OriginCheck
 					ds = append(ds, d)
 				}
@@ -246,7 +248,7 @@ func (s Settings) Resolve(name string, pragma pact.Dialect) (pact.Dialect, Sourc
 		return s.Editor, FromEditor
 	}
 	if s.Config != nil {
-		if d, ok := s.Config.DialectSet(AbsName(name)); ok {
+		if d, ok := s.Config.DialectSet(ConfigName(s.Config, name)); ok {
 			return d, FromConfig
 		}
 	}

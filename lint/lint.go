@@ -67,6 +67,15 @@ func (l *Linter) WithConfig(cfg *config.Config) *Linter {
 	return &cp
 }
 
+// WithEditorDialect returns a linter whose editor dialect setting is d
+// (DialectUnset: none): it beats the configuration for files without a
+// pragma. The language server calls it when the editor's setting changes.
+func (l *Linter) WithEditorDialect(d pact.Dialect) *Linter {
+	cp := *l
+	cp.settings.Editor = d
+	return &cp
+}
+
 // Config returns the linter's configuration, or nil.
 func (l *Linter) Config() *config.Config { return l.settings.Config }
 
@@ -165,10 +174,12 @@ func (l *Linter) Findings(ctx context.Context, file *syntax.File, ast any) []syn
 	return diags
 }
 
-// merge joins validity diagnostics and rule findings. A check diagnostic
-// with a rule finding at the same span is dropped; an error check makes
-// that finding (when it is an error too) an error of origin check, so that
-// no rule selection hides it.
+// merge joins validity diagnostics and rule findings. A rule finding at the
+// span of an error of origin check is that error reported under the rule's
+// code (with the rule's message and fixes): it becomes an error of origin
+// check, which no configuration hides or downgrades, and the check
+// diagnostic is dropped. A check warning with a rule finding at the same
+// span is dropped too.
 func merge(valid, rules []syntax.Diagnostic) []syntax.Diagnostic {
 	at := map[syntax.Span][]int{}
 	for i, r := range rules {
@@ -181,9 +192,9 @@ func merge(valid, rules []syntax.Diagnostic) []syntax.Diagnostic {
 			out = append(out, v)
 			continue
 		}
-		for _, i := range idx {
-			if v.Severity == syntax.SeverityError && rules[i].Severity == syntax.SeverityError {
-				rules[i].Origin = syntax.OriginCheck
+		if v.Severity == syntax.SeverityError {
+			for _, i := range idx {
+				rules[i].Origin, rules[i].Severity = syntax.OriginCheck, syntax.SeverityError
 			}
 		}
 	}
@@ -232,7 +243,7 @@ func (l *Linter) configure(name string, diags []syntax.Diagnostic) []syntax.Diag
 		return diags
 	}
 	out := diags[:0:0]
-	abs := lang.AbsName(name)
+	abs := lang.ConfigName(cfg, name)
 	for _, d := range diags {
 		if d.Origin == syntax.OriginSyntax || d.Origin == syntax.OriginCheck {
 			out = append(out, d)

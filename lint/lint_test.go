@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/ctxql/ctxql/analysis"
+	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // TestAll checks that the rules of every language form a valid registry.
@@ -94,5 +96,55 @@ func TestUnsupported(t *testing.T) {
 	}
 	if _, _, err := l.Check(context.Background(), "x.txt", "hello"); err == nil {
 		t.Error("a .txt file was checked")
+	}
+}
+
+// TestSuppressEditCommentSyntax checks that a suppression comment is
+// written in the comment syntax of the file's language.
+func TestSuppressEditCommentSyntax(t *testing.T) {
+	d := syntax.Diagnostic{Span: syntax.Sp(0, 1), Code: "PACT001"}
+	for name, want := range map[string]string{
+		"q.pact":     " // ctxql:ignore PACT001 -- reason",
+		"q.jql.yaml": " # ctxql:ignore PACT001 -- reason",
+		"doc.md":     " <!-- ctxql:ignore PACT001 -- reason -->",
+		"tool.py":    " # ctxql:ignore PACT001 -- reason",
+		"app.ts":     " // ctxql:ignore PACT001 -- reason",
+	} {
+		e := SuppressEdit(name, syntax.NewFile(name, "x\n"), d)
+		if e.NewText != want || e.Span != syntax.Sp(1, 1) {
+			t.Errorf("%s: %+v, want %q at the line's end", name, e, want)
+		}
+	}
+}
+
+// TestDialectPrecedence checks the linter's dialects: a pragma beats the
+// editor setting, which beats the configuration.
+func TestDialectPrecedence(t *testing.T) {
+	cfg, err := config.Parse([]byte("dialect: {default: v1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(pact.DialectUnset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1only := "[ttl<1]\n" // valid in v1, a syntax error in v2
+	for _, c := range []struct {
+		l     *Linter
+		src   string
+		valid bool
+	}{
+		{l, v1only, false},
+		{l.WithConfig(cfg), v1only, true},
+		{l.WithConfig(cfg).WithEditorDialect(pact.V2), v1only, false},
+		{l.WithConfig(cfg).WithEditorDialect(pact.V2), "// pact: v1\n" + v1only, true},
+	} {
+		_, diags, err := c.l.Check(context.Background(), "q.pact", c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if syntax.HasErrors(diags) == c.valid {
+			t.Errorf("%q with %+v: %v", c.src, c.l.Settings(), diags)
+		}
 	}
 }

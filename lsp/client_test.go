@@ -128,6 +128,12 @@ func newClient(t testing.TB, opts Options) *testClient {
 
 func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if req.IsCall() {
+		if req.Method() == "client/registerCapability" {
+			c.mu.Lock()
+			c.notes = append(c.notes, note{strings.Clone(req.Method()), json.RawMessage(bytes.Clone(req.Params()))})
+			c.mu.Unlock()
+			return nil, nil
+		}
 		if req.Method() == "workspace/configuration" {
 			if c.config != nil {
 				return c.config, nil

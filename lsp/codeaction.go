@@ -59,6 +59,7 @@ func (s *server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 	if !ok {
 		return out, nil
 	}
+	ctx = context.WithValue(ctx, onlyKey{}, p.Context.Only)
 	for _, a := range ca.CodeActions(ctx, snap, s.spanOf(snap.File, p.Range)) {
 		if !kindMatches(a.Kind, p.Context.Only) {
 			continue
@@ -71,6 +72,16 @@ func (s *server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		out = append(out, w)
 	}
 	return out, nil
+}
+
+// onlyKey carries the requested kinds (context.only) to the languages, so
+// that they skip computing actions nobody asked for.
+type onlyKey struct{}
+
+// wanted reports whether the request in ctx asks for actions of kind.
+func wanted(ctx context.Context, kind string) bool {
+	only, _ := ctx.Value(onlyKey{}).([]string)
+	return kindMatches(kind, only)
 }
 
 // kindMatches reports whether an action of kind is asked for by only (the
@@ -111,6 +122,9 @@ func lintActions(ctx context.Context, l *lint.Linter, s *Snapshot, diags []synta
 			out = append(out, CodeAction{Title: "Suppress " + d.Code + " on this line", Kind: "quickfix",
 				Edits: []syntax.TextEdit{lint.SuppressEdit(s.File.Name(), s.File, d)}, Diagnostics: []syntax.Diagnostic{d}})
 		}
+	}
+	if !wanted(ctx, "source.fixAll") {
+		return out
 	}
 	fixed, _, err := l.Fix(ctx, s.File.Name(), s.File.Text(), false)
 	if err == nil && fixed != s.File.Text() {

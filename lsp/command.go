@@ -52,9 +52,9 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		return s.runFailed(ctx, uri, rng, fmt.Sprintf("Cannot run a query of %s: the document is not open.", name)), nil
 	case p.Command == CommandChooseData:
 		return s.runFailed(ctx, uri, rng, noDataMessage(name)), nil
-	case snap.TooLarge():
-		return s.runFailed(ctx, uri, rng, fmt.Sprintf("Cannot run a query of %s: the document is %d bytes, over the limit of %d (raise it with the %s setting).",
-			name, snap.File.Len(), snap.Limit, settingMaxDocumentBytes)), nil
+	}
+	if _, msg, bad := snap.Degraded(); bad {
+		return s.runFailed(ctx, uri, rng, fmt.Sprintf("Cannot run a query of %s: %s.", name, msg)), nil
 	}
 	if _, ok := snap.Lang.(Runner); !ok {
 		return s.runFailed(ctx, uri, rng, fmt.Sprintf("Cannot run %s: only PACT, JQL and Datalog documents have queries to run.", name)), nil

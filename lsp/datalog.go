@@ -37,12 +37,7 @@ func (l datalogLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.
 	if p == nil {
 		return nil
 	}
-	return s.findings(ctx, func() []syntax.Diagnostic {
-		if l.linter == nil {
-			return append([]syntax.Diagnostic(nil), p.Diagnostics...)
-		}
-		return linterFor(l.linter, s).Analyze(ctx, s.File, p)
-	})
+	return analyzed(ctx, l.linter, s, p, p.Diagnostics)
 }
 
 // Symbols lists declarations, rules and facts in source order.

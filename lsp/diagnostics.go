@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 	"time"
 
@@ -145,6 +144,9 @@ const (
 	// CodeTooLarge reports a document over the size limit, which gets no
 	// language features.
 	CodeTooLarge = "LSP001"
+	// CodeTooDeep reports a document whose brackets nest too deeply to
+	// parse safely; it gets no language features.
+	CodeTooDeep = "LSP002"
 	// CodeConfig reports an invalid .ctxql.yaml or invalid editor settings.
 	CodeConfig = "CONFIG"
 )
@@ -152,12 +154,11 @@ const (
 // documentDiagnostics returns the sorted diagnostics of a snapshot: those
 // of its language, a problem with its configuration and, when withData is
 // set, those that need the sample data (or why it cannot be read). A
-// document over the size limit gets only one diagnostic saying so.
+// degraded document (over the size limit, nested too deeply) gets only one
+// diagnostic saying so.
 func (s *server) documentDiagnostics(ctx context.Context, snap *Snapshot, withData bool) []syntax.Diagnostic {
-	if snap.TooLarge() {
-		return []syntax.Diagnostic{{Span: syntax.Sp(0, 0), Severity: syntax.SeverityWarning, Code: CodeTooLarge,
-			Message: fmt.Sprintf("the document is %d bytes, over the limit of %d bytes: no diagnostics, completion, hovers or runs (raise the limit with the %s setting)",
-				snap.File.Len(), snap.Limit, settingMaxDocumentBytes)}}
+	if code, msg, bad := snap.Degraded(); bad {
+		return []syntax.Diagnostic{{Span: syntax.Sp(0, 0), Severity: syntax.SeverityWarning, Code: code, Message: msg}}
 	}
 	ds := diagnosticsOf(ctx, snap)
 	var extra []syntax.Diagnostic

@@ -37,12 +37,7 @@ func (l jqlLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diag
 	if jf == nil {
 		return nil
 	}
-	return s.findings(ctx, func() []syntax.Diagnostic {
-		if l.linter == nil {
-			return append([]syntax.Diagnostic(nil), jf.Diagnostics...)
-		}
-		return linterFor(l.linter, s).Analyze(ctx, s.File, jf)
-	})
+	return analyzed(ctx, l.linter, s, jf, jf.Diagnostics)
 }
 
 // Symbols lists one symbol per query, named after its "from" domain.

@@ -145,3 +145,15 @@ func DefaultLanguages() []Language {
 	}
 	return []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}, hostLanguage{linter: l}}
 }
+
+// analyzed returns a document's findings, computed once per snapshot: the
+// linter's (configured for the document) on the parsed ast, or the
+// parser's own diagnostics when there is no linter.
+func analyzed(ctx context.Context, l *lint.Linter, s *Snapshot, ast any, parsed []syntax.Diagnostic) []syntax.Diagnostic {
+	return s.findings(ctx, func() []syntax.Diagnostic {
+		if l == nil {
+			return append([]syntax.Diagnostic(nil), parsed...)
+		}
+		return linterFor(l, s).Analyze(ctx, s.File, ast)
+	})
+}

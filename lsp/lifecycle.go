@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/ctxql/ctxql/config"
 )
 
 // TokenTypes is the semantic token legend's type list; SemanticToken.Type
@@ -38,6 +41,7 @@ func (s *server) initialize(params json.RawMessage) (any, error) {
 	d := p.Capabilities.TextDocument.Diagnostic
 	s.pull = d != nil && string(*d) != "null"
 	s.refresh = p.Capabilities.Workspace.Diagnostics.RefreshSupport
+	s.watch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
 		s.config.apply(p.InitializationOptions)
 	}
@@ -76,10 +80,38 @@ func (s *server) capabilities(enc string) map[string]any {
 
 func (s *server) anyLang(f func(Language) bool) bool { return slices.ContainsFunc(s.langs, f) }
 
-// initializedNote asks the client for the "ctxql" configuration section.
+// initializedNote asks the client for the "ctxql" configuration section
+// and, when it can watch files for the server, registers watchers for the
+// configuration files and sample data, whose changes re-diagnose the open
+// documents (didChangeWatchedFiles).
 func (s *server) initializedNote(json.RawMessage) error {
 	go s.fetchConfig()
+	s.mu.Lock()
+	watch := s.watch
+	s.mu.Unlock()
+	if watch {
+		go s.registerWatchers()
+	}
 	return nil
+}
+
+// watchedFiles are the globs the server asks the client to watch.
+var watchedFiles = []string{"**/" + config.FileName, "**/*.{json,jsonl,ndjson,yaml,yml,facts}"}
+
+func (s *server) registerWatchers() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var watchers []map[string]any
+	for _, g := range watchedFiles {
+		watchers = append(watchers, map[string]any{"globPattern": g})
+	}
+	params := map[string]any{"registrations": []any{map[string]any{
+		"id": "ctxql-watched-files", "method": protocol.MethodWorkspaceDidChangeWatchedFiles,
+		"registerOptions": map[string]any{"watchers": watchers},
+	}}}
+	if _, err := s.conn.Call(ctx, "client/registerCapability", params, nil); err != nil {
+		s.log.printf("client/registerCapability: %v", err)
+	}
 }
 
 func (s *server) shutdownCall(context.Context, json.RawMessage) (any, error) {

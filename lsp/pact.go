@@ -37,10 +37,18 @@ func linterFor(l *lint.Linter, s *Snapshot) *lint.Linter {
 	if l == nil {
 		return nil
 	}
-	if cfg := s.Workspace.Project(s); cfg != nil {
-		return s.derived("linter", func() any { return l.WithConfig(cfg) }).(*lint.Linter)
-	}
-	return l
+	// The document's configuration and the editor's dialect setting, as
+	// the language table resolves them.
+	return s.derived("linter", func() any {
+		if s.Workspace == nil {
+			return l
+		}
+		out := l.WithEditorDialect(s.Workspace.settings().EditorDialect)
+		if cfg := s.Workspace.Project(s); cfg != nil {
+			out = out.WithConfig(cfg)
+		}
+		return out
+	}).(*lint.Linter)
 }
 
 func pactFile(s *Snapshot) *pact.File {
@@ -75,7 +83,7 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 		return nil
 	}
 	out := lintActions(ctx, linterFor(l.linter, s), s, l.Diagnostics(ctx, s), span, true)
-	if pf.Dialect == pact.V1 {
+	if pf.Dialect == pact.V1 && wanted(ctx, "source.migrate") {
 		if res, err := migrate.PACT([]byte(s.File.Text()), migrate.Options{ToV2: true}); err == nil && res.Changed {
 			out = append(out, CodeAction{Title: "Migrate file to v2", Kind: "source.migrate", Edits: res.Edits})
 		}

@@ -55,6 +55,8 @@ func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, 
 			if !ok {
 				sp, ok = q.Sp, true
 			}
+		} else if hint, none := noDataHint(s); none && ok {
+			parts = append(parts, hint)
 		}
 	}
 	if !ok {
@@ -192,6 +194,15 @@ func minimalEdit(before, after string) []syntax.TextEdit {
 		q++
 	}
 	for q > 0 && !isRuneStart(before, len(before)-q) {
+		q--
+	}
+	// Neither end may fall between the "\r" and "\n" of a line break: an
+	// LSP position cannot address that place, and clients clamp it to the
+	// line's end.
+	if p > 0 && before[p-1] == '\r' && p < len(before) && before[p] == '\n' {
+		p--
+	}
+	if e := len(before) - q; q > 0 && e > 0 && before[e-1] == '\r' && before[e] == '\n' && q <= len(after)-p {
 		q--
 	}
 	return []syntax.TextEdit{{Span: syntax.Sp(p, len(before)-q), NewText: after[p : len(after)-q]}}

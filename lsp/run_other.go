@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
@@ -114,6 +115,7 @@ func (datalogLanguage) Queries(s *Snapshot) []syntax.Span {
 // datalogRun evaluates the whole program over the sample data once per
 // snapshot.
 type datalogRun struct {
+	db      *evaldl.DB
 	res     *evaldl.ProgramResult
 	data    map[string]int // tuples per relation of the sample data
 	err     error
@@ -160,7 +162,7 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		for _, r := range db.(*evaldl.DB).Relations() {
 			sizes[r.Name] = r.Size
 		}
-		return datalogRun{res: res, data: sizes, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}
+		return datalogRun{db: db.(*evaldl.DB), res: res, data: sizes, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}
 	})
 	return v.(datalogRun), true
 }
@@ -239,16 +241,82 @@ func (l datalogLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syn
 		return nil
 	}
 	var out []syntax.Diagnostic
+	probes := 0
 	for _, r := range p.Rules {
 		if r.Head == nil || r.IsFact() {
 			continue
 		}
 		if len(run.res.Relations[r.Head.Name.Name]) == 0 {
-			out = append(out, syntax.Diagnostic{Span: r.Head.Name.Loc, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
-				Message: fmt.Sprintf("%s derives nothing from the sample data %s", r.Head.Name.Name, s.Workspace.DataPath(s))})
+			d := syntax.Diagnostic{Span: r.Head.Name.Loc, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
+				Message: fmt.Sprintf("%s derives nothing from the sample data %s", r.Head.Name.Name, s.Workspace.DataPath(s))}
+			if probes < maxProbedRules && ctx.Err() == nil {
+				probes++
+				if rel, ok := firstFailing(ctx, s, run, r); ok {
+					d.Related = append(d.Related, rel)
+				}
+			}
+			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// maxProbedRules bounds the rules whose first failing body item is looked
+// for in one diagnosis.
+const maxProbedRules = 20
+
+// firstFailing finds the first body item of rule r after which the body
+// matches nothing over the sample data: a positive atom over an empty
+// relation, or else the shortest prefix of the body that a probe rule
+// (the prefix, with its variables as head) finds no tuple for. Each probe
+// evaluates the program once, within the run timeout.
+func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.Rule) (syntax.RelatedInfo, bool) {
+	src := s.File.Text()
+	for _, b := range r.Body {
+		if a := b.Atom; a != nil && !a.Negated {
+			if n, _ := run.relationCount(a.Name.Name); n == 0 {
+				return syntax.RelatedInfo{Span: a.Loc, Message: fmt.Sprintf("%s holds no tuple in the sample data", a.Name.Name)}, true
+			}
+		}
+	}
+	if run.db == nil {
+		return syntax.RelatedInfo{}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
+	defer cancel()
+	var vars []string
+	seen := map[string]bool{}
+	for k, b := range r.Body {
+		if a := b.Atom; a != nil && !a.Negated {
+			for _, t := range a.Args {
+				if t != nil && t.Kind == datalog.Var && t.Value != "_" && !seen[t.Value] {
+					seen[t.Value] = true
+					vars = append(vars, t.Value)
+				}
+			}
+		}
+		if len(vars) == 0 {
+			continue
+		}
+		var items []string
+		for _, bi := range r.Body[:k+1] {
+			items = append(items, src[bi.Span().Start:bi.Span().End])
+		}
+		const probe = "ctxql_probe__"
+		text := src + "\n" + probe + "(" + strings.Join(vars, ", ") + ") <-- " + strings.Join(items, ", ") + ";\n"
+		res, err := evaldl.EvalProgram(ctx, run.db, s.File.Name(), text)
+		if err != nil || res == nil || syntax.HasErrors(res.Diagnostics) {
+			return syntax.RelatedInfo{}, false
+		}
+		if len(res.Relations[probe]) == 0 {
+			what := "no tuple matches the rule's body up to here"
+			if b.Atom != nil {
+				what = fmt.Sprintf("no tuple of %s joins the body items before it", b.Atom.Name.Name)
+			}
+			return syntax.RelatedInfo{Span: b.Span(), Message: what}, true
+		}
+	}
+	return syntax.RelatedInfo{}, false
 }
 
 // DataDiagnostics reports queries that return nothing from the sample data
@@ -375,7 +443,7 @@ func runLenses(s *Snapshot, spans []syntax.Span) []CodeLens {
 // timeoutMessage turns a deadline into a message naming the limit.
 func timeoutMessage(err error, limit time.Duration) error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("evaluation stopped after %v", limit)
+		return fmt.Errorf("evaluation stopped after %v (raise the limit with the %s setting, in milliseconds)", limit, settingRunTimeout)
 	}
 	return err
 }
@@ -409,6 +477,9 @@ func formatWith(s *Snapshot) ([]syntax.TextEdit, error) {
 func withCount(ctx context.Context, s *Snapshot, off int, md string, sp syntax.Span, ok bool) (string, syntax.Span, bool) {
 	r, found := run(ctx, s, off)
 	if !found {
+		if hint, none := noDataHint(s); none && ok {
+			md += "\n\n---\n\n" + hint
+		}
 		return md, sp, ok
 	}
 	line := fmt.Sprintf("Sample data: **%d** result(s) in %.1f ms", r.Count, float64(r.Elapsed.Microseconds())/1000)
@@ -419,6 +490,15 @@ func withCount(ctx context.Context, s *Snapshot, off int, md string, sp syntax.S
 		return line, r.Span, true
 	}
 	return md + "\n\n---\n\n" + line, sp, true
+}
+
+// noDataHint is the hover line of a document without sample data, saying
+// how to name some; none is false when the document has data.
+func noDataHint(s *Snapshot) (hint string, none bool) {
+	if s.Workspace == nil || s.Workspace.DataPath(s) != "" {
+		return "", false
+	}
+	return "*No sample data: add a `// data: ./sample.json` line (or a `data` setting) to see result counts.*", true
 }
 
 // withRuleDocs appends to a hover the documentation of the rules whose

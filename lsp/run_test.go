@@ -42,6 +42,13 @@ func TestNoSampleData(t *testing.T) {
 		lenses[0].Range.Start.Line != 1 || lenses[0].Command.Arguments[0] != uri {
 		t.Fatalf("lenses without data: %+v", lenses)
 	}
+	var h struct {
+		Contents markupContent `json:"contents"`
+	}
+	c.mustCall("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": Position{Line: 1, Character: 1}}, &h)
+	if !strings.Contains(h.Contents.Value, "MessageTurn") || !strings.Contains(h.Contents.Value, "No sample data") {
+		t.Errorf("hover without data: %q", h.Contents.Value)
+	}
 	var res previewParams
 	c.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun,
 		"arguments": []any{uri, Range{Start: Position{Line: 1}, End: Position{Line: 1}}}}, &res)
@@ -128,4 +135,62 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestDerivesNothingRelated checks that a Datalog "derives nothing"
+// diagnostic points, as related information, at the first body item that
+// matches nothing: an atom over an empty relation, an atom that joins
+// nothing, a condition no tuple satisfies.
+func TestDerivesNothingRelated(t *testing.T) {
+	dir := t.TempDir()
+	data := `{"relations": {"edge": {"param_types": ["Node", "Node"], "tuples": [["a","b"],["b","c"],["c","d"]]},
+	  "empty": {"param_types": ["Node"], "tuples": []}}}`
+	if err := os.WriteFile(filepath.Join(dir, "d.json"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, Options{})
+	c.initialize()
+	uri := "file://" + filepath.ToSlash(dir) + "/p.dl"
+	src := "// data: ./d.json\n" +
+		"path(x, y) <-- edge(x, y);\n" +
+		"back(x) <-- path(x, y), edge(y, x);\n" +
+		"cond(x) <-- edge(x, y), if x == \"zz\";\n" +
+		"none(x) <-- edge(x, y), empty(y);\n"
+	c.open(uri, src)
+	ds := c.awaitDiags(uri, func(ds []wireDiagnostic) bool {
+		n := 0
+		for _, d := range ds {
+			if d.Code == CodeNoMatch {
+				n++
+			}
+		}
+		return n == 3
+	})
+	want := map[string]struct {
+		line, char int
+		msg        string
+	}{
+		"back": {2, 24, "no tuple of edge joins"},
+		"cond": {3, 24, "no tuple matches the rule's body up to here"},
+		"none": {4, 24, "empty holds no tuple"},
+	}
+	for _, d := range ds {
+		if d.Code != CodeNoMatch {
+			continue
+		}
+		name := strings.Fields(d.Message)[0]
+		w, ok := want[name]
+		if !ok {
+			t.Errorf("unexpected %s", d.Message)
+			continue
+		}
+		if len(d.RelatedInformation) != 1 {
+			t.Errorf("%s: related %+v", name, d.RelatedInformation)
+			continue
+		}
+		r := d.RelatedInformation[0]
+		if r.Location.URI != uri || r.Location.Range.Start != (Position{Line: w.line, Character: w.char}) || !strings.Contains(r.Message, w.msg) {
+			t.Errorf("%s: related %+v, want %d:%d %q", name, r, w.line, w.char, w.msg)
+		}
+	}
 }

@@ -171,3 +171,31 @@ func TestHugeDocumentProcess(t *testing.T) {
 		t.Errorf("peak RSS %d MB for a 20 MB document", hwm>>20)
 	}
 }
+
+// TestDeepNestingProcess opens a JQL YAML query nested 50,000 flow
+// mappings deep (244 KB, whose YAML parse alone exhausts memory) in a real
+// "ctxql lsp": it gets one diagnostic instead of a parse, and the server
+// stays small and serves another document.
+func TestDeepNestingProcess(t *testing.T) {
+	dir := t.TempDir()
+	p := startProc(t, dir)
+	p.initialize(nil)
+	const n = 50000
+	deep := fileURI(filepath.Join(dir, "deep.jql.yaml"))
+	p.open(deep, "from: activities\nwhere: "+strings.Repeat("{a: ", n)+"1"+strings.Repeat("}", n)+"\n")
+	ds := p.diagsOf(deep, hasCode("LSP002"))
+	if len(ds) != 1 || !strings.Contains(messageOf(ds, "LSP002"), "more than 1000 levels") {
+		t.Errorf("deep document: %v", ds)
+	}
+	for _, m := range []string{"textDocument/semanticTokens/full", "textDocument/documentSymbol", "textDocument/codeLens"} {
+		if r := p.response(p.request(m, map[string]any{"textDocument": map[string]any{"uri": deep}}), 10*time.Second); r["error"] != nil {
+			t.Errorf("%s on the deep document: %v", m, r["error"])
+		}
+	}
+	small := fileURI(filepath.Join(dir, "small.pact"))
+	p.open(small, ".mt\n")
+	p.alive(small)
+	if hwm := p.vmHWM(); hwm > 512<<20 {
+		t.Errorf("peak RSS %d MB for a 244 KB document", hwm>>20)
+	}
+}

@@ -5,10 +5,17 @@
 // of every open document (URI, language id, version, text as a
 // *syntax.File, the language's parse result). Text synchronization replaces
 // snapshots; every request reads the snapshot current when it arrived.
-// Each LSP area lives in its own file (lifecycle, text, diagnostics,
-// symbols, semantic tokens, hover, completion, formatting, code actions,
-// code lenses, commands, inlay hints, configuration) and dispatches to the
-// document's Language, whose optional features are small interfaces.
+// The methods the server serves, the language feature each needs and the
+// capability that advertises it are listed once, in the method table
+// (methods.go). Each LSP area lives in its own file (lifecycle, text,
+// diagnostics, symbols, semantic tokens, hover, completion, formatting,
+// code actions, code lenses, commands, inlay hints, configuration) and
+// dispatches to the document's Language, whose optional features are small
+// interfaces. The editor knowledge of each language (hover texts,
+// completion, navigation and rename) lives here too, a file per language
+// (pact_hover.go, pact_complete.go, jql_hover.go, datalog_refs.go,
+// host.go); which language a file is, its PACT dialect, its parse and its
+// formatter come from the language table (package lang).
 //
 // All positions go through the syntax.File mapper: the server advertises
 // UTF-16 and switches to UTF-8 when the client offers it.
@@ -67,6 +74,7 @@ type server struct {
 	utf8        bool // positions are counted in UTF-8 bytes
 	pull        bool // the client pulls diagnostics: never push them
 	refresh     bool // the client accepts workspace/diagnostic/refresh
+	watch       bool // the client watches files for the server when asked
 	config      Config
 
 	exited chan int // receives the exit code once
@@ -309,7 +317,7 @@ func (s *server) snapshotOf(params json.RawMessage) (*Snapshot, error) {
 	if snap == nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", p.TextDocument.URI)
 	}
-	if snap.TooLarge() {
+	if _, _, bad := snap.Degraded(); bad {
 		return nil, errTooLarge
 	}
 	return snap, nil
@@ -371,7 +379,7 @@ func (s *server) positionParams(params json.RawMessage) (*Snapshot, int, error) 
 	if snap == nil {
 		return nil, 0, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", p.TextDocument.URI)
 	}
-	if snap.TooLarge() {
+	if _, _, bad := snap.Degraded(); bad {
 		return nil, 0, errTooLarge
 	}
 	return snap, s.offset(snap.File, p.Position), nil

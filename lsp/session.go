@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/ctxql/ctxql/syntax"
@@ -26,16 +28,19 @@ type Snapshot struct {
 	// diagnostic saying so (0: no limit).
 	Limit int64
 
-	once   sync.Once
-	parsed any
-	memo   sync.Map // query start offset → memoRun
+	once    sync.Once
+	parsed  any
+	degOnce sync.Once
+	degCode string // why the document gets no features; "" when it does
+	degWhy  string
+	memo    sync.Map // query start offset → memoRun
 }
 
 // Parsed returns the language's parse result for this version, parsing on
 // first use. It is nil for documents of unknown language.
 func (s *Snapshot) Parsed() any {
 	s.once.Do(func() {
-		if s.TooLarge() {
+		if _, _, bad := s.Degraded(); bad {
 			return
 		}
 		if sp, ok := s.Lang.(snapshotParser); ok {
@@ -49,6 +54,73 @@ func (s *Snapshot) Parsed() any {
 
 // TooLarge reports whether the document is over the size limit.
 func (s *Snapshot) TooLarge() bool { return s.Limit > 0 && int64(s.File.Len()) > s.Limit }
+
+// maxNesting bounds how deeply brackets may nest in a document the
+// server parses. The parsers bound their own recursion, but a YAML
+// document's flow collections are built whole before any check can run,
+// at a cost that grows with the square of their depth.
+const maxNesting = 1000
+
+// Degraded reports whether the document gets no parse and no features,
+// with the code and message of the one diagnostic it gets instead: over
+// the size limit, or brackets nested deeper than maxNesting.
+func (s *Snapshot) Degraded() (code, msg string, bad bool) {
+	s.degOnce.Do(func() {
+		switch {
+		case s.TooLarge():
+			s.degCode = CodeTooLarge
+			s.degWhy = fmt.Sprintf("the document is %d bytes, over the limit of %d bytes: no diagnostics, completion, hovers or runs (raise the limit with the %s setting)",
+				s.File.Len(), s.Limit, settingMaxDocumentBytes)
+		case nestingDepth(s.File.Text(), maxNesting) > maxNesting:
+			s.degCode = CodeTooDeep
+			s.degWhy = fmt.Sprintf("brackets nest more than %d levels deep: no diagnostics, completion, hovers or runs for this document", maxNesting)
+		}
+	})
+	return s.degCode, s.degWhy, s.degCode != ""
+}
+
+// nestingDepth returns how deeply (), [] and {} nest in text outside
+// quoted strings, counting at most to max+1. A quote opens a string only
+// where a token starts (after a space, a line break, a bracket or an
+// operator), as in YAML, JSON, PACT and Datalog, so that an apostrophe
+// inside a word hides nothing; a string runs to its closing quote, line
+// breaks included (YAML's quoted scalars span lines). Brackets in comments
+// count: that can only overestimate.
+func nestingDepth(text string, max int) int {
+	depth, deepest := 0, 0
+	var quote byte
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if quote != 0 {
+			switch {
+			case c == '\\' && quote == '"':
+				i++
+			case c == quote:
+				quote = 0
+			}
+			continue
+		}
+		switch c {
+		case '"', '\'':
+			if i == 0 || strings.IndexByte(" \t\r\n:,[{(=!<>~", text[i-1]) >= 0 {
+				quote = c
+			}
+		case '(', '[', '{':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if deepest > max {
+					return deepest
+				}
+			}
+		case ')', ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return deepest
+}
 
 // fresh returns a copy of the snapshot with nothing computed yet, for
 // diagnosing it again under changed settings.

