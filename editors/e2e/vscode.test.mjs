@@ -541,7 +541,9 @@ describe('ctxql in VS Code', () => {
     await runCommand('ctxql: Show rule documentation');
     const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
     await input.type('PACT001');
-    await sleep(300);
+    await until('PACT001 first in the list', () =>
+      page.evaluate(() => document.querySelector('.quick-input-list .monaco-list-row.focused')?.textContent.includes('PACT001')),
+    );
     await page.keyboard.press('Enter');
     await until('the rule document', () =>
       page.evaluate(() => [...document.querySelectorAll('.tabs-container .tab')].some((t) => t.textContent.includes('PACT001'))),
