@@ -101,7 +101,7 @@ function freePort() {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls f until it returns a truthy value; fails with what after timeout. */
-async function until(what, f, timeout = 30000) {
+async function until(what, f, timeout = 60000) {
   const deadline = Date.now() + timeout;
   let last;
   for (;;) {
