@@ -539,6 +539,10 @@ describe('ctxql in VS Code', () => {
 
   it('opens rule documentation read-only, not as an untitled editor', async () => {
     await runCommand('ctxql: Show rule documentation');
+    // The rules are listed once "ctxql rules" has answered.
+    await until('the list of rules', () =>
+      page.evaluate(() => [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) => r.textContent.includes('legacy-type-sugar'))),
+    );
     const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
     await input.type('PACT001');
     await until('PACT001 first in the list', () =>
