@@ -145,6 +145,7 @@ function editorText() {
 }
 
 async function runCommand(title) {
+  await page.keyboard.press('Escape');
   const input = await until('the command palette', async () => {
     await page.keyboard.press('F1');
     return page.waitForSelector('.quick-input-widget input', { visible: true, timeout: 3000 }).catch(() => undefined);
@@ -261,6 +262,37 @@ async function clickLens(re) {
     return undefined;
   });
   await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+}
+
+/**
+ * Opens the quick fix menu with Ctrl+. (as a user would) until it lists an
+ * action matching re (the editor may ask before every provider has the
+ * finding), clicks that action and returns the listed titles.
+ */
+async function applyQuickFix(re) {
+  let items = [];
+  await until(`a quick fix matching ${re}`, async () => {
+    await page.keyboard.down('Control');
+    await page.keyboard.press('Period');
+    await page.keyboard.up('Control');
+    items = await until('the quick fix menu', () =>
+      page.evaluate(() => {
+        const rows = [...document.querySelectorAll('.action-widget .monaco-list-row')].map((r) => r.textContent.trim());
+        return rows.length ? rows : undefined;
+      }),
+    5000).catch(() => []);
+    if (items.some((t) => re.test(t))) {
+      return true;
+    }
+    await page.keyboard.press('Escape');
+    await sleep(1000);
+    return false;
+  });
+  await shot('quickfix');
+  const fix = items.findIndex((t) => re.test(t));
+  const rows = await page.$$('.action-widget .monaco-list-row');
+  await rows[fix].click();
+  return items;
 }
 
 function count(haystack, needle) {
@@ -393,27 +425,8 @@ describe('ctxql in VS Code', () => {
     await gotoLine(3);
     await page.keyboard.press('End');
     await page.keyboard.press('ArrowLeft');
-    // Ctrl+. as a user would, again if the first press came before the
-    // editor had the code actions.
-    let pressed = 0;
-    const items = await until('the quick fix menu', async () => {
-      const rows = await page.evaluate(() => [...document.querySelectorAll('.action-widget .monaco-list-row')].map((r) => r.textContent.trim()));
-      if (rows.length) {
-        return rows;
-      }
-      if (pressed++ % 10 === 0) {
-        await page.keyboard.down('Control');
-        await page.keyboard.press('Period');
-        await page.keyboard.up('Control');
-      }
-      return undefined;
-    });
-    await shot('legacy-quickfix');
-    const fix = items.findIndex((t) => /\.summary/.test(t));
-    assert.ok(fix >= 0, `a fix to .summary is offered: ${JSON.stringify(items)}`);
-    assert.ok(!items.some((t) => /fix all/i.test(t) && !/\.summary/.test(t)) || items.length > 1, `quick fixes: ${JSON.stringify(items)}`);
-    const rows = await page.$$('.action-widget .monaco-list-row');
-    await rows[fix].click();
+    const items = await applyQuickFix(/\.summary/);
+    assert.ok(items.some((t) => /Suppress PACT001/.test(t)), `quick fixes: ${JSON.stringify(items)}`);
     await until('the fixed text', async () => (await editorText()).includes('.mt .summary'));
     await until('no problems left', async () => {
       const c = await problemCounts();
@@ -517,23 +530,7 @@ describe('ctxql in VS Code', () => {
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press('ArrowLeft');
     }
-    let pressed = 0;
-    const items = await until('the quick fix menu', async () => {
-      const rows = await page.evaluate(() => [...document.querySelectorAll('.action-widget .monaco-list-row')].map((r) => r.textContent.trim()));
-      if (rows.length) {
-        return rows;
-      }
-      if (pressed++ % 10 === 0) {
-        await page.keyboard.down('Control');
-        await page.keyboard.press('Period');
-        await page.keyboard.up('Control');
-      }
-      return undefined;
-    });
-    const fix = items.findIndex((t) => /\.summary/.test(t));
-    assert.ok(fix >= 0, `a fix to .summary is offered: ${JSON.stringify(items)}`);
-    const rows = await page.$$('.action-widget .monaco-list-row');
-    await rows[fix].click();
+    await applyQuickFix(/\.summary/);
     await until('the fixed literal', async () => (await editorText()).includes('ctx.select(".summary")'));
   });
 
