@@ -538,7 +538,11 @@ describe('ctxql in VS Code', () => {
     await runCommand('ctxql: Show rule documentation');
     // The rules are listed once "ctxql rules" has answered.
     await until('the list of rules', () =>
-      page.evaluate(() => [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) => r.textContent.includes('legacy-type-sugar'))),
+      page.evaluate(
+        () =>
+          document.querySelector('.quick-input-widget input')?.getAttribute('placeholder') === 'Rule' &&
+          [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) => /\b[A-Z]+\d{3}\b/.test(r.textContent)),
+      ),
     );
     const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
     await input.type('PACT001');
