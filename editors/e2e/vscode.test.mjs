@@ -540,7 +540,7 @@ describe('ctxql in VS Code', () => {
     await until('the list of rules', () =>
       page.evaluate(
         () =>
-          [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) => /^[A-Z]+\d{3}\b/.test(r.textContent.trim())),
+          [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) => /^[A-Z]+\d{3}/.test(r.textContent.trim())),
       ),
     );
     const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
