@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -72,19 +71,24 @@ func (ix *Index) gitCommit() string {
 }
 
 // GitHead returns the commit HEAD names in the repository holding dir, or ""
-// when there is none. It reads .git/HEAD and the ref files itself and falls
-// back to `git rev-parse HEAD`.
+// when there is none or it cannot be read. It reads .git/HEAD, the loose ref
+// and packed-refs as files and runs no program: a project directory may be
+// hostile, and git itself would honour its configuration (core.fsmonitor
+// and the like run commands). A .git file (a worktree or a submodule) is
+// followed to the directory it names, and a worktree's refs are looked up
+// in the common directory too. Refs stored otherwise (reftable) are not
+// read, so no staleness is reported from them.
 func GitHead(dir string) string {
 	d, _ := filepath.Abs(dir)
 	for {
 		gd := filepath.Join(d, ".git")
-		if st, err := os.Stat(gd); err == nil && st.IsDir() {
-			if h := readHead(gd); h != "" {
-				return h
+		if st, err := os.Stat(gd); err == nil {
+			if !st.IsDir() {
+				if gd = gitDirOf(d, gd); gd == "" {
+					return ""
+				}
 			}
-			break
-		} else if err == nil {
-			break // a worktree or submodule .git file: let git answer
+			return readHead(gd)
 		}
 		p := filepath.Dir(d)
 		if p == d {
@@ -92,13 +96,27 @@ func GitHead(dir string) string {
 		}
 		d = p
 	}
-	cmd := exec.Command("git", "rev-parse", "HEAD")
-	cmd.Dir = dir
-	out, err := cmd.Output()
+}
+
+// gitDirOf reads a .git file ("gitdir: PATH", PATH relative to the
+// directory holding it) and returns the directory it names, or "".
+func gitDirOf(dir, file string) string {
+	b, err := gitFiles.ReadFile(file)
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	p = filepath.FromSlash(strings.TrimSpace(p))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	if st, err := os.Stat(p); err != nil || !st.IsDir() {
+		return ""
+	}
+	return p
 }
 
 // gitFiles reads a repository's HEAD and refs: regular files only, of a
@@ -114,22 +132,50 @@ func readHead(gitDir string) string {
 	h := strings.TrimSpace(string(b))
 	ref, ok := strings.CutPrefix(h, "ref: ")
 	if !ok {
-		return h
+		return commitID(h)
 	}
 	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
 		return ""
 	}
-	if b, err := gitFiles.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
-		return strings.TrimSpace(string(b))
+	dirs := []string{gitDir}
+	// A linked worktree keeps its HEAD in its own directory and shares the
+	// refs of the common directory, named by its commondir file.
+	if b, err := gitFiles.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := filepath.FromSlash(strings.TrimSpace(string(b)))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		dirs = append(dirs, c)
 	}
-	b, err = gitFiles.ReadFile(filepath.Join(gitDir, "packed-refs"))
-	if err != nil {
-		return ""
+	for _, d := range dirs {
+		if b, err := gitFiles.ReadFile(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
+			return commitID(strings.TrimSpace(string(b)))
+		}
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[1] == ref {
-			return f[0]
+	for _, d := range dirs {
+		b, err := gitFiles.ReadFile(filepath.Join(d, "packed-refs"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) == 2 && f[1] == ref {
+				return commitID(f[0])
+			}
 		}
 	}
 	return ""
+}
+
+// commitID returns s when it is a full SHA-1 or SHA-256 object name in hex,
+// else "".
+func commitID(s string) string {
+	if len(s) != 40 && len(s) != 64 {
+		return ""
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	return s
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/internal/atomicfile"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
@@ -45,7 +46,9 @@ func newCheckCmd(env Env, fix bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
-		Long: short + ".\n\nDirectories are walked for .pact, .jql, .jql.json, .jql.yaml, .jql.yml, .dl and .md files; " +
+		Long: short + ".\n\nDirectories are walked for " + suffixes(func(l *lang.Language) bool { return l.ID != lang.Host }) +
+			" files, and for the embedded queries of the host files .ctxql.yaml names (embedded.extensions, by default " +
+			strings.Join(config.DefaultExtensions(), ", ") + "); " +
 			"\"-\" reads standard input (named by --stdin-filename). Exit status: 0 when no error-severity finding remains, " +
 			"1 when one does, 2 on usage or I/O errors.",
 		Args: cobra.MinimumNArgs(1),

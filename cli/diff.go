@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -55,8 +56,16 @@ func runDiff(ctx context.Context, env Env, f *diffFlags, args []string) error {
 	if !slices.Contains(resultdiff.Formats, f.format) {
 		return Usagef("diff: unknown --format %q (want %s)", f.format, strings.Join(resultdiff.Formats, ", "))
 	}
+	// The base revision's directory is removed when the run ends, and also
+	// when a signal ends the process before the run has stopped.
+	baseDir, err := resultdiff.TempDir()
+	if err != nil {
+		return Usagef("diff: %w", err)
+	}
+	defer os.RemoveAll(baseDir)
+	onInterrupt(ctx, func() { os.RemoveAll(baseDir) })
 	rep, err := resultdiff.Run(ctx, resultdiff.Options{Base: f.base, Paths: args, MaxDataBytes: f.maxDataBytes,
-		Raise: "--max-data-bytes", Timeout: f.timeout, IgnoreAdded: f.ignoreAdded})
+		Raise: "--max-data-bytes", Timeout: f.timeout, IgnoreAdded: f.ignoreAdded, BaseDir: baseDir})
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()

@@ -32,7 +32,7 @@ func newFmtCmd(env Env) *cobra.Command {
 		Short: "Format PACT, JQL and Datalog files canonically",
 		Long: "Format PACT, JQL and Datalog files canonically, like gofmt: there are no options, and formatting a " +
 			"formatted file changes nothing.\n\nWithout flags the formatted sources are printed. Directories are walked " +
-			"for .pact, .jql, .jql.json, .jql.yaml, .jql.yml and .dl files; \"-\" formats standard input (its language " +
+			"for " + suffixes((*lang.Language).CanFormat) + " files; \"-\" formats standard input (its language " +
 			"named by --stdin-filename). A file with syntax errors is reported and left alone.\n\nExit status: 0 on " +
 			"success; 1 with --check when a file would change; 2 on usage or I/O errors or when a file has syntax errors.",
 		Args: cobra.MinimumNArgs(1),

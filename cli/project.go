@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/ctxql/ctxql/config"
+	"github.com/ctxql/ctxql/lang"
 )
 
 // loadConfig reads the configuration named by --config, or else the
@@ -143,4 +145,19 @@ func perFile[T any](env Env, paths []string, work func(env Env, path string) (T,
 		out = append(out, s.res)
 	}
 	return out, nil
+}
+
+// suffixes lists, for help texts, the file suffixes of the languages keep
+// accepts: ".pact, .jql, ... and .dl".
+func suffixes(keep func(*lang.Language) bool) string {
+	var exts []string
+	for _, l := range lang.All() {
+		if keep(l) {
+			exts = append(exts, l.Extensions()...)
+		}
+	}
+	if len(exts) < 2 {
+		return strings.Join(exts, "")
+	}
+	return strings.Join(exts[:len(exts)-1], ", ") + " and " + exts[len(exts)-1]
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxql/ctxql/eval/datalog/repl"
+	"github.com/ctxql/ctxql/internal/files"
 	"github.com/peterh/liner"
 	"github.com/spf13/cobra"
 )
@@ -64,6 +65,16 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// maxHistoryBytes bounds the history file the interactive loop reads.
+const maxHistoryBytes = 4 << 20
+
+// openHistory opens the history file through internal/files: a regular
+// file of at most maxHistoryBytes, never a FIFO or a device that would hang
+// or flood the start of a session.
+func openHistory(path string) (*os.File, error) {
+	return files.New(maxHistoryBytes, "").Open(path)
+}
+
 func interactive(ctx context.Context, s *repl.Session, w io.Writer) error {
 	ln := liner.NewLiner()
 	defer ln.Close()
@@ -71,7 +82,7 @@ func interactive(ctx context.Context, s *repl.Session, w io.Writer) error {
 	hist := ""
 	if dir, err := os.UserCacheDir(); err == nil {
 		hist = filepath.Join(dir, "ctxql", "repl_history")
-		if f, err := os.Open(hist); err == nil {
+		if f, err := openHistory(hist); err == nil {
 			_, _ = ln.ReadHistory(f)
 			f.Close()
 		}

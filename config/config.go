@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -110,6 +111,9 @@ func (c *Config) WithRuleNames(names map[string]string) *Config {
 	return &cp
 }
 
+// MaxFileBytes is the largest configuration file Load reads.
+const MaxFileBytes = 1 << 20
+
 // Load finds FileName in dir or the nearest of its parent directories and
 // parses it; when dir names a file the search starts in its directory. It returns the configuration and the absolute path of the file
 // it read, or Default() and "" when there is none up to the file-system root.
@@ -121,9 +125,12 @@ func Load(dir string) (*Config, string, error) {
 	if info, err := os.Stat(abs); err == nil && !info.IsDir() {
 		abs = filepath.Dir(abs) // a file: start from its directory
 	}
+	// A regular file of bounded size only: a FIFO or a device named
+	// .ctxql.yaml must not hang or flood whatever loads the configuration.
+	fr := files.New(MaxFileBytes, "")
 	for d := abs; ; {
 		p := filepath.Join(d, FileName)
-		data, err := os.ReadFile(p)
+		data, err := fr.ReadFile(p)
 		switch {
 		case err == nil:
 			c, err := ParseFile(p, data)

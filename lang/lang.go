@@ -2,9 +2,9 @@
 // language it holds the identifier, the file name suffixes (host source
 // files included), the comment syntax, how a file is parsed under its
 // resolved dialect, which diagnostics make it invalid, its formatter and its
-// analysis rules. The lint driver, the formatter command, the language
-// server and the MCP server all ask this table what a file is, so they agree
-// on it.
+// analysis rules. The lint driver behind "ctxql check", "ctxql fmt",
+// "ctxql migrate", "ctxql diff" and the language server ask this table what
+// a file is, so they agree on it.
 //
 // The table is built once and read-only: callers must not modify the
 // *Language values it returns.

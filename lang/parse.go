@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ctxql/ctxql/config"
 	evpact "github.com/ctxql/ctxql/eval/pact"
@@ -13,7 +14,7 @@ import (
 
 // CodeInvalidPACT is the code of a PACT query that parses but that the
 // evaluator refuses (an unknown control, a mutation-only position, ...).
-const CodeInvalidPACT = "pact-invalid"
+const CodeInvalidPACT = pact.CodeInvalid
 
 // SyntaxCode returns the code the language's parser gives syntax errors:
 // "pact-syntax", "SyntaxError" (JQL) or "datalog/syntax". These codes are
@@ -96,16 +97,26 @@ func Validate(ast any) []syntax.Diagnostic {
 	case *jql.File:
 		ds = validateJQL(a)
 	case *datalog.Program:
-		ds = append(ds, a.Diagnostics...)
-		syntax.WithOrigin(ds, syntax.OriginSyntax)
-		if !syntax.HasErrors(ds) {
-			for _, d := range datalog.Check(a, nil).Diagnostics {
-				// Without the data every relation the program does not
-				// define is unknown: whether it exists depends on the data.
-				if d.Severity == syntax.SeverityError && d.Code != datalog.CodeUnknownRelation {
-					d.Origin = syntax.OriginCheck
-					ds = append(ds, d)
-				}
+		return ValidateProgram(a, nil)
+	}
+	syntax.SortDiagnostics(ds)
+	return ds
+}
+
+// ValidateProgram is Validate for a Datalog program whose check without a
+// schema, info, the caller may already have (nil: it is run here).
+func ValidateProgram(prog *datalog.Program, info *datalog.Info) []syntax.Diagnostic {
+	ds := syntax.WithOrigin(slices.Clone(prog.Diagnostics), syntax.OriginSyntax)
+	if !syntax.HasErrors(ds) {
+		if info == nil {
+			info = datalog.Check(prog, nil)
+		}
+		for _, d := range info.Diagnostics {
+			// Without the data every relation the program does not
+			// define is unknown: whether it exists depends on the data.
+			if d.Severity == syntax.SeverityError && d.Code != datalog.CodeUnknownRelation {
+				d.Origin = syntax.OriginCheck
+				ds = append(ds, d)
 			}
 		}
 	}

@@ -30,19 +30,6 @@ const maxRounds = 10
 // All returns the registry of every rule of every language.
 func All() (*analysis.Registry, error) { return lang.Registry() }
 
-// Host is the language of source files in other languages (.ts, .js, .py,
-// .go) whose string literals passed to configured calls are PACT queries.
-const Host = lang.Host
-
-// Language returns the language of a file name, or "" when ctxql does not
-// check such files. It is the language table's answer (lang.ForName).
-func Language(name string) analysis.Language {
-	if l := lang.ForName(name); l != nil {
-		return l.ID
-	}
-	return ""
-}
-
 // Linter checks files with one registry, one editor dialect setting and,
 // optionally, a project configuration.
 type Linter struct {
@@ -149,27 +136,30 @@ func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []synt
 // is an error. The language server caches findings per PACT line.
 func (l *Linter) Findings(ctx context.Context, file *syntax.File, ast any) []syntax.Diagnostic {
 	var (
-		id   analysis.Language
-		data any
+		id    analysis.Language
+		data  any
+		valid []syntax.Diagnostic
 	)
 	switch a := ast.(type) {
 	case *pact.File:
-		id = lang.PACT
+		id, valid = lang.PACT, lang.Validate(a)
 	case *jql.File:
-		id, data = lang.JQL, jql.NewSchema()
+		id, data, valid = lang.JQL, jql.NewSchema(), lang.Validate(a)
 	case *datalog.Program:
-		// One check is shared by every rule that needs it.
-		id = lang.Datalog
+		// One check is shared by validity and every rule that needs it.
+		var info *datalog.Info
 		if !syntax.HasErrors(a.Diagnostics) {
-			data = datalog.Check(a, nil)
+			info = datalog.Check(a, nil)
+			data = info
 		}
+		id, valid = lang.Datalog, lang.ValidateProgram(a, info)
 	case *syntax.File:
 		id = lang.Markdown
 	default:
 		return nil
 	}
 	rules := syntax.WithOrigin(analysis.Run(ctx, l.reg.For(id), file, ast, data), syntax.OriginRule)
-	diags := merge(lang.Validate(ast), rules)
+	diags := merge(valid, rules)
 	syntax.SortDiagnostics(diags)
 	return diags
 }

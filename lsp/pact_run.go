@@ -352,7 +352,7 @@ func (l pactLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax
 		if _, isRange := r.Result.(*evalpact.RangeDiffLatestResult); isRange {
 			continue
 		}
-		d := syntax.Diagnostic{Span: sp, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
+		d := syntax.Diagnostic{Span: sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
 			Message: "matches nothing in the sample data " + s.Workspace.DataPath(s)}
 		emptiedRelated(&d, pactTrace(ctx, s, sp.Start))
 		out = append(out, d)

@@ -252,7 +252,7 @@ func (l datalogLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syn
 			continue
 		}
 		if len(run.res.Relations[r.Head.Name.Name]) == 0 {
-			d := syntax.Diagnostic{Span: r.Head.Name.Loc, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
+			d := syntax.Diagnostic{Span: r.Head.Name.Loc, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
 				Message: fmt.Sprintf("%s derives nothing from the sample data %s", r.Head.Name.Name, s.Workspace.DataPath(s))}
 			if probes < maxProbedRules && ctx.Err() == nil {
 				probes++
@@ -356,11 +356,11 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 			if len(p.Segments) == 0 || anyHas(docs, p.Names()) {
 				continue
 			}
-			out = append(out, syntax.Diagnostic{Span: p.Span, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
+			out = append(out, syntax.Diagnostic{Span: p.Span, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
 				Message: fmt.Sprintf("no document of the sample data %s has %s", path, p.Text)})
 		}
 		if r, ok := run(ctx, s, q.Span.Start); ok && r.Err == nil && r.Count == 0 {
-			d := syntax.Diagnostic{Span: q.Span, Severity: syntax.SeverityInfo, Code: CodeNoMatch,
+			d := syntax.Diagnostic{Span: q.Span, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
 				Message: "returns nothing from the sample data " + path}
 			emptiedRelated(&d, jqlTrace(ctx, s, q.Span.Start))
 			out = append(out, d)

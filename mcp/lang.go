@@ -245,11 +245,7 @@ func (s *Server) Datalog(ctx context.Context, a DatalogArgs) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("datalog_query: %w", err)
 	}
-	d, err := evdatalog.ReadDataPathFrom(s.files, rel)
-	if err != nil {
-		return nil, fmt.Errorf("datalog_query: %w", err)
-	}
-	db, err := evdatalog.Load(d)
+	db, err := evdatalog.LoadPathFrom(s.files, rel)
 	if err != nil {
 		return nil, fmt.Errorf("datalog_query: %w", err)
 	}

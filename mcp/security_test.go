@@ -524,3 +524,42 @@ func TestMCPQueryBounds(t *testing.T) {
 		t.Errorf("a small query after the refusals: %.300s", got)
 	}
 }
+
+// TestMCPDatalogChain sends datalog_query the 50-atom chain q(x0) <--
+// path(x0, x1), …, path(x49, x50) over 11 tuples, which needed more than
+// 848 MB at 40 atoms when joined left to right keeping every variable: the
+// server answers it, stays small, and goes on.
+func TestMCPDatalogChain(t *testing.T) {
+	bin := needBinary(t)
+	if out, _ := exec.Command(bin, "eval", "datalog", "--help").Output(); !strings.Contains(string(out), "--max-tuples") {
+		t.Skip("needs the Datalog tuple budget and join planning (eval datalog --max-tuples)")
+	}
+	_, proj := project(t)
+	var facts strings.Builder
+	for _, a := range []string{"a", "b", "c"} {
+		for _, b := range []string{"a", "b", "c"} {
+			fmt.Fprintf(&facts, "%s\t%s\n", a, b)
+		}
+	}
+	facts.WriteString("a\td\nd\ta\n")
+	write(t, filepath.Join(proj, "chain", "d.dl"), "relation path(S, S);\n")
+	write(t, filepath.Join(proj, "chain", "path.facts"), facts.String())
+	var body []string
+	for i := range 50 {
+		body = append(body, fmt.Sprintf("path(x%d, x%d)", i, i+1))
+	}
+	s := startRaw(t, proj, "--max-memory", "268435456")
+	got, isErr := s.toolWithin("datalog_query", map[string]any{"query": "q(x0) <-- " + strings.Join(body, ", ") + ".", "data": "chain"}, 60*time.Second)
+	if isErr {
+		t.Fatalf("the chain was refused: %.300s", got)
+	}
+	for _, x := range []string{`"a"`, `"b"`, `"c"`, `"d"`} {
+		if !strings.Contains(got, x) {
+			t.Errorf("the answer lacks %s: %.300s", x, got)
+		}
+	}
+	if rss := peakRSS(s.cmd.Process.Pid); rss > 512<<20 {
+		t.Errorf("server peak RSS %d MB", rss>>20)
+	}
+	s.alive()
+}

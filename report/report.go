@@ -317,12 +317,15 @@ func writeSARIF(w io.Writer, fs []Finding, opts Options) error {
 		}
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, r)
 	}
+	cols := columnsOf()
 	for _, x := range fs {
-		s, e := x.File.UTF16(x.Diag.Span.Start), x.File.UTF16(x.Diag.Span.End)
+		c := cols(x.File)
+		sl, _, sc := c.at(x.Diag.Span.Start)
+		el, _, ec := c.at(x.Diag.Span.End)
 		res := sarifResult{RuleID: x.Diag.Code, RuleIndex: index[x.Diag.Code], Level: sarifLevel(x.Diag.Severity), Message: sarifText{x.Diag.Message}}
 		var loc sarifLocation
 		loc.Physical.Artifact.URI = uriPath(x.Path)
-		loc.Physical.Region = sarifRegion{StartLine: s.Line + 1, StartColumn: s.Character + 1, EndLine: e.Line + 1, EndColumn: e.Character + 1}
+		loc.Physical.Region = sarifRegion{StartLine: sl + 1, StartColumn: sc + 1, EndLine: el + 1, EndColumn: ec + 1}
 		res.Locations = []sarifLocation{loc}
 		run.Results = append(run.Results, res)
 	}
@@ -354,9 +357,11 @@ func uriPath(p string) string {
 // writeGitHub prints GitHub Actions workflow commands that annotate the
 // lines of a pull request. Columns are 1-based characters.
 func writeGitHub(w io.Writer, fs []Finding) error {
+	cols := columnsOf()
 	for _, x := range fs {
-		s, e := x.File.Position(x.Diag.Span.Start), x.File.Position(x.Diag.Span.End)
-		sc, ec := charColumn(x.File, x.Diag.Span.Start), charColumn(x.File, x.Diag.Span.End)
+		c := cols(x.File)
+		sl, sc, _ := c.at(x.Diag.Span.Start)
+		el, ec, _ := c.at(x.Diag.Span.End)
 		level := "notice"
 		switch x.Diag.Severity {
 		case syntax.SeverityError:
@@ -365,7 +370,7 @@ func writeGitHub(w io.Writer, fs []Finding) error {
 			level = "warning"
 		}
 		_, err := fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s\n", level,
-			ghProperty(x.Path), s.Line, sc, e.Line, ec, ghProperty(x.Diag.Code), ghData(x.Diag.Message+" ["+x.Diag.Code+"]"))
+			ghProperty(x.Path), sl+1, sc+1, el+1, ec+1, ghProperty(x.Diag.Code), ghData(x.Diag.Message+" ["+x.Diag.Code+"]"))
 		if err != nil {
 			return err
 		}
@@ -373,11 +378,18 @@ func writeGitHub(w io.Writer, fs []Finding) error {
 	return nil
 }
 
-// charColumn is the 1-based column of off counted in characters.
-func charColumn(f *syntax.File, off int) int {
-	off = min(max(off, 0), f.Len())
-	start := f.LineStart(f.LineOf(off))
-	return len([]rune(f.Text()[start:off])) + 1
+// columnsOf returns a function giving the column index of a file, made
+// once per file.
+func columnsOf() func(*syntax.File) *columns {
+	byFile := map[*syntax.File]*columns{}
+	return func(f *syntax.File) *columns {
+		c, ok := byFile[f]
+		if !ok {
+			c = newColumns(f)
+			byFile[f] = c
+		}
+		return c
+	}
 }
 
 // ghData escapes a workflow command's message.

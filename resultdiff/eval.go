@@ -10,6 +10,7 @@ import (
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
 	evaljql "github.com/ctxql/ctxql/eval/jql"
 	evalpact "github.com/ctxql/ctxql/eval/pact"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -18,10 +19,7 @@ import (
 // evalPACT evaluates every query of a .pact file: the results are node ids
 // (a snapshot range is one JSON result).
 func (t *tree) evalPACT(ctx context.Context, abs, src, data string) []query {
-	dialect := pact.DialectUnset
-	if cfg := t.config(abs); cfg != nil {
-		dialect = cfg.Dialect(abs)
-	}
+	dialect := lang.Settings{Config: t.config(abs)}.Dialect(abs, pact.DialectUnset)
 	pf := pact.ParseFile(abs, src, dialect)
 	v, lerr := t.load("pact", data, func(p string) (any, error) { return evalpact.LoadFileFrom(t.files, p) })
 	var out []query

@@ -75,7 +75,7 @@ func extract(ctx context.Context, root, commit, dir string) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("git archive: %w", err)
 	}
-	terr := untar(pipe, dir)
+	terr := untar(ctx, pipe, dir)
 	io.Copy(io.Discard, pipe)
 	if err := cmd.Wait(); err != nil {
 		return fmt.Errorf("git archive: %s", strings.TrimSpace(errb.String()))
@@ -83,9 +83,12 @@ func extract(ctx context.Context, root, commit, dir string) error {
 	return terr
 }
 
-func untar(r io.Reader, dir string) error {
+func untar(ctx context.Context, r io.Reader, dir string) error {
 	tr := tar.NewReader(r)
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		h, err := tr.Next()
 		if err == io.EOF {
 			return nil

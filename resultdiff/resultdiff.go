@@ -22,12 +22,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -49,6 +51,10 @@ type Options struct {
 	// IgnoreAdded leaves out queries that only the working tree has (new
 	// queries change no earlier result).
 	IgnoreAdded bool
+	// BaseDir is an empty directory to extract the base revision into,
+	// made by TempDir and removed by the caller ("": Run makes one and
+	// removes it when it returns).
+	BaseDir string
 }
 
 // Status says how a query's results changed.
@@ -151,11 +157,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		filter = append(filter, filepath.ToSlash(rel))
 	}
-	baseDir, err := os.MkdirTemp("", "ctxql-diff-")
-	if err != nil {
-		return nil, err
+	baseDir := opts.BaseDir
+	if baseDir == "" {
+		if baseDir, err = TempDir(); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(baseDir)
 	}
-	defer os.RemoveAll(baseDir)
 	if err := extract(ctx, root, commit, baseDir); err != nil {
 		return nil, err
 	}
@@ -394,16 +402,11 @@ func newTree(root string, opts Options) (*tree, error) {
 
 func (t *tree) close() { t.files.Close() }
 
-// languageOf returns the query language of a file name, or "".
+// languageOf returns the query language of a file name (the language
+// table's id: "pact", "jql" or "datalog"), or "".
 func languageOf(name string) string {
-	n := strings.ToLower(name)
-	switch {
-	case strings.HasSuffix(n, ".pact"):
-		return "pact"
-	case strings.HasSuffix(n, ".jql"), strings.HasSuffix(n, ".jql.json"), strings.HasSuffix(n, ".jql.yaml"), strings.HasSuffix(n, ".jql.yml"):
-		return "jql"
-	case strings.HasSuffix(n, ".dl"):
-		return "datalog"
+	if l := lang.ForName(name); l != nil && slices.Contains(lang.Queries(), l) {
+		return string(l.ID)
 	}
 	return ""
 }

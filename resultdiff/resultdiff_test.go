@@ -3,6 +3,7 @@ package resultdiff
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -74,7 +75,7 @@ func TestUntarStaysInside(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "tree")
 	os.Mkdir(dir, 0o755)
-	if err := untar(&buf, dir); err != nil {
+	if err := untar(context.Background(), &buf, dir); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ok", "file")); err != nil {

@@ -1,5 +1,8 @@
 // Command lsp is the ctxql language server on stdio, the same server as
 // "ctxql lsp", for editors that want a program of its own.
+//
+// SIGINT and SIGTERM end the server with exit status 130 and 143, as they
+// end any ctxql command.
 package main
 
 import (
@@ -11,5 +14,7 @@ import (
 
 func main() {
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	os.Exit(cli.RunCommand(context.Background(), cli.NewLSPCommand(env), os.Args[1:], env))
+	os.Exit(cli.RunInterruptible(os.Stderr, func(ctx context.Context) int {
+		return cli.RunCommand(ctx, cli.NewLSPCommand(env), os.Args[1:], env)
+	}))
 }

@@ -24,6 +24,7 @@ local out = {}
 local ok, err = pcall(function()
   vim.opt.rtp:prepend(os.getenv("CTXQL_PLUGIN"))
   vim.g.ctxql_config = { cmd = { os.getenv("CTXQL_BIN"), "lsp" } }
+  vim.cmd([[nnoremap gr :echo "mine"<CR>]]) -- a user mapping the plugin keeps
   vim.cmd("filetype on")
   vim.cmd("runtime! ftdetect/ctxql.vim")
   vim.cmd("runtime! plugin/ctxql.lua")
@@ -46,11 +47,53 @@ local ok, err = pcall(function()
   vim.api.nvim_win_set_cursor(0, { 3, 0 })
   local res = ctxql.run()
   out.run_count = res and res.count
+  -- The float: the summary line is plain text, only the results are JSON.
+  local fl = ctxql.last_float
+  if fl and vim.api.nvim_win_is_valid(fl.win) then
+    out.float_first = vim.api.nvim_buf_get_lines(fl.buf, 0, 1, false)[1]:sub(1, #"→ 3 results")
+    local groups = {}
+    vim.api.nvim_win_call(fl.win, function()
+      local text = vim.api.nvim_buf_get_lines(fl.buf, 0, 1, false)[1]
+      for col = 1, #text do
+        local id = vim.fn.synID(1, col, 1)
+        for _, name in ipairs({ vim.fn.synIDattr(id, "name"), vim.fn.synIDattr(vim.fn.synIDtrans(id), "name") }) do
+          if name:lower():find("error") or name:lower():find("json") then groups[name] = true end
+        end
+      end
+    end)
+    out.float_header_json_or_error = vim.tbl_keys(groups)
+    vim.api.nvim_win_close(fl.win, true)
+  end
+  local function buffer_map(lhs)
+    local m = vim.fn.maparg(lhs, "n", false, true)
+    if m.buffer == 1 then return "buffer" end
+    return m.rhs or ""
+  end
+  out.maps = { K = buffer_map("K"), gd = buffer_map("gd"), gr = buffer_map("gr"), ca = buffer_map("<leader>ca") }
+  out.syntax = vim.bo[buf].syntax
   out.refused = ctxql.migrate() -- the file has a syntax error
   vim.api.nvim_buf_set_lines(buf, 4, 5, false, {})
   vim.wait(15000, function() return #vim.diagnostic.get(buf) == 0 end, 20)
   out.migrated = ctxql.migrate()
   out.lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  -- A file without sample data: :CtxqlData writes the data line below the
+  -- pragma and the preview follows.
+  vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("CTXQL_NODATA")))
+  local nb = vim.api.nvim_get_current_buf()
+  vim.wait(15000, function() return #vim.lsp.buf_get_clients(nb) > 0 end, 20)
+  vim.cmd("CtxqlData " .. vim.fn.fnameescape(os.getenv("CTXQL_DATA")))
+  out.nodata_lines = vim.api.nvim_buf_get_lines(nb, 0, -1, false)
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  local r2 = ctxql.run()
+  out.nodata_run_count = r2 and r2.count
+  -- Datalog runs show their tuples under the relation's columns.
+  out.tuple_lines = ctxql.run_lines({ count = 2, elapsed_ms = 0, relation = "path",
+    columns = { { name = "x", type = "Node" }, { name = "y", type = "" } }, results = { { "a", "b" }, { "a", "c" } } })
+  out.tuple_lines[1] = out.tuple_lines[1]:sub(1, #"→ 2 results")
+  -- Keymaps can be switched off.
+  ctxql.config.keymaps = false
+  vim.cmd("enew")
+  out.off_maps = #ctxql.set_keymaps(vim.api.nvim_get_current_buf())
 end)
 if not ok then out.error = tostring(err) end
 vim.fn.writefile({ vim.fn.json_encode(out) }, os.getenv("CTXQL_OUT"))
@@ -78,22 +121,35 @@ func TestPlugin(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	raw := nvimtest.Run(t, nvim, dir, script, []string{"CTXQL_PLUGIN=" + plugin, "CTXQL_BIN=" + bin, "CTXQL_FILE=" + file}, 90*time.Second)
+	nodata := filepath.Join(dir, "nodata.pact")
+	if err := os.WriteFile(nodata, []byte("// pact: v1\n.cb[ttl>=2]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	raw := nvimtest.Run(t, nvim, dir, script, []string{"CTXQL_PLUGIN=" + plugin, "CTXQL_BIN=" + bin, "CTXQL_FILE=" + file,
+		"CTXQL_NODATA=" + nodata, "CTXQL_DATA=" + filepath.Join(dir, "data.json")}, 90*time.Second)
 	var got map[string]any
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatalf("result %q: %v", raw, err)
 	}
 	want := map[string]any{
-		"filetype":        "pact",
-		"got_diagnostics": true,
-		"diagnostic":      "expected a value after \"<=\", found \"]\"",
-		"got_preview":     true,
-		"preview_count":   float64(3),
-		"virtual_text":    "→ 3 results",
-		"run_count":       float64(3),
-		"refused":         false,
-		"migrated":        true,
-		"lines":           []any{"// pact: v2", "// data: ./data.json", ".cb[ttl<=2]", "*[nodeType='cb:summary']"},
+		"filetype":                   "pact",
+		"got_diagnostics":            true,
+		"diagnostic":                 "expected a value after \"<=\", found \"]\"",
+		"got_preview":                true,
+		"preview_count":              float64(3),
+		"virtual_text":               "→ 3 results",
+		"run_count":                  float64(3),
+		"float_first":                "→ 3 results",
+		"float_header_json_or_error": []any{},
+		"maps":                       map[string]any{"K": "buffer", "gd": "buffer", "gr": `:echo "mine"<CR>`, "ca": "buffer"},
+		"syntax":                     "pact",
+		"nodata_lines":               []any{"// pact: v1", "// data: ./data.json", ".cb[ttl>=2]"},
+		"nodata_run_count":           float64(2),
+		"off_maps":                   float64(0),
+		"tuple_lines":                []any{"→ 2 results", "```text", "x: Node  y", "a        b", "a        c", "```"},
+		"refused":                    false,
+		"migrated":                   true,
+		"lines":                      []any{"// pact: v2", "// data: ./data.json", ".cb[ttl<=2]", "*[nodeType='cb:summary']"},
 	}
 	if vt, ok := got["virtual_text"].(string); ok && len(vt) > len("→ 3 results") {
 		got["virtual_text"] = vt[:len("→ 3 results")] // the timing varies

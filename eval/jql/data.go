@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -122,9 +123,16 @@ func (f File) Scan(ctx context.Context, domain string, fn func(raw []byte) error
 		path = ""
 		for _, ext := range []string{".jsonl", ".ndjson", ".json", ".yaml"} {
 			p := filepath.Join(f.Path, domain+ext)
-			if _, err := fr.Stat(p); err == nil {
+			_, err := fr.Stat(p)
+			if err == nil {
 				path = p
 				break
+			}
+			// Only a file that does not exist leaves the domain empty: one
+			// that cannot be reached (a link out of a confined directory,
+			// a permission) is an error, not silently no data.
+			if !errors.Is(err, fs.ErrNotExist) {
+				return &DataError{Err: err}
 			}
 		}
 		if path == "" {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ctxql/ctxql/syntax"
 	syn "github.com/ctxql/ctxql/syntax/pact"
@@ -269,7 +270,20 @@ func (ev *evaluator) release() {
 func (ev *evaluator) check() error {
 	ev.steps++
 	if ev.steps&1023 == 0 {
-		return ev.ctx.Err()
+		return ev.err()
+	}
+	return nil
+}
+
+// err is ctx.Err(), and also context.DeadlineExceeded once the context's
+// deadline has passed: a busy machine may deliver the deadline's timer late,
+// and an evaluation must stop at its deadline all the same.
+func (ev *evaluator) err() error {
+	if err := ev.ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ev.ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
 	}
 	return nil
 }
@@ -277,7 +291,7 @@ func (ev *evaluator) check() error {
 // evalSnapshot evaluates the whole query over one snapshot and returns the
 // matched nodes in result order.
 func (ev *evaluator) evalSnapshot(s *Snapshot) ([]*Node, error) {
-	if err := ev.ctx.Err(); err != nil {
+	if err := ev.err(); err != nil {
 		return nil, err
 	}
 	ev.s = s
@@ -562,7 +576,7 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 		ev.record(c.Scope.Sp, len(cur))
 	}
 	for _, st := range c.Steps {
-		if err := ev.ctx.Err(); err != nil {
+		if err := ev.err(); err != nil {
 			return nil, err
 		}
 		comb := st.Comb

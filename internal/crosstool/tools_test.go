@@ -388,6 +388,7 @@ type wireDiag struct {
 	} `json:"range"`
 	Severity int    `json:"severity"`
 	Code     any    `json:"code"`
+	Source   string `json:"source"`
 	Message  string `json:"message"`
 }
 
@@ -461,6 +462,9 @@ func agreeLSP(t *testing.T, c *lspClient, path string, v view, formatted *string
 	f := v.parsed.File
 	got := map[string]bool{}
 	for _, it := range items {
+		if it.Source != string(v.lang.ID) {
+			t.Errorf("the language server serves the file as %q, the table says %q", it.Source, v.lang.ID)
+		}
 		if it.Severity != 1 {
 			continue
 		}

@@ -137,6 +137,67 @@ export function documentSelector(): { scheme: string; language: string }[] {
   ]);
 }
 
+/** The VS Code languages of host files whose string literals may hold PACT queries, by file extension. */
+export const HOST_LANGUAGES: Record<string, string[]> = {
+  '.ts': ['typescript', 'typescriptreact'],
+  '.tsx': ['typescriptreact'],
+  '.js': ['javascript', 'javascriptreact'],
+  '.jsx': ['javascriptreact'],
+  '.mjs': ['javascript'],
+  '.cjs': ['javascript'],
+  '.py': ['python'],
+  '.go': ['go'],
+};
+
+/**
+ * The document selector of the host files the server checks for embedded
+ * queries (the embedded.extensions setting, saved files only).
+ */
+export function hostSelector(extensions: readonly string[]): { scheme: string; language: string }[] {
+  const langs = new Set<string>();
+  for (const ext of extensions) {
+    for (const l of HOST_LANGUAGES[ext.startsWith('.') ? ext : '.' + ext] ?? []) {
+      langs.add(l);
+    }
+  }
+  return [...langs].map((language) => ({ scheme: 'file', language }));
+}
+
+/**
+ * The server features that also serve host files: diagnostics, hovers and
+ * quick fixes of their embedded queries. Every other feature (formatting,
+ * completion, semantic tokens, symbols, lenses…) stays with the query
+ * languages, so that the host language's own providers are not shadowed.
+ */
+export const HOST_FEATURES = ['textDocument/hover', 'textDocument/codeAction', 'textDocument/diagnostic'];
+
+/** The features whose registration is limited to the query languages. */
+export const QUERY_ONLY_FEATURES = [
+  'textDocument/completion',
+  'textDocument/signatureHelp',
+  'textDocument/definition',
+  'textDocument/references',
+  'textDocument/documentHighlight',
+  'textDocument/codeLens',
+  'textDocument/formatting',
+  'textDocument/rangeFormatting',
+  'textDocument/onTypeFormatting',
+  'textDocument/rename',
+  'textDocument/documentSymbol',
+  'textDocument/documentLink',
+  'textDocument/foldingRange',
+  'textDocument/selectionRange',
+  'textDocument/semanticTokens',
+  'textDocument/inlayHint',
+  'textDocument/inlineValue',
+  'textDocument/declaration',
+  'textDocument/implementation',
+  'textDocument/typeDefinition',
+  'textDocument/linkedEditingRange',
+  'textDocument/prepareCallHierarchy',
+  'textDocument/prepareTypeHierarchy',
+];
+
 /**
  * The "ctxql" settings as the server receives them (initializationOptions
  * and workspace/configuration answers): the VS Code settings object with
@@ -153,6 +214,13 @@ export function serverSettings(raw: unknown, workspaceFolder?: string): Record<s
       continue;
     }
     out[k] = v;
+  }
+  const emb = out.embedded;
+  if (typeof emb === 'object' && emb !== null && !Array.isArray(emb) && 'enable' in emb) {
+    // Client-only: whether host files are sent at all.
+    const { enable: _enable, ...rest } = emb as Record<string, unknown>;
+    void _enable;
+    out.embedded = rest;
   }
   const data = out.data;
   if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
@@ -219,4 +287,110 @@ export function sourceActionParams(uri: string, end: { line: number; character: 
     range: { start: { line: 0, character: 0 }, end },
     context: { diagnostics: [], only: [kind] },
   };
+}
+
+/** The commands the extension itself provides; a server advertising one of them does not take it over. */
+export const CLIENT_COMMANDS = ['ctxql.chooseData', 'ctxql.showRuleDoc', 'ctxql.showResults', 'ctxql.restartServer'];
+
+/** The extensions of files offered as sample data. */
+export const DATA_GLOB = '**/*.{json,jsonl,ndjson,yaml,yml}';
+
+/** Reports whether the workspace file p (slash-separated, relative) may be sample data: not a query file, not editor or package metadata. */
+export function isDataCandidate(p: string): boolean {
+  const base = p.split('/').pop() ?? p;
+  if (/\.jql\.(json|ya?ml)$/.test(base) || base === '.ctxql.yaml' || base === '.ctxql.yml') {
+    return false;
+  }
+  if (/^(package(-lock)?|tsconfig|jsconfig)\.json$/.test(base)) {
+    return false;
+  }
+  return !p.split('/').some((seg) => seg === 'node_modules' || seg === '.vscode' || seg === '.git');
+}
+
+/** The path of target relative to the directory dir, slash-separated and starting with "./" or "../". */
+export function relativeFrom(dir: string, target: string): string {
+  const rel = path.relative(dir, target).split(path.sep).join('/');
+  return rel.startsWith('../') ? rel : './' + rel;
+}
+
+/** One line edit: replace line `line` (when replace) or insert before it. */
+export interface LineEdit {
+  line: number;
+  replace: boolean;
+  text: string;
+}
+
+/**
+ * The edit that makes a document name its sample data with a "data:"
+ * pragma: an existing one on the first five lines is replaced, otherwise
+ * the line goes below a leading "// pact:" pragma, or at the top. YAML
+ * documents use "#" comments.
+ */
+export function dataLineEdit(lines: readonly string[], docPath: string, dataPath: string): LineEdit {
+  const lead = /\.ya?ml$/.test(docPath) ? '#' : '//';
+  const text = `${lead} data: ${relativeFrom(path.dirname(docPath), dataPath)}`;
+  for (let i = 0; i < Math.min(5, lines.length); i++) {
+    if (/^\s*(\/\/|#)\s*data:/.test(lines[i])) {
+      return { line: i, replace: true, text };
+    }
+  }
+  const at = lines.length > 0 && /^\s*\/\/\s*pact:/.test(lines[0]) ? 1 : 0;
+  return { line: at, replace: false, text };
+}
+
+/**
+ * Rewrites a log line of the language client: a server that exits with
+ * code 0 stopped normally (a restart or a shutdown), which the client
+ * library logs as an error.
+ */
+export function logLine(line: string): string {
+  return line.replace(/^\[Error( - [^\]]*)?\] Server process exited with code 0\.?$/, '[Info$1] Server process exited normally.');
+}
+
+/** The URI scheme of the read-only rule documentation documents. */
+export const RULE_DOC_SCHEME = 'ctxql-rule';
+
+/** The path of the virtual document of a rule's documentation. */
+export function ruleDocPath(code: string): string {
+  return `/${code.replace(/[^A-Za-z0-9_.-]/g, '_')}.md`;
+}
+
+/** The rule code of a virtual rule documentation path. */
+export function ruleOfDocPath(p: string): string {
+  return p.replace(/^\//, '').replace(/\.md$/, '');
+}
+
+/** One setting's values as WorkspaceConfiguration.inspect reports them. */
+export interface Inspected {
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/**
+ * The "ctxql" settings the user set (folder > workspace > user), nested by
+ * their dotted keys ("dialect.default" → {dialect: {default}}). Defaults
+ * are left out, so that a .ctxql.yaml value is not overridden by a default
+ * the user never chose.
+ */
+export function explicitSettings(keys: readonly string[], inspect: (key: string) => Inspected | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const i = inspect(key);
+    const v = i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+    if (v === undefined) {
+      continue;
+    }
+    const parts = key.split('.');
+    let at = out;
+    for (const p of parts.slice(0, -1)) {
+      const next = at[p];
+      if (typeof next !== 'object' || next === null || Array.isArray(next)) {
+        at[p] = {};
+      }
+      at = at[p] as Record<string, unknown>;
+    }
+    at[parts[parts.length - 1]] = v;
+  }
+  return out;
 }

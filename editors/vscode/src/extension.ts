@@ -3,17 +3,39 @@
  * and adds the Query Results panel and the ctxql commands.
  */
 import { execFile } from 'child_process';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   CodeAction,
   CodeActionRequest,
+  ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
   ResponseError,
 } from 'vscode-languageclient/node';
-import { documentSelector, pickSourceAction, resolveServer, runArguments, serverOptions, serverSettings, sourceActionParams } from './client';
+import {
+  CLIENT_COMMANDS,
+  DATA_GLOB,
+  LANGUAGES,
+  RULE_DOC_SCHEME,
+  dataLineEdit,
+  documentSelector,
+  explicitSettings,
+  hostSelector,
+  QUERY_ONLY_FEATURES,
+  isDataCandidate,
+  logLine,
+  pickSourceAction,
+  resolveServer,
+  ruleDocPath,
+  ruleOfDocPath,
+  runArguments,
+  serverOptions,
+  serverSettings,
+  sourceActionParams,
+} from './client';
 import { ResultsPanel } from './panel';
-import { QueryResult } from './render';
+import { columnList, QueryResult } from './render';
 
 const PREVIEW = 'ctxql/preview';
 
@@ -26,6 +48,17 @@ function workspaceFolder(): string | undefined {
 
 function settings(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration('ctxql');
+}
+
+let settingKeys: string[] = [];
+
+/** The ctxql settings the user set, as the server receives them. */
+function userSettings(): Record<string, unknown> {
+  const cfg = settings();
+  return serverSettings(
+    explicitSettings(settingKeys, (k) => cfg.inspect(k)),
+    workspaceFolder(),
+  );
 }
 
 function activeRun(): Parameters<typeof runArguments>[1] {
@@ -58,15 +91,34 @@ function resultOf(v: unknown): QueryResult | undefined {
     results: Array.isArray(r.results) ? r.results : [],
     elapsed_ms: typeof r.elapsed_ms === 'number' ? r.elapsed_ms : NaN,
     error: r.error,
+    language: typeof r.language === 'string' ? r.language : undefined,
+    relation: typeof r.relation === 'string' ? r.relation : undefined,
+    columns: columnList(r.columns),
+    nodes: Array.isArray(r.nodes) ? r.nodes : undefined,
   };
 }
 
+/**
+ * The output channel handed to the language client: a server that exits
+ * with code 0 (a restart) is logged as such, not as an error.
+ */
+function clientOutput(out: vscode.OutputChannel): vscode.OutputChannel {
+  return new Proxy(out, {
+    get(target, prop) {
+      if (prop === 'appendLine') {
+        return (line: string) => target.appendLine(logLine(line));
+      }
+      const v = Reflect.get(target, prop) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
 function clientOptions(panel: ResultsPanel, out: vscode.OutputChannel): LanguageClientOptions {
-  const folder = workspaceFolder();
   return {
-    documentSelector: documentSelector(),
-    outputChannel: out,
-    initializationOptions: serverSettings(JSON.parse(JSON.stringify(settings())), folder),
+    documentSelector: [...documentSelector(), ...hostDocuments()],
+    outputChannel: clientOutput(out),
+    initializationOptions: userSettings(),
     synchronize: {
       fileEvents: vscode.workspace.createFileSystemWatcher('**/.ctxql.{yaml,yml}'),
     },
@@ -77,7 +129,7 @@ function clientOptions(panel: ResultsPanel, out: vscode.OutputChannel): Language
           if (!Array.isArray(res)) {
             return res;
           }
-          return res.map((v, i) => (params.items[i]?.section === 'ctxql' ? serverSettings(v, folder) : v));
+          return res.map((v, i) => (params.items[i]?.section === 'ctxql' ? userSettings() : v));
         },
       },
       executeCommand: async (command, args, next) => {
@@ -95,12 +147,17 @@ function clientOptions(panel: ResultsPanel, out: vscode.OutputChannel): Language
           if (r) {
             panel.update(r, 'run');
             panel.show();
+          } else if (res === null || res === undefined) {
+            void noResultHint(String(full[0]));
           }
           return res;
         } catch (e) {
           const message = e instanceof ResponseError || e instanceof Error ? e.message : String(e);
           panel.update({ uri: String(full[0]), range: full[1] as QueryResult['range'], count: 0, results: [], elapsed_ms: NaN, error: message }, 'run');
           panel.show();
+          if (/sample data/i.test(message)) {
+            void noResultHint(String(full[0]));
+          }
           return undefined;
         }
       },
@@ -196,12 +253,100 @@ async function showRuleDoc(code?: string): Promise<void> {
     return;
   }
   try {
-    const doc = await run(res.command, ['rules', 'explain', code]);
-    const md = await vscode.workspace.openTextDocument({ language: 'markdown', content: doc });
-    await vscode.commands.executeCommand('markdown.showPreview', md.uri);
+    await run(res.command, ['rules', 'explain', code]); // an unknown rule fails here, with the server's message
+    const uri = vscode.Uri.from({ scheme: RULE_DOC_SCHEME, path: ruleDocPath(code) });
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
+    await vscode.commands.executeCommand('markdown.showPreview', uri).then(undefined, () =>
+      vscode.window.showTextDocument(doc, { preview: true }),
+    );
   } catch (e) {
     void vscode.window.showErrorMessage(`ctxql: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+/** The read-only documents of rule documentation (ctxql-rule:/CODE.md), from "ctxql rules explain". */
+class RuleDocs implements vscode.TextDocumentContentProvider {
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const res = resolveServer(settings().get<string>('path'), {
+      env: process.env,
+      platform: process.platform,
+      workspaceFolder: workspaceFolder(),
+    });
+    if (!res.ok) {
+      return res.message;
+    }
+    return run(res.command, ['rules', 'explain', ruleOfDocPath(uri.path)]).catch((e: unknown) => `ctxql: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** Tells the user why a run gave nothing and offers to choose sample data. */
+async function noResultHint(uri: string): Promise<void> {
+  const choice = await vscode.window.showWarningMessage(
+    `ctxql: nothing ran in ${vscode.workspace.asRelativePath(vscode.Uri.parse(uri))}: put the cursor on a query, and choose its sample data.`,
+    'Choose Sample Data',
+  );
+  if (choice) {
+    await chooseData(uri);
+  }
+}
+
+/**
+ * Lets the user pick the sample data of a document from the workspace's
+ * JSON, YAML and JSONL files, and records it: as a "data:" line in the
+ * document when it is a query file on disk, else as a ctxql.data setting
+ * of the workspace.
+ */
+async function chooseData(arg?: unknown): Promise<void> {
+  let uri: vscode.Uri | undefined;
+  if (typeof arg === 'string') {
+    uri = vscode.Uri.parse(arg);
+  } else if (arg instanceof vscode.Uri) {
+    uri = arg;
+  } else {
+    uri = vscode.window.activeTextEditor?.document.uri;
+  }
+  if (!uri) {
+    void vscode.window.showWarningMessage('ctxql: open a query file to choose its sample data.');
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const files = (await vscode.workspace.findFiles(DATA_GLOB, '**/node_modules/**', 500))
+    .filter((f) => isDataCandidate(vscode.workspace.asRelativePath(f, false)))
+    .sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+  if (files.length === 0) {
+    void vscode.window.showWarningMessage('ctxql: the workspace has no JSON, YAML or JSONL file to use as sample data.');
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(
+    files.map((f) => ({ label: vscode.workspace.asRelativePath(f, false), uri: f })),
+    { placeHolder: `Sample data for ${vscode.workspace.asRelativePath(uri, false)}`, matchOnDescription: true },
+  );
+  if (!picked) {
+    return;
+  }
+  if (doc.uri.scheme === 'file' && !/\.json$/.test(doc.uri.fsPath)) {
+    const lines: string[] = [];
+    for (let i = 0; i < Math.min(5, doc.lineCount); i++) {
+      lines.push(doc.lineAt(i).text);
+    }
+    const e = dataLineEdit(lines, doc.uri.fsPath, picked.uri.fsPath);
+    const edit = new vscode.WorkspaceEdit();
+    if (e.replace) {
+      edit.replace(doc.uri, doc.lineAt(e.line).range, e.text);
+    } else {
+      edit.insert(doc.uri, new vscode.Position(e.line, 0), e.text + '\n');
+    }
+    await vscode.workspace.applyEdit(edit);
+    return;
+  }
+  // Strict JSON and unsaved documents take no comment: a workspace setting names the data.
+  const cfg = settings();
+  const data = { ...(cfg.get<Record<string, string>>('data') ?? {}) };
+  const folder = workspaceFolder();
+  const glob = doc.uri.scheme === 'file' ? path.basename(doc.uri.fsPath) : `*.${doc.languageId}`;
+  data[glob] = folder ? vscode.workspace.asRelativePath(picked.uri, false) : picked.uri.fsPath;
+  await cfg.update('data', data, vscode.ConfigurationTarget.Workspace);
 }
 
 async function startClient(context: vscode.ExtensionContext, panel: ResultsPanel, out: vscode.OutputChannel): Promise<void> {
@@ -216,7 +361,10 @@ async function startClient(context: vscode.ExtensionContext, panel: ResultsPanel
     registerFallbackRun('the language server is not running: ' + res.message);
     const choice = await vscode.window.showErrorMessage(res.message, 'Open Settings');
     if (choice === 'Open Settings') {
-      await vscode.commands.executeCommand('workbench.action.openSettings', 'ctxql.path');
+      // ctxql.path is a machine setting: in a remote window (code-server,
+      // SSH, containers) it lives in the remote settings.
+      const where = vscode.env.remoteName ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings';
+      await vscode.commands.executeCommand(where, { query: '@id:ctxql.path' });
     }
     return;
   }
@@ -234,6 +382,8 @@ async function startClient(context: vscode.ExtensionContext, panel: ResultsPanel
       }
     }),
   );
+  keepClientCommands(c);
+  limitToQueryLanguages(c);
   client = c;
   try {
     await c.start();
@@ -247,6 +397,53 @@ async function startClient(context: vscode.ExtensionContext, panel: ResultsPanel
   if (!all.includes('ctxql.run')) {
     registerFallbackRun('this ctxql server cannot run queries');
   }
+}
+
+/** The host files sent to the server for their embedded queries (none when ctxql.embedded.enable is off). */
+function hostDocuments(): { scheme: string; language: string }[] {
+  const cfg = settings();
+  if (!cfg.get<boolean>('embedded.enable', true)) {
+    return [];
+  }
+  return hostSelector(cfg.get<string[]>('embedded.extensions') ?? ['.ts', '.js', '.py', '.go']);
+}
+
+/**
+ * Registers every feature but diagnostics, hovers and code actions for the
+ * query languages only: the host files' own formatters, completion,
+ * semantic tokens and symbols are left alone.
+ */
+function limitToQueryLanguages(c: LanguageClient): void {
+  const only = documentSelector();
+  for (const method of QUERY_ONLY_FEATURES) {
+    let feature: { initialize?: (caps: unknown, sel: unknown) => void } | undefined;
+    try {
+      feature = (c.getFeature as unknown as (m: string) => typeof feature)(method);
+    } catch {
+      feature = undefined;
+    }
+    if (!feature || typeof feature.initialize !== 'function') {
+      continue;
+    }
+    const init = feature.initialize.bind(feature);
+    feature.initialize = (caps: unknown) => init(caps, only);
+  }
+}
+
+/**
+ * Keeps the extension's own commands when a server also advertises them
+ * (as the target of a code lens): the client would otherwise fail to
+ * register them a second time.
+ */
+function keepClientCommands(c: LanguageClient): void {
+  type Registration = { id: string; registerOptions: { commands: string[] } };
+  const feature = c.getFeature(ExecuteCommandRequest.method) as unknown as { register(data: Registration): void } | undefined;
+  if (!feature || typeof feature.register !== 'function') {
+    return;
+  }
+  const register = feature.register.bind(feature);
+  feature.register = (data: Registration) =>
+    register({ ...data, registerOptions: { ...data.registerOptions, commands: data.registerOptions.commands.filter((k) => !CLIENT_COMMANDS.includes(k)) } });
 }
 
 function registerFallbackRun(why: string): void {
@@ -271,6 +468,8 @@ async function stopClient(): Promise<void> {
 
 /** Starts the language client and registers the commands. */
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const props = (context.extension.packageJSON as { contributes?: { configuration?: { properties?: Record<string, unknown> } } }).contributes?.configuration?.properties ?? {};
+  settingKeys = Object.keys(props).map((k) => k.replace(/^ctxql\./, ''));
   const out = vscode.window.createOutputChannel('ctxql');
   const panel = new ResultsPanel();
   context.subscriptions.push(
@@ -281,14 +480,29 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('ctxql.format', () => vscode.commands.executeCommand('editor.action.formatDocument')),
     vscode.commands.registerCommand('ctxql.showRuleDoc', (code?: string) => showRuleDoc(typeof code === 'string' ? code : undefined)),
     vscode.commands.registerCommand('ctxql.showResults', () => panel.show(false)),
+    vscode.commands.registerCommand('ctxql.chooseData', (uri?: unknown) => chooseData(uri)),
+    vscode.workspace.registerTextDocumentContentProvider(RULE_DOC_SCHEME, new RuleDocs()),
+    vscode.window.onDidChangeActiveTextEditor((ed) => {
+      if (ed && (LANGUAGES as readonly string[]).includes(ed.document.languageId)) {
+        panel.follow(ed.document.uri.toString());
+      }
+    }),
     vscode.commands.registerCommand('ctxql.restartServer', async () => {
       await stopClient();
       await startClient(context, panel, out);
     }),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration('ctxql.path') || e.affectsConfiguration('ctxql.serverArgs')) {
+      if (
+        e.affectsConfiguration('ctxql.path') ||
+        e.affectsConfiguration('ctxql.serverArgs') ||
+        e.affectsConfiguration('ctxql.embedded.enable') ||
+        e.affectsConfiguration('ctxql.embedded.extensions')
+      ) {
         await stopClient();
         await startClient(context, panel, out);
+      } else if (e.affectsConfiguration('ctxql') && client?.isRunning()) {
+        // The server re-reads its settings and re-diagnoses the open documents.
+        await client.sendNotification('workspace/didChangeConfiguration', { settings: { ctxql: userSettings() } });
       }
     }),
     { dispose: () => void stopClient() },

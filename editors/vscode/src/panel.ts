@@ -1,15 +1,21 @@
 /**
  * The Query Results webview panel: one panel, reused, showing the latest
- * result. The HTML comes from render.ts.
+ * result of the document in the active editor. The HTML comes from
+ * render.ts.
  */
 import * as vscode from 'vscode';
-import { QueryResult, renderResults } from './render';
+import { fileName, QueryResult, renderResults } from './render';
+
+interface Shown {
+  result: QueryResult;
+  source: 'preview' | 'run';
+}
 
 /** The Query Results panel; create one per extension activation. */
 export class ResultsPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
-  private last: QueryResult | undefined;
-  private lastSource: 'preview' | 'run' | undefined;
+  private readonly byUri = new Map<string, Shown>();
+  private current: string | undefined;
 
   /** Shows the panel beside the editor, creating it when needed. */
   show(preserveFocus = true): void {
@@ -34,20 +40,40 @@ export class ResultsPanel implements vscode.Disposable {
     return this.panel !== undefined;
   }
 
-  /** Replaces the shown result. */
+  /** Records the latest result of its document and shows it. */
   update(r: QueryResult, source: 'preview' | 'run'): void {
-    this.last = r;
-    this.lastSource = source;
+    this.byUri.set(r.uri, { result: r, source });
+    this.current = r.uri;
     this.render();
+  }
+
+  /**
+   * Follows the active editor: shows the latest result of the document uri
+   * (or a hint to run one of its queries).
+   */
+  follow(uri: string): void {
+    if (this.current === uri) {
+      return;
+    }
+    this.current = uri;
+    this.render();
+  }
+
+  /** Forgets the results of a closed document. */
+  forget(uri: string): void {
+    this.byUri.delete(uri);
   }
 
   private render(): void {
     if (!this.panel) {
       return;
     }
-    this.panel.webview.html = renderResults(this.last, {
-      source: this.lastSource,
+    const shown = this.current ? this.byUri.get(this.current) : undefined;
+    this.panel.title = this.current ? `Query Results: ${fileName(this.current)}` : 'Query Results';
+    this.panel.webview.html = renderResults(shown?.result, {
+      source: shown?.source,
       cspSource: this.panel.webview.cspSource,
+      emptyFor: this.current,
     });
   }
 

@@ -28,6 +28,20 @@ export interface QueryResult {
   results: unknown[] | null;
   elapsed_ms: number;
   error?: string;
+  /** The language of the query (pact, jql, datalog), when the server says. */
+  language?: string;
+  /** Datalog: the relation whose tuples the results are. */
+  relation?: string;
+  /** Datalog: the relation's columns; each result is then one tuple (an array). */
+  columns?: Column[];
+  /** PACT: summaries of the first result nodes, in result order (the results are their ids). */
+  nodes?: Record<string, unknown>[];
+}
+
+/** A column of a Datalog relation: its name and, when declared, its type. */
+export interface Column {
+  name: string;
+  type?: string;
 }
 
 /** Options of one rendering. */
@@ -38,6 +52,8 @@ export interface RenderOptions {
   cspSource?: string;
   /** Nesting depth from which JSON tree nodes start collapsed. */
   openDepth?: number;
+  /** The URI of the document shown when there is no result yet. */
+  emptyFor?: string;
 }
 
 /** Escapes the five HTML-significant characters of s. */
@@ -72,6 +88,55 @@ export function columns(rows: Record<string, unknown>[]): string[] {
     }
   }
   return [...seen];
+}
+
+/** The leading columns of a table of PACT node summaries, in this order. */
+export const NODE_COLUMNS = ['id', 'nodeType', 'depth', 'role', 'kind'];
+
+/** The trailing columns of a table of PACT node summaries (long text last). */
+export const NODE_TRAILING = ['content', 'preview'];
+
+/**
+ * Reports whether rows are PACT node summaries: every row has a string id
+ * and a string nodeType.
+ */
+export function isNodeTable(rows: Record<string, unknown>[]): boolean {
+  return rows.every((r) => typeof r.id === 'string' && typeof r.nodeType === 'string');
+}
+
+/** The columns of a node table: id, nodeType, depth, role, kind, the others, content last. */
+export function nodeColumns(rows: Record<string, unknown>[]): string[] {
+  const all = columns(rows);
+  const lead = NODE_COLUMNS.filter((c) => all.includes(c));
+  const tail = NODE_TRAILING.filter((c) => all.includes(c));
+  return [...lead, ...all.filter((c) => !lead.includes(c) && !tail.includes(c)), ...tail];
+}
+
+/** Normalises a server's column list (names or {name, type} objects). */
+export function columnList(v: unknown): Column[] | undefined {
+  if (!Array.isArray(v) || v.length === 0) {
+    return undefined;
+  }
+  const out: Column[] = [];
+  for (const c of v) {
+    if (typeof c === 'string') {
+      out.push({ name: c });
+    } else if (isObject(c) && typeof c.name === 'string') {
+      out.push(typeof c.type === 'string' && c.type ? { name: c.name, type: c.type } : { name: c.name });
+    } else {
+      return undefined;
+    }
+  }
+  return out;
+}
+
+/** Reports whether results are tuples: a non-empty array of arrays of equal length. */
+export function isTuples(results: unknown[] | null | undefined): results is unknown[][] {
+  return (
+    Array.isArray(results) &&
+    results.length > 0 &&
+    results.every((r) => Array.isArray(r) && r.length === (results[0] as unknown[]).length)
+  );
 }
 
 /** Formats a duration in milliseconds for the header. */
@@ -138,13 +203,37 @@ function cell(v: unknown): string {
 }
 
 /** Renders rows of objects as an HTML table with a row-number column. */
-export function renderTable(rows: Record<string, unknown>[]): string {
-  const cols = columns(rows);
+export function renderTable(rows: Record<string, unknown>[], cols: string[] = columns(rows)): string {
   const head = cols.map((c) => `<th>${escapeHtml(c)}</th>`).join('');
   const body = rows
     .map((r, i) => `<tr><td class="index">${i + 1}</td>${cols.map((c) => cell(r[c])).join('')}</tr>`)
     .join('\n');
   return `<table class="results"><thead><tr><th class="index">#</th>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table>`;
+}
+
+/**
+ * Renders tuples as a table whose header gives each column's name and type
+ * (positions when the columns are unknown).
+ */
+export function renderTuples(rows: unknown[][], cols?: Column[]): string {
+  const width = rows[0]?.length ?? 0;
+  const head: string[] = [];
+  for (let i = 0; i < width; i++) {
+    const c = cols?.[i];
+    const name = c ? escapeHtml(c.name) : `#${i + 1}`;
+    const type = c?.type ? ` <span class="type">${escapeHtml(c.type)}</span>` : '';
+    head.push(`<th>${name}${type}</th>`);
+  }
+  const body = rows
+    .map((r, i) => `<tr><td class="index">${i + 1}</td>${r.map((v) => cell(v)).join('')}</tr>`)
+    .join('\n');
+  return `<table class="results tuples"><thead><tr><th class="index">#</th>${head.join('')}</tr></thead>\n<tbody>\n${body}\n</tbody></table>`;
+}
+
+/** Renders a list of scalars (such as bare node ids) as a one-column table. */
+export function renderList(rows: unknown[], name: string): string {
+  const body = rows.map((r, i) => `<tr><td class="index">${i + 1}</td>${cell(r)}</tr>`).join('\n');
+  return `<table class="results"><thead><tr><th class="index">#</th><th>${escapeHtml(name)}</th></tr></thead>\n<tbody>\n${body}\n</tbody></table>`;
 }
 
 /**
@@ -193,7 +282,13 @@ td.json code { color: var(--vscode-descriptionForeground, #656d76); }
 .tree > details, .tree > .leaf { margin-left: 0; }
 .tree .key { color: var(--vscode-debugTokenExpression-name, #953800); }
 .tree .kind { color: var(--vscode-descriptionForeground, #656d76); }
+th .type { font-weight: normal; color: var(--vscode-descriptionForeground, #656d76); }
+header .relation { font-family: var(--vscode-editor-font-family, monospace); }
 `;
+
+function isPactUri(uri: string): boolean {
+  return /\.pact(?:[?#].*)?$/.test(uri);
+}
 
 /** The full HTML page of the Query Results panel for r. */
 export function renderResults(r: QueryResult | undefined, opts: RenderOptions = {}): string {
@@ -212,11 +307,18 @@ export function renderResults(r: QueryResult | undefined, opts: RenderOptions = 
 /** The body of the panel: header, error and results. */
 export function renderBody(r: QueryResult | undefined, opts: RenderOptions = {}): string {
   if (!r) {
-    return '<p class="empty-result">Run a query (▶ Run above a query, or "ctxql: Run query") or edit one with sample data configured to see its results here.</p>';
+    const which = opts.emptyFor ? `<span class="file">${escapeHtml(fileName(opts.emptyFor))}</span>: no results yet. ` : '';
+    return (
+      `<p class="empty-result">${which}Run a query (▶ Run above a query, or "ctxql: Run query") or edit one with sample data configured to see its results here.</p>` +
+      '<p class="empty-result">No sample data yet? "▶ Run — choose sample data…" above a query, or "ctxql: Choose sample data", picks a JSON, YAML or JSONL file.</p>'
+    );
   }
   const parts: string[] = [];
   const where = r.range ? `:${r.range.start.line + 1}` : '';
-  const results = Array.isArray(r.results) ? r.results : [];
+  let results = Array.isArray(r.results) ? r.results : [];
+  if (Array.isArray(r.nodes) && r.nodes.length > 0 && isTabular(r.nodes)) {
+    results = r.nodes; // the node summaries of the first results stand for their ids
+  }
   const header = [
     `<span class="file" title="${escapeHtml(r.uri)}">${escapeHtml(fileName(r.uri) + where)}</span>`,
     `<span class="count">${r.count} result${r.count === 1 ? '' : 's'}</span>`,
@@ -228,6 +330,9 @@ export function renderBody(r: QueryResult | undefined, opts: RenderOptions = {})
   if (elapsed) {
     header.push(`<span class="elapsed">${escapeHtml(elapsed)}</span>`);
   }
+  if (r.relation) {
+    header.push(`<span class="relation">${escapeHtml(r.relation)}</span>`);
+  }
   if (opts.source) {
     header.push(`<span class="source">${opts.source === 'run' ? 'run' : 'live preview'}</span>`);
   }
@@ -238,8 +343,12 @@ export function renderBody(r: QueryResult | undefined, opts: RenderOptions = {})
   }
   if (results.length === 0) {
     parts.push('<p class="empty-result">No results.</p>');
+  } else if (isTuples(results)) {
+    parts.push(renderTuples(results, columnList(r.columns)));
   } else if (isTabular(results)) {
-    parts.push(renderTable(results));
+    parts.push(renderTable(results, isNodeTable(results) ? nodeColumns(results) : columns(results)));
+  } else if (results.every((v) => typeof v !== 'object' || v === null)) {
+    parts.push(renderList(results, r.language === 'pact' || isPactUri(r.uri) ? 'id' : 'value'));
   } else {
     parts.push(`<div class="tree">${renderTree(results, opts.openDepth ?? 2)}</div>`);
   }

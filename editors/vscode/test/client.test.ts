@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { documentSelector, findOnPath, pickSourceAction, resolveServer, runArguments, serverOptions, serverSettings, sourceActionParams } from '../src/client';
+import { documentSelector, findOnPath, hostSelector, pickSourceAction, resolveServer, runArguments, serverOptions, serverSettings, sourceActionParams } from '../src/client';
 
 let dir: string;
 let bin1: string;
@@ -113,7 +113,23 @@ describe('documentSelector', () => {
   });
 });
 
+describe('hostSelector', () => {
+  it('maps embedded.extensions to the host languages, files on disk only', () => {
+    assert.deepEqual(hostSelector(['.ts', 'py', '.go', '.rs']), [
+      { scheme: 'file', language: 'typescript' },
+      { scheme: 'file', language: 'typescriptreact' },
+      { scheme: 'file', language: 'python' },
+      { scheme: 'file', language: 'go' },
+    ]);
+    assert.deepEqual(hostSelector([]), []);
+  });
+});
+
 describe('serverSettings', () => {
+  it('keeps the client-only embedded.enable to itself', () => {
+    assert.deepEqual(serverSettings({ embedded: { enable: false, calls: ['ctx.select'] } }), { embedded: { calls: ['ctx.select'] } });
+  });
+
   it('mirrors .ctxql.yaml keys, drops client-only keys and makes data paths absolute', () => {
     const raw = {
       path: '/x/ctxql',

@@ -67,6 +67,22 @@ describe('package.json', () => {
     assert.deepEqual(c.configuration.properties['ctxql.dialect.default'].enum, ['v1', 'v2']);
   });
 
+  it('has a setting for every key .ctxql.yaml accepts', () => {
+    // The keys the configuration parser knows, from its source.
+    const parser = fs.readFileSync(path.join(root, '..', '..', 'config', 'parse.go'), 'utf8');
+    const keys = new Set<string>();
+    for (const m of parser.matchAll(/case ((?:"[a-z.*-]+",?\s*)+):/g)) {
+      for (const k of m[1].matchAll(/"([a-z.*-]+)"/g)) {
+        keys.add(k[1].replace(/\.\*$/, ''));
+      }
+    }
+    assert.ok(keys.has('rules.select') && keys.has('dialect.default'), [...keys].join(' '));
+    const props = Object.keys(c.configuration.properties);
+    for (const k of keys) {
+      assert.ok(props.includes('ctxql.' + k), `.ctxql.yaml key ${k} has no ctxql.${k} setting`);
+    }
+  });
+
   it('has what vsce needs', () => {
     assert.ok(pkg.publisher && pkg.repository?.url && pkg.license && pkg.engines?.vscode);
     assert.ok(fs.existsSync(path.join(root, 'LICENSE')));

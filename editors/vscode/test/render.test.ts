@@ -123,3 +123,68 @@ describe('render helpers', () => {
     assert.equal(fileName('untitled:Untitled-1'), 'untitled:Untitled-1');
   });
 });
+
+describe('result tables', () => {
+  it('renders PACT node summaries with id, nodeType, depth, role and kind first and the content last', () => {
+    const html = renderBody(
+      result({
+        count: 2,
+        results: [
+          { content: 'Hello there', id: 'cb:u1', nodeType: 'cb', depth: 3, role: 'user' },
+          { content: 'Done.', id: 'cb:a1', nodeType: 'cb', depth: 3, role: 'assistant', kind: 'text' },
+        ],
+      }),
+    );
+    assert.match(html, /<th class="index">#<\/th><th>id<\/th><th>nodeType<\/th><th>depth<\/th><th>role<\/th><th>kind<\/th><th>content<\/th>/);
+    assert.match(html, /<td class="string">cb:a1<\/td><td class="string">cb<\/td><td class="number">3<\/td><td class="string">assistant<\/td><td class="string">text<\/td><td class="string">Done.<\/td>/);
+  });
+
+  it('renders Datalog tuples under the relation columns with their types', () => {
+    const html = renderBody(
+      result({
+        uri: 'file:///w/p.dl',
+        count: 2,
+        relation: 'path',
+        columns: [{ name: 'from', type: 'String' }, { name: 'to', type: 'String' }],
+        results: [['a', 'b'], ['a', 'c']],
+      }),
+    );
+    assert.match(html, /<span class="relation">path<\/span>/);
+    assert.match(html, /<th>from <span class="type">String<\/span><\/th><th>to <span class="type">String<\/span><\/th>/);
+    assert.match(html, /<tr><td class="index">2<\/td><td class="string">a<\/td><td class="string">c<\/td><\/tr>/);
+  });
+
+  it('numbers the columns of tuples whose relation is unknown', () => {
+    const html = renderBody(result({ uri: 'file:///w/p.dl', count: 1, results: [[1, 'x']] }));
+    assert.match(html, /<th>#1<\/th><th>#2<\/th>/);
+    assert.match(html, /<td class="number">1<\/td><td class="string">x<\/td>/);
+  });
+
+  it('renders bare PACT ids as a one-column table', () => {
+    const html = renderBody(result({ count: 2, results: ['cb:a1', 'cb:u2'] }));
+    assert.match(html, /<th>id<\/th>/);
+    assert.match(html, /<tr><td class="index">2<\/td><td class="string">cb:u2<\/td><\/tr>/);
+  });
+
+  it('names the document and the no-data path when there is no result yet', () => {
+    const html = renderBody(undefined, { emptyFor: 'file:///w/q.pact' });
+    assert.match(html, /q\.pact<\/span>: no results yet/);
+    assert.match(html, /choose sample data/);
+  });
+
+  it('renders the node summaries the server sends beside the ids', () => {
+    const html = renderBody(
+      result({
+        count: 3,
+        results: ['cb:u1', 'cb:u2', 'cb:u3'],
+        nodes: [
+          { id: 'cb:u1', nodeType: 'cb', depth: 4, role: 'user', preview: 'hello' },
+          { id: 'cb:u2', nodeType: 'cb', depth: 4, role: 'user', kind: 'text', preview: 'there' },
+        ],
+      }),
+    );
+    assert.match(html, /<th>id<\/th><th>nodeType<\/th><th>depth<\/th><th>role<\/th><th>kind<\/th><th>preview<\/th>/);
+    assert.match(html, /<td class="string">cb:u2<\/td><td class="string">cb<\/td><td class="number">4<\/td><td class="string">user<\/td><td class="string">text<\/td><td class="string">there<\/td>/);
+    assert.match(html, /3 results<\/span>\n<span class="shown">showing the first 2<\/span>/);
+  });
+});

@@ -3,7 +3,8 @@
 -- Starts `ctxql lsp` for pact, jql and datalog buffers (vim.lsp.start on
 -- 0.8+, vim.lsp.start_client + buf_attach_client on 0.7), shows each
 -- ctxql/preview notification as virtual text after the query it belongs to,
--- and defines :CtxqlRun, :CtxqlFixAll and :CtxqlMigrate.
+-- sets buffer-local keymaps on attach (K, gd, gr, <leader>ca) and defines
+-- :CtxqlRun, :CtxqlData, :CtxqlFixAll and :CtxqlMigrate.
 local M = {}
 
 M.filetypes = { "pact", "jql", "datalog" }
@@ -15,6 +16,19 @@ M.defaults = {
   settings = {},
   -- Show previews as virtual text.
   virtual_text = true,
+  -- Buffer-local keymaps set when the server attaches; a key the user has
+  -- already mapped (globally or for the buffer) is left alone. false turns
+  -- them all off; a table changes or (with false) drops single keys.
+  -- Show the server's code lenses ("▶ Run", "▶ Run — choose sample
+  -- data…") as virtual text, refreshed on enter, save and leaving insert
+  -- mode; run the one on the cursor line with vim.lsp.codelens.run().
+  codelens = true,
+  keymaps = {
+    hover = "K",
+    definition = "gd",
+    references = "gr",
+    code_action = "<leader>ca",
+  },
 }
 
 M.config = vim.deepcopy(M.defaults)
@@ -76,6 +90,42 @@ function M.on_preview(err, params, ctx)
   })
 end
 
+-- keymap_actions are what the keymaps do.
+local keymap_actions = {
+  hover = function() vim.lsp.buf.hover() end,
+  definition = function() vim.lsp.buf.definition() end,
+  references = function() vim.lsp.buf.references() end,
+  code_action = function() vim.lsp.buf.code_action() end,
+}
+
+-- set_keymaps maps the configured keys in bufnr unless the user mapped
+-- them already; it returns the keys it mapped.
+function M.set_keymaps(bufnr)
+  local maps = M.config.keymaps
+  local done = {}
+  if maps == false or maps == nil then
+    return done
+  end
+  for _, name in ipairs({ "hover", "definition", "references", "code_action" }) do
+    local lhs = maps[name]
+    if type(lhs) == "string" and lhs ~= "" then
+      local existing = vim.api.nvim_buf_call(bufnr, function()
+        return vim.fn.maparg(lhs, "n")
+      end)
+      if existing == "" then
+        vim.api.nvim_buf_set_keymap(bufnr, "n", lhs, "", {
+          noremap = true,
+          silent = true,
+          callback = keymap_actions[name],
+          desc = "ctxql: " .. name:gsub("_", " "),
+        })
+        table.insert(done, lhs)
+      end
+    end
+  end
+  return done
+end
+
 local function client_config(bufnr)
   local fname = vim.api.nvim_buf_get_name(bufnr)
   return {
@@ -87,6 +137,20 @@ local function client_config(bufnr)
     handlers = { ["ctxql/preview"] = M.on_preview },
     on_init = function(client)
       client.notify("workspace/didChangeConfiguration", { settings = { ctxql = M.config.settings } })
+    end,
+    on_attach = function(_, buf)
+      M.set_keymaps(buf)
+      if M.config.codelens and vim.lsp.codelens then
+        local group = vim.api.nvim_create_augroup("ctxql-codelens-" .. buf, { clear = true })
+        vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost", "CursorHold" }, {
+          group = group,
+          buffer = buf,
+          callback = function()
+            pcall(vim.lsp.codelens.refresh)
+          end,
+        })
+        pcall(vim.lsp.codelens.refresh)
+      end
     end,
   }
 end
@@ -138,12 +202,95 @@ function M.run()
     vim.notify("ctxql: " .. ((res and res.err and res.err.message) or "no result"), vim.log.levels.WARN)
     return
   end
-  local lines = { preview_text(res.result) }
-  for _, r in ipairs(res.result.results or {}) do
+  if type(res.result) ~= "table" then
+    vim.notify("ctxql: no query on this line, or no sample data (:CtxqlData FILE chooses it)", vim.log.levels.WARN)
+    return
+  end
+  local lines = M.run_lines(res.result)
+  local buf, win = vim.lsp.util.open_floating_preview(lines, "markdown", { border = "single" })
+  M.last_float = { buf = buf, win = win }
+  return res.result
+end
+
+-- text_table aligns rows (lists of strings) in columns.
+local function text_table(rows)
+  local widths = {}
+  for _, r in ipairs(rows) do
+    for i, c in ipairs(r) do
+      widths[i] = math.max(widths[i] or 0, vim.fn.strdisplaywidth(c))
+    end
+  end
+  local out = {}
+  for _, r in ipairs(rows) do
+    local cells = {}
+    for i, c in ipairs(r) do
+      cells[i] = i < #r and (c .. string.rep(" ", widths[i] - vim.fn.strdisplaywidth(c))) or c
+    end
+    table.insert(out, table.concat(cells, "  "))
+  end
+  return out
+end
+
+local function cell(v)
+  if v == nil or v == vim.NIL then
+    return ""
+  end
+  if type(v) == "table" then
+    return vim.fn.json_encode(v)
+  end
+  return (tostring(v):gsub("\n", "⏎"))
+end
+
+-- run_lines is the content of the run float: the summary as plain text,
+-- then PACT node summaries (id, nodeType, depth, role/kind, preview) or
+-- Datalog tuples under their column names as a text table, and other
+-- results as a JSON code block (so only they are highlighted as JSON).
+function M.run_lines(result)
+  local lines = { preview_text(result) }
+  local results = result.results or {}
+  if result.error or #results == 0 then
+    return lines
+  end
+  local rows
+  if type(result.nodes) == "table" and #result.nodes > 0 then
+    rows = { { "id", "nodeType", "depth", "role/kind", "preview" } }
+    for _, n in ipairs(result.nodes) do
+      local rk = cell(n.role)
+      if n.kind and n.kind ~= "" then
+        rk = rk ~= "" and (rk .. "/" .. n.kind) or n.kind
+      end
+      local pv = cell(n.preview)
+      if vim.fn.strchars(pv) > 40 then
+        pv = vim.fn.strcharpart(pv, 0, 39) .. "…"
+      end
+      table.insert(rows, { cell(n.id), cell(n.nodeType), cell(n.depth), rk, pv })
+    end
+  elseif type(result.columns) == "table" and #result.columns > 0 and type(results[1]) == "table" then
+    local head = {}
+    for i, c in ipairs(result.columns) do
+      head[i] = (c.type and c.type ~= "") and (c.name .. ": " .. c.type) or c.name
+    end
+    rows = { head }
+    for _, t in ipairs(results) do
+      local r = {}
+      for i = 1, #head do
+        r[i] = cell(t[i])
+      end
+      table.insert(rows, r)
+    end
+  end
+  if rows then
+    table.insert(lines, "```text")
+    vim.list_extend(lines, text_table(rows))
+    table.insert(lines, "```")
+    return lines
+  end
+  table.insert(lines, "```json")
+  for _, r in ipairs(results) do
     table.insert(lines, vim.fn.json_encode(r))
   end
-  vim.lsp.util.open_floating_preview(lines, "json", { border = "single" })
-  return res.result
+  table.insert(lines, "```")
+  return lines
 end
 
 -- apply_action requests the code actions of the buffer and applies the
@@ -171,12 +318,74 @@ local function apply_action(kind)
   return false
 end
 
+-- data_line returns the "data:" pragma line naming path for the document
+-- fname: relative to the document's directory, in the comment syntax of
+-- its language ("#" for YAML).
+function M.data_line(fname, path)
+  local abs = vim.fn.fnamemodify(path, ":p")
+  local dir = vim.fn.fnamemodify(fname, ":p:h")
+  local rel = abs
+  if abs:sub(1, #dir + 1) == dir .. "/" then
+    rel = "./" .. abs:sub(#dir + 2)
+  end
+  local lead = (fname:match("%.ya?ml$") and "#") or "//"
+  return lead .. " data: " .. rel
+end
+
+-- set_data writes the "data:" line for path into bufnr: it replaces an
+-- existing one on the first five lines, or goes below a leading
+-- "pact:" pragma, or at the top.
+function M.set_data(bufnr, path)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if not path or path == "" then
+    vim.notify("ctxql: :CtxqlData needs a file name (JSON, YAML or JSONL sample data)", vim.log.levels.WARN)
+    return false
+  end
+  path = vim.fn.expand(path)
+  if vim.fn.filereadable(path) ~= 1 then
+    vim.notify("ctxql: " .. path .. " is not a readable file", vim.log.levels.WARN)
+    return false
+  end
+  local line = M.data_line(vim.api.nvim_buf_get_name(bufnr), path)
+  local head = vim.api.nvim_buf_get_lines(bufnr, 0, 5, false)
+  for i, l in ipairs(head) do
+    if l:match("^%s*//%s*data:") or l:match("^%s*#%s*data:") then
+      vim.api.nvim_buf_set_lines(bufnr, i - 1, i, false, { line })
+      return true
+    end
+  end
+  local at = 0
+  if head[1] and head[1]:match("^%s*//%s*pact:") then
+    at = 1
+  end
+  vim.api.nvim_buf_set_lines(bufnr, at, at, false, { line })
+  return true
+end
+
 function M.fix_all()
   return apply_action("source.fixAll")
 end
 
 function M.migrate()
   return apply_action("source.migrate")
+end
+
+-- The client side of the server's "choose sample data" lens: asks for the
+-- file and writes the data line.
+vim.lsp.commands["ctxql.chooseData"] = function(command, ctx)
+  local bufnr = ctx and ctx.bufnr or vim.api.nvim_get_current_buf()
+  local args = command and command.arguments or {}
+  if type(args[1]) == "string" then
+    bufnr = vim.uri_to_bufnr(args[1])
+  end
+  local input = vim.ui and vim.ui.input or function(opts, cb)
+    cb(vim.fn.input(opts.prompt, "", "file"))
+  end
+  input({ prompt = "Sample data (JSON, YAML or JSONL): ", completion = "file" }, function(path)
+    if path and path ~= "" then
+      M.set_data(bufnr, path)
+    end
+  end)
 end
 
 -- setup merges opts into the defaults, starts the server for the
@@ -193,6 +402,9 @@ function M.setup(opts)
     end,
   })
   vim.api.nvim_create_user_command("CtxqlRun", M.run, { desc = "Run the ctxql query on this line" })
+  vim.api.nvim_create_user_command("CtxqlData", function(a)
+    M.set_data(vim.api.nvim_get_current_buf(), a.args)
+  end, { nargs = 1, complete = "file", desc = "Choose the sample data of this file" })
   vim.api.nvim_create_user_command("CtxqlFixAll", M.fix_all, { desc = "Apply every safe ctxql fix" })
   vim.api.nvim_create_user_command("CtxqlMigrate", M.migrate, { desc = "Migrate this PACT file to v2" })
 end

@@ -1,0 +1,624 @@
+// End-to-end test of the ctxql VS Code extension in a real VS Code: the
+// freshly built .vsix is installed into code-server, a workspace is opened
+// in headless Chromium through puppeteer-core, and the test looks at what a
+// user sees: problems, hovers, code lenses, the Query Results panel, quick
+// fixes and formatting. Everything listens on the loopback interface only.
+//
+// Run by run.sh, which installs code-server and builds the server and the
+// extension; the environment names them:
+//   CTXQL_BIN      the ctxql executable
+//   CTXQL_VSIX     the packaged extension
+//   CODE_SERVER    the code-server launcher
+//   CHROMIUM       the browser
+//   CTXQL_SHOTS    a directory for screenshots (kept for a person to look at)
+//   CTXQL_DOCS_SHOT  when set, the path the README's screenshot is written to
+import { strict as assert } from 'node:assert';
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import puppeteer from 'puppeteer-core';
+
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) {
+    throw new Error(`${k} is not set: run editors/e2e/run.sh`);
+  }
+  return v;
+};
+
+const BIN = env('CTXQL_BIN');
+const VSIX = env('CTXQL_VSIX');
+const CODE_SERVER = env('CODE_SERVER');
+const CHROMIUM = env('CHROMIUM');
+const SHOTS = process.env.CTXQL_SHOTS || fs.mkdtempSync(path.join(os.tmpdir(), 'ctxql-shots-'));
+fs.mkdirSync(SHOTS, { recursive: true });
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxql-e2e-'));
+const ws = path.join(root, 'workspace');
+
+// The workspace a user opens: queries with and without sample data, a
+// file with a legacy token, an unformatted file and a Datalog program.
+const files = {
+  'history.json': JSON.stringify({
+    root: {
+      id: 'root',
+      children: [
+        {
+          id: 'seq',
+          nodeType: '^seq',
+          children: [
+            {
+              id: 'mt:1',
+              nodeType: 'mt',
+              children: [
+                { id: 'cb:u1', nodeType: 'cb', role: 'user', ttl: 3, content: 'Summarise the incident report for the on-call channel.' },
+                { id: 'cb:a1', nodeType: 'cb', role: 'assistant', ttl: 2, content: 'The database failover took 41 s; no data was lost.' },
+                { id: 'cb:u2', nodeType: 'cb', role: 'user', ttl: 1, content: 'Which alerts fired first?' },
+                { id: 'cb:s1', nodeType: 'cb:summary', role: 'system', ttl: 9, content: 'Earlier turns: deployment of v2.3.' },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+  }),
+  'graph.json': JSON.stringify({
+    relations: {
+      edge: { param_types: ['Node', 'Node'], tuples: [['a', 'b'], ['b', 'c'], ['c', 'd']] },
+    },
+  }),
+  'turns.pact': "// pact: v2\n// data: ./history.json\n^seq .mt .cb[role='user']\n.cb[ttl<=2]\n",
+  'nodata.pact': "// pact: v2\n.cb[role='assistant']\n",
+  'legacy.pact': '// pact: v2\n// data: ./history.json\n.mt .cb:summary\n',
+  'messy.pact': "// pact: v2\n.cb[ role = 'user' ,ttl<=2 ]\n",
+  'paths.dl': '// data: ./graph.json\nrelation edge(Node, Node);\npath(x, y) <-- edge(x, y);\npath(x, z) <-- edge(x, y), path(y, z);\n',
+  'plain.pact': '.mt .cb:summary\n',
+  'agent.ts': 'declare const ctx: { select(q: string): unknown };\nexport const summaries = ctx.select(".block:summary");\n',
+  '.vscode/settings.json': JSON.stringify({ 'ctxql.path': BIN }, null, 2),
+};
+
+let server;
+let userData;
+let browser;
+let page;
+let port;
+let serverLog = '';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls f until it returns a truthy value; fails with what after timeout. */
+async function until(what, f, timeout = 60000) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await f();
+      if (last) {
+        return last;
+      }
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) {
+      await shot(`timeout-${what.replace(/[^a-z0-9]+/gi, '-')}`);
+      throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    }
+    await sleep(200);
+  }
+}
+
+let shots = 0;
+
+async function shot(name, clip) {
+  const p = path.join(SHOTS, `${String(++shots).padStart(2, '0')}-${name}.png`);
+  // captureBeyondViewport off: the webviews (out-of-process frames) are
+  // left out of clipped captures otherwise.
+  await page?.screenshot({ path: p, clip, captureBeyondViewport: false }).catch(() => undefined);
+  return p;
+}
+
+/** The text of the visible lines of the active editor, top to bottom. */
+function editorText() {
+  return page.evaluate(() => {
+    const ed = document.querySelector('.editor-group-container.active .editor-instance .monaco-editor');
+    if (!ed) {
+      return '';
+    }
+    const lines = [...ed.querySelectorAll('.view-lines .view-line')];
+    lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+    return lines.map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n');
+  });
+}
+
+async function runCommand(title) {
+  await page.keyboard.press('Escape');
+  const input = await until('the command palette', async () => {
+    await page.keyboard.press('F1');
+    return page.waitForSelector('.quick-input-widget input', { visible: true, timeout: 3000 }).catch(() => undefined);
+  });
+  await input.type(title);
+  await until(`command "${title}" first`, () =>
+    page.evaluate((t) => document.querySelector('.quick-input-list .monaco-list-row.focused')?.textContent.toLowerCase().includes(t.toLowerCase()), title),
+  );
+  await page.keyboard.press('Enter');
+}
+
+async function openFile(name) {
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyP');
+  await page.keyboard.up('Control');
+  const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
+  await input.type(name);
+  await until(`${name} first in quick open`, () =>
+    page.evaluate((n) => document.querySelector('.quick-input-list .monaco-list-row.focused')?.textContent.includes(n), name),
+  );
+  await page.keyboard.press('Enter');
+  await until(`${name} active`, () =>
+    page.evaluate((n) => {
+      const groups = [...document.querySelectorAll('.editor-group-container')].map((g) => `${g.className}: ${g.querySelector('.tab.active')?.textContent}`);
+      return document.querySelector('.editor-group-container.active .tab.active')?.textContent.includes(n) || Promise.reject(new Error(groups.join(' | ')));
+    }, name),
+  );
+  await until(`${name} text shown`, async () => (await editorText()).length > 0);
+}
+
+/** Moves the cursor to the start of the 1-based line. */
+async function gotoLine(n) {
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyG');
+  await page.keyboard.up('Control');
+  const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
+  await input.type(String(n));
+  await page.keyboard.press('Enter');
+  await sleep(200);
+}
+
+/** The code lens titles shown in the active editor. */
+function lenses() {
+  return page.evaluate(() => {
+    const ed = document.querySelector('.editor-group-container.active .editor-instance .monaco-editor');
+    return ed ? [...ed.querySelectorAll('.codelens-decoration a, .codelens-decoration span')].map((a) => a.textContent.trim()).filter(Boolean) : [];
+  });
+}
+
+/** The problem counts of the status bar: [errors, warnings]. */
+function problemCounts() {
+  return page.evaluate(() => {
+    const item = document.getElementById('status.problems');
+    const label = item?.querySelector('a')?.getAttribute('aria-label') || item?.textContent || '';
+    if (!item) {
+      return null;
+    }
+    const n = (re) => Number((re.exec(label) || [0, 0])[1]);
+    return [n(/Errors?: (\d+)/), n(/Warnings?: (\d+)/), label];
+  });
+}
+
+/** The frame of the Query Results webview, once it shows a table or a message. */
+async function resultsFrame(want) {
+  return until('the Query Results panel', async () => {
+    for (const f of page.frames()) {
+      const ok = await f.evaluate((w) => !!document.querySelector('header .count') && document.body.textContent.includes(w), want).catch(() => false);
+      if (ok) {
+        return f;
+      }
+    }
+    return undefined;
+  });
+}
+
+function tableOf(frame) {
+  return frame.evaluate(() => {
+    const t = document.querySelector('table.results');
+    if (!t) {
+      return null;
+    }
+    return {
+      head: [...t.querySelectorAll('thead th')].map((th) => th.textContent.trim()),
+      rows: [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+      header: document.querySelector('header')?.textContent.replace(/\s+/g, ' ').trim(),
+    };
+  });
+}
+
+async function hoverText(selector) {
+  const box = await until(`${selector} shown`, async () => {
+    const el = await page.$(`.editor-instance .monaco-editor ${selector}`);
+    return el ? el.boundingBox() : undefined;
+  });
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const text = await until('the hover', () =>
+    page.evaluate(() => {
+      const h = [...document.querySelectorAll('.monaco-hover')].find((e) => e.offsetParent !== null && e.textContent.trim());
+      return h?.textContent;
+    }),
+  );
+  return text;
+}
+
+/** Clicks the first code lens of the active editor whose title matches re. */
+async function clickLens(re) {
+  const box = await until(`a lens matching ${re}`, async () => {
+    const handles = await page.$$('.editor-group-container.active .monaco-editor .codelens-decoration a');
+    for (const h of handles) {
+      if (re.test(await h.evaluate((a) => a.textContent))) {
+        return h.boundingBox();
+      }
+    }
+    return undefined;
+  });
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+}
+
+/**
+ * Opens the quick fix menu with Ctrl+. (as a user would) until it lists an
+ * action matching re (the editor may ask before every provider has the
+ * finding), clicks that action and returns the listed titles.
+ */
+async function applyQuickFix(re) {
+  let items = [];
+  await until(`a quick fix matching ${re}`, async () => {
+    await page.keyboard.down('Control');
+    await page.keyboard.press('Period');
+    await page.keyboard.up('Control');
+    items = await until('the quick fix menu', () =>
+      page.evaluate(() => {
+        const rows = [...document.querySelectorAll('.action-widget .monaco-list-row')].map((r) => r.textContent.trim());
+        return rows.length ? rows : undefined;
+      }),
+    5000).catch(() => []);
+    if (items.some((t) => re.test(t))) {
+      return true;
+    }
+    await page.keyboard.press('Escape');
+    await sleep(1000);
+    return false;
+  });
+  await shot('quickfix');
+  const fix = items.findIndex((t) => re.test(t));
+  const rows = await page.$$('.action-widget .monaco-list-row');
+  await rows[fix].click();
+  return items;
+}
+
+function count(haystack, needle) {
+  return haystack.split(needle).length - 1;
+}
+
+before(async () => {
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(ws, name)), { recursive: true });
+    fs.writeFileSync(path.join(ws, name), text);
+  }
+  userData = path.join(root, 'user-data');
+  const extDir = path.join(root, 'extensions');
+  fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  fs.writeFileSync(
+    path.join(userData, 'User', 'settings.json'),
+    JSON.stringify({
+      'workbench.startupEditor': 'none',
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'workbench.tips.enabled': false,
+      'workbench.colorTheme': 'Default Dark Modern',
+      'workbench.welcomePage.walkthroughs.openOnInstall': false,
+      'security.workspace.trust.enabled': false,
+      'telemetry.telemetryLevel': 'off',
+      'update.mode': 'none',
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+      'extensions.ignoreRecommendations': true,
+      'chat.disableAIFeatures': true,
+      'editor.minimap.enabled': false,
+      'editor.hover.delay': 100,
+      'editor.fontFamily': "'DejaVu Sans Mono', monospace",
+      'window.commandCenter': false,
+      'files.autoSave': 'off',
+    }),
+  );
+  const home = path.join(root, 'home');
+  fs.mkdirSync(home);
+  const childEnv = {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    // No marketplace: nothing leaves the machine.
+    EXTENSIONS_GALLERY: JSON.stringify({ serviceUrl: 'http://127.0.0.1:9/gallery', itemUrl: 'http://127.0.0.1:9/items' }),
+  };
+  const common = ['--user-data-dir', userData, '--extensions-dir', extDir, '--disable-telemetry', '--disable-update-check'];
+  execFileSync(CODE_SERVER, [...common, '--install-extension', VSIX], { env: childEnv, stdio: 'pipe', timeout: 120000 });
+  const installed = execFileSync(CODE_SERVER, [...common, '--list-extensions', '--show-versions'], { env: childEnv, timeout: 60000 }).toString();
+  assert.match(installed, /ctxql\.ctxql@/, 'the .vsix is installed');
+
+  port = await freePort();
+  server = spawn(
+    CODE_SERVER,
+    [
+      ...common,
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+      ws,
+    ],
+    { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  server.stdout.on('data', (d) => (serverLog += d));
+  server.stderr.on('data', (d) => (serverLog += d));
+  await until('code-server listening', () => serverLog.includes('HTTP server listening'), 60000);
+
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      // Loopback only: every other host name fails to resolve.
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+      '--window-size=1400,900',
+    ],
+    defaultViewport: { width: 1400, height: 900 },
+    userDataDir: path.join(root, 'chromium'),
+  });
+  page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { waitUntil: 'domcontentloaded', timeout: 120000 });
+  await until('the workbench', () => page.$('.monaco-workbench .part.editor'), 120000);
+  await until('the explorer lists the workspace', () =>
+    page.evaluate(() => document.querySelector('.explorer-folders-view')?.textContent.includes('turns.pact')),
+  60000);
+});
+
+after(async () => {
+  await browser?.close().catch(() => undefined);
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+  console.log(`screenshots in ${SHOTS}`);
+});
+
+describe('ctxql in VS Code', () => {
+  it('shows each finding once: one error in the status bar, the code once in the hover', async () => {
+    await openFile('legacy.pact');
+    const counts = await until('one error in the status bar', async () => {
+      const c = await problemCounts();
+      return c && c[0] >= 1 ? c : undefined;
+    });
+    await sleep(1500); // a second diagnostics collection would arrive by now
+    const settled = await problemCounts();
+    assert.deepEqual(settled.slice(0, 2), [1, 0], `status bar problems: ${settled[2]} (first ${counts[2]})`);
+    const hover = await hoverText('.squiggly-error');
+    await shot('legacy-hover');
+    // The finding's message once (the rule's own documentation in the
+    // server's hover names the code again, so count the message).
+    assert.equal(count(hover, 'legacy type sugar .cb:summary: write .summary'), 1, `the hover lists the finding once: ${hover}`);
+    assert.match(hover, /PACT001/);
+  });
+
+  it('offers the quick fix of the finding and applies it', async () => {
+    await page.keyboard.press('Escape');
+    await gotoLine(3);
+    await page.keyboard.press('End');
+    await page.keyboard.press('ArrowLeft');
+    const items = await applyQuickFix(/\.summary/);
+    assert.ok(items.some((t) => /Suppress PACT001/.test(t)), `quick fixes: ${JSON.stringify(items)}`);
+    await until('the fixed text', async () => (await editorText()).includes('.mt .summary'));
+    await until('no problems left', async () => {
+      const c = await problemCounts();
+      return c && c[0] === 0;
+    });
+  });
+
+  it('shows ▶ Run lenses with data and runs a PACT query into a table of nodes', async () => {
+    await openFile('turns.pact');
+    const titles = await until('run lenses', async () => {
+      const l = await lenses();
+      return l.filter((t) => t.includes('Run')).length >= 2 ? l : undefined;
+    });
+    assert.ok(titles.some((t) => /^▶ Run/.test(t)), `lenses: ${JSON.stringify(titles)}`);
+    // Click the first ▶ Run (the user turns query).
+    await clickLens(/Run/);
+    const frame = await resultsFrame('turns.pact');
+    const t = await until('the node table', () => tableOf(frame));
+    await shot('turns-results');
+    assert.match(t.header, /turns\.pact:3/);
+    assert.match(t.header, /2 results/);
+    assert.equal(t.head[1], 'id', `columns: ${JSON.stringify(t.head)}`);
+    assert.deepEqual(t.rows.map((r) => r[1]), ['cb:u1', 'cb:u2']);
+    if (t.head.includes('nodeType')) {
+      assert.deepEqual(t.head.slice(1, 3), ['id', 'nodeType'], `columns: ${JSON.stringify(t.head)}`);
+      assert.ok(t.head.includes('content') || t.head.includes('preview'), `a content column: ${JSON.stringify(t.head)}`);
+    } else {
+      assert.fail(`the server sent bare ids, not node summaries: ${JSON.stringify(t)}`);
+    }
+    // The README's picture: the editor and the panel, without the side bar.
+    await runCommand('View: Toggle Primary Side Bar Visibility');
+    await page.mouse.move(700, 600);
+    await sleep(1000);
+    const again = await resultsFrame('turns.pact');
+    await until('the node table after the relayout', () => tableOf(again));
+    await sleep(1500);
+    const p = await shot('readme', { x: 0, y: 30, width: 1400, height: 190 });
+    if (process.env.CTXQL_DOCS_SHOT) {
+      fs.copyFileSync(p, process.env.CTXQL_DOCS_SHOT);
+    }
+    await runCommand('View: Toggle Primary Side Bar Visibility');
+  });
+
+  it('runs a Datalog rule into a table with the relation columns', async () => {
+    await openFile('paths.dl');
+    await until('run lenses', async () => (await lenses()).some((t) => t.includes('Run')));
+    await gotoLine(4);
+    await runCommand('ctxql: Run query');
+    const frame = await resultsFrame('paths.dl');
+    const t = await until('the tuple table', () => tableOf(frame));
+    await shot('paths-results');
+    assert.match(t.header, /6 results/);
+    assert.equal(t.rows.length, 6);
+    assert.deepEqual(t.head.slice(1), ['x Node', 'z Node'], 'the columns are named by the rule head and typed by the declaration');
+    assert.match(t.header, /\bpath\b/, 'the header names the relation');
+  });
+
+  it('follows the active editor in the Query Results panel', async () => {
+    await openFile('turns.pact');
+    await resultsFrame('turns.pact');
+  });
+
+  it('shows a lens that chooses sample data when there is none, and the choice makes ▶ Run work', async () => {
+    await openFile('nodata.pact');
+    await sleep(1500);
+    const titles = await lenses();
+    await shot('nodata-lenses');
+    const choose = titles.find((t) => /choose sample data/i.test(t));
+    assert.ok(choose, `a "choose sample data" lens: ${JSON.stringify(titles)}`);
+    await clickLens(/choose sample data/i);
+    await until('the data quick pick', () =>
+      page.evaluate(() => [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) => r.textContent.includes('history.json'))),
+    );
+    await shot('nodata-pick');
+    const offered = await page.evaluate(() => [...document.querySelectorAll('.quick-input-list .monaco-list-row')].map((r) => r.textContent));
+    assert.ok(!offered.some((o) => o.includes('settings.json')), `no editor metadata offered: ${JSON.stringify(offered)}`);
+    await page.keyboard.type('history');
+    await page.keyboard.press('Enter');
+    await until('the data line', async () => (await editorText()).includes('// data: ./history.json'));
+    assert.equal((await editorText()).split('\n')[1], '// data: ./history.json');
+    await until('▶ Run lens', async () => (await lenses()).some((t) => /^▶ Run$/.test(t) || /^▶ Run\b(?!.*choose)/.test(t)));
+  });
+
+  it('formats a document', async () => {
+    await openFile('messy.pact');
+    await runCommand('Format Document');
+    const want = execFileSync(BIN, ['fmt', '--stdin-filename', 'messy.pact', '-'], { input: files['messy.pact'] }).toString().trimEnd().split('\n')[1];
+    assert.notEqual(want, files['messy.pact'].split('\n')[1], 'the file is not already formatted');
+    await until('the formatted text', async () => (await editorText()).split('\n')[1] === want);
+  });
+
+  it('checks the PACT query embedded in a TypeScript file: the finding, its hover and its quick fix', async () => {
+    await openFile('agent.ts');
+    const hover = await hoverText('.squiggly-error');
+    await shot('embedded-hover');
+    assert.equal(count(hover, 'legacy type sugar .block:summary: write .summary'), 1, `the hover lists the finding once: ${hover}`);
+    assert.match(hover, /PACT001/);
+    await page.keyboard.press('Escape');
+    await gotoLine(2);
+    await page.keyboard.press('End');
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('ArrowLeft');
+    }
+    await applyQuickFix(/\.summary/);
+    await until('the fixed literal', async () => (await editorText()).includes('ctx.select(".summary")'));
+  });
+
+  it('opens rule documentation read-only, not as an untitled editor', async () => {
+    await runCommand('ctxql: Show rule documentation');
+    // The rules are listed once "ctxql rules" has answered.
+    await until('the list of rules', () =>
+      page.evaluate(
+        () =>
+          [...document.querySelectorAll('.quick-input-list .monaco-list-row')].some((r) => /^[A-Z]+\d{3}/.test(r.textContent.trim())),
+      ),
+    );
+    const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
+    await input.type('PACT001');
+    await until('PACT001 first in the list', () =>
+      page.evaluate(() => document.querySelector('.quick-input-list .monaco-list-row.focused')?.textContent.includes('PACT001')),
+    );
+    await page.keyboard.press('Enter');
+    await until('the rule document', () =>
+      page.evaluate(() => [...document.querySelectorAll('.tabs-container .tab')].some((t) => t.textContent.includes('PACT001'))),
+    );
+    const tabs = await page.evaluate(() => [...document.querySelectorAll('.tabs-container .tab')].map((t) => t.textContent.trim()));
+    await shot('rule-doc');
+    assert.ok(!tabs.some((t) => /Untitled/.test(t)), `tabs: ${JSON.stringify(tabs)}`);
+  });
+
+  it('logs a restart of the server as a normal exit, not as an error', async () => {
+    await openFile('turns.pact');
+    await runCommand('ctxql: Restart language server');
+    const logOf = () => {
+      const found = [];
+      const walk = (d) => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+          const p = path.join(d, e.name);
+          if (e.isDirectory()) {
+            walk(p);
+          } else if (/ctxql\.log$/.test(e.name)) {
+            found.push(fs.readFileSync(p, 'utf8'));
+          }
+        }
+      };
+      walk(path.join(userData, 'logs'));
+      return found.join('\n');
+    };
+    const log = await until('the restart in the ctxql output', () => {
+      const l = logOf();
+      return (l.match(/starting .* lsp/g) || []).length >= 2 && /Server process exited/.test(l) ? l : undefined;
+    });
+    assert.doesNotMatch(log, /\[Error[^\]]*\] Server process exited with code 0/);
+    assert.match(log, /\[Info[^\]]*\] Server process exited normally/);
+  });
+
+  it('applies the dialect and rules settings live, without a restart', async () => {
+    await openFile('plain.pact');
+    const squiggles = () => page.evaluate(() => document.querySelectorAll('.editor-group-container.active .monaco-editor .squiggly-error').length);
+    await until('the finding under the default dialect (v2)', async () => (await squiggles()) === 1);
+    const settingsFile = path.join(ws, '.vscode', 'settings.json');
+    const write = (extra) => fs.writeFileSync(settingsFile, JSON.stringify({ 'ctxql.path': BIN, ...extra }));
+    write({ 'ctxql.dialect.default': 'v1' });
+    await until('no finding under v1, where .cb:summary is a namespaced type', async () => (await squiggles()) === 0);
+    write({});
+    await until('the finding back once the setting is gone', async () => (await squiggles()) === 1);
+    write({ 'ctxql.rules.ignore': ['PACT001'] });
+    await until('the ignored finding gone', async () => (await squiggles()) === 0);
+    fs.writeFileSync(settingsFile, JSON.stringify({ 'ctxql.path': BIN }));
+  });
+
+  it('opens the settings at ctxql.path from the "not found" message', async () => {
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'ctxql.path': '/nonexistent/ctxql' }));
+    const button = await until('the "not found" message', () =>
+      page.evaluate(() => {
+        const toast = [...document.querySelectorAll('.notification-toast')].find((t) => t.textContent.includes('/nonexistent/ctxql'));
+        return toast ? [...toast.querySelectorAll('a.monaco-button, .monaco-button')].some((b) => b.textContent.includes('Open Settings')) : false;
+      }),
+    );
+    assert.ok(button);
+    await shot('not-found');
+    await page.evaluate(() => {
+      const toast = [...document.querySelectorAll('.notification-toast')].find((t) => t.textContent.includes('/nonexistent/ctxql'));
+      [...toast.querySelectorAll('a.monaco-button, .monaco-button')].find((b) => b.textContent.includes('Open Settings')).click();
+    });
+    const shown = await until('the ctxql.path setting', () =>
+      page.evaluate(() => {
+        const rows = [...document.querySelectorAll('.settings-editor .setting-item-contents')].filter((r) => r.offsetParent !== null);
+        return rows.length ? rows.map((r) => r.querySelector('.setting-item-label')?.textContent + ':' + r.querySelector('.setting-item-category')?.textContent) : undefined;
+      }),
+    );
+    await shot('settings');
+    assert.deepEqual(shown, ['Path:Ctxql: '], `settings shown: ${JSON.stringify(shown)}`);
+  });
+});
