@@ -84,7 +84,11 @@ vim.cmd("syntax on")
 	}
 
 	// K on the query shows the server's hover (with the result count from
-	// the sample data), not man.
+	// the sample data), not man. The buffer-local K exists once the server
+	// has attached; its lens on the query line shows that it has.
+	term.WaitFor("the server attached", 30*time.Second, false, func(s string) bool {
+		return strings.Contains(s, "short-lived blocks ▶ Run")
+	})
 	term.Keys("3G", "0", "K")
 	screen := term.WaitFor("the hover", 15*time.Second, false, func(s string) bool {
 		return strings.Contains(s, "result(s)") || strings.Contains(s, "man") || strings.Contains(s, "E149")
