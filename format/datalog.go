@@ -71,10 +71,10 @@ type dlPrinter struct {
 func (p *dlPrinter) print() string {
 	var items []dlItem
 	for _, r := range p.prog.Rules {
-		items = append(items, dlItem{span: r.Loc, rule: r})
+		items = append(items, dlItem{span: r.Sp, rule: r})
 	}
 	for _, d := range p.prog.Decls {
-		items = append(items, dlItem{span: d.Loc, decl: d})
+		items = append(items, dlItem{span: d.Sp, decl: d})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].span.Start < items[j].span.Start })
 	comments := p.prog.Comments
@@ -213,7 +213,7 @@ func (p *dlPrinter) rule(r *datalog.Rule, inner []syntax.Span, startLine, endLin
 		start int
 		line  int // source line of the piece's end
 	}
-	pieces := []piece{{text: head + " <--", start: r.Loc.Start, line: p.file.LineOf(r.Arrow.End)}}
+	pieces := []piece{{text: head + " <--", start: r.Sp.Start, line: p.file.LineOf(r.Arrow.End)}}
 	for i, b := range r.Body {
 		sep := ","
 		if i == len(r.Body)-1 {
@@ -231,7 +231,7 @@ func (p *dlPrinter) rule(r *datalog.Rule, inner []syntax.Span, startLine, endLin
 			p.emit(pc.text, false)
 			p.lastLine = pc.line
 		}
-		next := r.Loc.End
+		next := r.Sp.End
 		if i+1 < len(pieces) {
 			next = pieces[i+1].start
 		}
@@ -319,10 +319,10 @@ func datalogKey(prog *datalog.Program) string {
 	var b strings.Builder
 	var items []dlItem
 	for _, r := range prog.Rules {
-		items = append(items, dlItem{span: r.Loc, rule: r})
+		items = append(items, dlItem{span: r.Sp, rule: r})
 	}
 	for _, d := range prog.Decls {
-		items = append(items, dlItem{span: d.Loc, decl: d})
+		items = append(items, dlItem{span: d.Sp, decl: d})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].span.Start < items[j].span.Start })
 	term := func(t *datalog.Term) {

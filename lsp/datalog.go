@@ -48,7 +48,7 @@ func (datalogLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
 	}
 	var out []Symbol
 	for _, d := range p.Decls {
-		out = append(out, Symbol{Name: d.Name.Name, Detail: "relation", Kind: SymbolClass, Span: d.Loc, Selection: d.Name.Loc})
+		out = append(out, Symbol{Name: d.Name.Name, Detail: "relation", Kind: SymbolClass, Span: d.Sp, Selection: d.Name.Sp})
 	}
 	for _, r := range p.Rules {
 		if r.Head == nil {
@@ -58,7 +58,7 @@ func (datalogLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
 		if r.IsFact() {
 			kind, detail = SymbolConstant, "fact"
 		}
-		out = append(out, Symbol{Name: r.Head.Name.Name, Detail: detail, Kind: kind, Span: r.Loc, Selection: r.Head.Name.Loc})
+		out = append(out, Symbol{Name: r.Head.Name.Name, Detail: detail, Kind: kind, Span: r.Sp, Selection: r.Head.Name.Sp})
 	}
 	sortSymbols(out)
 	return out
@@ -180,9 +180,9 @@ func (datalogLanguage) SemanticTokens(_ context.Context, s *Snapshot) []Semantic
 	}
 	kind := map[int]SemanticToken{}
 	for _, d := range p.Decls {
-		kind[d.Name.Loc.Start] = SemanticToken{Type: "function", Modifiers: []string{"declaration"}}
+		kind[d.Name.Sp.Start] = SemanticToken{Type: "function", Modifiers: []string{"declaration"}}
 		for _, t := range d.Types {
-			kind[t.Loc.Start] = SemanticToken{Type: "type"}
+			kind[t.Sp.Start] = SemanticToken{Type: "type"}
 		}
 	}
 	for _, r := range p.Rules {
@@ -192,7 +192,7 @@ func (datalogLanguage) SemanticTokens(_ context.Context, s *Snapshot) []Semantic
 			if b.Cond != nil {
 				for _, t := range []*datalog.Term{b.Cond.Left, b.Cond.Right} {
 					if t != nil && t.Kind == datalog.Var {
-						kind[t.Loc.Start] = SemanticToken{Type: "variable"}
+						kind[t.Sp.Start] = SemanticToken{Type: "variable"}
 					}
 				}
 			}
@@ -201,10 +201,10 @@ func (datalogLanguage) SemanticTokens(_ context.Context, s *Snapshot) []Semantic
 			if a == nil {
 				continue
 			}
-			kind[a.Name.Loc.Start] = SemanticToken{Type: "function"}
+			kind[a.Name.Sp.Start] = SemanticToken{Type: "function"}
 			for _, t := range a.Args {
 				if t.Kind == datalog.Var || t.Kind == datalog.Wildcard {
-					kind[t.Loc.Start] = SemanticToken{Type: "variable"}
+					kind[t.Sp.Start] = SemanticToken{Type: "variable"}
 				}
 			}
 		}

@@ -38,22 +38,22 @@ type dlOccurrence struct {
 func dlSymbolAt(p *datalog.Program, off int) (dlSymbol, syntax.Span, bool) {
 	touches := func(sp syntax.Span) bool { return sp.Start <= off && off <= sp.End && !sp.IsZero() }
 	for _, d := range p.Decls {
-		if touches(d.Name.Loc) {
-			return dlSymbol{Kind: dlRelation, Name: d.Name.Name}, d.Name.Loc, true
+		if touches(d.Name.Sp) {
+			return dlSymbol{Kind: dlRelation, Name: d.Name.Name}, d.Name.Sp, true
 		}
 	}
 	for _, r := range p.Rules {
-		if !r.Loc.Touches(off) {
+		if !r.Sp.Touches(off) {
 			continue
 		}
 		for _, a := range r.Atoms() {
-			if touches(a.Name.Loc) {
-				return dlSymbol{Kind: dlRelation, Name: a.Name.Name}, a.Name.Loc, true
+			if touches(a.Name.Sp) {
+				return dlSymbol{Kind: dlRelation, Name: a.Name.Name}, a.Name.Sp, true
 			}
 		}
 		for _, t := range dlRuleTerms(r) {
-			if t.Kind == datalog.Var && touches(t.Loc) {
-				return dlSymbol{Kind: dlVariable, Name: t.Value, Rule: r}, t.Loc, true
+			if t.Kind == datalog.Var && touches(t.Sp) {
+				return dlSymbol{Kind: dlVariable, Name: t.Value, Rule: r}, t.Sp, true
 			}
 		}
 	}
@@ -94,13 +94,13 @@ func dlOccurrences(p *datalog.Program, sym dlSymbol) []dlOccurrence {
 		}
 		for _, d := range p.Decls {
 			if d.Name.Name == sym.Name {
-				out = append(out, dlOccurrence{Span: d.Name.Loc, Def: true})
+				out = append(out, dlOccurrence{Span: d.Name.Sp, Def: true})
 			}
 		}
 		for _, r := range p.Rules {
 			for _, a := range r.Atoms() {
-				if a.Name.Name == sym.Name && !a.Name.Loc.IsZero() {
-					out = append(out, dlOccurrence{Span: a.Name.Loc, Def: !declared && a == r.Head})
+				if a.Name.Name == sym.Name && !a.Name.Sp.IsZero() {
+					out = append(out, dlOccurrence{Span: a.Name.Sp, Def: !declared && a == r.Head})
 				}
 			}
 		}
@@ -108,7 +108,7 @@ func dlOccurrences(p *datalog.Program, sym dlSymbol) []dlOccurrence {
 		first := true
 		for _, t := range dlRuleTerms(sym.Rule) {
 			if t.Kind == datalog.Var && t.Value == sym.Name {
-				out = append(out, dlOccurrence{Span: t.Loc, Def: first})
+				out = append(out, dlOccurrence{Span: t.Sp, Def: first})
 				first = false
 			}
 		}
@@ -278,12 +278,12 @@ func completeDatalog(p *datalog.Program, info *datalog.Info, off int) []dlComple
 		}
 	}
 	for _, r := range p.Rules {
-		if !r.Loc.Touches(off) {
+		if !r.Sp.Touches(off) {
 			continue
 		}
 		seen := map[string]bool{}
 		for _, t := range dlRuleTerms(r) {
-			if t.Kind == datalog.Var && !seen[t.Value] && t.Value != typed && strings.HasPrefix(t.Value, typed) && !t.Loc.Touches(off) {
+			if t.Kind == datalog.Var && !seen[t.Value] && t.Value != typed && strings.HasPrefix(t.Value, typed) && !t.Sp.Touches(off) {
 				seen[t.Value] = true
 				out = append(out, dlCompletion{Label: t.Value, Text: t.Value, Snippet: t.Value, Detail: "variable", Kind: dlVariable, Span: sp})
 			}

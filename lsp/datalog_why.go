@@ -185,7 +185,7 @@ func explainActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAc
 		return nil
 	}
 	for _, r := range p.Rules {
-		if r.Head == nil || r.IsFact() || r.Loc.End < span.Start || r.Loc.Start > span.End {
+		if r.Head == nil || r.IsFact() || r.Sp.End < span.Start || r.Sp.Start > span.End {
 			continue
 		}
 		run, ok := datalogLanguage{}.evaluate(ctx, s)

@@ -110,7 +110,7 @@ func (datalogLanguage) Queries(s *Snapshot) []syntax.Span {
 	}
 	var out []syntax.Span
 	for _, r := range p.Rules {
-		out = append(out, r.Loc)
+		out = append(out, r.Sp)
 	}
 	return out
 }
@@ -181,7 +181,7 @@ func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResu
 	}
 	var rule *datalog.Rule
 	for _, r := range p.Rules {
-		if r.Loc.Touches(off) {
+		if r.Sp.Touches(off) {
 			rule = r
 		}
 	}
@@ -192,7 +192,7 @@ func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResu
 	if !ok {
 		return RunResult{}, false
 	}
-	res := RunResult{Span: rule.Loc, Elapsed: run.elapsed}
+	res := RunResult{Span: rule.Sp, Elapsed: run.elapsed}
 	switch {
 	case run.err != nil:
 		res.Err = run.err
@@ -252,7 +252,7 @@ func (l datalogLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syn
 			continue
 		}
 		if len(run.res.Relations[r.Head.Name.Name]) == 0 {
-			d := syntax.Diagnostic{Span: r.Head.Name.Loc, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
+			d := syntax.Diagnostic{Span: r.Head.Name.Sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
 				Message: fmt.Sprintf("%s derives nothing from the sample data %s", r.Head.Name.Name, s.Workspace.DataPath(s))}
 			if probes < maxProbedRules && ctx.Err() == nil {
 				probes++
@@ -280,7 +280,7 @@ func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.R
 	for _, b := range r.Body {
 		if a := b.Atom; a != nil && !a.Negated {
 			if n, _ := run.relationCount(a.Name.Name); n == 0 {
-				return syntax.RelatedInfo{Span: a.Loc, Message: fmt.Sprintf("%s holds no tuple in the sample data", a.Name.Name)}, true
+				return syntax.RelatedInfo{Span: a.Sp, Message: fmt.Sprintf("%s holds no tuple in the sample data", a.Name.Name)}, true
 			}
 		}
 	}

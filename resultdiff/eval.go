@@ -130,7 +130,7 @@ func (t *tree) evalDatalog(ctx context.Context, rel, src, data string) []query {
 		}
 		name := r.Head.Name.Name
 		seen[name] = true
-		q := query{key: name, text: name, span: r.Loc}
+		q := query{key: name, text: name, span: r.Sp}
 		for _, tup := range res.Relations[name] {
 			b, _ := json.Marshal(tup)
 			q.items = append(q.items, string(b))

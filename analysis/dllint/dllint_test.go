@@ -273,7 +273,7 @@ func TestMalformedAST(t *testing.T) {
 	variants := []any{
 		nil, "not a program", (*datalog.Program)(nil),
 		&datalog.Program{File: good.File, Rules: []*datalog.Rule{nil}},
-		&datalog.Program{File: good.File, Rules: []*datalog.Rule{{Loc: r.Loc}}},
+		&datalog.Program{File: good.File, Rules: []*datalog.Rule{{Sp: r.Sp}}},
 		&datalog.Program{File: good.File, Rules: []*datalog.Rule{{Head: r.Head, Arrow: r.Arrow, Body: []datalog.BodyItem{{}}}}},
 		&datalog.Program{File: good.File, Rules: []*datalog.Rule{{Head: &datalog.Atom{Name: r.Head.Name, Args: []*datalog.Term{nil}}, Arrow: r.Arrow, Body: r.Body}}},
 		&datalog.Program{File: good.File, Rules: []*datalog.Rule{{Head: r.Head, Arrow: r.Arrow, Body: append(slices.Clone(r.Body), datalog.BodyItem{Cond: &datalog.Cond{Op: "=="}})}}},

@@ -90,12 +90,12 @@ func TestNeverFiresAgreesWithEvaluator(t *testing.T) {
 			continue
 		}
 		for _, r := range prog.Rules {
-			if !r.Loc.Covers(d.Span) {
+			if !r.Sp.Covers(d.Span) {
 				continue
 			}
 			name := fmt.Sprintf("probe%d", len(probes))
 			probes = append(probes, name)
-			fmt.Fprintf(&b, "%s%s\n", name, prog.File.Slice(syntax.Sp(r.Head.Name.Loc.End, r.Loc.End)))
+			fmt.Fprintf(&b, "%s%s\n", name, prog.File.Slice(syntax.Sp(r.Head.Name.Sp.End, r.Sp.End)))
 		}
 	}
 	if len(probes) < 8 {

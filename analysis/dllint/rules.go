@@ -56,7 +56,7 @@ func runSingleton(p *analysis.Pass) error {
 				if t == nil || t.Kind != datalog.Var || count[t.Value] != 1 || strings.HasPrefix(t.Value, "_") {
 					continue
 				}
-				if !t.Loc.Valid(f.Len()) || f.Slice(t.Loc) != t.Value {
+				if !t.Sp.Valid(f.Len()) || f.Slice(t.Sp) != t.Value {
 					continue
 				}
 				name := "_" + t.Value
@@ -64,14 +64,14 @@ func runSingleton(p *analysis.Pass) error {
 					name = "_" + name
 				}
 				p.Report(syntax.Diagnostic{
-					Span:    t.Loc,
+					Span:    t.Sp,
 					Message: fmt.Sprintf("variable %s occurs only once in the rule; write _ or %s if any value will do", t.Value, name),
 					SuggestedFixes: []syntax.SuggestedFix{{
 						Message:   fmt.Sprintf("rename %s to %s", t.Value, name),
-						TextEdits: []syntax.TextEdit{{Span: t.Loc, NewText: name}},
+						TextEdits: []syntax.TextEdit{{Span: t.Sp, NewText: name}},
 					}, {
 						Message:   fmt.Sprintf("replace %s with _", t.Value),
-						TextEdits: []syntax.TextEdit{{Span: t.Loc, NewText: "_"}},
+						TextEdits: []syntax.TextEdit{{Span: t.Sp, NewText: "_"}},
 					}},
 				})
 			}
@@ -131,7 +131,7 @@ var unusedRelation = &analysis.Analyzer{
 		}
 		for _, d := range prog.Decls {
 			if !used[d.Name.Name] {
-				p.Reportf(d.Name.Loc, "relation %s is declared but never used", d.Name.Name)
+				p.Reportf(d.Name.Sp, "relation %s is declared but never used", d.Name.Name)
 			}
 		}
 		return nil
@@ -234,7 +234,7 @@ func runNeverFires(p *analysis.Pass) error {
 				if withSchema {
 					source = "the data does not provide it"
 				}
-				p.Reportf(a.Name.Loc, "rule for %s never fires: %s never holds a tuple (%s, it has no facts and no rule for it can fire)", r.Head.Name.Name, a.Name.Name, source)
+				p.Reportf(a.Name.Sp, "rule for %s never fires: %s never holds a tuple (%s, it has no facts and no rule for it can fire)", r.Head.Name.Name, a.Name.Name, source)
 			}
 		}
 	}
@@ -257,11 +257,11 @@ func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
 		switch {
 		case l.IsConst() && rt.IsConst():
 			if !holds(compareConsts(l, rt), c.Op) {
-				return c.Loc, fmt.Sprintf("the condition %s %s %s is always false", l.Text, c.Op, rt.Text), true
+				return c.Sp, fmt.Sprintf("the condition %s %s %s is always false", l.Text, c.Op, rt.Text), true
 			}
 		case l.Kind == datalog.Var && rt.Kind == datalog.Var && l.Value == rt.Value:
 			if c.Op == "!=" || c.Op == "<" || c.Op == ">" {
-				return c.Loc, fmt.Sprintf("%s %s %s is always false", l.Text, c.Op, rt.Text), true
+				return c.Sp, fmt.Sprintf("%s %s %s is always false", l.Text, c.Op, rt.Text), true
 			}
 		}
 		v, k := l, rt
@@ -273,7 +273,7 @@ func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
 		}
 		if old, ok := eqs[v.Value]; ok {
 			if distinct(old.c, k) {
-				return c.Loc, fmt.Sprintf("%s cannot equal both %s and %s", v.Value, old.c.Text, k.Text), true
+				return c.Sp, fmt.Sprintf("%s cannot equal both %s and %s", v.Value, old.c.Text, k.Text), true
 			}
 			continue
 		}
@@ -292,7 +292,7 @@ func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
 			continue
 		}
 		if old, ok := eqs[v.Value]; ok && old.c.Kind == k.Kind && old.c.Value == k.Value {
-			return c.Loc, fmt.Sprintf("%s must both equal and differ from %s", v.Value, k.Text), true
+			return c.Sp, fmt.Sprintf("%s must both equal and differ from %s", v.Value, k.Text), true
 		}
 	}
 	for _, nb := range r.Body {
@@ -302,7 +302,7 @@ func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
 		}
 		for _, pb := range r.Body {
 			if pb.Atom != nil && !pb.Atom.Negated && covers(n, pb.Atom) {
-				return n.Loc, fmt.Sprintf("the negation excludes every tuple %s matches", pb.Atom.Name.Name), true
+				return n.Sp, fmt.Sprintf("the negation excludes every tuple %s matches", pb.Atom.Name.Name), true
 			}
 		}
 	}

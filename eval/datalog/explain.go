@@ -266,9 +266,9 @@ func (x *Explainer) prove(ctx context.Context, rel string, vals []string, row, d
 		for _, item := range r.Body {
 			switch {
 			case item.Atom != nil && item.Atom.Negated:
-				p.Held = append(p.Held, Held{Text: x.substAtom(cr, item.Atom, b), Span: item.Atom.Loc})
+				p.Held = append(p.Held, Held{Text: x.substAtom(cr, item.Atom, b), Span: item.Atom.Sp})
 			case item.Cond != nil:
-				p.Held = append(p.Held, Held{Text: "if " + x.substTerm(cr, item.Cond.Left, b) + " " + item.Cond.Op + " " + x.substTerm(cr, item.Cond.Right, b), Span: item.Cond.Loc})
+				p.Held = append(p.Held, Held{Text: "if " + x.substTerm(cr, item.Cond.Left, b) + " " + item.Cond.Op + " " + x.substTerm(cr, item.Cond.Right, b), Span: item.Cond.Sp})
 			}
 		}
 		return p, nil
@@ -441,7 +441,7 @@ func (x *Explainer) WhyNot(ctx context.Context, rel string, vals []string) (*Why
 			continue
 		}
 		r := st.prog.Rules[ri]
-		f := RuleFailure{Rule: r, RuleIndex: ri, Item: -1, Span: r.Head.Loc, Text: r.Head.Name.Name}
+		f := RuleFailure{Rule: r, RuleIndex: ri, Item: -1, Span: r.Head.Sp, Text: r.Head.Name.Name}
 		b, err := x.firstBinding(ctx, cr, vals, st.source, 0, nil)
 		if err != nil {
 			return nil, err
@@ -496,7 +496,7 @@ func formatTuple(rel string, vals []string) string {
 
 // ruleText is the rule's source text on one line.
 func ruleText(f *syntax.File, r *syn.Rule) string {
-	return strings.Join(strings.Fields(f.Text()[r.Loc.Start:r.Loc.End]), " ")
+	return strings.Join(strings.Fields(f.Text()[r.Sp.Start:r.Sp.End]), " ")
 }
 
 // Format writes the proof as an indented tree: each derived tuple with
@@ -514,7 +514,7 @@ func (p *Proof) format(w io.Writer, f *syntax.File, indent string) error {
 	case p.Truncated:
 		line = formatTuple(p.Relation, p.Tuple) + "  … (depth or size limit of the explanation)"
 	default:
-		line = fmt.Sprintf("%s  by rule %s:%s  %s", formatTuple(p.Relation, p.Tuple), f.Name(), f.Position(p.Rule.Loc.Start), ruleText(f, p.Rule))
+		line = fmt.Sprintf("%s  by rule %s:%s  %s", formatTuple(p.Relation, p.Tuple), f.Name(), f.Position(p.Rule.Sp.Start), ruleText(f, p.Rule))
 	}
 	if _, err := fmt.Fprintf(w, "%s%s\n", indent, line); err != nil {
 		return err
@@ -548,7 +548,7 @@ func (wn *WhyNot) Format(w io.Writer, f *syntax.File) error {
 		return err
 	}
 	for _, r := range wn.Rules {
-		if _, err := fmt.Fprintf(w, "  rule %s:%s  %s\n", f.Name(), f.Position(r.Rule.Loc.Start), ruleText(f, r.Rule)); err != nil {
+		if _, err := fmt.Fprintf(w, "  rule %s:%s  %s\n", f.Name(), f.Position(r.Rule.Sp.Start), ruleText(f, r.Rule)); err != nil {
 			return err
 		}
 		where := "head"

@@ -28,11 +28,11 @@ type Node interface {
 // Ident is a name with its span.
 type Ident struct {
 	Name string      `json:"name"`
-	Loc  syntax.Span `json:"span"`
+	Sp   syntax.Span `json:"span"`
 }
 
 // Span implements Node.
-func (n *Ident) Span() syntax.Span { return n.Loc }
+func (n *Ident) Span() syntax.Span { return n.Sp }
 
 // TermKind says what an argument is.
 type TermKind uint8
@@ -69,11 +69,11 @@ type Term struct {
 	// for constants: the unescaped contents of a string literal, or the
 	// number in canonical decimal form (no leading zeros or "+").
 	Value string      `json:"value"`
-	Loc   syntax.Span `json:"span"`
+	Sp    syntax.Span `json:"span"`
 }
 
 // Span implements Node.
-func (n *Term) Span() syntax.Span { return n.Loc }
+func (n *Term) Span() syntax.Span { return n.Sp }
 
 // IsConst reports whether the term is a string or number literal.
 func (n *Term) IsConst() bool { return n.Kind == Str || n.Kind == Num }
@@ -84,11 +84,11 @@ type Atom struct {
 	Bang    syntax.Span `json:"bang,omitzero"` // the "!" when Negated
 	Name    Ident       `json:"name"`
 	Args    []*Term     `json:"args"`
-	Loc     syntax.Span `json:"span"`
+	Sp      syntax.Span `json:"span"`
 }
 
 // Span implements Node.
-func (n *Atom) Span() syntax.Span { return n.Loc }
+func (n *Atom) Span() syntax.Span { return n.Sp }
 
 // Cond is an "if LEFT OP RIGHT" condition.
 type Cond struct {
@@ -97,11 +97,11 @@ type Cond struct {
 	Op     string      `json:"op"`
 	OpSpan syntax.Span `json:"opSpan"`
 	Right  *Term       `json:"right"`
-	Loc    syntax.Span `json:"span"`
+	Sp     syntax.Span `json:"span"`
 }
 
 // Span implements Node.
-func (n *Cond) Span() syntax.Span { return n.Loc }
+func (n *Cond) Span() syntax.Span { return n.Sp }
 
 // BodyItem is one element of a rule body: exactly one of Atom and Cond is set.
 type BodyItem struct {
@@ -112,10 +112,10 @@ type BodyItem struct {
 // Span returns the item's span.
 func (b BodyItem) Span() syntax.Span {
 	if b.Atom != nil {
-		return b.Atom.Loc
+		return b.Atom.Sp
 	}
 	if b.Cond != nil {
-		return b.Cond.Loc
+		return b.Cond.Sp
 	}
 	return syntax.Span{}
 }
@@ -128,11 +128,11 @@ type Rule struct {
 	Body  []BodyItem  `json:"body,omitempty"`
 	// Terminator is the span of the closing ";" or "."; zero when absent.
 	Terminator syntax.Span `json:"terminator,omitzero"`
-	Loc        syntax.Span `json:"span"`
+	Sp         syntax.Span `json:"span"`
 }
 
 // Span implements Node.
-func (n *Rule) Span() syntax.Span { return n.Loc }
+func (n *Rule) Span() syntax.Span { return n.Sp }
 
 // IsFact reports whether the rule has no body.
 func (n *Rule) IsFact() bool { return n.Arrow.IsZero() && len(n.Body) == 0 }
@@ -142,11 +142,11 @@ type Decl struct {
 	Keyword syntax.Span `json:"keyword"`
 	Name    Ident       `json:"name"`
 	Types   []Ident     `json:"types"`
-	Loc     syntax.Span `json:"span"`
+	Sp      syntax.Span `json:"span"`
 }
 
 // Span implements Node.
-func (n *Decl) Span() syntax.Span { return n.Loc }
+func (n *Decl) Span() syntax.Span { return n.Sp }
 
 // TypeNames returns the declared parameter types.
 func (n *Decl) TypeNames() []string {
@@ -182,7 +182,7 @@ func Inspect(n Node, f func(Node) bool) {
 	case *Program:
 		ri, di := 0, 0
 		for ri < len(n.Rules) || di < len(n.Decls) {
-			if di >= len(n.Decls) || (ri < len(n.Rules) && n.Rules[ri].Loc.Start < n.Decls[di].Loc.Start) {
+			if di >= len(n.Decls) || (ri < len(n.Rules) && n.Rules[ri].Sp.Start < n.Decls[di].Sp.Start) {
 				Inspect(n.Rules[ri], f)
 				ri++
 			} else {

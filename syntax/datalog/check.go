@@ -113,15 +113,15 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 		if old, ok := rels[d.Name.Name]; ok {
 			switch {
 			case !old.Decl.IsZero():
-				c.errf(d.Name.Loc, CodeDeclConflict, "relation %s is declared twice", d.Name.Name).Related = []syntax.RelatedInfo{{Span: old.Decl, Message: "first declared here"}}
+				c.errf(d.Name.Sp, CodeDeclConflict, "relation %s is declared twice", d.Name.Name).Related = []syntax.RelatedInfo{{Span: old.Decl, Message: "first declared here"}}
 			case !slices.Equal(old.Types, types):
-				c.errf(d.Loc, CodeDeclConflict, "relation %s is declared as %s(%s) but the data has %s(%s)", d.Name.Name, d.Name.Name, strings.Join(types, ", "), d.Name.Name, strings.Join(old.Types, ", "))
+				c.errf(d.Sp, CodeDeclConflict, "relation %s is declared as %s(%s) but the data has %s(%s)", d.Name.Name, d.Name.Name, strings.Join(types, ", "), d.Name.Name, strings.Join(old.Types, ", "))
 			default:
-				old.Decl = d.Loc
+				old.Decl = d.Sp
 			}
 			continue
 		}
-		rels[d.Name.Name] = &RelationInfo{Name: d.Name.Name, Types: types, Decl: d.Loc}
+		rels[d.Name.Name] = &RelationInfo{Name: d.Name.Name, Types: types, Decl: d.Sp}
 	}
 	// Heads define relations; the first head fixes the arity of an
 	// undeclared relation.
@@ -180,11 +180,11 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 func (c *checker) lookup(a *Atom) (*RelationInfo, bool) {
 	ri, ok := c.info.Relations[a.Name.Name]
 	if !ok {
-		c.errf(a.Name.Loc, CodeUnknownRelation, "unknown relation %s", a.Name.Name)
+		c.errf(a.Name.Sp, CodeUnknownRelation, "unknown relation %s", a.Name.Name)
 		return nil, false
 	}
 	if len(ri.Types) != len(a.Args) {
-		c.errf(a.Loc, CodeArity, "relation %s has %d parameter(s), used with %d", a.Name.Name, len(ri.Types), len(a.Args))
+		c.errf(a.Sp, CodeArity, "relation %s has %d parameter(s), used with %d", a.Name.Name, len(ri.Types), len(a.Args))
 		return nil, false
 	}
 	return ri, true
@@ -218,9 +218,9 @@ func (c *checker) rule(_ int, r *Rule) {
 	for _, t := range r.Head.Args {
 		switch {
 		case t.Kind == Wildcard:
-			c.errf(t.Loc, CodeHeadWildcard, "'_' cannot appear in a rule head")
+			c.errf(t.Sp, CodeHeadWildcard, "'_' cannot appear in a rule head")
 		case t.Kind == Var && !bound[t.Value]:
-			c.errf(t.Loc, CodeUnsafe, "unsafe rule: head variable %s is not bound by a positive body atom", t.Value)
+			c.errf(t.Sp, CodeUnsafe, "unsafe rule: head variable %s is not bound by a positive body atom", t.Value)
 		}
 	}
 	for _, b := range r.Body {
@@ -228,22 +228,22 @@ func (c *checker) rule(_ int, r *Rule) {
 		case b.Atom != nil && b.Atom.Negated:
 			for _, t := range b.Atom.Args {
 				if t.Kind == Var && !bound[t.Value] {
-					c.errf(t.Loc, CodeUnsafe, "unsafe rule: variable %s in a negation is not bound by a positive body atom (use '_' for \"any value\")", t.Value)
+					c.errf(t.Sp, CodeUnsafe, "unsafe rule: variable %s in a negation is not bound by a positive body atom (use '_' for \"any value\")", t.Value)
 				}
 			}
 			if c.query && b.Atom.Name.Name == r.Head.Name.Name {
-				c.errf(b.Atom.Loc, CodeUnstratifiable, "not stratifiable: the rule negates its own head relation %s", b.Atom.Name.Name)
+				c.errf(b.Atom.Sp, CodeUnstratifiable, "not stratifiable: the rule negates its own head relation %s", b.Atom.Name.Name)
 			}
 		case b.Atom != nil && c.query && b.Atom.Name.Name == r.Head.Name.Name:
-			d := c.errf(b.Atom.Name.Loc, CodeQueryReadsData, "a query rule is evaluated once: %s here reads the data, not the rule's own results", b.Atom.Name.Name)
+			d := c.errf(b.Atom.Name.Sp, CodeQueryReadsData, "a query rule is evaluated once: %s here reads the data, not the rule's own results", b.Atom.Name.Name)
 			d.Severity = syntax.SeverityWarning
 		case b.Cond != nil:
 			for _, t := range []*Term{b.Cond.Left, b.Cond.Right} {
 				if t.Kind == Var && !bound[t.Value] {
-					c.errf(t.Loc, CodeUnsafe, "unsafe rule: variable %s in a condition is not bound by a positive body atom", t.Value)
+					c.errf(t.Sp, CodeUnsafe, "unsafe rule: variable %s in a condition is not bound by a positive body atom", t.Value)
 				}
 				if t.Kind == Wildcard {
-					c.errf(t.Loc, CodeUnsafe, "'_' cannot appear in a condition")
+					c.errf(t.Sp, CodeUnsafe, "'_' cannot appear in a condition")
 				}
 			}
 		}
@@ -341,11 +341,11 @@ func (c *checker) types(rules []*Rule) {
 				}
 				f, ok := seen[t.Value]
 				if !ok {
-					seen[t.Value] = first{typ: types[j], span: t.Loc, rel: b.Atom.Name.Name}
+					seen[t.Value] = first{typ: types[j], span: t.Sp, rel: b.Atom.Name.Name}
 					continue
 				}
 				if f.typ != types[j] {
-					c.errf(t.Loc, CodeTypeMismatch, "variable %s has type %s here (%s) but %s at its first positive use (%s)", t.Value, types[j], b.Atom.Name.Name, f.typ, f.rel).Related = []syntax.RelatedInfo{{Span: f.span, Message: fmt.Sprintf("%s first bound as %s here", t.Value, f.typ)}}
+					c.errf(t.Sp, CodeTypeMismatch, "variable %s has type %s here (%s) but %s at its first positive use (%s)", t.Value, types[j], b.Atom.Name.Name, f.typ, f.rel).Related = []syntax.RelatedInfo{{Span: f.span, Message: fmt.Sprintf("%s first bound as %s here", t.Value, f.typ)}}
 				}
 			}
 		}
@@ -359,7 +359,7 @@ func (c *checker) types(rules []*Rule) {
 		var occ []VarInfo
 		Inspect(r, func(n Node) bool {
 			if t, ok := n.(*Term); ok && t.Kind == Var {
-				occ = append(occ, VarInfo{Name: t.Value, Type: typeOf(t.Value), Span: t.Loc, Rule: ri})
+				occ = append(occ, VarInfo{Name: t.Value, Type: typeOf(t.Value), Span: t.Sp, Rule: ri})
 			}
 			return true
 		})
@@ -367,7 +367,7 @@ func (c *checker) types(rules []*Rule) {
 		for i, t := range r.Head.Args {
 			if t.Kind == Var && i < len(c.info.HeadTypes[ri]) {
 				for k := range occ {
-					if occ[k].Span == t.Loc {
+					if occ[k].Span == t.Sp {
 						occ[k].Type = c.info.HeadTypes[ri][i]
 					}
 				}
@@ -467,9 +467,9 @@ func (c *checker) stratify(rules []*Rule) {
 		for _, e := range adj[v] {
 			if e.neg != nil && comp[e.to] == comp[v] {
 				if e.to == v {
-					c.errf(e.neg.Loc, CodeUnstratifiable, "not stratifiable: %s is negated in a rule that derives %s", e.neg.Name.Name, nodes[v])
+					c.errf(e.neg.Sp, CodeUnstratifiable, "not stratifiable: %s is negated in a rule that derives %s", e.neg.Name.Name, nodes[v])
 				} else {
-					c.errf(e.neg.Loc, CodeUnstratifiable, "not stratifiable: %s is negated in a rule for %s, which %s depends on (negation through recursion)", e.neg.Name.Name, nodes[v], e.neg.Name.Name)
+					c.errf(e.neg.Sp, CodeUnstratifiable, "not stratifiable: %s is negated in a rule for %s, which %s depends on (negation through recursion)", e.neg.Name.Name, nodes[v], e.neg.Name.Name)
 				}
 			}
 		}

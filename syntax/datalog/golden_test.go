@@ -14,7 +14,7 @@ func dumpTerm(t *Term) string {
 	if t == nil {
 		return "<nil>"
 	}
-	s := fmt.Sprintf("%s:%s@%s", t.Kind, t.Text, t.Loc)
+	s := fmt.Sprintf("%s:%s@%s", t.Kind, t.Text, t.Sp)
 	if t.IsConst() && t.Value != t.Text {
 		s += fmt.Sprintf("=%q", t.Value)
 	}
@@ -30,7 +30,7 @@ func dumpAtom(a *Atom) string {
 	if a.Negated {
 		neg = fmt.Sprintf("!@%s ", a.Bang)
 	}
-	return fmt.Sprintf("%s%s@%s(%s) span=%s", neg, a.Name.Name, a.Name.Loc, strings.Join(args, ", "), a.Loc)
+	return fmt.Sprintf("%s%s@%s(%s) span=%s", neg, a.Name.Name, a.Name.Sp, strings.Join(args, ", "), a.Sp)
 }
 
 // Dump renders a program's AST, one node per line, for golden tests.
@@ -41,22 +41,22 @@ func dumpProgram(p *Program) string {
 		case *Decl:
 			var ts []string
 			for _, t := range n.Types {
-				ts = append(ts, fmt.Sprintf("%s@%s", t.Name, t.Loc))
+				ts = append(ts, fmt.Sprintf("%s@%s", t.Name, t.Sp))
 			}
-			fmt.Fprintf(&b, "decl %s@%s(%s) span=%s\n", n.Name.Name, n.Name.Loc, strings.Join(ts, ", "), n.Loc)
+			fmt.Fprintf(&b, "decl %s@%s(%s) span=%s\n", n.Name.Name, n.Name.Sp, strings.Join(ts, ", "), n.Sp)
 			return false
 		case *Rule:
 			kind := "rule"
 			if n.IsFact() {
 				kind = "fact"
 			}
-			fmt.Fprintf(&b, "%s span=%s arrow=%s term=%s\n  head %s\n", kind, n.Loc, n.Arrow, n.Terminator, dumpAtom(n.Head))
+			fmt.Fprintf(&b, "%s span=%s arrow=%s term=%s\n  head %s\n", kind, n.Sp, n.Arrow, n.Terminator, dumpAtom(n.Head))
 			for _, it := range n.Body {
 				if it.Atom != nil {
 					fmt.Fprintf(&b, "  atom %s\n", dumpAtom(it.Atom))
 				} else {
 					c := it.Cond
-					fmt.Fprintf(&b, "  if@%s %s %s@%s %s span=%s\n", c.If, dumpTerm(c.Left), c.Op, c.OpSpan, dumpTerm(c.Right), c.Loc)
+					fmt.Fprintf(&b, "  if@%s %s %s@%s %s span=%s\n", c.If, dumpTerm(c.Left), c.Op, c.OpSpan, dumpTerm(c.Right), c.Sp)
 				}
 			}
 			return false

@@ -65,7 +65,7 @@ func ParseRule(src string) (*Rule, []syntax.Diagnostic) {
 	prog := ParseProgram("rule", src)
 	diags := prog.Diagnostics
 	for _, d := range prog.Decls {
-		diags = append(diags, syntax.Diagnostic{Span: d.Loc, Code: CodeOneRule, Message: "a query is a single rule; declarations are not allowed here"})
+		diags = append(diags, syntax.Diagnostic{Span: d.Sp, Code: CodeOneRule, Message: "a query is a single rule; declarations are not allowed here"})
 	}
 	var r *Rule
 	switch {
@@ -76,10 +76,10 @@ func ParseRule(src string) (*Rule, []syntax.Diagnostic) {
 	default:
 		r = prog.Rules[0]
 		for _, extra := range prog.Rules[1:] {
-			diags = append(diags, syntax.Diagnostic{Span: extra.Loc, Code: CodeOneRule, Message: "a query is a single rule; found another rule"})
+			diags = append(diags, syntax.Diagnostic{Span: extra.Sp, Code: CodeOneRule, Message: "a query is a single rule; found another rule"})
 		}
 		if r.IsFact() && !syntax.HasErrors(diags) {
-			diags = append(diags, syntax.Diagnostic{Span: r.Loc, Code: CodeOneRule, Message: "expected '<--' and a rule body"})
+			diags = append(diags, syntax.Diagnostic{Span: r.Sp, Code: CodeOneRule, Message: "expected '<--' and a rule body"})
 		}
 	}
 	syntax.SortDiagnostics(diags)
@@ -182,12 +182,12 @@ func (p *parser) recoverItem() {
 func (p *parser) decl() Node {
 	kw := p.next()
 	name := p.expect(TokIdent, "a relation name")
-	d := &Decl{Keyword: kw.Span, Name: Ident{Name: name.Text, Loc: name.Span}}
+	d := &Decl{Keyword: kw.Span, Name: Ident{Name: name.Text, Sp: name.Span}}
 	p.expect(TokLParen, "'('")
 	if p.peek().Kind != TokRParen {
 		for {
 			t := p.expect(TokIdent, "a type name")
-			d.Types = append(d.Types, Ident{Name: t.Text, Loc: t.Span})
+			d.Types = append(d.Types, Ident{Name: t.Text, Sp: t.Span})
 			if p.peek().Kind != TokComma {
 				break
 			}
@@ -195,22 +195,22 @@ func (p *parser) decl() Node {
 		}
 	}
 	end := p.expect(TokRParen, "',' or ')'")
-	d.Loc = syntax.Sp(kw.Span.Start, end.Span.End)
+	d.Sp = syntax.Sp(kw.Span.Start, end.Span.End)
 	if k := p.peek().Kind; k == TokSemi || k == TokDot {
-		d.Loc.End = p.next().Span.End
+		d.Sp.End = p.next().Span.End
 	}
 	return d
 }
 
 func (p *parser) rule() Node {
 	head := p.atom(true)
-	r := &Rule{Head: head, Loc: head.Loc}
+	r := &Rule{Head: head, Sp: head.Sp}
 	if p.peek().Kind == TokArrow {
 		r.Arrow = p.next().Span
 		for {
 			item := p.bodyItem()
 			r.Body = append(r.Body, item)
-			r.Loc.End = item.Span().End
+			r.Sp.End = item.Span().End
 			if p.peek().Kind != TokComma {
 				break
 			}
@@ -220,7 +220,7 @@ func (p *parser) rule() Node {
 	switch t := p.peek(); {
 	case t.Kind == TokSemi || t.Kind == TokDot:
 		r.Terminator = p.next().Span
-		r.Loc.End = r.Terminator.End
+		r.Sp.End = r.Terminator.End
 	case t.Kind == TokEOF:
 	case t.Kind == TokIdent && p.startsLine(p.pos) && (p.peekAt(1).Kind == TokLParen || t.Text == "relation"):
 		// The next rule starts on a new line without a terminator in
@@ -246,7 +246,7 @@ func (p *parser) bodyItem() BodyItem {
 		bang := p.next()
 		a := p.atom(false)
 		a.Negated, a.Bang = true, bang.Span
-		a.Loc.Start = bang.Span.Start
+		a.Sp.Start = bang.Span.Start
 		return BodyItem{Atom: a}
 	case t.Kind == TokIdent && t.Text == "if" && p.peekAt(1).Kind != TokLParen:
 		kw := p.next()
@@ -257,7 +257,7 @@ func (p *parser) bodyItem() BodyItem {
 		}
 		p.next()
 		right := p.term()
-		return BodyItem{Cond: &Cond{If: kw.Span, Left: left, Op: op.Text, OpSpan: op.Span, Right: right, Loc: syntax.Sp(kw.Span.Start, right.Loc.End)}}
+		return BodyItem{Cond: &Cond{If: kw.Span, Left: left, Op: op.Text, OpSpan: op.Span, Right: right, Sp: syntax.Sp(kw.Span.Start, right.Sp.End)}}
 	case t.Kind == TokIdent:
 		return BodyItem{Atom: p.atom(false)}
 	}
@@ -274,7 +274,7 @@ func (p *parser) atom(head bool) *Atom {
 	if name.Text == "_" {
 		p.fail(name, "expected %s, found %s", what, describe(name))
 	}
-	a := &Atom{Name: Ident{Name: name.Text, Loc: name.Span}}
+	a := &Atom{Name: Ident{Name: name.Text, Sp: name.Span}}
 	p.expect(TokLParen, "'('")
 	if p.peek().Kind != TokRParen {
 		for {
@@ -286,7 +286,7 @@ func (p *parser) atom(head bool) *Atom {
 		}
 	}
 	end := p.expect(TokRParen, "',' or ')'")
-	a.Loc = syntax.Sp(name.Span.Start, end.Span.End)
+	a.Sp = syntax.Sp(name.Span.Start, end.Span.End)
 	return a
 }
 
@@ -296,19 +296,19 @@ func (p *parser) term() *Term {
 	case TokIdent:
 		p.next()
 		if t.Text == "_" {
-			return &Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Loc: t.Span}
+			return &Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span}
 		}
-		return &Term{Kind: Var, Text: t.Text, Value: t.Text, Loc: t.Span}
+		return &Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span}
 	case TokNumber:
 		p.next()
-		return &Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Loc: t.Span}
+		return &Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Sp: t.Span}
 	case TokString:
 		p.next()
 		v, ok := Unquote(t.Text)
 		if !ok {
 			p.diags = append(p.diags, syntax.Diagnostic{Span: t.Span, Code: CodeBadEscape, Message: "invalid escape sequence in string literal"})
 		}
-		return &Term{Kind: Str, Text: t.Text, Value: v, Loc: t.Span}
+		return &Term{Kind: Str, Text: t.Text, Value: v, Sp: t.Span}
 	}
 	p.fail(t, "expected a variable, '_', a string or a number, found %s", describe(t))
 	return nil
