@@ -148,7 +148,7 @@ func explainJQL(ctx context.Context, out, errw io.Writer, name, src string, data
 	}
 	lines := []line{{"", "from " + ex.Domain, ex.Total}}
 	if q.From != nil {
-		lines[0].pos = f.Position(q.From.Span.Start).String()
+		lines[0].pos = f.Position(q.From.Sp.Start).String()
 	}
 	for i, st := range ex.Steps {
 		at := st.Span.Start
@@ -167,7 +167,7 @@ func explainJQL(ctx context.Context, out, errw io.Writer, name, src string, data
 	if ex.Cursor {
 		l := line{"", "startAfter " + strconv.Quote(q.StartAfter), ex.AfterCursor}
 		if q.StartAfterValue != nil {
-			l.pos = f.Position(q.StartAfterValue.Span.Start).String()
+			l.pos = f.Position(q.StartAfterValue.Sp.Start).String()
 		}
 		lines = append(lines, l)
 		if emptied < 0 && ex.AfterCursor == 0 {
@@ -199,8 +199,8 @@ func explainJQL(ctx context.Context, out, errw io.Writer, name, src string, data
 // "artifacts.exitCode gt 1"), the operand cut to 40 characters.
 func jqlStepText(src string, c *syn.Condition) string {
 	t := c.Path.Text + " " + c.Op
-	if c.Operand != nil && c.Operand.Span.End <= len(src) && c.Operand.Span.Start < c.Operand.Span.End {
-		op := strings.Join(strings.Fields(src[c.Operand.Span.Start:c.Operand.Span.End]), " ")
+	if c.Operand != nil && c.Operand.Sp.End <= len(src) && c.Operand.Sp.Start < c.Operand.Sp.End {
+		op := strings.Join(strings.Fields(src[c.Operand.Sp.Start:c.Operand.Sp.End]), " ")
 		if r := []rune(op); len(r) > 40 {
 			op = string(r[:39]) + "…"
 		}

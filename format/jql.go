@@ -110,26 +110,26 @@ func (p *jqlPrinter) print(f *jql.File) string {
 	ci := 0
 	for qi, q := range f.Queries {
 		var inner []syntax.Span
-		for ci < len(p.comments) && p.comments[ci].Start < q.Span.Start {
+		for ci < len(p.comments) && p.comments[ci].Start < q.Sp.Start {
 			c := p.comments[ci]
 			ci++
 			p.blank(c.Start)
 			p.emit(p.comment(c))
 		}
-		for ci < len(p.comments) && p.comments[ci].Start < q.Span.End {
+		for ci < len(p.comments) && p.comments[ci].Start < q.Sp.End {
 			inner = append(inner, p.comments[ci])
 			ci++
 		}
 		if p.yaml && qi > 0 {
 			p.emit("---")
 		} else {
-			p.blank(q.Span.Start)
+			p.blank(q.Sp.Start)
 		}
 		endLine := len(p.lines)
 		p.query(q, inner)
 		// A comment on the line that closes the query ends that line.
 		var tail []string
-		for !p.yaml && ci < len(p.comments) && p.file.LineOf(p.comments[ci].Start) == p.file.LineOf(q.Span.End-1) {
+		for !p.yaml && ci < len(p.comments) && p.file.LineOf(p.comments[ci].Start) == p.file.LineOf(q.Sp.End-1) {
 			tail = append(tail, p.comment(p.comments[ci]))
 			ci++
 		}
@@ -153,10 +153,10 @@ func (p *jqlPrinter) print(f *jql.File) string {
 
 // memberEnd is the end of a member's text.
 func memberEnd(m *jql.Member) int {
-	if m.Value != nil && m.Value.Span.End > m.Key.Span.End {
-		return m.Value.Span.End
+	if m.Value != nil && m.Value.Sp.End > m.Key.Sp.End {
+		return m.Value.Sp.End
 	}
-	return m.Key.Span.End
+	return m.Key.Sp.End
 }
 
 // assign distributes comments over the members of an object. skip, when
@@ -166,10 +166,10 @@ func (p *jqlPrinter) assign(members []*jql.Member, comments []syntax.Span, skip 
 	c := &container{leading: map[*jql.Member][]syntax.Span{}, trailing: map[*jql.Member][]syntax.Span{}}
 	var nested []syntax.Span
 	ms := append([]*jql.Member(nil), members...)
-	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Key.Span.Start < ms[j].Key.Span.Start })
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Key.Sp.Start < ms[j].Key.Sp.Start })
 outer:
 	for _, cm := range comments {
-		if len(ms) == 0 || cm.Start < ms[0].Key.Span.Start {
+		if len(ms) == 0 || cm.Start < ms[0].Key.Sp.Start {
 			c.head = append(c.head, cm)
 			continue
 		}
@@ -179,19 +179,19 @@ outer:
 				nested = append(nested, cm)
 				continue outer
 			}
-			if cm.Start >= m.Key.Span.Start && cm.Start < memberEnd(m) {
-				if m == skip && m.Value != nil && cm.Start > m.Key.Span.End {
+			if cm.Start >= m.Key.Sp.Start && cm.Start < memberEnd(m) {
+				if m == skip && m.Value != nil && cm.Start > m.Key.Sp.End {
 					nested = append(nested, cm)
 				} else {
 					c.leading[m] = append(c.leading[m], cm)
 				}
 				continue outer
 			}
-			if sameLine && (i+1 == len(ms) || cm.Start < ms[i+1].Key.Span.Start) {
+			if sameLine && (i+1 == len(ms) || cm.Start < ms[i+1].Key.Sp.Start) {
 				c.trailing[m] = append(c.trailing[m], cm)
 				continue outer
 			}
-			if i+1 < len(ms) && cm.Start < ms[i+1].Key.Span.Start {
+			if i+1 < len(ms) && cm.Start < ms[i+1].Key.Sp.Start {
 				c.leading[ms[i+1]] = append(c.leading[ms[i+1]], cm)
 				continue outer
 			}
@@ -219,7 +219,7 @@ func (p *jqlPrinter) query(q *jql.Query, comments []syntax.Span) {
 	open := "{"
 	var head []syntax.Span
 	for _, cm := range c.head {
-		if !p.yaml && p.file.LineOf(cm.Start) == p.file.LineOf(q.Span.Start) {
+		if !p.yaml && p.file.LineOf(cm.Start) == p.file.LineOf(q.Sp.Start) {
 			open += " " + p.comment(cm)
 		} else {
 			head = append(head, cm)
@@ -251,17 +251,17 @@ func (p *jqlPrinter) query(q *jql.Query, comments []syntax.Span) {
 // (expanded when the value is a where clause), and its trailing comments.
 func (p *jqlPrinter) member(m *jql.Member, form jql.Form, indent, sep string, first bool, c *container, expand bool, nested []syntax.Span) {
 	lead := c.leading[m]
-	start := m.Key.Span.Start
+	start := m.Key.Sp.Start
 	if len(lead) > 0 {
 		start = lead[0].Start
 	}
 	if !first {
 		p.blank(start)
 	}
-	keyLine := p.file.LineOf(m.Key.Span.Start)
+	keyLine := p.file.LineOf(m.Key.Sp.Start)
 	var onKey string // comments that end the key line of an expanded value
 	for _, cm := range lead {
-		if expand && cm.Start > m.Key.Span.Start && p.file.LineOf(cm.Start) == keyLine {
+		if expand && cm.Start > m.Key.Sp.Start && p.file.LineOf(cm.Start) == keyLine {
 			onKey += " " + p.comment(cm)
 			continue
 		}
@@ -487,7 +487,7 @@ func yamlComments(src string, f *jql.File) []syntax.Span {
 		switch v.Kind {
 		case jql.KindObject:
 			for _, m := range v.Members {
-				scalars = append(scalars, m.Key.Span)
+				scalars = append(scalars, m.Key.Sp)
 				walk(m.Value)
 			}
 		case jql.KindArray:
@@ -495,7 +495,7 @@ func yamlComments(src string, f *jql.File) []syntax.Span {
 				walk(e)
 			}
 		default:
-			scalars = append(scalars, v.Span)
+			scalars = append(scalars, v.Sp)
 		}
 	}
 	for _, q := range f.Queries {

@@ -48,11 +48,11 @@ func (jqlLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
 	}
 	out := make([]Symbol, 0, len(jf.Queries))
 	for _, q := range jf.Queries {
-		name, sel := "query", q.Span
+		name, sel := "query", q.Sp
 		if q.From != nil && q.From.Str != "" {
-			name, sel = "from "+q.From.Str, q.From.Span
+			name, sel = "from "+q.From.Str, q.From.Sp
 		}
-		out = append(out, Symbol{Name: name, Kind: SymbolStruct, Span: q.Span, Selection: sel})
+		out = append(out, Symbol{Name: name, Kind: SymbolStruct, Span: q.Sp, Selection: sel})
 	}
 	return out
 }
@@ -133,7 +133,7 @@ func (jqlLanguage) SemanticTokens(_ context.Context, s *Snapshot) []SemanticToke
 				case "ops":
 					keyType = "operator"
 				}
-				add(m.Key.Span, keyType)
+				add(m.Key.Sp, keyType)
 				walk(m.Value, valRole)
 			}
 		case jql.KindArray:
@@ -143,16 +143,16 @@ func (jqlLanguage) SemanticTokens(_ context.Context, s *Snapshot) []SemanticToke
 		case jql.KindString:
 			switch role {
 			case "domain":
-				add(v.Span, "namespace")
+				add(v.Sp, "namespace")
 			case "paths":
-				add(v.Span, "property")
+				add(v.Sp, "property")
 			default:
-				add(v.Span, "string")
+				add(v.Sp, "string")
 			}
 		case jql.KindNumber:
-			add(v.Span, "number")
+			add(v.Sp, "number")
 		case jql.KindBool, jql.KindNull:
-			add(v.Span, "keyword")
+			add(v.Sp, "keyword")
 		}
 	}
 	for _, q := range jf.Queries {
@@ -188,7 +188,7 @@ func sampleKeys(ctx context.Context, s *Snapshot, jf *jql.File, off int) []strin
 		return nil
 	}
 	for _, q := range jf.Queries {
-		if q == nil || !q.Span.Touches(off) {
+		if q == nil || !q.Sp.Touches(off) {
 			continue
 		}
 		seen := map[string]bool{}

@@ -35,7 +35,7 @@ var jqlOpDocs = map[string]string{
 // queryAt returns the query covering off.
 func jqlQueryAt(f *jql.File, off int) *jql.Query {
 	for _, q := range f.Queries {
-		if q != nil && q.Span.Touches(off) {
+		if q != nil && q.Sp.Touches(off) {
 			return q
 		}
 	}
@@ -71,25 +71,25 @@ func describeJQL(f *jql.File, schema *jql.Schema, off int) (md string, span synt
 	}
 	d := schema.Domain(q.Domain())
 	if p, i := q.PathAt(off); p != nil && i >= 0 && d != nil {
-		prefix := jql.Path{Text: p.Text, Span: p.Span, Segments: p.Segments[:i+1]}
+		prefix := jql.Path{Text: p.Text, Sp: p.Sp, Segments: p.Segments[:i+1]}
 		r := d.Resolve(prefix)
 		if r.Bad >= 0 {
-			return fmt.Sprintf("**unknown field** `%s`\n\n%s", p.Segments[i].Name, r.Reason), p.Segments[i].Span, true
+			return fmt.Sprintf("**unknown field** `%s`\n\n%s", p.Segments[i].Name, r.Reason), p.Segments[i].Sp, true
 		}
 		names := prefix.Names()
-		return jqlFieldDoc(strings.Join(names, "."), r.Field(), r.ThroughArray), p.Segments[i].Span, true
+		return jqlFieldDoc(strings.Join(names, "."), r.Field(), r.ThroughArray), p.Segments[i].Sp, true
 	}
-	if q.From != nil && q.From.Span.Touches(off) {
+	if q.From != nil && q.From.Sp.Touches(off) {
 		if d == nil {
-			return fmt.Sprintf("**unknown domain** `%s`\n\nDomains: %s.", q.Domain(), strings.Join(schema.DomainNames(), ", ")), q.From.Span, true
+			return fmt.Sprintf("**unknown domain** `%s`\n\nDomains: %s.", q.Domain(), strings.Join(schema.DomainNames(), ", ")), q.From.Sp, true
 		}
-		return fmt.Sprintf("**domain** `%s`\n\n%s", d.Name, d.Doc), q.From.Span, true
+		return fmt.Sprintf("**domain** `%s`\n\n%s", d.Name, d.Doc), q.From.Sp, true
 	}
 	if q.Root != nil {
 		for _, m := range q.Root.Members {
-			if m.Key != nil && m.Key.Span.Touches(off) {
+			if m.Key != nil && m.Key.Sp.Touches(off) {
 				if doc, ok := jqlKeyDocs[m.Key.Str]; ok {
-					return fmt.Sprintf("**%s**\n\n%s", m.Key.Str, doc), m.Key.Span, true
+					return fmt.Sprintf("**%s**\n\n%s", m.Key.Str, doc), m.Key.Sp, true
 				}
 			}
 		}
@@ -120,9 +120,9 @@ func completeJQL(f *jql.File, schema *jql.Schema, off int, extra []string) []jql
 		return nil
 	}
 	var out []jqlCompletion
-	if q.From != nil && q.From.Span.Touches(off) && q.From.Kind == jql.KindString {
+	if q.From != nil && q.From.Sp.Touches(off) && q.From.Kind == jql.KindString {
 		for _, n := range schema.DomainNames() {
-			out = append(out, jqlCompletion{Label: n, Text: n, Kind: "domain", Span: innerSpan(q.From.Span), Detail: schema.Domain(n).Doc})
+			out = append(out, jqlCompletion{Label: n, Text: n, Kind: "domain", Span: innerSpan(q.From.Sp), Detail: schema.Domain(n).Doc})
 		}
 		return out
 	}
@@ -144,10 +144,10 @@ func completeJQL(f *jql.File, schema *jql.Schema, off int, extra []string) []jql
 	var sp syntax.Span
 	if i >= 0 {
 		parent = jql.Path{Text: p.Text, Segments: p.Segments[:i]}
-		sp = syntax.Sp(p.Segments[i].Span.Start, off)
+		sp = syntax.Sp(p.Segments[i].Sp.Start, off)
 	} else {
 		n := 0
-		for n < len(p.Segments) && p.Segments[n].Span.End <= off {
+		for n < len(p.Segments) && p.Segments[n].Sp.End <= off {
 			n++
 		}
 		parent = jql.Path{Text: p.Text, Segments: p.Segments[:n]}
@@ -218,21 +218,21 @@ func completeJQLOperators(q *jql.Query, d *jql.Domain, off int) []jqlCompletion 
 		return nil
 	}
 	for _, m := range q.WhereValue.Members {
-		if m.Key == nil || m.Value == nil || m.Value.Kind != jql.KindObject || !(m.Value.Span.Start < off && off < m.Value.Span.End) {
+		if m.Key == nil || m.Value == nil || m.Value.Kind != jql.KindObject || !(m.Value.Sp.Start < off && off < m.Value.Sp.End) {
 			continue
 		}
 		span := syntax.Sp(off, off)
 		for _, om := range m.Value.Members {
-			if om.Value != nil && om.Value.Span.Touches(off) {
+			if om.Value != nil && om.Value.Sp.Touches(off) {
 				return nil // inside an operand
 			}
-			if om.Key != nil && om.Key.Span.Start < off && off < om.Key.Span.End {
-				span = innerSpan(om.Key.Span)
+			if om.Key != nil && om.Key.Sp.Start < off && off < om.Key.Sp.End {
+				span = innerSpan(om.Key.Sp)
 			}
 		}
 		var t *jql.Type
 		for _, c := range q.Where {
-			if c.KeySpan == m.Key.Span {
+			if c.KeySpan == m.Key.Sp {
 				if r := d.Resolve(c.Path); r.Bad < 0 && r.Field() != nil {
 					t = r.Field().Type
 				}
@@ -254,20 +254,20 @@ var jqlTopKeys = []string{"from", "select", "where", "order", "limit", "startAft
 // the query keys not written yet; nil when off is not there.
 func completeJQLKeys(q *jql.Query, off int) []jqlCompletion {
 	root := q.Root
-	if root == nil || root.Kind != jql.KindObject || !(root.Span.Start < off && off < root.Span.End) {
+	if root == nil || root.Kind != jql.KindObject || !(root.Sp.Start < off && off < root.Sp.End) {
 		return nil
 	}
 	span := syntax.Sp(off, off)
 	have := map[string]bool{}
 	for _, m := range root.Members {
-		if m.Value != nil && m.Value.Span.Touches(off) {
+		if m.Value != nil && m.Value.Sp.Touches(off) {
 			return nil // inside a value
 		}
 		if m.Key == nil {
 			continue
 		}
-		if m.Key.Span.Start < off && off < m.Key.Span.End {
-			span = innerSpan(m.Key.Span)
+		if m.Key.Sp.Start < off && off < m.Key.Sp.End {
+			span = innerSpan(m.Key.Sp)
 			continue
 		}
 		have[m.Key.Str] = true

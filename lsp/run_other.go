@@ -29,7 +29,7 @@ func (jqlLanguage) Queries(s *Snapshot) []syntax.Span {
 	var out []syntax.Span
 	for _, q := range jf.Queries {
 		if q != nil {
-			out = append(out, q.Span)
+			out = append(out, q.Sp)
 		}
 	}
 	return out
@@ -45,17 +45,17 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 	path := s.Workspace.DataPath(s)
 	var q *jql.Query
 	for _, c := range jf.Queries {
-		if c != nil && c.Span.Touches(off) {
+		if c != nil && c.Sp.Touches(off) {
 			q = c
 		}
 	}
 	if q == nil || path == "" {
 		return RunResult{}, false
 	}
-	res := RunResult{Span: q.Span}
+	res := RunResult{Span: q.Sp}
 	var diags []syntax.Diagnostic
 	for _, d := range jf.Diagnostics {
-		if q.Span.Covers(d.Span) {
+		if q.Sp.Covers(d.Span) {
 			diags = append(diags, d)
 		}
 	}
@@ -356,13 +356,13 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 			if len(p.Segments) == 0 || anyHas(docs, p.Names()) {
 				continue
 			}
-			out = append(out, syntax.Diagnostic{Span: p.Span, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
+			out = append(out, syntax.Diagnostic{Span: p.Sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
 				Message: fmt.Sprintf("no document of the sample data %s has %s", path, p.Text)})
 		}
-		if r, ok := run(ctx, s, q.Span.Start); ok && r.Err == nil && r.Count == 0 {
-			d := syntax.Diagnostic{Span: q.Span, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
+		if r, ok := run(ctx, s, q.Sp.Start); ok && r.Err == nil && r.Count == 0 {
+			d := syntax.Diagnostic{Span: q.Sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
 				Message: "returns nothing from the sample data " + path}
-			emptiedRelated(&d, jqlTrace(ctx, s, q.Span.Start))
+			emptiedRelated(&d, jqlTrace(ctx, s, q.Sp.Start))
 			out = append(out, d)
 		}
 	}

@@ -118,7 +118,7 @@ func jqlTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
 		path := s.Workspace.DataPath(s)
 		var q *jql.Query
 		for _, c := range jf.Queries {
-			if c != nil && c.Span.Start == start {
+			if c != nil && c.Sp.Start == start {
 				q = c
 			}
 		}
@@ -127,7 +127,7 @@ func jqlTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
 		}
 		var diags []syntax.Diagnostic
 		for _, d := range jf.Diagnostics {
-			if q.Span.Covers(d.Span) {
+			if q.Sp.Covers(d.Span) {
 				diags = append(diags, d)
 			}
 		}
@@ -138,13 +138,13 @@ func jqlTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
 		src := s.File.Text()
 		t := &stepTrace{Emptied: -1, Noun: "documents"}
 		if q.From != nil {
-			t.Steps = append(t.Steps, step{Span: q.From.Span, Text: "from " + e.Domain, Count: e.Total, At: q.From.Span.End})
+			t.Steps = append(t.Steps, step{Span: q.From.Sp, Text: "from " + e.Domain, Count: e.Total, At: q.From.Sp.End})
 		}
 		for i, st := range e.Steps {
 			c := q.Where[i]
 			at := st.OpSpan.End
 			if c.Operand != nil {
-				at = max(at, c.Operand.Span.End)
+				at = max(at, c.Operand.Sp.End)
 			}
 			sp := st.Span
 			if i > 0 && e.Steps[i-1].KeySpan == st.KeySpan {
@@ -153,8 +153,8 @@ func jqlTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
 			t.Steps = append(t.Steps, step{Span: sp, Text: conditionText(src, c), Count: st.Left, At: at})
 		}
 		if e.Cursor && q.StartAfterValue != nil {
-			t.Steps = append(t.Steps, step{Span: q.StartAfterValue.Span, Text: "startAfter " + strconv.Quote(q.StartAfter),
-				Count: e.AfterCursor, At: q.StartAfterValue.Span.End})
+			t.Steps = append(t.Steps, step{Span: q.StartAfterValue.Sp, Text: "startAfter " + strconv.Quote(q.StartAfter),
+				Count: e.AfterCursor, At: q.StartAfterValue.Sp.End})
 		}
 		for i, st := range t.Steps {
 			if st.Count == 0 {
@@ -171,8 +171,8 @@ func jqlTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
 // 40 characters.
 func conditionText(src string, c *jql.Condition) string {
 	t := c.Path.Text + " " + c.Op
-	if o := c.Operand; o != nil && o.Span.Start < o.Span.End && o.Span.End <= len(src) {
-		t += " " + clip(strings.Join(strings.Fields(src[o.Span.Start:o.Span.End]), " "), 40)
+	if o := c.Operand; o != nil && o.Sp.Start < o.Sp.End && o.Sp.End <= len(src) {
+		t += " " + clip(strings.Join(strings.Fields(src[o.Sp.Start:o.Sp.End]), " "), 40)
 	}
 	return t
 }

@@ -93,7 +93,7 @@ func FuzzStepHints(f *testing.F) {
 				if tr.Noun == "documents" && len(tr.Steps) > 0 {
 					jf := jqlFile(s)
 					for _, jq := range jf.Queries {
-						if jq != nil && jq.Span.Start == sp.Start {
+						if jq != nil && jq.Sp.Start == sp.Start {
 							if last := tr.Steps[len(tr.Steps)-1].Count; r.Count != min(last, jq.Limit) {
 								t.Fatalf("%s: %d result(s), steps %+v (limit %d)", doc.name, r.Count, tr.Steps, jq.Limit)
 							}

@@ -67,11 +67,11 @@ func (t *tree) evalJQL(ctx context.Context, rel, src, data string) []query {
 		if q == nil {
 			continue
 		}
-		text := src[q.Span.Start:q.Span.End]
-		r := query{key: strings.TrimSpace(text), text: text, span: q.Span}
+		text := src[q.Sp.Start:q.Sp.End]
+		r := query{key: strings.TrimSpace(text), text: text, span: q.Sp}
 		var diags []syntax.Diagnostic
 		for _, d := range jf.Diagnostics {
-			if q.Span.Covers(d.Span) {
+			if q.Sp.Covers(d.Span) {
 				diags = append(diags, d)
 			}
 		}

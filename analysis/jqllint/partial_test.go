@@ -16,7 +16,7 @@ import (
 // type, malformed schemas) and expects no rule to fail, while a sound query
 // in the same file is still checked.
 func TestPartialTrees(t *testing.T) {
-	str := func(s string) *jql.Value { return &jql.Value{Kind: jql.KindString, Str: s, Span: syntax.Sp(0, 1)} }
+	str := func(s string) *jql.Value { return &jql.Value{Kind: jql.KindString, Str: s, Sp: syntax.Sp(0, 1)} }
 	src := "{from: 'activities', where: {artifactCount: 1}}"
 	sound := jql.ParseFile("q.jql", src).Queries[0]
 	queries := []*jql.Query{
@@ -25,13 +25,13 @@ func TestPartialTrees(t *testing.T) {
 		{From: &jql.Value{Kind: jql.KindNumber}},
 		{From: str("activities"), Where: []*jql.Condition{nil, {}, {Op: jql.OpEq}, {Path: jql.Path{Text: "type"}, Op: jql.OpIn}}},
 		{From: str("activities"), Select: []*jql.SelectItem{nil, {}, {Star: true}}},
-		{From: str("activites"), Where: []*jql.Condition{{Path: jql.Path{Text: "typ", Segments: []jql.Segment{{Name: "typ", Span: syntax.Sp(0, 99)}}}, Op: jql.OpGt}}},
+		{From: str("activites"), Where: []*jql.Condition{{Path: jql.Path{Text: "typ", Segments: []jql.Segment{{Name: "typ", Sp: syntax.Sp(0, 99)}}}, Op: jql.OpGt}}},
 		{From: str("activities"), Where: []*jql.Condition{
 			{Path: jql.Path{Text: "type", Segments: []jql.Segment{{Name: "type"}}}, Op: jql.OpIn, Operand: &jql.Value{Kind: jql.KindArray, Elems: []*jql.Value{nil}}},
 			{Path: jql.Path{Text: "message", Segments: []jql.Segment{{Name: "message"}}}, Op: jql.OpExists},
 			{Path: jql.Path{Text: "plan", Segments: []jql.Segment{{Name: "plan"}}}, Op: jql.OpEq, Operand: &jql.Value{Kind: jql.KindInvalid}},
 		}},
-		{From: str("sessions"), LimitValue: &jql.Value{Kind: jql.KindNumber, Num: -1e300, Span: syntax.Sp(5, 2)}},
+		{From: str("sessions"), LimitValue: &jql.Value{Kind: jql.KindNumber, Num: -1e300, Sp: syntax.Sp(5, 2)}},
 		sound,
 	}
 	file := &jql.File{Name: "q.jql", Text: src, Queries: queries}

@@ -37,7 +37,7 @@ func runInvalidDomain(p *analysis.Pass) error {
 			continue
 		}
 		names := s.DomainNames()
-		d := syntax.Diagnostic{Span: q.From.Span,
+		d := syntax.Diagnostic{Span: q.From.Sp,
 			Message: fmt.Sprintf("unknown domain %q; want %s", q.From.Str, strings.Join(names, " or "))}
 		cands := closest(q.From.Str, names)
 		inner := q.From.SubSpan(0, len(q.From.Str))
@@ -102,7 +102,7 @@ func reportUnknown(p *analysis.Pass, d *jql.Domain, path jql.Path, filter bool) 
 	if r.Bad < 0 || r.Bad >= len(path.Segments) {
 		return
 	}
-	dg := syntax.Diagnostic{Span: path.Segments[r.Bad].Span, Message: r.Reason}
+	dg := syntax.Diagnostic{Span: path.Segments[r.Bad].Sp, Message: r.Reason}
 	if !filter {
 		dg.Severity = syntax.SeverityWarning
 		dg.Message += "; the path selects nothing"
@@ -168,10 +168,10 @@ func complete(f *syntax.File, t *jql.Type, path jql.Path, i int, first string, f
 			name = cs[0]
 		}
 		if name != sg.Name {
-			if !editable(f, sg.Span, sg.Name) {
+			if !editable(f, sg.Sp, sg.Name) {
 				return r, false
 			}
-			r.edits = append(r.edits, syntax.TextEdit{Span: sg.Span, NewText: name})
+			r.edits = append(r.edits, syntax.TextEdit{Span: sg.Sp, NewText: name})
 		}
 		fl := t.Lookup(name)
 		if fl == nil || fl.Type == nil || sg.Array && fl.Type.Kind != jql.TArray || filter && fl.Computed {
@@ -281,7 +281,7 @@ func checkOperator(p *analysis.Pass, c *jql.Condition, fl *jql.Field) {
 		if c.Op == jql.OpNeq {
 			outcome = "it holds for every document that has the field"
 		}
-		p.Reportf(v.Span, "%s compares %s, a %s field, with a %s; %s", opName(c), path, k, v.Kind, outcome)
+		p.Reportf(v.Sp, "%s compares %s, a %s field, with a %s; %s", opName(c), path, k, v.Kind, outcome)
 	}
 }
 
@@ -331,7 +331,7 @@ func runComputedFieldFilter(p *analysis.Pass) error {
 			r := d.Resolve(c.Path)
 			if fl := r.Field(); r.Bad < 0 && fl != nil && fl.Computed {
 				seen[c.KeySpan] = true
-				p.Reportf(c.Path.Span, "%s is a computed field: it can be selected but not filtered", fl.Name)
+				p.Reportf(c.Path.Sp, "%s is a computed field: it can be selected but not filtered", fl.Name)
 			}
 		}
 	})
@@ -365,13 +365,13 @@ func runLimitOutOfRange(p *analysis.Pass) error {
 		v := q.LimitValue
 		switch {
 		case v.Num != float64(int64(v.Num)) || v.Num < 1:
-			p.Reportf(v.Span, "limit %s is not an integer from 1 to %d", v.Str, jql.MaxLimit)
+			p.Reportf(v.Sp, "limit %s is not an integer from 1 to %d", v.Str, jql.MaxLimit)
 		case v.Num > jql.MaxLimit:
 			max := strconv.Itoa(jql.MaxLimit)
-			p.Report(syntax.Diagnostic{Span: v.Span, Severity: syntax.SeverityWarning,
+			p.Report(syntax.Diagnostic{Span: v.Sp, Severity: syntax.SeverityWarning,
 				Message: fmt.Sprintf("limit %s exceeds the maximum %s; %s is used", v.Str, max, max),
 				SuggestedFixes: []syntax.SuggestedFix{{Message: "Replace with " + max,
-					TextEdits: []syntax.TextEdit{{Span: v.Span, NewText: max}}}}})
+					TextEdits: []syntax.TextEdit{{Span: v.Sp, NewText: max}}}}})
 		}
 	}
 	return nil
@@ -410,12 +410,12 @@ func runExcludedVariantField(p *analysis.Pass) error {
 				if fl == nil || fl.Type == nil {
 					break
 				}
-				if len(fl.Variants) > 0 && t.Discriminator != "" && !seen[sg.Span] {
+				if len(fl.Variants) > 0 && t.Discriminator != "" && !seen[sg.Sp] {
 					prefix := append(slices.Clone(c.Path.Names()[:i]), t.Discriminator)
 					if allowed, filter := variantsAllowed(q, strings.Join(prefix, "."), t); filter != nil &&
 						!slices.ContainsFunc(fl.Variants, func(v string) bool { return slices.Contains(allowed, v) }) {
-						seen[sg.Span] = true
-						p.Report(syntax.Diagnostic{Span: sg.Span,
+						seen[sg.Sp] = true
+						p.Report(syntax.Diagnostic{Span: sg.Sp,
 							Message: fmt.Sprintf("%s exists only when %s is %s, but the %s filter allows %s; the condition never matches",
 								sg.Name, t.Discriminator, strings.Join(fl.Variants, " or "), t.Discriminator, describe(allowed)),
 							Related: []syntax.RelatedInfo{{Span: filter.KeySpan, Message: "the " + t.Discriminator + " filter"}}})
@@ -512,7 +512,7 @@ func runUnknownEnumValue(p *analysis.Pass) error {
 				if v == nil || v.Kind != jql.KindString || slices.Contains(t.Enum, v.Str) {
 					continue
 				}
-				dg := syntax.Diagnostic{Span: v.Span, Severity: syntax.SeverityWarning,
+				dg := syntax.Diagnostic{Span: v.Sp, Severity: syntax.SeverityWarning,
 					Message: fmt.Sprintf("%q is not a value of %q (%s)", v.Str, c.Path.Text, strings.Join(t.Enum, ", "))}
 				inner := v.SubSpan(0, len(v.Str))
 				if cands := closest(v.Str, t.Enum); len(cands) > 0 && editable(p.File, inner, v.Str) {

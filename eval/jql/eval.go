@@ -181,7 +181,7 @@ func (pl *plan) findCursor(ctx context.Context, data Source, p *fastjson.Parser)
 	}
 	if !found {
 		return &QueryError{Diagnostics: []syntax.Diagnostic{{
-			Span: q.StartAfterValue.Span, Severity: syntax.SeverityError, Code: syn.CodeInvalidCursor,
+			Span: q.StartAfterValue.Sp, Severity: syntax.SeverityError, Code: syn.CodeInvalidCursor,
 			Message: fmt.Sprintf("%s: startAfter %q names no document in %s", syn.CodeInvalidCursor, q.StartAfter, pl.dom.Name),
 		}}}
 	}

@@ -56,7 +56,7 @@ func TestLongYAMLLines(t *testing.T) {
 		}
 		if name == "flow" {
 			last := q.Select[len(q.Select)-1]
-			if got := src[last.Span.Start:last.Span.End]; got != "last" {
+			if got := src[last.Sp.Start:last.Sp.End]; got != "last" {
 				t.Errorf("span of the last item covers %q", got)
 			}
 		}

@@ -14,14 +14,14 @@ func dump(f *File) string {
 	var b strings.Builder
 	sl := func(s syntax.Span) string { return fmt.Sprintf("%q@%s", f.Text[s.Start:s.End], s) }
 	for i, q := range f.Queries {
-		fmt.Fprintf(&b, "query %d form=%s span=%s from=%q order=%s limit=%d startAfter=%q\n", i, q.Form, q.Span, q.Domain(), q.Order, q.Limit, q.StartAfter)
+		fmt.Fprintf(&b, "query %d form=%s span=%s from=%q order=%s limit=%d startAfter=%q\n", i, q.Form, q.Sp, q.Domain(), q.Order, q.Limit, q.StartAfter)
 		for _, s := range q.Select {
 			fmt.Fprintf(&b, "  select star=%v exclude=%v", s.Star, s.Exclude)
 			if s.Exclude {
 				fmt.Fprintf(&b, " minus=%s", sl(s.ExcludeSpan))
 			}
 			for _, sg := range s.Path.Segments {
-				fmt.Fprintf(&b, " seg=%s", sl(sg.Span))
+				fmt.Fprintf(&b, " seg=%s", sl(sg.Sp))
 				if sg.Array {
 					fmt.Fprintf(&b, " arr=%s", sl(sg.ArraySpan))
 				}
@@ -29,9 +29,9 @@ func dump(f *File) string {
 			b.WriteString("\n")
 		}
 		for _, c := range q.Where {
-			fmt.Fprintf(&b, "  where op=%s shorthand=%v operand=%s", c.Op, c.Shorthand, sl(c.Operand.Span))
+			fmt.Fprintf(&b, "  where op=%s shorthand=%v operand=%s", c.Op, c.Shorthand, sl(c.Operand.Sp))
 			for _, sg := range c.Path.Segments {
-				fmt.Fprintf(&b, " seg=%s", sl(sg.Span))
+				fmt.Fprintf(&b, " seg=%s", sl(sg.Sp))
 			}
 			b.WriteString("\n")
 		}
@@ -67,8 +67,8 @@ func checkSpans(t testing.TB, f *File) {
 		if v == nil {
 			return
 		}
-		if !v.Span.Valid(n) {
-			t.Fatalf("value span %s outside source of %d bytes", v.Span, n)
+		if !v.Sp.Valid(n) {
+			t.Fatalf("value span %s outside source of %d bytes", v.Sp, n)
 		}
 		if v.Kind == KindString {
 			if s := v.SubSpan(0, len(v.Str)); !s.Valid(n) {
@@ -84,21 +84,21 @@ func checkSpans(t testing.TB, f *File) {
 		}
 	}
 	for _, q := range f.Queries {
-		if !q.Span.Valid(n) {
-			t.Fatalf("query span %s outside source", q.Span)
+		if !q.Sp.Valid(n) {
+			t.Fatalf("query span %s outside source", q.Sp)
 		}
 		walk(q.Root)
 		for _, s := range q.Select {
 			for _, sg := range s.Path.Segments {
-				if !sg.Span.Valid(n) || !sg.ArraySpan.Valid(n) {
-					t.Fatalf("segment span %s outside source", sg.Span)
+				if !sg.Sp.Valid(n) || !sg.ArraySpan.Valid(n) {
+					t.Fatalf("segment span %s outside source", sg.Sp)
 				}
 			}
 		}
 		for _, c := range q.Where {
 			for _, sg := range c.Path.Segments {
-				if !sg.Span.Valid(n) {
-					t.Fatalf("segment span %s outside source", sg.Span)
+				if !sg.Sp.Valid(n) {
+					t.Fatalf("segment span %s outside source", sg.Sp)
 				}
 			}
 		}
@@ -118,13 +118,13 @@ func TestEscapedSegmentSpans(t *testing.T) {
 		t.Fatalf("got %d select items", len(q.Select))
 	}
 	segs := q.Select[0].Path.Segments
-	if got := src[segs[1].Span.Start:segs[1].Span.End]; got != `\u0063hangeSet` {
+	if got := src[segs[1].Sp.Start:segs[1].Sp.End]; got != `\u0063hangeSet` {
 		t.Errorf("segment 1 span covers %q", got)
 	}
-	if got := src[segs[2].Span.Start:segs[2].Span.End]; got != `git\"Patch` {
+	if got := src[segs[2].Sp.Start:segs[2].Sp.End]; got != `git\"Patch` {
 		t.Errorf("segment 2 span covers %q", got)
 	}
-	if got := src[q.Select[1].Path.Segments[0].Span.Start:q.Select[1].Path.Segments[0].Span.End]; got != `caf\u00e9` {
+	if got := src[q.Select[1].Path.Segments[0].Sp.Start:q.Select[1].Path.Segments[0].Sp.End]; got != `caf\u00e9` {
 		t.Errorf("segment span covers %q", got)
 	}
 }
@@ -168,7 +168,7 @@ func TestPathAt(t *testing.T) {
 	}
 	off := strings.Index(src, "gitPatch") + 2
 	p, i := q.PathAt(off)
-	if p == nil || i != 2 || src[p.Segments[i].Span.Start:p.Segments[i].Span.End] != "gitPatch" {
+	if p == nil || i != 2 || src[p.Segments[i].Sp.Start:p.Segments[i].Sp.End] != "gitPatch" {
 		t.Fatalf("PathAt(%d) = %v, %d", off, p, i)
 	}
 	r := NewSchema().Domain("activities").Resolve(*p)

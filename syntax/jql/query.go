@@ -77,8 +77,8 @@ const (
 type Segment struct {
 	// Name is the field name.
 	Name string
-	// Span covers the name in the source.
-	Span syntax.Span
+	// Sp covers the name in the source.
+	Sp syntax.Span
 	// Array is true when the segment carries the explicit "[]" marker.
 	Array bool
 	// ArraySpan covers the "[]" marker when Array is true.
@@ -89,8 +89,8 @@ type Segment struct {
 type Path struct {
 	// Text is the path as written, without any '-' prefix.
 	Text string
-	// Span covers the path text.
-	Span syntax.Span
+	// Sp covers the path text.
+	Sp syntax.Span
 	// Segments are the path's steps.
 	Segments []Segment
 }
@@ -106,8 +106,8 @@ func (p Path) Names() []string {
 
 // SelectItem is one select expression: a path, "*" or an exclusion.
 type SelectItem struct {
-	// Span covers the whole string literal.
-	Span syntax.Span
+	// Sp covers the whole string literal.
+	Sp syntax.Span
 	// Star is true for "*".
 	Star bool
 	// StarSpan covers the '*'.
@@ -156,8 +156,8 @@ type Condition struct {
 
 // Query is one parsed JQL query. Fields are nil or zero when absent.
 type Query struct {
-	// Span covers the query text.
-	Span syntax.Span
+	// Sp covers the query text.
+	Sp syntax.Span
 	// Form is the text form the query was written in.
 	Form Form
 	// Root is the raw document.
@@ -246,7 +246,7 @@ func ParseFile(name, src string) *File {
 			form = FormObjectLiteral
 		}
 		q, ds := buildQuery(d.val, form)
-		q.Span = d.span
+		q.Sp = d.span
 		f.Queries = append(f.Queries, q)
 		f.Diagnostics = append(f.Diagnostics, d.diags...)
 		f.Diagnostics = append(f.Diagnostics, ds...)
@@ -265,7 +265,7 @@ func ParseQuery(src string) (*Query, []syntax.Diagnostic) {
 	}
 	ds := f.Diagnostics
 	if len(f.Queries) > 1 {
-		ds = append(ds, diag(f.Queries[1].Span, CodeSyntax, "expected a single query, found more"))
+		ds = append(ds, diag(f.Queries[1].Sp, CodeSyntax, "expected a single query, found more"))
 	}
 	return f.Queries[0], ds
 }
@@ -281,14 +281,14 @@ func buildQuery(v *Value, form Form) (*Query, []syntax.Diagnostic) {
 		return q, nil
 	}
 	if v.Kind != KindObject {
-		add(v.Span, CodeInvalidQuery, "a query must be an object, found %s", v.Kind)
+		add(v.Sp, CodeInvalidQuery, "a query must be an object, found %s", v.Kind)
 		return q, ds
 	}
 	seen := map[string]bool{}
 	for _, m := range v.Members {
 		k := m.Key.Str
 		if seen[k] {
-			add(m.Key.Span, CodeInvalidQuery, "duplicate key %q", k)
+			add(m.Key.Sp, CodeInvalidQuery, "duplicate key %q", k)
 		}
 		seen[k] = true
 		val := m.Value
@@ -299,7 +299,7 @@ func buildQuery(v *Value, form Form) (*Query, []syntax.Diagnostic) {
 		case "from":
 			q.From = val
 			if val.Kind != KindString {
-				add(val.Span, CodeInvalidDomain, "from must be a string naming a domain (sessions or activities), found %s", val.Kind)
+				add(val.Sp, CodeInvalidDomain, "from must be a string naming a domain (sessions or activities), found %s", val.Kind)
 			}
 		case "select":
 			q.SelectValue = val
@@ -312,7 +312,7 @@ func buildQuery(v *Value, form Form) (*Query, []syntax.Diagnostic) {
 					continue
 				}
 				if it.Kind != KindString {
-					add(it.Span, CodeInvalidQuery, "a select expression must be a string, found %s", it.Kind)
+					add(it.Sp, CodeInvalidQuery, "a select expression must be a string, found %s", it.Kind)
 					continue
 				}
 				si, d := parseSelect(it)
@@ -325,7 +325,7 @@ func buildQuery(v *Value, form Form) (*Query, []syntax.Diagnostic) {
 			q.WhereValue = val
 			if val.Kind != KindObject {
 				if val.Kind != KindInvalid {
-					add(val.Span, CodeInvalidQuery, "where must be an object, found %s", val.Kind)
+					add(val.Sp, CodeInvalidQuery, "where must be an object, found %s", val.Kind)
 				}
 				continue
 			}
@@ -339,20 +339,20 @@ func buildQuery(v *Value, form Form) (*Query, []syntax.Diagnostic) {
 			if val.Kind == KindString && (val.Str == "asc" || val.Str == "desc") {
 				q.Order = val.Str
 			} else if val.Kind != KindInvalid {
-				add(val.Span, CodeInvalidQuery, "order must be 'asc' or 'desc'")
+				add(val.Sp, CodeInvalidQuery, "order must be 'asc' or 'desc'")
 			}
 		case "limit":
 			q.LimitValue = val
 			switch {
 			case val.Kind != KindNumber:
 				if val.Kind != KindInvalid {
-					add(val.Span, CodeInvalidQuery, "limit must be a positive integer, found %s", val.Kind)
+					add(val.Sp, CodeInvalidQuery, "limit must be a positive integer, found %s", val.Kind)
 				}
 			case val.Num != float64(int64(val.Num)) || val.Num < 1:
-				add(val.Span, CodeInvalidQuery, "limit must be a positive integer, found %s", val.Str)
+				add(val.Sp, CodeInvalidQuery, "limit must be a positive integer, found %s", val.Str)
 			case val.Num > MaxLimit:
 				q.Limit = MaxLimit
-				ds = append(ds, syntax.Diagnostic{Span: val.Span, Severity: syntax.SeverityWarning, Code: CodeInvalidQuery,
+				ds = append(ds, syntax.Diagnostic{Span: val.Sp, Severity: syntax.SeverityWarning, Code: CodeInvalidQuery,
 					Message: sprintf("%s: limit %s exceeds the maximum %d; %d is used", CodeInvalidQuery, val.Str, MaxLimit, MaxLimit)})
 			default:
 				q.Limit = int(val.Num)
@@ -362,21 +362,21 @@ func buildQuery(v *Value, form Form) (*Query, []syntax.Diagnostic) {
 			if val.Kind == KindString && val.Str != "" {
 				q.StartAfter = val.Str
 			} else if val.Kind != KindInvalid {
-				add(val.Span, CodeInvalidCursor, "startAfter must be a non-empty id string")
+				add(val.Sp, CodeInvalidCursor, "startAfter must be a non-empty id string")
 			}
 		default:
-			add(m.Key.Span, CodeInvalidQuery, "unknown query key %q (want from, select, where, order, limit or startAfter)", k)
+			add(m.Key.Sp, CodeInvalidQuery, "unknown query key %q (want from, select, where, order, limit or startAfter)", k)
 		}
 	}
 	if q.From == nil {
-		add(syntax.Sp(v.Span.Start, min(v.Span.Start+1, v.Span.End)), CodeInvalidDomain, "missing from (sessions or activities)")
+		add(syntax.Sp(v.Sp.Start, min(v.Sp.Start+1, v.Sp.End)), CodeInvalidDomain, "missing from (sessions or activities)")
 	}
 	return q, ds
 }
 
 // parseSelect parses one select expression string.
 func parseSelect(v *Value) (*SelectItem, []syntax.Diagnostic) {
-	si := &SelectItem{Span: v.Span}
+	si := &SelectItem{Sp: v.Sp}
 	s := v.Str
 	i := 0
 	if strings.HasPrefix(s, "-") {
@@ -403,9 +403,9 @@ func parseSelect(v *Value) (*SelectItem, []syntax.Diagnostic) {
 // parsePath parses the dotted path in v.Str[from:].
 func parsePath(v *Value, from int) (Path, []syntax.Diagnostic) {
 	s := v.Str
-	p := Path{Text: s[from:], Span: v.SubSpan(from, len(s))}
+	p := Path{Text: s[from:], Sp: v.SubSpan(from, len(s))}
 	if from == len(s) {
-		return p, []syntax.Diagnostic{diag(v.Span, CodeInvalidPath, "empty field path")}
+		return p, []syntax.Diagnostic{diag(v.Sp, CodeInvalidPath, "empty field path")}
 	}
 	var ds []syntax.Diagnostic
 	start := from
@@ -414,18 +414,18 @@ func parsePath(v *Value, from int) (Path, []syntax.Diagnostic) {
 			continue
 		}
 		seg := s[start:i]
-		sg := Segment{Name: seg, Span: v.SubSpan(start, i)}
+		sg := Segment{Name: seg, Sp: v.SubSpan(start, i)}
 		if strings.HasSuffix(seg, "[]") {
 			sg.Name = seg[:len(seg)-2]
 			sg.Array = true
-			sg.Span = v.SubSpan(start, i-2)
+			sg.Sp = v.SubSpan(start, i-2)
 			sg.ArraySpan = v.SubSpan(i-2, i)
 		}
 		switch {
 		case sg.Name == "":
 			ds = append(ds, diag(v.SubSpan(start, max(i, min(i+1, len(s)))), CodeInvalidPath, "empty segment in field path "+strconv.Quote(p.Text)))
 		case strings.ContainsAny(sg.Name, "[]*"):
-			ds = append(ds, diag(sg.Span, CodeInvalidPath, "invalid field name "+strconv.Quote(sg.Name)))
+			ds = append(ds, diag(sg.Sp, CodeInvalidPath, "invalid field name "+strconv.Quote(sg.Name)))
 		}
 		p.Segments = append(p.Segments, sg)
 		start = i + 1
@@ -452,13 +452,13 @@ func parseCondition(m *Member) ([]*Condition, []syntax.Diagnostic) {
 		return nil, nil
 	}
 	if isLiteral(v) {
-		return []*Condition{{Path: path, KeySpan: m.Key.Span, Op: OpEq, OpSpan: v.Span, Shorthand: true, Operand: v}}, nil
+		return []*Condition{{Path: path, KeySpan: m.Key.Sp, Op: OpEq, OpSpan: v.Sp, Shorthand: true, Operand: v}}, nil
 	}
 	if v.Kind == KindArray {
-		return nil, []syntax.Diagnostic{diag(v.Span, CodeInvalidOperator, "an array is not a filter value; use {in: [...]} for set membership")}
+		return nil, []syntax.Diagnostic{diag(v.Sp, CodeInvalidOperator, "an array is not a filter value; use {in: [...]} for set membership")}
 	}
 	if len(v.Members) == 0 {
-		return nil, []syntax.Diagnostic{diag(v.Span, CodeInvalidOperator, "empty filter object; want one of eq, neq, gt, lt, gte, lte, in, contains, exists")}
+		return nil, []syntax.Diagnostic{diag(v.Sp, CodeInvalidOperator, "empty filter object; want one of eq, neq, gt, lt, gte, lte, in, contains, exists")}
 	}
 	var out []*Condition
 	for _, om := range v.Members {
@@ -467,26 +467,26 @@ func parseCondition(m *Member) ([]*Condition, []syntax.Diagnostic) {
 		if operand == nil || operand.Kind == KindInvalid {
 			continue
 		}
-		c := &Condition{Path: path, KeySpan: m.Key.Span, Op: op, OpSpan: om.Key.Span, Operand: operand}
+		c := &Condition{Path: path, KeySpan: m.Key.Sp, Op: op, OpSpan: om.Key.Sp, Operand: operand}
 		switch op {
 		case OpEq, OpNeq, OpGt, OpLt, OpGte, OpLte:
 			if !isLiteral(operand) {
-				ds = append(ds, diag(operand.Span, CodeInvalidOperator, sprintf("%s needs a literal operand, found %s", op, operand.Kind)))
+				ds = append(ds, diag(operand.Sp, CodeInvalidOperator, sprintf("%s needs a literal operand, found %s", op, operand.Kind)))
 				continue
 			}
 			if (op != OpEq && op != OpNeq) && (operand.Kind == KindBool || operand.Kind == KindNull) {
-				ds = append(ds, diag(operand.Span, CodeInvalidOperator, sprintf("%s needs a number or string operand, found %s", op, operand.Kind)))
+				ds = append(ds, diag(operand.Sp, CodeInvalidOperator, sprintf("%s needs a number or string operand, found %s", op, operand.Kind)))
 				continue
 			}
 		case OpIn:
 			if operand.Kind != KindArray {
-				ds = append(ds, diag(operand.Span, CodeInvalidOperator, sprintf("in needs an array of literals, found %s", operand.Kind)))
+				ds = append(ds, diag(operand.Sp, CodeInvalidOperator, sprintf("in needs an array of literals, found %s", operand.Kind)))
 				continue
 			}
 			bad := false
 			for _, e := range operand.Elems {
 				if !isLiteral(e) {
-					ds = append(ds, diag(e.Span, CodeInvalidOperator, sprintf("in needs an array of literals, found %s", e.Kind)))
+					ds = append(ds, diag(e.Sp, CodeInvalidOperator, sprintf("in needs an array of literals, found %s", e.Kind)))
 					bad = true
 				}
 			}
@@ -495,16 +495,16 @@ func parseCondition(m *Member) ([]*Condition, []syntax.Diagnostic) {
 			}
 		case OpContains:
 			if operand.Kind != KindString {
-				ds = append(ds, diag(operand.Span, CodeInvalidOperator, sprintf("contains needs a string operand, found %s", operand.Kind)))
+				ds = append(ds, diag(operand.Sp, CodeInvalidOperator, sprintf("contains needs a string operand, found %s", operand.Kind)))
 				continue
 			}
 		case OpExists:
 			if operand.Kind != KindBool {
-				ds = append(ds, diag(operand.Span, CodeInvalidOperator, sprintf("exists needs true or false, found %s", operand.Kind)))
+				ds = append(ds, diag(operand.Sp, CodeInvalidOperator, sprintf("exists needs true or false, found %s", operand.Kind)))
 				continue
 			}
 		default:
-			ds = append(ds, diag(om.Key.Span, CodeInvalidOperator, sprintf("unknown operator %q; want one of %s", op, strings.Join(Operators(), ", "))))
+			ds = append(ds, diag(om.Key.Sp, CodeInvalidOperator, sprintf("unknown operator %q; want one of %s", op, strings.Join(Operators(), ", "))))
 			continue
 		}
 		out = append(out, c)
@@ -518,11 +518,11 @@ func parseCondition(m *Member) ([]*Condition, []syntax.Diagnostic) {
 // completion use it.
 func (q *Query) PathAt(off int) (*Path, int) {
 	look := func(p *Path) (*Path, int) {
-		if len(p.Segments) == 0 || !p.Span.Touches(off) {
+		if len(p.Segments) == 0 || !p.Sp.Touches(off) {
 			return nil, 0
 		}
 		for i, s := range p.Segments {
-			if s.Span.Touches(off) {
+			if s.Sp.Touches(off) {
 				return p, i
 			}
 		}

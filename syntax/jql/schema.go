@@ -362,7 +362,7 @@ func (s *Schema) Check(q *Query) []syntax.Diagnostic {
 	}
 	d := s.Domain(q.From.Str)
 	if d == nil {
-		ds = append(ds, diag(q.From.Span, CodeInvalidDomain, fmt.Sprintf("unknown domain %q; want %s", q.From.Str, strings.Join(s.DomainNames(), " or "))))
+		ds = append(ds, diag(q.From.Sp, CodeInvalidDomain, fmt.Sprintf("unknown domain %q; want %s", q.From.Str, strings.Join(s.DomainNames(), " or "))))
 		return ds
 	}
 	for _, it := range q.Select {
@@ -371,7 +371,7 @@ func (s *Schema) Check(q *Query) []syntax.Diagnostic {
 		}
 		r := d.Resolve(it.Path)
 		if r.Bad >= 0 {
-			dg := diag(it.Path.Segments[r.Bad].Span, CodeInvalidPath, r.Reason+"; the path selects nothing")
+			dg := diag(it.Path.Segments[r.Bad].Sp, CodeInvalidPath, r.Reason+"; the path selects nothing")
 			dg.Severity = syntax.SeverityWarning
 			ds = append(ds, dg)
 		}
@@ -379,12 +379,12 @@ func (s *Schema) Check(q *Query) []syntax.Diagnostic {
 	for _, c := range q.Where {
 		r := d.Resolve(c.Path)
 		if r.Bad >= 0 {
-			ds = append(ds, diag(c.Path.Segments[r.Bad].Span, CodeInvalidPath, r.Reason))
+			ds = append(ds, diag(c.Path.Segments[r.Bad].Sp, CodeInvalidPath, r.Reason))
 			continue
 		}
 		f := r.Field()
 		if f.Computed {
-			ds = append(ds, diag(c.Path.Span, CodeInvalidPath, fmt.Sprintf("%s is a computed field: it can be selected but not filtered", f.Name)))
+			ds = append(ds, diag(c.Path.Sp, CodeInvalidPath, fmt.Sprintf("%s is a computed field: it can be selected but not filtered", f.Name)))
 			continue
 		}
 		if msg := opAllowed(c.Op, f.Type, c.Operand); msg != "" {

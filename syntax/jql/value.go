@@ -36,8 +36,8 @@ func (k Kind) String() string {
 type Value struct {
 	// Kind says which of the other fields are meaningful.
 	Kind Kind
-	// Span covers the whole value, quotes and brackets included.
-	Span syntax.Span
+	// Sp covers the whole value, quotes and brackets included.
+	Sp syntax.Span
 	// Str is the decoded text of a string, or the literal text of a number.
 	Str string
 	// Num is the value of a number.
@@ -94,13 +94,13 @@ func (v *Value) SubSpan(i, j int) syntax.Span {
 		return syntax.Sp(v.base+i, v.base+j)
 	}
 	if len(v.offs) != len(v.Str)+1 {
-		return v.Span
+		return v.Sp
 	}
 	return syntax.Sp(v.offs[i], v.offs[j])
 }
 
 func newString(s string, span syntax.Span, base int, offs []int) *Value {
-	return &Value{Kind: KindString, Str: s, Span: span, base: base, offs: offs}
+	return &Value{Kind: KindString, Str: s, Sp: span, base: base, offs: offs}
 }
 
 // token kinds of the relaxed JSON / object-literal lexer.
@@ -415,20 +415,20 @@ func (p *parser) value() *Value {
 	case tNumber:
 		p.advance()
 		f, _ := strconv.ParseFloat(t.str, 64)
-		return &Value{Kind: KindNumber, Span: t.span, Str: t.str, Num: f}
+		return &Value{Kind: KindNumber, Sp: t.span, Str: t.str, Num: f}
 	case tIdent:
 		p.advance()
 		switch t.str {
 		case "true", "false":
-			return &Value{Kind: KindBool, Span: t.span, Bool: t.str == "true", Str: t.str}
+			return &Value{Kind: KindBool, Sp: t.span, Bool: t.str == "true", Str: t.str}
 		case "null":
-			return &Value{Kind: KindNull, Span: t.span, Str: t.str}
+			return &Value{Kind: KindNull, Sp: t.span, Str: t.str}
 		}
 		p.lx.relaxed = true
 		return newString(t.str, t.span, t.span.Start, nil)
 	}
 	p.errorf(t.span, "expected a value, found %s", p.expectDesc())
-	return &Value{Kind: KindInvalid, Span: syntax.Sp(t.span.Start, t.span.Start)}
+	return &Value{Kind: KindInvalid, Sp: syntax.Sp(t.span.Start, t.span.Start)}
 }
 
 // enter counts one more level of nesting and reports false, with an error,
@@ -461,7 +461,7 @@ func (p *parser) separator(close tokKind, closeDesc string) {
 }
 
 func (p *parser) object() *Value {
-	v := &Value{Kind: KindObject, Span: p.tok.span}
+	v := &Value{Kind: KindObject, Sp: p.tok.span}
 	defer p.leave()
 	if !p.enter() {
 		return v
@@ -469,7 +469,7 @@ func (p *parser) object() *Value {
 	p.advance()
 	for !p.failed {
 		if p.tok.kind == tRBrace {
-			v.Span.End = p.tok.span.End
+			v.Sp.End = p.tok.span.End
 			p.advance()
 			return v
 		}
@@ -489,7 +489,7 @@ func (p *parser) object() *Value {
 		}
 		m := &Member{Key: key}
 		v.Members = append(v.Members, m)
-		v.Span.End = key.Span.End
+		v.Sp.End = key.Sp.End
 		p.advance()
 		if p.tok.kind != tColon {
 			p.errorf(p.tok.span, "expected ':' after key %s, found %s", strconv.Quote(key.Str), p.expectDesc())
@@ -497,7 +497,7 @@ func (p *parser) object() *Value {
 		}
 		p.advance()
 		m.Value = p.value()
-		v.Span.End = m.Value.Span.End
+		v.Sp.End = m.Value.Sp.End
 		if p.failed {
 			return v
 		}
@@ -507,7 +507,7 @@ func (p *parser) object() *Value {
 }
 
 func (p *parser) array() *Value {
-	v := &Value{Kind: KindArray, Span: p.tok.span}
+	v := &Value{Kind: KindArray, Sp: p.tok.span}
 	defer p.leave()
 	if !p.enter() {
 		return v
@@ -515,13 +515,13 @@ func (p *parser) array() *Value {
 	p.advance()
 	for !p.failed {
 		if p.tok.kind == tRBrack {
-			v.Span.End = p.tok.span.End
+			v.Sp.End = p.tok.span.End
 			p.advance()
 			return v
 		}
 		e := p.value()
 		v.Elems = append(v.Elems, e)
-		v.Span.End = e.Span.End
+		v.Sp.End = e.Sp.End
 		if p.failed {
 			return v
 		}
@@ -571,11 +571,11 @@ func parseObjects(src string) []parsedDoc {
 		var v *Value
 		if p.tok.kind != tLBrace {
 			p.errorf(p.tok.span, "expected '{' to start a query, found %s", p.expectDesc())
-			v = &Value{Kind: KindInvalid, Span: p.tok.span}
+			v = &Value{Kind: KindInvalid, Sp: p.tok.span}
 			p.advance()
 			// Skip to the next '{' that could start a query.
 			for p.tok.kind != tEOF && p.tok.kind != tLBrace {
-				v.Span.End = p.tok.span.End
+				v.Sp.End = p.tok.span.End
 				p.advance()
 			}
 		} else {
@@ -589,7 +589,7 @@ func parseObjects(src string) []parsedDoc {
 			}
 		}
 		ds := append(lx.diags, p.diags...)
-		end := v.Span.End
+		end := v.Sp.End
 		if p.failed && p.tok.span.Start > end {
 			end = p.tok.span.Start
 		}

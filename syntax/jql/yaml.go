@@ -92,7 +92,7 @@ func (c *yamlConv) conv(n ast.Node) *Value {
 	if c.depth > maxDepth {
 		off := c.offset(n.GetToken())
 		c.diags = append(c.diags, diag(syntax.Sp(off, off), CodeSyntax, "nesting too deep"))
-		return &Value{Kind: KindInvalid, Span: syntax.Sp(off, off)}
+		return &Value{Kind: KindInvalid, Sp: syntax.Sp(off, off)}
 	}
 	switch n := n.(type) {
 	case *ast.DocumentNode:
@@ -113,20 +113,20 @@ func (c *yamlConv) conv(n ast.Node) *Value {
 			}
 			v.Members = append(v.Members, m)
 			if first {
-				v.Span = m.Key.Span
+				v.Sp = m.Key.Sp
 				first = false
 			}
-			v.Span = v.Span.Union(m.Key.Span)
-			if m.Value != nil && m.Value.Kind != KindNull || m.Value.Span.End > 0 {
-				v.Span = v.Span.Union(m.Value.Span)
+			v.Sp = v.Sp.Union(m.Key.Sp)
+			if m.Value != nil && m.Value.Kind != KindNull || m.Value.Sp.End > 0 {
+				v.Sp = v.Sp.Union(m.Value.Sp)
 			}
 		}
 		if n.IsFlowStyle && n.Start != nil {
 			s := c.offset(n.Start)
-			v.Span = v.Span.Union(syntax.Sp(s, s+1))
+			v.Sp = v.Sp.Union(syntax.Sp(s, s+1))
 			if n.End != nil {
 				e := c.offset(n.End)
-				v.Span = v.Span.Union(syntax.Sp(e, e+1))
+				v.Sp = v.Sp.Union(syntax.Sp(e, e+1))
 			}
 		}
 		return v
@@ -134,21 +134,21 @@ func (c *yamlConv) conv(n ast.Node) *Value {
 		v := &Value{Kind: KindObject}
 		if m := c.member(n); m != nil {
 			v.Members = append(v.Members, m)
-			v.Span = m.Key.Span.Union(m.Value.Span)
+			v.Sp = m.Key.Sp.Union(m.Value.Sp)
 		}
 		return v
 	case *ast.SequenceNode:
 		v := &Value{Kind: KindArray}
 		s := c.offset(n.GetToken())
-		v.Span = syntax.Sp(s, s+1)
+		v.Sp = syntax.Sp(s, s+1)
 		for _, e := range n.Values {
 			ev := c.conv(e)
 			v.Elems = append(v.Elems, ev)
-			v.Span = v.Span.Union(ev.Span)
+			v.Sp = v.Sp.Union(ev.Sp)
 		}
 		if n.IsFlowStyle && n.End != nil {
 			e := c.offset(n.End)
-			v.Span = v.Span.Union(syntax.Sp(e, e+1))
+			v.Sp = v.Sp.Union(syntax.Sp(e, e+1))
 		}
 		return v
 	case *ast.LiteralNode:
@@ -159,7 +159,7 @@ func (c *yamlConv) conv(n ast.Node) *Value {
 			e := c.offset(n.Value.GetToken())
 			end = min(e+len(n.Value.GetToken().Origin), len(c.src))
 		}
-		v.Span = syntax.Sp(off, max(end, off))
+		v.Sp = syntax.Sp(off, max(end, off))
 		v.offs = []int{} // no byte-exact mapping for block scalars
 		return v
 	}
@@ -178,14 +178,14 @@ func (c *yamlConv) conv(n ast.Node) *Value {
 		if err != nil {
 			return newString(tk.Value, span, base, []int{})
 		}
-		return &Value{Kind: KindNumber, Span: span, Str: tk.Value, Num: f}
+		return &Value{Kind: KindNumber, Sp: span, Str: tk.Value, Num: f}
 	case *ast.BoolNode:
-		return &Value{Kind: KindBool, Span: span, Bool: n.Value, Str: tk.Value}
+		return &Value{Kind: KindBool, Sp: span, Bool: n.Value, Str: tk.Value}
 	case *ast.NullNode:
-		return &Value{Kind: KindNull, Span: span, Str: tk.Value}
+		return &Value{Kind: KindNull, Sp: span, Str: tk.Value}
 	}
 	c.diags = append(c.diags, diag(span, CodeSyntax, "unsupported YAML construct"))
-	return &Value{Kind: KindInvalid, Span: span}
+	return &Value{Kind: KindInvalid, Sp: span}
 }
 
 func (c *yamlConv) member(mv *ast.MappingValueNode) *Member {
@@ -195,15 +195,15 @@ func (c *yamlConv) member(mv *ast.MappingValueNode) *Member {
 	kv := c.conv(mv.Key)
 	if kv.Kind != KindString {
 		s := kv.Str
-		kv = newString(s, kv.Span, kv.Span.Start, []int{})
-		if len(s) == kv.Span.Len() {
+		kv = newString(s, kv.Sp, kv.Sp.Start, []int{})
+		if len(s) == kv.Sp.Len() {
 			kv.offs = nil
 		}
 	}
 	m := &Member{Key: kv}
 	m.Value = c.conv(mv.Value)
-	if m.Value.Kind == KindNull && m.Value.Span.IsZero() {
-		m.Value.Span = syntax.Sp(kv.Span.End, kv.Span.End)
+	if m.Value.Kind == KindNull && m.Value.Sp.IsZero() {
+		m.Value.Sp = syntax.Sp(kv.Sp.End, kv.Sp.End)
 	}
 	return m
 }
@@ -264,7 +264,7 @@ func parseYAMLDoc(src string, start, end int) parsedDoc {
 	if tk := tooDeep(tokens); tk != nil {
 		off := min(max(c.offset(tk), start), end)
 		d := diag(syntax.Sp(off, min(off+1, end)), CodeSyntax, sprintf("nesting too deep (more than %d levels)", maxDepth))
-		return parsedDoc{val: &Value{Kind: KindInvalid, Span: span}, diags: []syntax.Diagnostic{d}, span: span}
+		return parsedDoc{val: &Value{Kind: KindInvalid, Sp: span}, diags: []syntax.Diagnostic{d}, span: span}
 	}
 	f, err := yamlparser.Parse(tokens, 0)
 	if err != nil {
@@ -281,7 +281,7 @@ func parseYAMLDoc(src string, start, end int) parsedDoc {
 			msg = te.GetMessage()
 		}
 		d := diag(syntax.Sp(off, min(off+1, end)), CodeSyntax, "invalid YAML: "+msg)
-		return parsedDoc{val: &Value{Kind: KindInvalid, Span: span}, diags: []syntax.Diagnostic{d}, span: span}
+		return parsedDoc{val: &Value{Kind: KindInvalid, Sp: span}, diags: []syntax.Diagnostic{d}, span: span}
 	}
 	var v *Value
 	for _, d := range f.Docs {
@@ -292,7 +292,7 @@ func parseYAMLDoc(src string, start, end int) parsedDoc {
 		break
 	}
 	if v == nil {
-		v = &Value{Kind: KindNull, Span: span}
+		v = &Value{Kind: KindNull, Sp: span}
 	}
 	clampSpans(v, start, end)
 	return parsedDoc{val: v, diags: c.diags, span: span}
@@ -344,7 +344,7 @@ func clampSpans(v *Value, lo, hi int) {
 		s.End = min(max(s.End, s.Start), hi)
 		return s
 	}
-	v.Span = cl(v.Span)
+	v.Sp = cl(v.Sp)
 	if v.Kind == KindString && v.offs == nil {
 		if v.base < lo || v.base+len(v.Str) > hi {
 			v.offs = []int{}
