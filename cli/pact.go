@@ -43,36 +43,13 @@ func newEvalPactCmd(env Env) *cobra.Command {
 
 // runEvalPact is the command's logic, free of cobra types.
 func runEvalPact(ctx context.Context, out io.Writer, data, dialect, options, src string) error {
-	var d syn.Dialect
-	switch dialect {
-	case "v1":
-		d = syn.V1
-	case "v2", "":
-		d = syn.V2
-	default:
-		return Usagef("ctxql eval pact: --dialect must be v1 or v2, not %q", dialect)
-	}
-	if data == "" {
-		return Usagef("ctxql eval pact: --data is required")
-	}
 	opts, err := evpact.ParseOptions([]byte(options))
 	if err != nil {
 		return Usagef("ctxql eval pact: %w", err)
 	}
-	file := syntax.NewFile("selector", src)
-	q, diags := syn.ParseQuery(src, d)
-	for _, dg := range diags {
-		if dg.Severity == syntax.SeverityError {
-			return Failf("%s", dg.Format(file))
-		}
-	}
-	plan, err := evpact.Compile(q, src)
+	plan, ds, file, err := preparePACT(ctx, data, dialect, src)
 	if err != nil {
-		return queryError(file, err)
-	}
-	ds, err := evpact.LoadFileFrom(dataFiles(ctx), data)
-	if err != nil {
-		return Usagef("ctxql eval pact: %w", err)
+		return err
 	}
 	res, err := plan.Eval(ctx, ds, opts)
 	if err != nil {
@@ -99,32 +76,45 @@ func queryError(file *syntax.File, err error) error {
 	return &ExitError{Code: 1, Err: fmt.Errorf("ctxql eval pact: %w", err)}
 }
 
-// runExplainPact prints the candidate count after each step and filter of
-// the query, and the step that emptied it when it matches nothing.
-func runExplainPact(ctx context.Context, out io.Writer, data, dialect, src string) error {
-	d := syn.V2
-	if dialect == "v1" {
+// preparePACT checks the flags, compiles the query in its dialect and
+// loads the data, as eval and --explain both need.
+func preparePACT(ctx context.Context, data, dialect, src string) (*evpact.Plan, *evpact.Data, *syntax.File, error) {
+	var d syn.Dialect
+	switch dialect {
+	case "v1":
 		d = syn.V1
-	} else if dialect != "v2" && dialect != "" {
-		return Usagef("ctxql eval pact: --dialect must be v1 or v2, not %q", dialect)
+	case "v2", "":
+		d = syn.V2
+	default:
+		return nil, nil, nil, Usagef("ctxql eval pact: --dialect must be v1 or v2, not %q", dialect)
 	}
 	if data == "" {
-		return Usagef("ctxql eval pact: --data is required")
+		return nil, nil, nil, Usagef("ctxql eval pact: --data is required")
 	}
 	file := syntax.NewFile("selector", src)
 	q, diags := syn.ParseQuery(src, d)
 	for _, dg := range diags {
 		if dg.Severity == syntax.SeverityError {
-			return Failf("%s", dg.Format(file))
+			return nil, nil, nil, Failf("%s", dg.Format(file))
 		}
 	}
 	plan, err := evpact.Compile(q, src)
 	if err != nil {
-		return queryError(file, err)
+		return nil, nil, nil, queryError(file, err)
 	}
-	ds, err := evpact.LoadFile(data)
+	ds, err := evpact.LoadFileFrom(dataFiles(ctx), data)
 	if err != nil {
-		return Usagef("ctxql eval pact: %w", err)
+		return nil, nil, nil, Usagef("ctxql eval pact: %w", err)
+	}
+	return plan, ds, file, nil
+}
+
+// runExplainPact prints the candidate count after each step and filter of
+// the query, and the step that emptied it when it matches nothing.
+func runExplainPact(ctx context.Context, out io.Writer, data, dialect, src string) error {
+	plan, ds, file, err := preparePACT(ctx, data, dialect, src)
+	if err != nil {
+		return err
 	}
 	e, err := plan.Explain(ctx, ds)
 	if err != nil {
