@@ -148,11 +148,7 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 	}
 	v := s.derived("datalog-run", func() any {
 		db, err := s.Workspace.Load("datalog", path, func(r *files.Reader, p string) (any, error) {
-			d, err := evaldl.ReadDataPathFrom(r, p)
-			if err != nil {
-				return nil, err
-			}
-			return evaldl.Load(d)
+			return evaldl.LoadPathFrom(r, p)
 		})
 		if err != nil {
 			return datalogRun{err: fmt.Errorf("sample data %s: %w", path, err)}
