@@ -37,6 +37,7 @@ type arena struct {
 	hop      slab[Hop]
 	position slab[Position]
 	legacy   slab[Legacy]
+	comment  slab[Comment]
 	stepPtrs ptrSlab[Step]
 	attrPtrs ptrSlab[Attr]
 	typePtrs ptrSlab[TypeSel]

@@ -18,37 +18,45 @@ func ParseFile(name, src string, def Dialect) *File {
 		def = V2
 	}
 	f := &File{Src: syntax.NewFile(name, src), Dialect: def}
-	toks := lex(src, true)
-	var diags []syntax.Diagnostic
+	// Each line is lexed into one reused buffer; its tokens other than
+	// whitespace are kept in f.Tokens once the parser has given them their
+	// semantic kinds.
+	f.Tokens = make([]Token, 0, len(src)/3+4)
+	f.Queries = make([]*Query, 0, f.Src.LineCount())
+	var (
+		diags []syntax.Diagnostic
+		buf   []tok
+		p     parser
+	)
 	a := &arena{}
-	line := 0
-	for i := 0; i <= len(toks); {
-		j := i
-		for j < len(toks) && toks[j].kind != lNewline {
-			j++
+	for i, line := 0, 0; ; line++ {
+		var next int
+		buf, next = lexLine(buf[:0], src, i, true)
+		diags = f.parseLine(&p, src, buf, line, diags, a)
+		for _, t := range buf {
+			if t.kind != lSpace {
+				f.Tokens = append(f.Tokens, Token{Kind: t.sem, Sp: t.span()})
+			}
 		}
-		diags = f.parseLine(src, toks[i:j], line, diags, a)
-		line++
-		i = j + 1
+		if next == len(src) && (next == i || src[next-1] != '\n') {
+			break
+		}
+		i = next
+	}
+	if len(f.Queries) == 0 {
+		f.Queries = nil
 	}
 	f.Diagnostics = diags
-	f.Tokens = make([]Token, 0, len(toks))
-	for _, t := range toks {
-		if t.kind == lSpace || t.kind == lNewline {
-			continue
-		}
-		f.Tokens = append(f.Tokens, Token{Kind: t.sem, Sp: t.span()})
-	}
 	return f
 }
 
 // parseLine handles the tokens of one line (without its newline).
-func (f *File) parseLine(src string, toks []tok, line int, diags []syntax.Diagnostic, a *arena) []syntax.Diagnostic {
+func (f *File) parseLine(p *parser, src string, toks []tok, line int, diags []syntax.Diagnostic, a *arena) []syntax.Diagnostic {
 	q := toks
 	for k, t := range toks {
 		if t.kind == lComment {
 			q = toks[:k]
-			c := &Comment{Sp: t.span(), Text: src[t.start:t.end]}
+			c := alloc(&a.comment, Comment{Sp: t.span(), Text: src[t.start:t.end]})
 			f.Comments = append(f.Comments, c)
 			blank := onlySpace(q)
 			if line == 0 && blank {
@@ -69,7 +77,7 @@ func (f *File) parseLine(src string, toks []tok, line int, diags []syntax.Diagno
 		return diags
 	}
 	end := q[len(q)-1].end
-	p := &parser{src: src, toks: q, d: f.Dialect, end: end, diags: diags, diag0: len(diags), a: a}
+	*p = parser{src: src, toks: q, d: f.Dialect, end: end, diags: diags, diag0: len(diags), a: a}
 	f.Queries = append(f.Queries, p.parseQuery())
 	return p.diags
 }
