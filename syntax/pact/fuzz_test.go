@@ -3,6 +3,7 @@ package pact
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,6 +154,7 @@ func FuzzParseFile(f *testing.F) {
 		}
 		file := ParseFile("fuzz.pact", src, d)
 		checkFileSpans(t, src, file)
+		checkFilterWalk(t, file)
 	})
 }
 
@@ -175,5 +177,29 @@ func TestFuzzSeedsExist(t *testing.T) {
 	}
 	if _, err := os.Stat("testdata/file"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkFilterWalk checks that EachAttr and EachPseudo visit exactly the
+// filters and pseudo-classes Inspect visits, in the same order.
+func checkFilterWalk(t *testing.T, f *File) {
+	t.Helper()
+	for _, q := range f.Queries {
+		var attrs, pseudos []Node
+		Inspect(q, func(n Node) bool {
+			switch n.(type) {
+			case *Attr:
+				attrs = append(attrs, n)
+			case *Pseudo:
+				pseudos = append(pseudos, n)
+			}
+			return true
+		})
+		var gotA, gotP []Node
+		EachAttr(q, func(a *Attr) { gotA = append(gotA, a) })
+		EachPseudo(q, func(p *Pseudo) { gotP = append(gotP, p) })
+		if !slices.Equal(attrs, gotA) || !slices.Equal(pseudos, gotP) {
+			t.Fatalf("EachAttr/EachPseudo visit %d/%d nodes, Inspect %d/%d, in %s", len(gotA), len(gotP), len(attrs), len(pseudos), Dump(q))
+		}
 	}
 }
