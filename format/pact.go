@@ -53,7 +53,7 @@ func PACTIsCanonicalDialect(src []byte, def pact.Dialect) (bool, error) {
 // With check set it stops at the first line that differs from the source
 // and returns canonical=false and no text.
 func printPACT(src []byte, def pact.Dialect, check bool) (out []byte, canonical bool, err error) {
-	f := pact.ParseFile("", string(src), def)
+	f := pact.ParseFileTree("", string(src), def)
 	if syntax.HasErrors(f.Diagnostics) {
 		return nil, false, &SyntaxError{Diagnostics: f.Diagnostics}
 	}
@@ -111,7 +111,7 @@ func printPACT(src []byte, def pact.Dialect, check bool) (out []byte, canonical 
 	// Every printed query must parse again: a printer bug must never
 	// reach a user's file.
 	res := string(p.b)
-	g := pact.ParseFile("", res, def)
+	g := pact.ParseFileTree("", res, def)
 	if syntax.HasErrors(g.Diagnostics) || len(g.Queries) != len(f.Queries) {
 		return nil, false, fmt.Errorf("pact: internal error: the formatted text does not parse: %v", g.Diagnostics)
 	}

@@ -13,7 +13,14 @@ import (
 //
 // Every line is parsed on its own, so a file with several bad lines reports
 // errors for each of them. Spans are byte offsets into the whole file.
-func ParseFile(name, src string, def Dialect) *File {
+func ParseFile(name, src string, def Dialect) *File { return parseFile(name, src, def, true) }
+
+// ParseFileTree is ParseFile without File.Tokens (left nil), for callers
+// that read only the tree and the diagnostics, such as the formatter: the
+// token list is as large as the tree.
+func ParseFileTree(name, src string, def Dialect) *File { return parseFile(name, src, def, false) }
+
+func parseFile(name, src string, def Dialect, tokens bool) *File {
 	if def == DialectUnset {
 		def = V2
 	}
@@ -21,7 +28,9 @@ func ParseFile(name, src string, def Dialect) *File {
 	// Each line is lexed into one reused buffer; its tokens other than
 	// whitespace are kept in f.Tokens once the parser has given them their
 	// semantic kinds.
-	f.Tokens = make([]Token, 0, len(src)/3+4)
+	if tokens {
+		f.Tokens = make([]Token, 0, len(src)/3+4)
+	}
 	f.Queries = make([]*Query, 0, f.Src.LineCount())
 	var (
 		diags []syntax.Diagnostic
@@ -33,9 +42,11 @@ func ParseFile(name, src string, def Dialect) *File {
 		var next int
 		buf, next = lexLine(buf[:0], src, i, true)
 		diags = f.parseLine(&p, src, buf, line, diags, a)
-		for _, t := range buf {
-			if t.kind != lSpace {
-				f.Tokens = append(f.Tokens, Token{Kind: t.sem, Sp: t.span()})
+		if tokens {
+			for _, t := range buf {
+				if t.kind != lSpace {
+					f.Tokens = append(f.Tokens, Token{Kind: t.sem, Sp: t.span()})
+				}
 			}
 		}
 		if next == len(src) && (next == i || src[next-1] != '\n') {

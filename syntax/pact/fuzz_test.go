@@ -155,6 +155,10 @@ func FuzzParseFile(f *testing.F) {
 		file := ParseFile("fuzz.pact", src, d)
 		checkFileSpans(t, src, file)
 		checkFilterWalk(t, file)
+		tree := ParseFileTree("fuzz.pact", src, d)
+		if tree.Tokens != nil || Dump(tree) != Dump(file) || !slices.EqualFunc(tree.Diagnostics, file.Diagnostics, func(a, b syntax.Diagnostic) bool { return a.Span == b.Span && a.Message == b.Message }) {
+			t.Fatalf("ParseFileTree differs from ParseFile:\n%s\n%s", Dump(tree), Dump(file))
+		}
 	})
 }
 
