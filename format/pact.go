@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -53,7 +54,15 @@ func PACTIsCanonicalDialect(src []byte, def pact.Dialect) (bool, error) {
 // With check set it stops at the first line that differs from the source
 // and returns canonical=false and no text.
 func printPACT(src []byte, def pact.Dialect, check bool) (out []byte, canonical bool, err error) {
-	f := pact.ParseFileTree("", string(src), def)
+	// The tree lives only until the text is printed: its memory goes back
+	// to the pool for the next file. Nothing returned points into it (the
+	// diagnostics are values, the output is src or a copy).
+	ar := arenas.Get().(*pact.Arena)
+	defer func() {
+		ar.Reset()
+		arenas.Put(ar)
+	}()
+	f := pact.ParseFileTreeIn(ar, "", string(src), def)
 	if syntax.HasErrors(f.Diagnostics) {
 		return nil, false, &SyntaxError{Diagnostics: f.Diagnostics}
 	}
@@ -117,6 +126,10 @@ func printPACT(src []byte, def pact.Dialect, check bool) (out []byte, canonical 
 	}
 	return []byte(res), false, nil
 }
+
+// arenas holds parse memory for reuse across files (a cache: which arena a
+// call gets changes nothing it returns).
+var arenas = sync.Pool{New: func() any { return new(pact.Arena) }}
 
 // pragmaLike reports whether a comment reads like the "// pact: vN" pragma.
 func pragmaLike(c string) bool {

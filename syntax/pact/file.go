@@ -13,14 +13,22 @@ import (
 //
 // Every line is parsed on its own, so a file with several bad lines reports
 // errors for each of them. Spans are byte offsets into the whole file.
-func ParseFile(name, src string, def Dialect) *File { return parseFile(name, src, def, true) }
+func ParseFile(name, src string, def Dialect) *File { return parseFile(name, src, def, true, &Arena{}) }
 
 // ParseFileTree is ParseFile without File.Tokens (left nil), for callers
 // that read only the tree and the diagnostics, such as the formatter: the
 // token list is as large as the tree.
-func ParseFileTree(name, src string, def Dialect) *File { return parseFile(name, src, def, false) }
+func ParseFileTree(name, src string, def Dialect) *File {
+	return parseFile(name, src, def, false, &Arena{})
+}
 
-func parseFile(name, src string, def Dialect, tokens bool) *File {
+// ParseFileTreeIn is ParseFileTree with the tree's memory taken from ar:
+// the file is valid until ar.Reset.
+func ParseFileTreeIn(ar *Arena, name, src string, def Dialect) *File {
+	return parseFile(name, src, def, false, ar)
+}
+
+func parseFile(name, src string, def Dialect, tokens bool, ar *Arena) *File {
 	if def == DialectUnset {
 		def = V2
 	}
@@ -34,10 +42,9 @@ func parseFile(name, src string, def Dialect, tokens bool) *File {
 	f.Queries = make([]*Query, 0, f.Src.LineCount())
 	var (
 		diags []syntax.Diagnostic
-		buf   []tok
 		p     parser
 	)
-	a := &arena{}
+	a, buf := &ar.a, ar.toks
 	for i, line := 0, 0; ; line++ {
 		var next int
 		buf, next = lexLine(buf[:0], src, i, true)
@@ -54,6 +61,7 @@ func parseFile(name, src string, def Dialect, tokens bool) *File {
 		}
 		i = next
 	}
+	ar.toks = buf[:0]
 	if len(f.Queries) == 0 {
 		f.Queries = nil
 	}
