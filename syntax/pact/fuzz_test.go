@@ -169,7 +169,22 @@ func FuzzLex(f *testing.F) {
 	f.Add("a//b\n'x\n\"y\\\n@t-@c@\xff\xfe!")
 	f.Fuzz(func(t *testing.T, src string) {
 		checkTiling(t, src, lex(src, false))
-		checkTiling(t, src, lex(src, true))
+		all := lex(src, true)
+		checkTiling(t, src, all)
+		// Line by line, the lexer yields the same tokens without the newlines.
+		var lines []tok
+		for i := 0; ; {
+			var next int
+			lines, next = lexLine(lines, src, i, true)
+			if next == len(src) && (next == i || src[next-1] != '\n') {
+				break
+			}
+			i = next
+		}
+		all = slices.DeleteFunc(all, func(t tok) bool { return t.kind == lNewline })
+		if !slices.Equal(lines, all) {
+			t.Fatalf("lexLine's tokens differ from lex's for %q", src)
+		}
 	})
 }
 

@@ -62,6 +62,15 @@ type tok struct {
 
 func (t tok) span() syntax.Span { return syntax.Span{Start: t.start, End: t.end} }
 
+// defaultSem is lexDefault as a table, indexed by every lexical kind. It
+// is read-only.
+var defaultSem = func() (t [lInvalid + 1]TokenKind) {
+	for k := range t {
+		t[k] = lexDefault(lexKind(k))
+	}
+	return t
+}()
+
 // lexDefault maps a lexical kind to the semantic kind a token keeps when the
 // parser does not refine it.
 func lexDefault(k lexKind) TokenKind {
@@ -111,11 +120,30 @@ func lex(src string, comments bool) []tok {
 // lines' tokens are exactly lex's tokens between its lNewline tokens.
 func lexLine(dst []tok, src string, i int, comments bool) ([]tok, int) {
 	for i < len(src) {
-		if src[i] == '\n' {
+		c := src[i]
+		// The common tokens inline; everything else through lexOne.
+		switch {
+		case c == '\n':
 			return dst, i + 1
+		case c == ' ':
+			j := i + 1
+			for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\r' || src[j] == '\f' || src[j] == '\v') {
+				j++
+			}
+			dst = append(dst, tok{kind: lSpace, sem: TokenPunct, start: i, end: j})
+			i = j
+			continue
+		case isLetter(c):
+			j := i + 1
+			for j < len(src) && isIdentByte(src[j]) {
+				j++
+			}
+			dst = append(dst, tok{kind: lIdent, sem: TokenIdent, start: i, end: j})
+			i = j
+			continue
 		}
 		end, k, bad := lexOne(src, i, comments)
-		dst = append(dst, tok{kind: k, sem: lexDefault(k), bad: bad, start: i, end: end})
+		dst = append(dst, tok{kind: k, sem: defaultSem[k], bad: bad, start: i, end: end})
 		i = end
 	}
 	return dst, i
