@@ -57,17 +57,21 @@ func printPACT(src []byte, def pact.Dialect, check bool) (out []byte, canonical 
 	// The tree lives only until the text is printed: its memory goes back
 	// to the pool for the next file. Nothing returned points into it (the
 	// diagnostics are values, the output is src or a copy).
-	ar := arenas.Get().(*pact.Arena)
+	m := scratch.Get().(*pactScratch)
 	defer func() {
-		ar.Reset()
-		arenas.Put(ar)
+		m.ar.Reset()
+		scratch.Put(m)
 	}()
-	f := pact.ParseFileTreeIn(ar, "", string(src), def)
+	f := pact.ParseFileTreeIn(&m.ar, "", string(src), def)
 	if syntax.HasErrors(f.Diagnostics) {
 		return nil, false, &SyntaxError{Diagnostics: f.Diagnostics}
 	}
 	text := f.Src.Text()
-	p := &printer{src: text, b: make([]byte, 0, len(text)+len(text)/8+16)}
+	if n := len(text) + len(text)/8 + 16; cap(m.out) < n {
+		m.out = make([]byte, 0, n)
+	}
+	p := &printer{src: text, b: m.out[:0]}
+	defer func() { m.out = p.b[:0] }()
 	qi, ci := 0, 0
 	blank, emitted := false, false
 	for l := 0; l < f.Src.LineCount(); l++ {
@@ -127,9 +131,17 @@ func printPACT(src []byte, def pact.Dialect, check bool) (out []byte, canonical 
 	return []byte(res), false, nil
 }
 
-// arenas holds parse memory for reuse across files (a cache: which arena a
-// call gets changes nothing it returns).
-var arenas = sync.Pool{New: func() any { return new(pact.Arena) }}
+// pactScratch is the memory printPACT reuses from one file to the next:
+// the parse arena and the output buffer. Nothing printPACT returns points
+// into either (the output is src itself or a copy).
+type pactScratch struct {
+	ar  pact.Arena
+	out []byte
+}
+
+// scratch holds pactScratch values for reuse (a cache: which one a call
+// gets changes nothing it returns).
+var scratch = sync.Pool{New: func() any { return new(pactScratch) }}
 
 // pragmaLike reports whether a comment reads like the "// pact: vN" pragma.
 func pragmaLike(c string) bool {

@@ -45,11 +45,13 @@ func (s *slab[T]) grow() {
 	s.buf = make([]T, 0, min(max(1, 2*cap(s.buf)), slabChunk))
 }
 
-// reset makes every full-size chunk free for reuse; values handed out
-// before must no longer be used. Smaller chunks are dropped.
+// reset makes the full-size chunks, or the one smaller chunk in use, free
+// for reuse; values handed out before must no longer be used.
 func (s *slab[T]) reset() {
 	if s.c == nil {
-		s.buf = nil
+		// Only one chunk in use (smaller ones are dropped): keep it.
+		clear(s.buf)
+		s.buf = s.buf[:0]
 		return
 	}
 	if cap(s.buf) == slabChunk {
@@ -142,7 +144,8 @@ func (s *ptrSlab[T]) grow(n int) {
 // reset makes every full-size chunk free for reuse, as slab.reset does.
 func (s *ptrSlab[T]) reset() {
 	if s.c == nil {
-		s.buf = nil
+		clear(s.buf)
+		s.buf = s.buf[:0]
 		return
 	}
 	if cap(s.buf) == ptrChunk {
