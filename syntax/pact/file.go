@@ -72,24 +72,23 @@ func parseFile(name, src string, def Dialect, tokens bool, ar *Arena) *File {
 // parseLine handles the tokens of one line (without its newline).
 func (f *File) parseLine(p *parser, src string, toks []tok, line int, diags []syntax.Diagnostic, a *arena) []syntax.Diagnostic {
 	q := toks
-	for k, t := range toks {
-		if t.kind == lComment {
-			q = toks[:k]
-			c := alloc(&a.comment, Comment{Sp: t.span(), Text: src[t.start:t.end]})
-			f.Comments = append(f.Comments, c)
-			blank := onlySpace(q)
-			if line == 0 && blank {
-				if pr, d, ok := parsePragma(c); ok {
-					toks[k].sem = TokenPragma
-					f.Pragma = pr
-					if d != nil {
-						diags = append(diags, *d)
-					} else {
-						f.Dialect = pr.Dialect
-					}
+	// A comment runs to the end of the line: it can only be the last token.
+	if k := len(toks) - 1; k >= 0 && toks[k].kind == lComment {
+		t := toks[k]
+		q = toks[:k]
+		c := alloc(&a.comment, Comment{Sp: t.span(), Text: src[t.start:t.end]})
+		f.Comments = append(f.Comments, c)
+		blank := onlySpace(q)
+		if line == 0 && blank {
+			if pr, d, ok := parsePragma(c); ok {
+				toks[k].sem = TokenPragma
+				f.Pragma = pr
+				if d != nil {
+					diags = append(diags, *d)
+				} else {
+					f.Dialect = pr.Dialect
 				}
 			}
-			break
 		}
 	}
 	if onlySpace(q) {
