@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -53,12 +54,24 @@ func PACTIsCanonicalDialect(src []byte, def pact.Dialect) (bool, error) {
 // With check set it stops at the first line that differs from the source
 // and returns canonical=false and no text.
 func printPACT(src []byte, def pact.Dialect, check bool) (out []byte, canonical bool, err error) {
-	f := pact.ParseFile("", string(src), def)
+	// The tree lives only until the text is printed: its memory goes back
+	// to the pool for the next file. Nothing returned points into it (the
+	// diagnostics are values, the output is src or a copy).
+	m := scratch.Get().(*pactScratch)
+	defer func() {
+		m.ar.Reset()
+		scratch.Put(m)
+	}()
+	f := pact.ParseFileTreeIn(&m.ar, "", string(src), def)
 	if syntax.HasErrors(f.Diagnostics) {
 		return nil, false, &SyntaxError{Diagnostics: f.Diagnostics}
 	}
 	text := f.Src.Text()
-	p := &printer{src: text, b: make([]byte, 0, len(text)+len(text)/8+16)}
+	if n := len(text) + len(text)/8 + 16; cap(m.out) < n {
+		m.out = make([]byte, 0, n)
+	}
+	p := &printer{src: text, b: m.out[:0]}
+	defer func() { m.out = p.b[:0] }()
 	qi, ci := 0, 0
 	blank, emitted := false, false
 	for l := 0; l < f.Src.LineCount(); l++ {
@@ -111,12 +124,24 @@ func printPACT(src []byte, def pact.Dialect, check bool) (out []byte, canonical 
 	// Every printed query must parse again: a printer bug must never
 	// reach a user's file.
 	res := string(p.b)
-	g := pact.ParseFile("", res, def)
+	g := pact.ParseFileTree("", res, def)
 	if syntax.HasErrors(g.Diagnostics) || len(g.Queries) != len(f.Queries) {
 		return nil, false, fmt.Errorf("pact: internal error: the formatted text does not parse: %v", g.Diagnostics)
 	}
 	return []byte(res), false, nil
 }
+
+// pactScratch is the memory printPACT reuses from one file to the next:
+// the parse arena and the output buffer. Nothing printPACT returns points
+// into either (the output is src itself or a copy).
+type pactScratch struct {
+	ar  pact.Arena
+	out []byte
+}
+
+// scratch holds pactScratch values for reuse (a cache: which one a call
+// gets changes nothing it returns).
+var scratch = sync.Pool{New: func() any { return new(pactScratch) }}
 
 // pragmaLike reports whether a comment reads like the "// pact: vN" pragma.
 func pragmaLike(c string) bool {

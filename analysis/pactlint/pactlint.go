@@ -281,11 +281,10 @@ var facetWithoutTime = &analysis.Analyzer{
 			if q.Dialect != pact.V2 || q.Time != nil && q.Time.From != nil && q.Time.From.Kind == pact.TimeRelative {
 				continue
 			}
-			pact.Inspect(q, func(n pact.Node) bool {
-				if a, ok := n.(*pact.Attr); ok && facets[a.Key] {
+			pact.EachAttr(q, func(a *pact.Attr) {
+				if facets[a.Key] {
 					p.Reportf(a.KeySpan, "facet %s is valid only on a snapshot: add a @t prefix such as @t0", a.Key)
 				}
-				return true
 			})
 		}
 		return nil
@@ -308,11 +307,7 @@ var neverMatches = &analysis.Analyzer{
 			return nil
 		}
 		for _, q := range pf.Queries {
-			pact.Inspect(q, func(n pact.Node) bool {
-				ps, ok := n.(*pact.Pseudo)
-				if !ok {
-					return true
-				}
+			pact.EachPseudo(q, func(ps *pact.Pseudo) {
 				switch {
 				case ps.Name == "nth" && len(ps.Args) == 1 && ps.Args[0].Hi == nil && ps.Args[0].Value != nil &&
 					ps.Args[0].Value.Kind == pact.ValueNumber && ps.Args[0].Value.Num < 1:
@@ -320,7 +315,6 @@ var neverMatches = &analysis.Analyzer{
 				case ps.Name == "depth" && q.Dialect == pact.V1 && len(ps.Args) > 0 && allBelowOne(ps.Args):
 					p.Reportf(ps.Sp, ":depth(%s) never matches: v1 depths count from 1", p.File.Slice(ps.ArgsSpan))
 				}
-				return true
 			})
 		}
 		return nil

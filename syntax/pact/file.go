@@ -13,63 +13,89 @@ import (
 //
 // Every line is parsed on its own, so a file with several bad lines reports
 // errors for each of them. Spans are byte offsets into the whole file.
-func ParseFile(name, src string, def Dialect) *File {
+func ParseFile(name, src string, def Dialect) *File { return parseFile(name, src, def, true, &Arena{}) }
+
+// ParseFileTree is ParseFile without File.Tokens (left nil), for callers
+// that read only the tree and the diagnostics, such as the formatter: the
+// token list is as large as the tree.
+func ParseFileTree(name, src string, def Dialect) *File {
+	return parseFile(name, src, def, false, &Arena{})
+}
+
+// ParseFileTreeIn is ParseFileTree with the tree's memory taken from ar:
+// the file is valid until ar.Reset.
+func ParseFileTreeIn(ar *Arena, name, src string, def Dialect) *File {
+	return parseFile(name, src, def, false, ar)
+}
+
+func parseFile(name, src string, def Dialect, tokens bool, ar *Arena) *File {
 	if def == DialectUnset {
 		def = V2
 	}
 	f := &File{Src: syntax.NewFile(name, src), Dialect: def}
-	toks := lex(src, true)
-	var diags []syntax.Diagnostic
-	a := &arena{}
-	line := 0
-	for i := 0; i <= len(toks); {
-		j := i
-		for j < len(toks) && toks[j].kind != lNewline {
-			j++
+	// Each line is lexed into one reused buffer; its tokens other than
+	// whitespace are kept in f.Tokens once the parser has given them their
+	// semantic kinds.
+	if tokens {
+		f.Tokens = make([]Token, 0, len(src)/3+4)
+	}
+	f.Queries = make([]*Query, 0, f.Src.LineCount())
+	var (
+		diags []syntax.Diagnostic
+		p     parser
+	)
+	a, buf := &ar.a, ar.toks
+	for i, line := 0, 0; ; line++ {
+		var next int
+		buf, next = lexLine(buf[:0], src, i, true)
+		diags = f.parseLine(&p, src, buf, line, diags, a)
+		if tokens {
+			for _, t := range buf {
+				if t.kind != lSpace {
+					f.Tokens = append(f.Tokens, Token{Kind: t.sem, Sp: t.span()})
+				}
+			}
 		}
-		diags = f.parseLine(src, toks[i:j], line, diags, a)
-		line++
-		i = j + 1
+		if next == len(src) && (next == i || src[next-1] != '\n') {
+			break
+		}
+		i = next
+	}
+	ar.toks = buf[:0]
+	if len(f.Queries) == 0 {
+		f.Queries = nil
 	}
 	f.Diagnostics = diags
-	f.Tokens = make([]Token, 0, len(toks))
-	for _, t := range toks {
-		if t.kind == lSpace || t.kind == lNewline {
-			continue
-		}
-		f.Tokens = append(f.Tokens, Token{Kind: t.sem, Sp: t.span()})
-	}
 	return f
 }
 
 // parseLine handles the tokens of one line (without its newline).
-func (f *File) parseLine(src string, toks []tok, line int, diags []syntax.Diagnostic, a *arena) []syntax.Diagnostic {
+func (f *File) parseLine(p *parser, src string, toks []tok, line int, diags []syntax.Diagnostic, a *arena) []syntax.Diagnostic {
 	q := toks
-	for k, t := range toks {
-		if t.kind == lComment {
-			q = toks[:k]
-			c := &Comment{Sp: t.span(), Text: src[t.start:t.end]}
-			f.Comments = append(f.Comments, c)
-			blank := onlySpace(q)
-			if line == 0 && blank {
-				if pr, d, ok := parsePragma(c); ok {
-					toks[k].sem = TokenPragma
-					f.Pragma = pr
-					if d != nil {
-						diags = append(diags, *d)
-					} else {
-						f.Dialect = pr.Dialect
-					}
+	// A comment runs to the end of the line: it can only be the last token.
+	if k := len(toks) - 1; k >= 0 && toks[k].kind == lComment {
+		t := toks[k]
+		q = toks[:k]
+		c := alloc(&a.comment, Comment{Sp: t.span(), Text: src[t.start:t.end]})
+		f.Comments = append(f.Comments, c)
+		blank := onlySpace(q)
+		if line == 0 && blank {
+			if pr, d, ok := parsePragma(c); ok {
+				toks[k].sem = TokenPragma
+				f.Pragma = pr
+				if d != nil {
+					diags = append(diags, *d)
+				} else {
+					f.Dialect = pr.Dialect
 				}
 			}
-			break
 		}
 	}
 	if onlySpace(q) {
 		return diags
 	}
 	end := q[len(q)-1].end
-	p := &parser{src: src, toks: q, d: f.Dialect, end: end, diags: diags, diag0: len(diags), a: a}
+	*p = parser{src: src, toks: q, d: f.Dialect, end: end, diags: diags, diag0: len(diags), a: a}
 	f.Queries = append(f.Queries, p.parseQuery())
 	return p.diags
 }

@@ -3,6 +3,7 @@ package pact
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,6 +154,11 @@ func FuzzParseFile(f *testing.F) {
 		}
 		file := ParseFile("fuzz.pact", src, d)
 		checkFileSpans(t, src, file)
+		checkFilterWalk(t, file)
+		tree := ParseFileTree("fuzz.pact", src, d)
+		if tree.Tokens != nil || Dump(tree) != Dump(file) || !slices.EqualFunc(tree.Diagnostics, file.Diagnostics, func(a, b syntax.Diagnostic) bool { return a.Span == b.Span && a.Message == b.Message }) {
+			t.Fatalf("ParseFileTree differs from ParseFile:\n%s\n%s", Dump(tree), Dump(file))
+		}
 	})
 }
 
@@ -163,7 +169,22 @@ func FuzzLex(f *testing.F) {
 	f.Add("a//b\n'x\n\"y\\\n@t-@c@\xff\xfe!")
 	f.Fuzz(func(t *testing.T, src string) {
 		checkTiling(t, src, lex(src, false))
-		checkTiling(t, src, lex(src, true))
+		all := lex(src, true)
+		checkTiling(t, src, all)
+		// Line by line, the lexer yields the same tokens without the newlines.
+		var lines []tok
+		for i := 0; ; {
+			var next int
+			lines, next = lexLine(lines, src, i, true)
+			if next == len(src) && (next == i || src[next-1] != '\n') {
+				break
+			}
+			i = next
+		}
+		all = slices.DeleteFunc(all, func(t tok) bool { return t.kind == lNewline })
+		if !slices.Equal(lines, all) {
+			t.Fatalf("lexLine's tokens differ from lex's for %q", src)
+		}
 	})
 }
 
@@ -175,5 +196,29 @@ func TestFuzzSeedsExist(t *testing.T) {
 	}
 	if _, err := os.Stat("testdata/file"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkFilterWalk checks that EachAttr and EachPseudo visit exactly the
+// filters and pseudo-classes Inspect visits, in the same order.
+func checkFilterWalk(t *testing.T, f *File) {
+	t.Helper()
+	for _, q := range f.Queries {
+		var attrs, pseudos []Node
+		Inspect(q, func(n Node) bool {
+			switch n.(type) {
+			case *Attr:
+				attrs = append(attrs, n)
+			case *Pseudo:
+				pseudos = append(pseudos, n)
+			}
+			return true
+		})
+		var gotA, gotP []Node
+		EachAttr(q, func(a *Attr) { gotA = append(gotA, a) })
+		EachPseudo(q, func(p *Pseudo) { gotP = append(gotP, p) })
+		if !slices.Equal(attrs, gotA) || !slices.Equal(pseudos, gotP) {
+			t.Fatalf("EachAttr/EachPseudo visit %d/%d nodes, Inspect %d/%d, in %s", len(gotA), len(gotP), len(attrs), len(pseudos), Dump(q))
+		}
 	}
 }

@@ -62,6 +62,15 @@ type tok struct {
 
 func (t tok) span() syntax.Span { return syntax.Span{Start: t.start, End: t.end} }
 
+// defaultSem is lexDefault as a table, indexed by every lexical kind. It
+// is read-only.
+var defaultSem = func() (t [lInvalid + 1]TokenKind) {
+	for k := range t {
+		t[k] = lexDefault(lexKind(k))
+	}
+	return t
+}()
+
 // lexDefault maps a lexical kind to the semantic kind a token keeps when the
 // parser does not refine it.
 func lexDefault(k lexKind) TokenKind {
@@ -97,112 +106,135 @@ func isIdentByte(c byte) bool {
 // It never fails.
 func lex(src string, comments bool) []tok {
 	toks := make([]tok, 0, len(src)/2+4)
-	i := 0
-	n := len(src)
-	for i < n {
-		start := i
+	for i := 0; i < len(src); {
+		end, k, bad := lexOne(src, i, comments)
+		toks = append(toks, tok{kind: k, sem: lexDefault(k), bad: bad, start: i, end: end})
+		i = end
+	}
+	return toks
+}
+
+// lexLine appends to dst the tokens of the line starting at offset i of
+// src, without its newline, and returns them with the offset just past the
+// newline (len(src) on the last line). No token spans a newline, so the
+// lines' tokens are exactly lex's tokens between its lNewline tokens.
+func lexLine(dst []tok, src string, i int, comments bool) ([]tok, int) {
+	for i < len(src) {
 		c := src[i]
-		k := lInvalid
-		bad := false
+		// The common tokens inline; everything else through lexOne.
 		switch {
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
-			for i < n && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\f' || src[i] == '\v') {
-				i++
-			}
-			k = lSpace
 		case c == '\n':
-			i++
-			k = lNewline
-		case comments && c == '/' && i+1 < n && src[i+1] == '/':
-			for i < n && src[i] != '\n' {
-				i++
+			return dst, i + 1
+		case c == ' ':
+			j := i + 1
+			for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\r' || src[j] == '\f' || src[j] == '\v') {
+				j++
 			}
-			k = lComment
+			dst = append(dst, tok{kind: lSpace, sem: TokenPunct, start: i, end: j})
+			i = j
+			continue
 		case isLetter(c):
-			for i < n && isIdentByte(src[i]) {
-				i++
+			j := i + 1
+			for j < len(src) && isIdentByte(src[j]) {
+				j++
 			}
-			k = lIdent
-		case isDigit(c):
+			dst = append(dst, tok{kind: lIdent, sem: TokenIdent, start: i, end: j})
+			i = j
+			continue
+		}
+		end, k, bad := lexOne(src, i, comments)
+		dst = append(dst, tok{kind: k, sem: defaultSem[k], bad: bad, start: i, end: end})
+		i = end
+	}
+	return dst, i
+}
+
+// lexOne lexes the token starting at src[i] and returns its end, kind and
+// whether it is malformed.
+func lexOne(src string, i int, comments bool) (int, lexKind, bool) {
+	n := len(src)
+	c := src[i]
+	switch {
+	case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+		for i < n && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\f' || src[i] == '\v') {
+			i++
+		}
+		return i, lSpace, false
+	case c == '\n':
+		return i + 1, lNewline, false
+	case comments && c == '/' && i+1 < n && src[i+1] == '/':
+		for i < n && src[i] != '\n' {
+			i++
+		}
+		return i, lComment, false
+	case isLetter(c):
+		for i < n && isIdentByte(src[i]) {
+			i++
+		}
+		return i, lIdent, false
+	case isDigit(c):
+		for i < n && isDigit(src[i]) {
+			i++
+		}
+		if i+1 < n && src[i] == '.' && isDigit(src[i+1]) {
+			i++
 			for i < n && isDigit(src[i]) {
 				i++
 			}
-			if i+1 < n && src[i] == '.' && isDigit(src[i+1]) {
-				i++
-				for i < n && isDigit(src[i]) {
-					i++
-				}
-			}
-			k = lNumber
-		case c == '\'' || c == '"':
-			i++
-			bad = true
-			for i < n {
-				if src[i] == '\\' && i+1 < n && src[i+1] != '\n' {
-					i += 2
-					continue
-				}
-				if src[i] == '\n' {
-					break
-				}
-				if src[i] == c {
-					i++
-					bad = false
-					break
-				}
-				i++
-			}
-			k = lString
-		case c == '@':
-			i, k, bad = lexAt(src, i)
-		case c == '.':
-			i++
-			k = lDot
-			if i < n && src[i] == '.' {
-				i++
-				k = lDotDot
-			}
-		case c == '?':
-			i++
-			k = lQuest
-			if i < n && src[i] == '?' {
-				i++
-				k = lQQ
-			}
-		case c == '>':
-			i++
-			k = lGt
-			if i < n && src[i] == '=' {
-				i++
-				k = lGe
-			}
-		case c == '<':
-			i++
-			k = lLt
-			if i < n && src[i] == '=' {
-				i++
-				k = lLe
-			}
-		case c == '!':
-			i++
-			if i < n && src[i] == '=' {
-				i++
-				k = lNe
-			}
-		default:
-			if c < utf8.RuneSelf {
-				i++
-				if k = punct[c]; k == lEOF {
-					k = lInvalid
-				}
-			} else {
-				_, size := utf8.DecodeRuneInString(src[i:])
-				i += size
-			}
 		}
-		toks = append(toks, tok{kind: k, sem: lexDefault(k), bad: bad, start: start, end: i})
+		return i, lNumber, false
+	case c == '\'' || c == '"':
+		i++
+		for i < n {
+			if src[i] == '\\' && i+1 < n && src[i+1] != '\n' {
+				i += 2
+				continue
+			}
+			if src[i] == '\n' {
+				break
+			}
+			if src[i] == c {
+				return i + 1, lString, false
+			}
+			i++
+		}
+		return i, lString, true
+	case c == '@':
+		return lexAt(src, i)
+	case c == '.':
+		if i+1 < n && src[i+1] == '.' {
+			return i + 2, lDotDot, false
+		}
+		return i + 1, lDot, false
+	case c == '?':
+		if i+1 < n && src[i+1] == '?' {
+			return i + 2, lQQ, false
+		}
+		return i + 1, lQuest, false
+	case c == '>':
+		if i+1 < n && src[i+1] == '=' {
+			return i + 2, lGe, false
+		}
+		return i + 1, lGt, false
+	case c == '<':
+		if i+1 < n && src[i+1] == '=' {
+			return i + 2, lLe, false
+		}
+		return i + 1, lLt, false
+	case c == '!':
+		if i+1 < n && src[i+1] == '=' {
+			return i + 2, lNe, false
+		}
+		return i + 1, lInvalid, false
 	}
-	return toks
+	if c < utf8.RuneSelf {
+		if k := punct[c]; k != lEOF {
+			return i + 1, k, false
+		}
+		return i + 1, lInvalid, false
+	}
+	_, size := utf8.DecodeRuneInString(src[i:])
+	return i + size, lInvalid, false
 }
 
 // punct maps single-byte punctuation to its kind; unlisted bytes (lEOF)

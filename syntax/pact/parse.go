@@ -384,7 +384,7 @@ func (p *parser) parseExpr() Expr {
 		} else {
 			p.expected("a selector after \"??\"")
 		}
-		f := &Fallback{Left: left, Right: right, OpSpan: op.span()}
+		f := alloc(&p.a.fallback, Fallback{Left: left, Right: right, OpSpan: op.span()})
 		f.Sp = spanOf(left, op.span()).Union(spanOf(right, op.span()))
 		left = f
 	}
@@ -811,7 +811,7 @@ func (p *parser) parseHash(c *Compound) {
 		h.Value = p.src[start:end]
 	}
 	h.Sp = syntax.Sp(hash.start, max(hash.end, h.ValueSpan.End))
-	c.Hashes = append(c.Hashes, h)
+	c.Hashes = p.a.hashPtrs.add(c.Hashes, h, 1)
 }
 
 // unquote resolves the escapes of a string token.
@@ -911,7 +911,7 @@ func (p *parser) parsePseudo(c *Compound) {
 			}
 		}
 	}
-	c.Pseudos = append(c.Pseudos, ps)
+	c.Pseudos = p.a.pseudoPtrs.add(c.Pseudos, ps, 1)
 }
 
 // parsePseudoArgs parses "v {, v}" where v is a value or a range "1-3".
@@ -1363,12 +1363,13 @@ func (p *parser) parseCoordSet() *CoordSet {
 func (p *parser) parsePosition() *Position {
 	lp := p.take(TokenPunct)
 	pos := alloc(&p.a.position, Position{})
-	var lastComma *tok
+	var lastComma tok // the comma just consumed, if hasComma
+	hasComma := false
 	for {
 		p.skipWS()
 		if p.is(lRParen) || p.is(lEOF) {
-			if lastComma != nil {
-				pos.Hops = append(pos.Hops, alloc(&p.a.hop, Hop{Sp: lastComma.span(), Kind: HopInsert, Insert: InsertStart}))
+			if hasComma {
+				pos.Hops = p.a.hopPtrs.add(pos.Hops, alloc(&p.a.hop, Hop{Sp: lastComma.span(), Kind: HopInsert, Insert: InsertStart}), 4)
 			} else if len(pos.Hops) == 0 {
 				p.expected("a hop inside the position (as in (d1, 0) or (d1, seg, *:block))")
 			}
@@ -1379,21 +1380,19 @@ func (p *parser) parsePosition() *Position {
 			p.expected("a hop (a depth dN, an offset, a type name, \"end\", \"+N\" or \"-N\")")
 			p.skipHop()
 		} else {
-			pos.Hops = append(pos.Hops, h)
+			pos.Hops = p.a.hopPtrs.add(pos.Hops, h, 4)
 		}
-		lastComma = nil
+		hasComma = false
 		p.skipWS()
 		if p.is(lComma) {
-			c := p.take(TokenPunct)
-			lastComma = &c
+			lastComma, hasComma = p.take(TokenPunct), true
 			continue
 		}
 		if !p.is(lRParen) {
 			p.expected("\",\" or \")\" in the position")
 			p.skipHop()
 			if p.is(lComma) {
-				c := p.take(TokenPunct)
-				lastComma = &c
+				lastComma, hasComma = p.take(TokenPunct), true
 				continue
 			}
 		}
@@ -1573,7 +1572,7 @@ func (p *parser) parseTrailer(q *Query) {
 				q.Behavior = b
 			}
 		case lControl, lAtStar:
-			q.Controls = append(q.Controls, p.parseControl())
+			q.Controls = p.a.controlPtrs.add(q.Controls, p.parseControl(), 2)
 		default:
 			p.pos = save
 			return

@@ -47,28 +47,28 @@ func Validate(q *Query) []syntax.Diagnostic {
 		}
 	}
 	validateTime(q.Time, add)
-	Inspect(q, func(n Node) bool {
-		switch x := n.(type) {
-		case *Pseudo:
-			validatePseudo(x, add)
-		case *Hop:
-			if x.Kind == HopInsert {
-				add(x.Sp, "insertion positions are for mutations, not selection")
-			}
-		case *Position:
-			if x.Optional {
-				add(x.OptSpan, "\"?\" is for mutations; reads do not use it")
-			}
-		case *Attr:
+	w := filterWalk{
+		attr: func(x *Attr) {
 			if x.Op.IsOrdering() && x.Value == nil {
 				add(x.Sp, "operator %s needs a value", x.Op)
 			}
 			if (x.Key == "born_turn" || x.Key == "age") && q.Dialect != V1 {
 				add(x.KeySpan, "derived facet %s is not supported: the specification does not define which turn index a node is born at", x.Key)
 			}
-		}
-		return true
-	})
+		},
+		pseudo: func(x *Pseudo) { validatePseudo(x, add) },
+		position: func(x *Position) {
+			if x.Optional {
+				add(x.OptSpan, "\"?\" is for mutations; reads do not use it")
+			}
+		},
+		hop: func(x *Hop) {
+			if x.Kind == HopInsert {
+				add(x.Sp, "insertion positions are for mutations, not selection")
+			}
+		},
+	}
+	w.query(q)
 	for _, c := range q.Controls {
 		switch c.Name {
 		case "limit", "skip":
@@ -91,6 +91,138 @@ func Validate(q *Query) []syntax.Diagnostic {
 		}
 	}
 	return out
+}
+
+// EachAttr calls f for every filter of q ("[key=value]", the items of
+// "{...}" and "[...]" blocks), in the order Inspect visits them and as often:
+// the items of grouped shorthand "(a=1)" are visited with their compound's
+// filters and again with the block its Legacy marker holds. It walks only
+// the parts of the tree that can hold filters.
+func EachAttr(q *Query, f func(*Attr)) {
+	w := filterWalk{attr: f}
+	w.query(q)
+}
+
+// EachPseudo calls f for every pseudo-class of q, in the order Inspect
+// visits them.
+func EachPseudo(q *Query, f func(*Pseudo)) {
+	w := filterWalk{pseudo: f}
+	w.query(q)
+}
+
+// filterWalk visits the filters, pseudo-classes, positions and hops of a
+// query in the order Inspect visits them, calling the callbacks that are
+// set, without a call per node of the tree.
+type filterWalk struct {
+	attr     func(*Attr)
+	pseudo   func(*Pseudo)
+	position func(*Position)
+	hop      func(*Hop)
+}
+
+func (w *filterWalk) query(q *Query) {
+	if q == nil {
+		return
+	}
+	w.expr(q.Expr)
+	if q.Props != nil {
+		w.block(q.Props)
+	}
+	if q.Behavior != nil {
+		w.block(q.Behavior)
+	}
+	for _, l := range q.Legacy {
+		if b, ok := l.Node.(*Block); ok && l.Kind == LegacyGrouped && b != nil {
+			w.block(b)
+		}
+	}
+}
+
+func (w *filterWalk) expr(e Expr) {
+	switch x := e.(type) {
+	case *Chain:
+		if x == nil {
+			return
+		}
+		for _, s := range x.Steps {
+			if s.Sel != nil {
+				w.compound(s.Sel)
+			}
+			w.expr(s.Group)
+		}
+	case *Union:
+		if x == nil {
+			return
+		}
+		for _, it := range x.Items {
+			w.expr(it)
+		}
+	case *Fallback:
+		if x == nil {
+			return
+		}
+		w.expr(x.Left)
+		w.expr(x.Right)
+	case *Paren:
+		if x == nil {
+			return
+		}
+		w.expr(x.Inner)
+	case *Position:
+		if x == nil {
+			return
+		}
+		w.positionNode(x)
+	case *CoordSet:
+		if x == nil {
+			return
+		}
+		for _, c := range x.Coords {
+			if c != nil {
+				w.positionNode(c)
+			}
+		}
+	case *PropSearch:
+		if x == nil || x.Block == nil {
+			return
+		}
+		w.block(x.Block)
+	}
+}
+
+func (w *filterWalk) positionNode(x *Position) {
+	if w.position != nil {
+		w.position(x)
+	}
+	for _, h := range x.Hops {
+		if w.hop != nil {
+			w.hop(h)
+		}
+		if h.Step != nil {
+			w.compound(h.Step)
+		}
+	}
+}
+
+func (w *filterWalk) compound(c *Compound) {
+	if w.attr != nil {
+		for _, a := range c.Attrs {
+			w.attr(a)
+		}
+	}
+	if w.pseudo != nil {
+		for _, p := range c.Pseudos {
+			w.pseudo(p)
+		}
+	}
+}
+
+func (w *filterWalk) block(b *Block) {
+	if w.attr != nil {
+		for _, a := range b.Items {
+			w.attr(a)
+		}
+	}
 }
 
 func validateTime(t *Time, add func(syntax.Span, string, ...any)) {
