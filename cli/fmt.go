@@ -136,7 +136,18 @@ func fmtOne(ctx context.Context, env Env, f *fmtFlags, cfg *config.Config, name 
 	if l == nil || !l.CanFormat() {
 		return false, Usagef("fmt: %s: %w", name, lang.ErrUnsupported)
 	}
-	out, err := l.Format(name, src, lang.Settings{Config: cfg}.Dialect(name, pact.DialectUnset))
+	dialect := lang.Settings{Config: cfg}.Dialect(name, pact.DialectUnset)
+	var out []byte
+	var err error
+	yesNo := (f.check || f.list) && l.ID == lang.PACT
+	canonical := false
+	if yesNo {
+		// Only whether the file would change is asked: compare while
+		// printing and stop at the first difference.
+		canonical, err = format.PACTIsCanonicalDialect(src, dialect)
+	} else {
+		out, err = l.Format(name, src, dialect)
+	}
 	var se *format.SyntaxError
 	switch {
 	case errors.As(err, &se):
@@ -154,6 +165,9 @@ func fmtOne(ctx context.Context, env Env, f *fmtFlags, cfg *config.Config, name 
 		return false, fmt.Errorf("fmt: %s: %w", name, err)
 	}
 	changed := string(out) != string(src)
+	if yesNo {
+		changed = !canonical
+	}
 	switch {
 	case f.check || f.list:
 		if changed {

@@ -106,7 +106,7 @@ func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.Fi
 	if p.Lang.ID == lang.Host {
 		return p.File, l.embedded(ctx, p.File), ctx.Err()
 	}
-	return p.File, l.Analyze(ctx, p.File, p.AST), ctx.Err()
+	return p.File, l.Finish(p.File, l.findings(ctx, p.File, p.AST, p), commentTest(p.AST)), ctx.Err()
 }
 
 // Analyze returns the diagnostics of an already parsed file: its parse
@@ -116,16 +116,21 @@ func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.Fi
 // *syntax.File itself (lang.Parsed.AST). The language server calls it once
 // per document version.
 func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []syntax.Diagnostic {
-	var inComment func(int) bool
+	return l.Finish(file, l.Findings(ctx, file, ast), commentTest(ast))
+}
+
+// commentTest reports, for the file parsed as ast, whether a suppression
+// directive at an offset is a comment of the language (nil: every one is).
+func commentTest(ast any) func(int) bool {
 	switch a := ast.(type) {
 	case *pact.File:
-		inComment = pactComments(a)
+		return pactComments(a)
 	case *syntax.File:
 		// Markdown: directives are HTML comments; "// ctxql:..." inside a
 		// code example is part of the example.
-		inComment = func(off int) bool { return strings.HasPrefix(a.Text()[off:], "<!--") }
+		return func(off int) bool { return strings.HasPrefix(a.Text()[off:], "<!--") }
 	}
-	return l.Finish(file, l.Findings(ctx, file, ast), inComment)
+	return nil
 }
 
 // Findings returns what Analyze does before suppression directives and
@@ -135,6 +140,19 @@ func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []synt
 // rule's code: it takes the check's place, and its origin when the check
 // is an error. The language server caches findings per PACT line.
 func (l *Linter) Findings(ctx context.Context, file *syntax.File, ast any) []syntax.Diagnostic {
+	return l.findings(ctx, file, ast, nil)
+}
+
+// findings is Findings; parsed, when not nil, is the parse of ast, whose
+// validity diagnostics for PACT and JQL are lang.Validate's already (a
+// query is compiled once, not twice).
+func (l *Linter) findings(ctx context.Context, file *syntax.File, ast any, parsed *lang.Parsed) []syntax.Diagnostic {
+	validate := func(a any) []syntax.Diagnostic {
+		if parsed != nil {
+			return parsed.Diagnostics
+		}
+		return lang.Validate(a)
+	}
 	var (
 		id    analysis.Language
 		data  any
@@ -142,9 +160,9 @@ func (l *Linter) Findings(ctx context.Context, file *syntax.File, ast any) []syn
 	)
 	switch a := ast.(type) {
 	case *pact.File:
-		id, valid = lang.PACT, lang.Validate(a)
+		id, valid = lang.PACT, validate(a)
 	case *jql.File:
-		id, data, valid = lang.JQL, jql.NewSchema(), lang.Validate(a)
+		id, data, valid = lang.JQL, jql.NewSchema(), validate(a)
 	case *datalog.Program:
 		// One check is shared by validity and every rule that needs it.
 		var info *datalog.Info
