@@ -427,7 +427,12 @@ describe('ctxql in VS Code', () => {
     await page.keyboard.press('ArrowLeft');
     const items = await applyQuickFix(/\.summary/);
     assert.ok(items.some((t) => /Suppress PACT001/.test(t)), `quick fixes: ${JSON.stringify(items)}`);
-    await until('the fixed text', async () => (await editorText()).includes('.mt .summary'));
+    // The step counts are inlay hints between the steps (".mt 1 → .summary"):
+    // the text is fixed when the legacy sugar is gone and both steps remain.
+    await until('the fixed text', async () => {
+      const t = await editorText();
+      return !t.includes('.cb:summary') && /\.mt.*\.summary\b/.test(t);
+    });
     await until('no problems left', async () => {
       const c = await problemCounts();
       return c && c[0] === 0;
@@ -482,6 +487,36 @@ describe('ctxql in VS Code', () => {
     assert.equal(t.rows.length, 6);
     assert.deepEqual(t.head.slice(1), ['x Node', 'z Node'], 'the columns are named by the rule head and typed by the declaration');
     assert.match(t.header, /\bpath\b/, 'the header names the relation');
+  });
+
+  it("shows a relation's own tuple count when its name is hovered, not the count of the rule on that line", async () => {
+    await openFile('paths.dl');
+    await page.keyboard.press('Escape');
+    await page.mouse.move(5, 5);
+    // The last `edge` of the file sits on the line of the recursive path
+    // rule, which derives 6 tuples; edge itself holds 3.
+    const box = await until('the last edge token', () =>
+      page.evaluate(() => {
+        const spans = [...document.querySelectorAll('.editor-group-container.active .view-lines span span')].filter(
+          (s) => s.textContent === 'edge',
+        );
+        if (spans.length < 3) {
+          return undefined;
+        }
+        const r = spans.map((s) => s.getBoundingClientRect()).sort((a, b) => b.top - a.top)[0];
+        return { x: r.x, y: r.y, width: r.width, height: r.height };
+      }),
+    );
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const text = await until('the relation hover', () =>
+      page.evaluate(() => {
+        const h = [...document.querySelectorAll('.monaco-hover')].find((e) => e.offsetParent !== null && /holds/.test(e.textContent));
+        return h?.textContent;
+      }),
+    );
+    await shot('relation-hover');
+    assert.match(text, /edge\s*holds\s*3\s*tuple/, `the hover: ${text}`);
+    await page.mouse.move(5, 5);
   });
 
   it('follows the active editor in the Query Results panel', async () => {
