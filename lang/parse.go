@@ -75,6 +75,23 @@ func ParseFile(name, src string, s Settings) (*Parsed, error) {
 	return l.Parse(name, src, s.Dialect(name, pact.DialectUnset)), nil
 }
 
+// ParseFileIn is ParseFile for a caller that is done with the parse before
+// it parses the next file: a PACT tree is allocated in ar, holds no token
+// list, and must not be used once ar is reset. Other languages parse as
+// ParseFile does.
+func ParseFileIn(ar *pact.Arena, name, src string, s Settings) (*Parsed, error) {
+	l := ForName(name)
+	if l == nil {
+		return nil, fmt.Errorf("%s: %w", name, ErrUnsupported)
+	}
+	d := s.Dialect(name, pact.DialectUnset)
+	if l.ID != PACT || ar == nil {
+		return l.Parse(name, src, d), nil
+	}
+	f := pact.ParseFileTreeIn(ar, name, src, d)
+	return &Parsed{Lang: l, File: f.Src, Dialect: f.Dialect, AST: f, Diagnostics: Validate(f)}, nil
+}
+
 // Validate returns the diagnostics that decide whether an already parsed
 // tree is valid: the parser's own (origin syntax; JQL's invalid clauses
 // origin check) and, when the tree parses, the evaluator's refusals (origin

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/analysis"
 	"github.com/ctxql/ctxql/config"
@@ -35,6 +36,7 @@ func All() (*analysis.Registry, error) { return lang.Registry() }
 type Linter struct {
 	reg      *analysis.Registry
 	settings lang.Settings // the editor's dialect and the configuration (nil: every rule at its default severity)
+	arenas   *sync.Pool    // *pact.Arena: Check is done with a PACT tree before it returns
 }
 
 // WithConfig returns a linter that applies cfg: the rules it selects for
@@ -83,7 +85,7 @@ func New(editor pact.Dialect) (*Linter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rule registry: %w", err)
 	}
-	return &Linter{reg: reg, settings: lang.Settings{Editor: editor}}, nil
+	return &Linter{reg: reg, settings: lang.Settings{Editor: editor}, arenas: &sync.Pool{New: func() any { return new(pact.Arena) }}}, nil
 }
 
 // Registry returns the linter's rules.
@@ -99,7 +101,15 @@ func (l *Linter) Parse(name, src string) (*lang.Parsed, error) {
 // the evaluator's refusals and every rule's findings, in source order, with
 // the file for positions. It returns ErrUnsupported for other file types.
 func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.File, []syntax.Diagnostic, error) {
-	p, err := l.Parse(name, src)
+	var ar *pact.Arena
+	if l.arenas != nil {
+		ar = l.arenas.Get().(*pact.Arena)
+		defer func() {
+			ar.Reset()
+			l.arenas.Put(ar)
+		}()
+	}
+	p, err := lang.ParseFileIn(ar, name, src, l.settings)
 	if err != nil {
 		return nil, nil, err
 	}
