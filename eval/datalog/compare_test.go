@@ -168,9 +168,16 @@ func (w *workload) runCtxql(tb testing.TB, q query) [][]string {
 
 func (w *workload) runSQLite(tb testing.TB, q query) [][]string {
 	tb.Helper()
-	rows, err := w.sql.Query(q.sql, q.args...)
+	return sqlStrings(tb, w.sql, q.name, q.sql, q.args...)
+}
+
+// sqlStrings runs a query on db and returns its rows, every column read as
+// a string; name identifies the query in a failure.
+func sqlStrings(tb testing.TB, db *sql.DB, name, query string, args ...any) [][]string {
+	tb.Helper()
+	rows, err := db.Query(query, args...)
 	if err != nil {
-		tb.Fatalf("%s: %v", q.name, err)
+		tb.Fatalf("%s: %v", name, err)
 	}
 	defer rows.Close()
 	cols, _ := rows.Columns()

@@ -422,27 +422,7 @@ func openSQLite(t testing.TB, rels map[string]*gRel) *sql.DB {
 }
 
 func querySQL(t testing.TB, db *sql.DB, q string) [][]string {
-	rows, err := db.Query(q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	out := [][]string{}
-	for rows.Next() {
-		vals := make([]string, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, vals)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	out := sqlStrings(t, db, q, q)
 	sortTuples(out)
 	return out
 }
