@@ -1,15 +1,14 @@
 package datalog
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/internal/jsonscan"
 )
 
 // LoadJSON loads data in the JSON form ReadJSON reads straight into a DB:
@@ -17,7 +16,10 @@ import (
 // without building tuples of strings first. It accepts what ReadJSON accepts and loads the
 // same relations.
 func LoadJSON(src []byte) (*DB, error) {
-	sc := &scanner{s: string(src)}
+	if len(src) == 0 {
+		return nil, fmt.Errorf("decode data: %w", io.EOF)
+	}
+	sc := &scanner{Scanner: jsonscan.Scanner{S: string(src)}}
 	// Room for the distinct values of typical data (about one per 128
 	// bytes), so that the table rarely grows while it fills.
 	db := &DB{ids: make(map[string]uint32, len(src)/128), rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
@@ -115,156 +117,22 @@ type lastVal struct {
 // key win, ignores unknown keys and what follows the top-level value, and
 // replaces invalid UTF-8 in strings by U+FFFD.
 type scanner struct {
-	s  string
-	i  int
+	jsonscan.Scanner
 	db *DB
 }
 
 const maxScanDepth = 10000
 
-func (sc *scanner) errorf(format string, args ...any) error {
-	return fmt.Errorf("at byte %d: %s", sc.i, fmt.Sprintf(format, args...))
-}
-
-func (sc *scanner) peek() byte {
-	for sc.i < len(sc.s) {
-		switch c := sc.s[sc.i]; c {
-		case ' ', '\t', '\n', '\r':
-			sc.i++
-		default:
-			return c
-		}
-	}
-	return 0
-}
-
-func (sc *scanner) unexpected(want string) error {
-	if sc.i >= len(sc.s) {
-		if sc.i == 0 {
-			return io.EOF
-		}
-		return sc.errorf("unexpected end of input, expected %s", want)
-	}
-	return sc.errorf("unexpected %q, expected %s", sc.s[sc.i], want)
-}
-
-func (sc *scanner) expect(c byte) error {
-	if sc.peek() != c {
-		return sc.unexpected(fmt.Sprintf("%q", c))
-	}
-	sc.i++
-	return nil
-}
-
 // null consumes a null and reports whether there was one.
 func (sc *scanner) null() (bool, error) {
-	if sc.peek() != 'n' {
+	if sc.Peek() != 'n' {
 		return false, nil
 	}
-	if len(sc.s)-sc.i < 4 || sc.s[sc.i:sc.i+4] != "null" {
-		return false, sc.unexpected("a JSON value")
+	if len(sc.S)-sc.I < 4 || sc.S[sc.I:sc.I+4] != "null" {
+		return false, sc.Unexpected("a JSON value")
 	}
-	sc.i += 4
+	sc.I += 4
 	return true, nil
-}
-
-// object calls member for each key, with the scanner before its value.
-func (sc *scanner) object(member func(key string) error) error {
-	if err := sc.expect('{'); err != nil {
-		return err
-	}
-	if sc.peek() == '}' {
-		sc.i++
-		return nil
-	}
-	for {
-		if sc.peek() != '"' {
-			return sc.unexpected("a string key")
-		}
-		k, err := sc.str()
-		if err != nil {
-			return err
-		}
-		if err := sc.expect(':'); err != nil {
-			return err
-		}
-		if err := member(k); err != nil {
-			return err
-		}
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			return nil
-		default:
-			return sc.unexpected("',' or '}'")
-		}
-	}
-}
-
-// array calls elem for each element, with the scanner before it.
-func (sc *scanner) array(elem func() error) error {
-	if err := sc.expect('['); err != nil {
-		return err
-	}
-	if sc.peek() == ']' {
-		sc.i++
-		return nil
-	}
-	for {
-		if err := elem(); err != nil {
-			return err
-		}
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case ']':
-			sc.i++
-			return nil
-		default:
-			return sc.unexpected("',' or ']'")
-		}
-	}
-}
-
-// str scans a string and returns its value: a substring of the input when
-// it has no escapes and is valid UTF-8, decoded by encoding/json otherwise.
-func (sc *scanner) str() (string, error) {
-	start := sc.i
-	sc.i++
-	simple := true
-	for sc.i < len(sc.s) {
-		c := sc.s[sc.i]
-		switch {
-		case c == '"':
-			sc.i++
-			if simple {
-				return sc.s[start+1 : sc.i-1], nil
-			}
-			var out string
-			if err := json.Unmarshal([]byte(sc.s[start:sc.i]), &out); err != nil {
-				sc.i = start
-				return "", sc.errorf("invalid string: %v", err)
-			}
-			return out, nil
-		case c == '\\':
-			simple = false
-			sc.i += 2
-		case c < 0x20:
-			return "", sc.errorf("control character in string")
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRuneInString(sc.s[sc.i:])
-			if r == utf8.RuneError && size == 1 {
-				simple = false
-			}
-			sc.i += size
-		default:
-			sc.i++
-		}
-	}
-	sc.i = start
-	return "", sc.errorf("unterminated string")
 }
 
 // intern interns a value scanned from the input. A new value is copied
@@ -281,32 +149,32 @@ func (sc *scanner) intern(v string) uint32 {
 // skip scans over any JSON value.
 func (sc *scanner) skip(depth int) error {
 	if depth > maxScanDepth {
-		return sc.errorf("value nested deeper than %d levels", maxScanDepth)
+		return sc.Errorf("value nested deeper than %d levels", maxScanDepth)
 	}
-	switch c := sc.peek(); {
+	switch c := sc.Peek(); {
 	case c == '"':
-		_, err := sc.str()
+		_, err := sc.Str()
 		return err
 	case c == '{':
-		return sc.object(func(string) error { return sc.skip(depth + 1) })
+		return sc.Object(func(string) error { return sc.skip(depth + 1) })
 	case c == '[':
-		return sc.array(func() error { return sc.skip(depth + 1) })
+		return sc.Array(func(int) error { return sc.skip(depth + 1) })
 	case c == 't' || c == 'f' || c == 'n':
 		for _, lit := range []string{"true", "false", "null"} {
-			if len(sc.s)-sc.i >= len(lit) && sc.s[sc.i:sc.i+len(lit)] == lit {
-				sc.i += len(lit)
+			if len(sc.S)-sc.I >= len(lit) && sc.S[sc.I:sc.I+len(lit)] == lit {
+				sc.I += len(lit)
 				return nil
 			}
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
 		return sc.number()
 	}
-	return sc.unexpected("a JSON value")
+	return sc.Unexpected("a JSON value")
 }
 
 // number scans over a JSON number.
 func (sc *scanner) number() error {
-	s, i := sc.s, sc.i
+	s, i := sc.S, sc.I
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
@@ -318,8 +186,8 @@ func (sc *scanner) number() error {
 			i++
 		}
 	default:
-		sc.i = i
-		return sc.unexpected("a digit")
+		sc.I = i
+		return sc.Unexpected("a digit")
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
@@ -328,8 +196,8 @@ func (sc *scanner) number() error {
 			i++
 		}
 		if i == d {
-			sc.i = i
-			return sc.unexpected("a digit")
+			sc.I = i
+			return sc.Unexpected("a digit")
 		}
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
@@ -342,11 +210,11 @@ func (sc *scanner) number() error {
 			i++
 		}
 		if i == d {
-			sc.i = i
-			return sc.unexpected("a digit")
+			sc.I = i
+			return sc.Unexpected("a digit")
 		}
 	}
-	sc.i = i
+	sc.I = i
 	return nil
 }
 
@@ -378,7 +246,7 @@ func (sc *scanner) top() (map[string]*scanRel, error) {
 		return nil, err
 	}
 	var rels map[string]*scanRel
-	err := sc.object(func(key string) error {
+	err := sc.Object(func(key string) error {
 		if !field(key, "relations") {
 			return sc.skip(1)
 		}
@@ -389,7 +257,7 @@ func (sc *scanner) top() (map[string]*scanRel, error) {
 		if rels == nil {
 			rels = map[string]*scanRel{}
 		}
-		return sc.object(func(name string) error {
+		return sc.Object(func(name string) error {
 			if ok, err := sc.null(); ok || err != nil {
 				if ok {
 					rels[name] = nil
@@ -409,7 +277,7 @@ func (sc *scanner) top() (map[string]*scanRel, error) {
 
 // relation scans one relation's object into sr.
 func (sc *scanner) relation(sr *scanRel) error {
-	return sc.object(func(key string) error {
+	return sc.Object(func(key string) error {
 		switch {
 		case field(key, "param_types"):
 			if ok, err := sc.null(); ok || err != nil {
@@ -417,15 +285,15 @@ func (sc *scanner) relation(sr *scanRel) error {
 				return err
 			}
 			sr.types = []string{}
-			return sc.array(func() error {
+			return sc.Array(func(int) error {
 				if ok, err := sc.null(); ok || err != nil {
 					sr.types = append(sr.types, "")
 					return err
 				}
-				if sc.peek() != '"' {
-					return sc.unexpected("a string")
+				if sc.Peek() != '"' {
+					return sc.Unexpected("a string")
 				}
-				t, err := sc.str()
+				t, err := sc.Str()
 				sr.types = append(sr.types, t)
 				return err
 			})
@@ -436,24 +304,24 @@ func (sc *scanner) relation(sr *scanRel) error {
 			}
 			sr.vals, sr.lens = sr.vals[:0], sr.lens[:0]
 			lasts := make([]lastVal, 8)
-			return sc.array(func() error {
+			return sc.Array(func(int) error {
 				if ok, err := sc.null(); ok || err != nil {
 					sr.lens = append(sr.lens, 0)
 					return err
 				}
 				n := 0
 				last := lasts
-				err := sc.array(func() error {
+				err := sc.Array(func(int) error {
 					if ok, err := sc.null(); ok || err != nil {
 						// encoding/json leaves a string unset for null.
 						sr.vals = append(sr.vals, sc.db.intern(""))
 						n++
 						return err
 					}
-					if sc.peek() != '"' {
-						return sc.unexpected("a string value")
+					if sc.Peek() != '"' {
+						return sc.Unexpected("a string value")
 					}
-					v, err := sc.str()
+					v, err := sc.Str()
 					if err != nil {
 						return err
 					}

@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/internal/jsonscan"
 )
 
 // Node is one node of a context tree. Every key of the node's JSON object
@@ -184,10 +185,10 @@ func LoadBytes(b []byte) (*Data, error) { return LoadString(string(b)) }
 // LoadString is LoadBytes for data already in a string; the loaded nodes
 // keep the text of their JSON objects as substrings of src.
 func LoadString(src string) (*Data, error) {
-	d := &decoder{s: src}
-	if c := d.peek(); c != '{' {
+	d := &decoder{Scanner: jsonscan.Scanner{S: src, Prefix: "invalid data: "}}
+	if c := d.Peek(); c != '{' {
 		if c == 0 {
-			return nil, d.unexpected("a JSON object")
+			return nil, d.Unexpected("a JSON object")
 		}
 		if c == 'n' {
 			if _, err := d.literal("null", nil); err != nil {
@@ -203,11 +204,11 @@ func LoadString(src string) (*Data, error) {
 		topCycle       any
 	)
 	seen := map[int64]bool{}
-	err := d.object(func(key string) error {
+	err := d.Object(func(key string) error {
 		switch key {
 		case "root":
 			if root {
-				return d.errorf("two \"root\" keys")
+				return d.Errorf("two \"root\" keys")
 			}
 			root = true
 			s, err := d.root("root")
@@ -215,17 +216,17 @@ func LoadString(src string) (*Data, error) {
 			return err
 		case "snapshots":
 			if hasSnaps {
-				return d.errorf("two \"snapshots\" keys")
+				return d.Errorf("two \"snapshots\" keys")
 			}
 			hasSnaps = true
-			if d.peek() != '[' {
+			if d.Peek() != '[' {
 				if err := d.skip(0); err != nil {
 					return err
 				}
 				return errors.New("invalid data: \"snapshots\" must be an array")
 			}
-			return d.array(func(i int) error {
-				if d.peek() != '{' {
+			return d.Array(func(i int) error {
+				if d.Peek() != '{' {
 					if err := d.skip(0); err != nil {
 						return err
 					}
@@ -235,7 +236,7 @@ func LoadString(src string) (*Data, error) {
 					s     *Snapshot
 					cycle any
 				)
-				err := d.object(func(key string) error {
+				err := d.Object(func(key string) error {
 					switch key {
 					case "root":
 						var err error
@@ -276,8 +277,8 @@ func LoadString(src string) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.peek() != 0 {
-		return nil, d.errorf("data after the top-level object")
+	if d.Peek(); d.I < len(d.S) {
+		return nil, d.Errorf("data after the top-level object")
 	}
 	out := &Data{}
 	if hasSnaps {

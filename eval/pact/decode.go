@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxql/ctxql/internal/jsonscan"
 )
 
 // Attr is one attribute of a node: a key of the node's JSON object other
@@ -30,8 +32,7 @@ const maxValueDepth = 10000
 // duplicate "children", "root" and "snapshots" keys and data after the
 // top-level value are errors.
 type decoder struct {
-	s string
-	i int
+	jsonscan.Scanner
 
 	nodes []Node  // slab for nodes
 	ptrs  []*Node // slab for child lists
@@ -42,149 +43,11 @@ type decoder struct {
 	lastList *[]*Node // its pending byType list
 }
 
-func (d *decoder) errorf(format string, args ...any) error {
-	return fmt.Errorf("invalid data: at byte %d: %s", d.i, fmt.Sprintf(format, args...))
-}
-
-func (d *decoder) ws() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-// peek skips whitespace and returns the next byte, or 0 at the end.
-func (d *decoder) peek() byte {
-	d.ws()
-	if d.i < len(d.s) {
-		return d.s[d.i]
-	}
-	return 0
-}
-
-func (d *decoder) expect(c byte) error {
-	if d.peek() != c {
-		return d.unexpected(fmt.Sprintf("%q", c))
-	}
-	d.i++
-	return nil
-}
-
-func (d *decoder) unexpected(want string) error {
-	if d.i >= len(d.s) {
-		return d.errorf("unexpected end of input, expected %s", want)
-	}
-	return d.errorf("unexpected %q, expected %s", d.s[d.i], want)
-}
-
-// object scans an object's members, calling member for each key with the
-// decoder positioned at the value.
-func (d *decoder) object(member func(key string) error) error {
-	if err := d.expect('{'); err != nil {
-		return err
-	}
-	if d.peek() == '}' {
-		d.i++
-		return nil
-	}
-	for {
-		if d.peek() != '"' {
-			return d.unexpected("a string key")
-		}
-		key, err := d.str()
-		if err != nil {
-			return err
-		}
-		if err := d.expect(':'); err != nil {
-			return err
-		}
-		if err := member(key); err != nil {
-			return err
-		}
-		switch d.peek() {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return nil
-		default:
-			return d.unexpected(`"," or "}"`)
-		}
-	}
-}
-
-// array scans an array's elements, calling elem with the index.
-func (d *decoder) array(elem func(i int) error) error {
-	if err := d.expect('['); err != nil {
-		return err
-	}
-	if d.peek() == ']' {
-		d.i++
-		return nil
-	}
-	for i := 0; ; i++ {
-		if err := elem(i); err != nil {
-			return err
-		}
-		switch d.peek() {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			return nil
-		default:
-			return d.unexpected(`"," or "]"`)
-		}
-	}
-}
-
-// str scans a string; the decoder is at the opening quote. Strings without
-// escapes or non-ASCII bytes are substrings of the input; others are
-// decoded by encoding/json, whose treatment of escapes and invalid UTF-8 is
-// the reference.
-func (d *decoder) str() (string, error) {
-	start := d.i
-	d.i++
-	simple := true
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			if simple {
-				return d.s[start+1 : d.i-1], nil
-			}
-			var out string
-			if err := json.Unmarshal([]byte(d.s[start:d.i]), &out); err != nil {
-				d.i = start
-				return "", d.errorf("invalid string: %v", err)
-			}
-			return out, nil
-		case c == '\\':
-			simple = false
-			d.i += 2
-		case c < 0x20:
-			return "", d.errorf("control character in string")
-		case c >= utf8.RuneSelf:
-			simple = false
-			d.i++
-		default:
-			d.i++
-		}
-	}
-	d.i = start
-	return "", d.errorf("unterminated string")
-}
-
 // number scans a JSON number and returns its text.
 func (d *decoder) number() (json.Number, error) {
-	start := d.i
-	s := d.s
-	i := d.i
+	start := d.I
+	s := d.S
+	i := d.I
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
@@ -196,14 +59,14 @@ func (d *decoder) number() (json.Number, error) {
 			i++
 		}
 	default:
-		d.i = i
-		return "", d.unexpected("a digit")
+		d.I = i
+		return "", d.Unexpected("a digit")
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
 		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			d.i = i
-			return "", d.unexpected("a digit after the decimal point")
+			d.I = i
+			return "", d.Unexpected("a digit after the decimal point")
 		}
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 			i++
@@ -215,37 +78,37 @@ func (d *decoder) number() (json.Number, error) {
 			i++
 		}
 		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			d.i = i
-			return "", d.unexpected("a digit in the exponent")
+			d.I = i
+			return "", d.Unexpected("a digit in the exponent")
 		}
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 			i++
 		}
 	}
-	d.i = i
+	d.I = i
 	return json.Number(s[start:i]), nil
 }
 
 func (d *decoder) literal(word string, v any) (any, error) {
-	if len(d.s)-d.i >= len(word) && d.s[d.i:d.i+len(word)] == word {
-		d.i += len(word)
+	if len(d.S)-d.I >= len(word) && d.S[d.I:d.I+len(word)] == word {
+		d.I += len(word)
 		return v, nil
 	}
-	return nil, d.errorf("invalid literal, expected %s", word)
+	return nil, d.Errorf("invalid literal, expected %s", word)
 }
 
 // skip scans over any JSON value, validating it.
 func (d *decoder) skip(depth int) error {
 	if depth > maxValueDepth {
-		return d.errorf("value nested deeper than %d levels", maxValueDepth)
+		return d.Errorf("value nested deeper than %d levels", maxValueDepth)
 	}
-	switch c := d.peek(); {
+	switch c := d.Peek(); {
 	case c == '"':
 		return d.skipStr()
 	case c == '{':
-		return d.object(func(string) error { return d.skip(depth + 1) })
+		return d.Object(func(string) error { return d.skip(depth + 1) })
 	case c == '[':
-		return d.array(func(int) error { return d.skip(depth + 1) })
+		return d.Array(func(int) error { return d.skip(depth + 1) })
 	case c == 't':
 		_, err := d.literal("true", true)
 		return err
@@ -259,42 +122,42 @@ func (d *decoder) skip(depth int) error {
 		_, err := d.number()
 		return err
 	}
-	return d.unexpected("a JSON value")
+	return d.Unexpected("a JSON value")
 }
 
 // skipStr scans over a string, validating its escapes.
 func (d *decoder) skipStr() error {
-	start := d.i
-	d.i++
-	for d.i < len(d.s) {
-		c := d.s[d.i]
+	start := d.I
+	d.I++
+	for d.I < len(d.S) {
+		c := d.S[d.I]
 		switch {
 		case c == '"':
-			d.i++
+			d.I++
 			return nil
 		case c == '\\':
-			if d.i+1 >= len(d.s) {
+			if d.I+1 >= len(d.S) {
 				break
 			}
-			switch d.s[d.i+1] {
+			switch d.S[d.I+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.i += 2
+				d.I += 2
 			case 'u':
-				if d.i+6 > len(d.s) || !isHex4(d.s[d.i+2:d.i+6]) {
-					return d.errorf("invalid \\u escape in string")
+				if d.I+6 > len(d.S) || !isHex4(d.S[d.I+2:d.I+6]) {
+					return d.Errorf("invalid \\u escape in string")
 				}
-				d.i += 6
+				d.I += 6
 			default:
-				return d.errorf("invalid escape in string")
+				return d.Errorf("invalid escape in string")
 			}
 			continue
 		case c < 0x20:
-			return d.errorf("control character in string")
+			return d.Errorf("control character in string")
 		}
-		d.i++
+		d.I++
 	}
-	d.i = start
-	return d.errorf("unterminated string")
+	d.I = start
+	return d.Errorf("unterminated string")
 }
 
 func isHex4(s string) bool {
@@ -309,12 +172,12 @@ func isHex4(s string) bool {
 
 // rawValue scans over a value and returns its text.
 func (d *decoder) rawValue() (string, error) {
-	d.ws()
-	start := d.i
+	d.Peek()
+	start := d.I
 	if err := d.skip(0); err != nil {
 		return "", err
 	}
-	return d.s[start:d.i], nil
+	return d.S[start:d.I], nil
 }
 
 // decodeRaw decodes the text of a valid JSON value into the encoding/json
@@ -401,31 +264,31 @@ func (d *decoder) carveNodes(from int) []*Node {
 // node scans one node object (the decoder is at its "{") and its subtree.
 func (d *decoder) node(parent *Node, pos, level int) (*Node, error) {
 	if level > maxTreeDepth {
-		return nil, d.errorf("tree deeper than %d levels", maxTreeDepth)
+		return nil, d.Errorf("tree deeper than %d levels", maxTreeDepth)
 	}
-	if d.peek() != '{' {
+	if d.Peek() != '{' {
 		return nil, nil
 	}
 	s := d.snap
 	n := d.newNode()
 	n.parent, n.pos, n.pre = parent, int32(pos), int32(len(s.nodes))
 	s.nodes = append(s.nodes, n)
-	start := d.i
+	start := d.I
 	sawKids := false
-	err := d.object(func(key string) error {
+	err := d.Object(func(key string) error {
 		if key == "children" {
 			if sawKids {
-				return d.errorf("%s has two \"children\" keys", where(n))
+				return d.Errorf("%s has two \"children\" keys", where(n))
 			}
 			sawKids = true
-			d.ws()
-			n.kidsLo = int32(d.i - start)
+			d.Peek()
+			n.kidsLo = int32(d.I - start)
 			err := d.children(n, level)
-			n.kidsHi = int32(d.i - start)
+			n.kidsHi = int32(d.I - start)
 			return err
 		}
-		d.ws()
-		at := d.i - start
+		d.Peek()
+		at := d.I - start
 		raw, err := d.rawValue()
 		if err != nil {
 			return err
@@ -435,7 +298,7 @@ func (d *decoder) node(parent *Node, pos, level int) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.raw = d.s[start:d.i]
+	n.raw = d.S[start:d.I]
 	if isRoot(n, "seq") {
 		for i, c := range n.Children {
 			c.turn = int32(len(n.Children) - i)
@@ -547,10 +410,10 @@ func (n *Node) members(f func(key, raw string)) {
 	if n.raw == "" {
 		return
 	}
-	d := &decoder{s: n.raw}
-	_ = d.object(func(key string) error {
+	d := &decoder{Scanner: jsonscan.Scanner{S: n.raw, Prefix: "invalid data: "}}
+	_ = d.Object(func(key string) error {
 		if key == "children" && n.kidsHi > n.kidsLo {
-			d.i = int(n.kidsHi)
+			d.I = int(n.kidsHi)
 			return nil
 		}
 		raw, err := d.rawValue()
@@ -564,15 +427,15 @@ func (n *Node) members(f func(key, raw string)) {
 
 // children scans a node's "children" array.
 func (d *decoder) children(n *Node, level int) error {
-	if d.peek() == 'n' {
+	if d.Peek() == 'n' {
 		_, err := d.literal("null", nil)
 		return err
 	}
-	if d.peek() != '[' {
+	if d.Peek() != '[' {
 		return fmt.Errorf("invalid data: %s.children must be an array", where(n))
 	}
 	kidBase := len(d.kids)
-	err := d.array(func(i int) error {
+	err := d.Array(func(i int) error {
 		c, err := d.node(n, i+1, level+1)
 		if err != nil {
 			return err
@@ -630,9 +493,9 @@ func where(n *Node) string {
 
 // root scans a snapshot's root node and indexes the snapshot.
 func (d *decoder) root(name string) (*Snapshot, error) {
-	if c := d.peek(); c != '{' {
+	if c := d.Peek(); c != '{' {
 		if c == 0 {
-			return nil, d.unexpected("an object")
+			return nil, d.Unexpected("an object")
 		}
 		return nil, fmt.Errorf("invalid data: %s must be an object", name)
 	}

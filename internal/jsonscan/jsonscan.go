@@ -1,0 +1,158 @@
+// Package jsonscan holds the structural JSON scanning that ctxql's data
+// loaders share: whitespace, expected bytes, objects and arrays, and the
+// position-carrying errors. Each loader embeds a Scanner and adds what is
+// its own (strings, numbers, what it builds while it scans).
+package jsonscan
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// A Scanner reads the JSON text S from byte I on.
+type Scanner struct {
+	S string
+	I int
+	// Prefix starts every error message ("invalid data: ").
+	Prefix string
+}
+
+// Errorf returns an error at the current byte.
+func (s *Scanner) Errorf(format string, args ...any) error {
+	return fmt.Errorf("%sat byte %d: %s", s.Prefix, s.I, fmt.Sprintf(format, args...))
+}
+
+// Peek skips whitespace and returns the next byte, or 0 at the end.
+func (s *Scanner) Peek() byte {
+	for s.I < len(s.S) {
+		switch c := s.S[s.I]; c {
+		case ' ', '\t', '\n', '\r':
+			s.I++
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// Expect consumes the byte c after any whitespace, or fails.
+func (s *Scanner) Expect(c byte) error {
+	if s.Peek() != c {
+		return s.Unexpected(fmt.Sprintf("%q", c))
+	}
+	s.I++
+	return nil
+}
+
+// Unexpected reports the byte at the current position (or the end of the
+// input) where want was expected.
+func (s *Scanner) Unexpected(want string) error {
+	if s.I >= len(s.S) {
+		return s.Errorf("unexpected end of input, expected %s", want)
+	}
+	return s.Errorf("unexpected %q, expected %s", s.S[s.I], want)
+}
+
+// Object scans an object's members, calling member for each key with the
+// scanner before its value.
+func (s *Scanner) Object(member func(key string) error) error {
+	if err := s.Expect('{'); err != nil {
+		return err
+	}
+	if s.Peek() == '}' {
+		s.I++
+		return nil
+	}
+	for {
+		if s.Peek() != '"' {
+			return s.Unexpected("a string key")
+		}
+		key, err := s.Str()
+		if err != nil {
+			return err
+		}
+		if err := s.Expect(':'); err != nil {
+			return err
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+		switch s.Peek() {
+		case ',':
+			s.I++
+		case '}':
+			s.I++
+			return nil
+		default:
+			return s.Unexpected(`"," or "}"`)
+		}
+	}
+}
+
+// Array scans an array's elements, calling elem with each index and the
+// scanner before the element.
+func (s *Scanner) Array(elem func(i int) error) error {
+	if err := s.Expect('['); err != nil {
+		return err
+	}
+	if s.Peek() == ']' {
+		s.I++
+		return nil
+	}
+	for i := 0; ; i++ {
+		if err := elem(i); err != nil {
+			return err
+		}
+		switch s.Peek() {
+		case ',':
+			s.I++
+		case ']':
+			s.I++
+			return nil
+		default:
+			return s.Unexpected(`"," or "]"`)
+		}
+	}
+}
+
+// Str scans a string, the scanner at its opening quote, and returns its
+// value: a substring of the input when it has no escapes and is valid
+// UTF-8, decoded by encoding/json otherwise (whose treatment of escapes and
+// invalid UTF-8 is the reference).
+func (s *Scanner) Str() (string, error) {
+	start := s.I
+	s.I++
+	simple := true
+	for s.I < len(s.S) {
+		c := s.S[s.I]
+		switch {
+		case c == '"':
+			s.I++
+			if simple {
+				return s.S[start+1 : s.I-1], nil
+			}
+			var out string
+			if err := json.Unmarshal([]byte(s.S[start:s.I]), &out); err != nil {
+				s.I = start
+				return "", s.Errorf("invalid string: %v", err)
+			}
+			return out, nil
+		case c == '\\':
+			simple = false
+			s.I += 2
+		case c < 0x20:
+			return "", s.Errorf("control character in string")
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s.S[s.I:])
+			if r == utf8.RuneError && size == 1 {
+				simple = false
+			}
+			s.I += size
+		default:
+			s.I++
+		}
+	}
+	s.I = start
+	return "", s.Errorf("unterminated string")
+}

@@ -1,0 +1,62 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestStrAgreesWithEncodingJSON compares Str with encoding/json on strings
+// with escapes, non-ASCII text, invalid UTF-8 and malformed input.
+func TestStrAgreesWithEncodingJSON(t *testing.T) {
+	for _, in := range []string{
+		`"plain"`, `""`, `"a\"b"`, `"tab\tnew\nline"`, `"\u00e9\ud83d\ude00"`, "\"é😀\"",
+		"\"bad\xffutf8\"", `"\x"`, `"unterminated`, "\"ctl\x01\"", `"\ud800"`,
+	} {
+		var want string
+		werr := json.Unmarshal([]byte(in), &want)
+		s := &Scanner{S: in}
+		got, err := s.Str()
+		if (err != nil) != (werr != nil) {
+			t.Errorf("%q: err %v, encoding/json %v", in, err, werr)
+			continue
+		}
+		if err == nil && (got != want || s.I != len(in)) {
+			t.Errorf("%q: %q at %d, want %q at %d", in, got, s.I, want, len(in))
+		}
+	}
+}
+
+// TestStructure scans nested objects and arrays and reports errors with
+// their byte and the prefix.
+func TestStructure(t *testing.T) {
+	s := &Scanner{S: ` { "a" : [1 , 2] , "b": {} } `}
+	var keys []string
+	n := 0
+	err := s.Object(func(k string) error {
+		keys = append(keys, k)
+		if k == "a" {
+			return s.Array(func(int) error { n++; s.Peek(); s.I++; return nil })
+		}
+		return s.Object(func(string) error { return nil })
+	})
+	if err != nil || strings.Join(keys, ",") != "a,b" || n != 2 {
+		t.Fatalf("keys %v, %d elements, err %v", keys, n, err)
+	}
+	bad := &Scanner{S: `{"a" 1}`, Prefix: "invalid data: "}
+	err = bad.Object(func(string) error { return nil })
+	if err == nil || err.Error() != `invalid data: at byte 5: unexpected '1', expected ':'` {
+		t.Errorf("err = %v", err)
+	}
+	end := &Scanner{S: `[1,`}
+	err = end.Array(func(int) error {
+		if end.Peek() == 0 {
+			return end.Unexpected("a value")
+		}
+		end.I++
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "unexpected end of input") {
+		t.Errorf("err = %v", err)
+	}
+}
