@@ -114,11 +114,9 @@ func completionKind(cat string) int {
 func knownOf(d *evalpact.Data) pactKnown {
 	types, keys := map[string]bool{}, map[string]bool{}
 	s := d.Snapshots[len(d.Snapshots)-1]
-	for i, n := range s.Nodes() {
-		if i == 20000 {
-			break
-		}
-		types[n.NodeType] = true
+	for i := range min(s.Len(), 20000) {
+		n := s.Node(i)
+		types[n.NodeType()] = true
 		for _, a := range n.Attributes() {
 			keys[a.Key] = true
 		}
@@ -287,7 +285,7 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 	for i, id := range r.IDs {
 		ids[i] = id
 	}
-	res.Nodes = summarize(s.Workspace, path, data, r.IDs[:min(len(r.IDs), maxNodeSummaries)])
+	res.Nodes = summarize(data, r.IDs[:min(len(r.IDs), maxNodeSummaries)])
 	res.Count, res.Result = len(ids), ids
 	res.Sample = ids[:min(len(ids), previewLimit)]
 	return res, true
@@ -372,25 +370,20 @@ const (
 
 // summarize describes the nodes of ids, looked up from the newest snapshot
 // back (ids not found are left out).
-func summarize(ws *workspace, path string, data *evalpact.Data, ids []string) []NodeSummary {
+func summarize(data *evalpact.Data, ids []string) []NodeSummary {
 	if len(ids) == 0 {
 		return nil
 	}
-	v, err := ws.Load("pact-depth", path, func(*files.Reader, string) (any, error) { return depthsOf(data), nil })
-	depths, _ := v.(map[*evalpact.Node]int)
-	if err != nil {
-		depths = nil
-	}
 	out := make([]NodeSummary, 0, len(ids))
 	for _, id := range ids {
-		var n *evalpact.Node
-		for i := len(data.Snapshots) - 1; i >= 0 && n == nil; i-- {
+		var n evalpact.Node
+		for i := len(data.Snapshots) - 1; i >= 0 && !n.Valid(); i-- {
 			n = data.Snapshots[i].Lookup(id)
 		}
-		if n == nil {
+		if !n.Valid() {
 			continue
 		}
-		sum := NodeSummary{ID: n.ID, NodeType: n.NodeType, Depth: depths[n]}
+		sum := NodeSummary{ID: n.ID(), NodeType: n.NodeType(), Depth: n.Depth()}
 		if v, ok := n.Attr("role"); ok {
 			sum.Role = fmt.Sprint(v)
 		}
@@ -404,24 +397,6 @@ func summarize(ws *workspace, path string, data *evalpact.Data, ids []string) []
 			}
 		}
 		out = append(out, sum)
-	}
-	return out
-}
-
-// depthsOf numbers the depth of every node of every snapshot.
-func depthsOf(data *evalpact.Data) map[*evalpact.Node]int {
-	out := map[*evalpact.Node]int{}
-	var walk func(n *evalpact.Node, d int)
-	walk = func(n *evalpact.Node, d int) {
-		out[n] = d
-		for _, c := range n.Children {
-			walk(c, d+1)
-		}
-	}
-	for _, s := range data.Snapshots {
-		if s.Root != nil {
-			walk(s.Root, 0)
-		}
 	}
 	return out
 }

@@ -177,7 +177,7 @@ func BenchmarkLoad(b *testing.B) {
 	if err := os.WriteFile(path, tr.json, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	nodes := len(tr.data.Snapshots[0].Nodes())
+	nodes := tr.data.Snapshots[0].Len()
 	b.SetBytes(int64(len(tr.json)))
 	var tLoad, tStd, tFast, tSonic time.Duration
 	var perNode float64

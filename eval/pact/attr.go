@@ -15,24 +15,26 @@ var numericAttrs = map[string]bool{"offset": true, "ttl": true, "priority": true
 var stringAttrs = map[string]bool{"nodeType": true, "id": true, "role": true, "kind": true, "created_at_iso": true, "key": true}
 
 // attrValue returns a node's attribute; ok is false when it is missing.
-func attrValue(n *Node, key string) (any, bool) {
+func attrValue(n Node, key string) (any, bool) {
 	switch key {
 	case "id":
-		if n.ID == "" {
+		id := n.ID()
+		if id == "" {
 			_, ok := n.Attr("id")
 			return nil, ok
 		}
-		return n.ID, true
+		return id, true
 	case "nodeType", "type":
 		if key == "type" {
 			if v, ok := n.Attr("type"); ok {
 				return v, true
 			}
 		}
-		if n.NodeType == "" {
+		t := n.NodeType()
+		if t == "" {
 			return nil, false
 		}
-		return n.NodeType, true
+		return t, true
 	case "tag":
 		if v, ok := n.Attr("tag"); ok {
 			return v, true
@@ -44,7 +46,7 @@ func attrValue(n *Node, key string) (any, bool) {
 	return v, ok
 }
 
-func (ev *evaluator) matchAttrs(n *Node, items []*syn.Attr) bool {
+func (ev *evaluator) matchAttrs(n Node, items []*syn.Attr) bool {
 	v2 := ev.p.q.Dialect != syn.V1
 	for _, a := range items {
 		if v2 && isFlag(a) {
@@ -69,7 +71,7 @@ func isFlag(a *syn.Attr) bool {
 
 // truthy reports whether a node's attribute is set to a true value: present
 // and not null, false, a zero number, "" or "false".
-func truthy(n *Node, key string) bool {
+func truthy(n Node, key string) bool {
 	v, ok := n.Attr(key)
 	if !ok {
 		return false
@@ -89,16 +91,16 @@ func truthy(n *Node, key string) bool {
 }
 
 // matchAttr applies one filter with the v1 §5 comparison rules.
-func matchAttr(n *Node, a *syn.Attr) bool {
+func matchAttr(n Node, a *syn.Attr) bool {
 	if a.Value != nil && a.Value.Kind != syn.ValueNumber && !isNull(a.Value) && (a.Op == syn.OpEq || a.Op == syn.OpNe) {
 		// Fast path: string headers are extracted at load.
-		if v, ok, known := n.cachedStr(a.Key); known && ok {
+		if v, ok, known := n.s.cachedStr(n.i, a.Key); known && ok {
 			return (v == a.Value.Text) == (a.Op == syn.OpEq)
 		}
 	}
 	if a.Value != nil && a.Value.Kind == syn.ValueNumber && (a.Op.IsOrdering() || a.Op == syn.OpEq || a.Op == syn.OpNe) {
 		// Fast path: integers of the numeric headers are parsed at load.
-		if f, ok, known := n.cachedNum(a.Key); known && ok {
+		if f, ok, known := n.s.cachedNum(n.i, a.Key); known && ok {
 			if r, ok := numOp(a.Op, f, a.Value.Num); ok {
 				return r
 			}

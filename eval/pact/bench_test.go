@@ -56,34 +56,34 @@ var benchOnce = sync.OnceValue(func() *benchTree {
 	return &benchTree{json: jb.Bytes(), data: d}
 })
 
-// benchCase is one selector with a hand-written walk selecting the same nodes.
+// benchCase is one selector with a hand-written walk over the snapshot's
+// columns selecting the same nodes.
 type benchCase struct {
 	name, pact string
-	walk       func(*Node, *[]*Node)
+	walk       func(*Snapshot, *[]int32)
 }
 
-func walkAll(n *Node, f func(*Node) bool, out *[]*Node) {
-	if f(n) {
-		*out = append(*out, n)
-	}
-	for _, c := range n.Children {
-		walkAll(c, f, out)
+func walkAll(s *Snapshot, f func(int32) bool, out *[]int32) {
+	for i := range int32(s.Len()) {
+		if f(i) {
+			*out = append(*out, i)
+		}
 	}
 }
 
 var benchCases = []benchCase{
-	{"assistant", "^seq .mt .mc > .cb[role='assistant']", func(root *Node, out *[]*Node) {
-		for _, sq := range root.Children {
-			if sq.NodeType != "^seq" {
+	{"assistant", "^seq .mt .mc > .cb[role='assistant']", func(s *Snapshot, out *[]int32) {
+		for sq := range s.children(0) {
+			if s.typeName(sq) != "^seq" {
 				continue
 			}
-			for _, mt := range sq.Children {
-				for _, mc := range mt.Children {
-					if mc.NodeType != "mc" {
+			for mt := range s.children(sq) {
+				for mc := range s.children(mt) {
+					if s.typeName(mc) != "mc" {
 						continue
 					}
-					for _, cb := range mc.Children {
-						if cb.NodeType == "cb" && cb.str(0) == "assistant" {
+					for cb := range s.children(mc) {
+						if s.typeName(cb) == "cb" && s.flags[cb]&flagStrOK != 0 && s.str(cb, 0) == "assistant" {
 							*out = append(*out, cb)
 						}
 					}
@@ -91,17 +91,18 @@ var benchCases = []benchCase{
 			}
 		}
 	}},
-	{"ttl", ".cb[ttl<=1]", func(root *Node, out *[]*Node) {
-		walkAll(root, func(n *Node) bool {
-			return n.NodeType == "cb" && n.numOK&(1<<1) != 0 && float64(n.nums[1]) <= 1
+	{"ttl", ".cb[ttl<=1]", func(s *Snapshot, out *[]int32) {
+		walkAll(s, func(n int32) bool {
+			return s.typeName(n) == "cb" && s.flags[n]&(flagNumOK<<1) != 0 && float64(s.nums[1][n]) <= 1
 		}, out)
 	}},
-	{"id", "#cb:1500:2:77", func(root *Node, out *[]*Node) {
-		walkAll(root, func(n *Node) bool { return n.ID == "cb:1500:2:77" }, out)
+	{"id", "#cb:1500:2:77", func(s *Snapshot, out *[]int32) {
+		walkAll(s, func(n int32) bool { return s.nodeID(n) == "cb:1500:2:77" }, out)
 	}},
-	{"nth", ".mc > .cb:nth(2)", func(root *Node, out *[]*Node) {
-		walkAll(root, func(n *Node) bool {
-			return n.NodeType == "cb" && n.parent != nil && n.parent.NodeType == "mc" && n.pos == 2
+	{"nth", ".mc > .cb:nth(2)", func(s *Snapshot, out *[]int32) {
+		walkAll(s, func(n int32) bool {
+			p := s.parent[n]
+			return s.typeName(n) == "cb" && p >= 0 && s.typeName(p) == "mc" && s.pos[n] == 2
 		}, out)
 	}},
 }
@@ -132,8 +133,8 @@ func BenchmarkSelect(b *testing.B) {
 					b.Fatal(err)
 				}
 				t1 := time.Now()
-				var out []*Node
-				bc.walk(tr.data.Snapshots[0].Root, &out)
+				var out []int32
+				bc.walk(tr.data.Snapshots[0], &out)
 				t2 := time.Now()
 				nPact, nWalk = len(r.IDs), len(out)
 				tPact += t1.Sub(t0)
@@ -159,7 +160,7 @@ func BenchmarkLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(tr.json)))
-	nodes := len(tr.data.Snapshots[0].nodes)
+	nodes := tr.data.Snapshots[0].Len()
 	var perNode float64
 	var m0, m1 runtime.MemStats
 	for b.Loop() {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,31 +21,69 @@ import (
 	"github.com/ctxql/ctxql/internal/jsonscan"
 )
 
-// Node is one node of a context tree. Every key of the node's JSON object
-// other than "children" is an attribute, read with Attr (values as decoded
-// JSON, json.Number for numbers).
-type Node struct {
-	ID       string
-	NodeType string
-	Children []*Node
+// Snapshot is one context tree with its cycle number.
+//
+// Its nodes are stored in columns: node i (its pre-order number, so that
+// document order is index order) has its JSON object at obj[i] in src, its
+// parent at parent[i], the last node of its subtree at end[i], and so on.
+// A node costs about 40 bytes of columns plus 4 for each cached header it
+// has, instead of a struct and the pointers to it; the text of its JSON
+// object stays in src, and attributes other than the headers are decoded
+// from it when an evaluation reads them.
+type Snapshot struct {
+	Cycle int64
 
-	raw    string // the node's JSON object
-	kidsLo int32  // offsets in raw of its "children" value, when it has one
-	kidsHi int32
-	parent *Node
-	pre    int32                   // pre-order number within its snapshot
-	end    int32                   // last pre-order number of its subtree
-	pos    int32                   // 1-based position among its parent's children
-	turn   int32                   // turn depth for direct children of a ^seq node (newest = 1), else 0
-	strOK  uint8                   // bit i set when strs[i] locates the string header stringKeys[i]
-	numOK  uint8                   // bit i set when nums[i] holds numericKeys[i], an integer that fits in an int32
-	strEsc uint8                   // bit i set when header stringKeys[i] is a string with escapes (not cached)
-	strs   [len(stringKeys)]span32 // where in raw the string headers' text is
-	nums   [len(numericKeys)]int32
+	src    string                    // the text the nodes' JSON objects are substrings of
+	obj    []span32                  // node i's JSON object: src[obj[i].lo:obj[i].hi]
+	id     []span32                  // its id's text in src (empty when absent, null or escaped)
+	parent []int32                   // its parent, -1 for the root
+	end    []int32                   // the last node of its subtree
+	pos    []int32                   // 1-based position among its parent's children
+	nkids  []int32                   // number of children
+	typ    []int32                   // nodeType, an index into types
+	flags  []uint16                  // cached-header bits (flag* constants)
+	strs   [len(stringKeys)][]strRef // string headers, nil until a node has one
+	nums   [len(numericKeys)][]int32 // numeric headers, nil until a node has one
+
+	types    []string           // nodeType names by type index ("" for none)
+	typeKind []uint8            // root kinds (kind* bits) of each type
+	byType   map[string][]int32 // nodes of each nodeType, in pre-order
+	escIDs   map[int32]string   // ids with escapes, decoded
+
+	bufs   sync.Pool // *[]int32 scratch sets reused across evaluations
+	idOnce sync.Once
+	byID   map[string]int32 // first node with each id, built on first use
+
+	allOnce sync.Once
+	allIdx  []int32 // every node, built on first use
 }
 
-// span32 locates text inside a node's raw JSON object.
-type span32 struct{ lo, hi int32 }
+// span32 locates text in a snapshot's source.
+type span32 struct{ lo, hi uint32 }
+
+// strRef locates a cached string header's text relative to its node's
+// object.
+type strRef struct{ rel, n uint16 }
+
+// Bits of Snapshot.flags: for header stringKeys[k], flagStrOK<<k says the
+// value is cached in strs[k] and flagStrSlow<<k that the node has the key
+// with a value that is not (escapes, or text too far into the object);
+// for numericKeys[k], flagNumOK<<k says nums[k] holds its value, an
+// integer within the int32 range; flagIDEsc says the id is in escIDs.
+const (
+	flagStrOK   = 1 << 0
+	flagStrSlow = 1 << len(stringKeys)
+	flagNumOK   = 1 << (2 * len(stringKeys))
+	flagIDEsc   = 1 << (2*len(stringKeys) + len(numericKeys))
+)
+
+// Root kinds of a nodeType: "^seq" and "seq" are the ^seq region root, and
+// so on (isRoot).
+const (
+	kindSeq = 1 << iota
+	kindSys
+	kindAh
+)
 
 // numericKeys are the attributes whose numbers are parsed once at load
 // time when they are integers within the int32 range (ttl, offset and
@@ -55,57 +94,155 @@ var numericKeys = [...]string{"offset", "ttl", "priority", "cad"}
 // stringKeys are the string headers located once at load time.
 var stringKeys = [...]string{"role", "kind", "key"}
 
-// str returns the cached string header stringKeys[i] ("" when absent).
-func (n *Node) str(i int) string {
-	sp := n.strs[i]
-	return n.raw[sp.lo:sp.hi]
+// Node is one node of a snapshot: the snapshot and the node's pre-order
+// number. The zero Node is no node. Every key of the node's JSON object
+// other than "children" is an attribute, read with Attr (values as
+// decoded JSON, json.Number for numbers).
+type Node struct {
+	s *Snapshot
+	i int32
+}
+
+// Valid reports whether n is a node (not the zero Node).
+func (n Node) Valid() bool { return n.s != nil }
+
+// ID returns the node's id ("" when it has none).
+func (n Node) ID() string { return n.s.nodeID(n.i) }
+
+// NodeType returns the node's nodeType ("" when it has none).
+func (n Node) NodeType() string { return n.s.types[n.s.typ[n.i]] }
+
+// Parent returns the node's parent; ok is false for the root.
+func (n Node) Parent() (p Node, ok bool) {
+	if j := n.s.parent[n.i]; j >= 0 {
+		return Node{n.s, j}, true
+	}
+	return Node{}, false
+}
+
+// NumChildren returns the number of the node's children.
+func (n Node) NumChildren() int { return int(n.s.nkids[n.i]) }
+
+// Children returns the node's children in order.
+func (n Node) Children() iter.Seq[Node] {
+	return func(yield func(Node) bool) {
+		for c := range n.s.children(n.i) {
+			if !yield(Node{n.s, c}) {
+				return
+			}
+		}
+	}
+}
+
+// Depth returns the number of the node's ancestors (0 for the root).
+func (n Node) Depth() int {
+	d := 0
+	for p := n.s.parent[n.i]; p >= 0; p = n.s.parent[p] {
+		d++
+	}
+	return d
+}
+
+// children yields the indexes of node i's children: the first is i+1 and
+// each next one follows the previous one's subtree.
+func (s *Snapshot) children(i int32) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		c := i + 1
+		for k := s.nkids[i]; k > 0; k-- {
+			if !yield(c) {
+				return
+			}
+			c = s.end[c] + 1
+		}
+	}
+}
+
+// lastChild returns node i's last child; i must have children.
+func (s *Snapshot) lastChild(i int32) int32 {
+	c := i + 1
+	for k := s.nkids[i]; k > 1; k-- {
+		c = s.end[c] + 1
+	}
+	return c
+}
+
+// raw returns the text of node i's JSON object.
+func (s *Snapshot) raw(i int32) string {
+	o := s.obj[i]
+	return s.src[o.lo:o.hi]
+}
+
+// nodeID returns node i's id.
+func (s *Snapshot) nodeID(i int32) string {
+	if s.flags[i]&flagIDEsc != 0 {
+		return s.escIDs[i]
+	}
+	sp := s.id[i]
+	return s.src[sp.lo:sp.hi]
+}
+
+// typeName returns node i's nodeType.
+func (s *Snapshot) typeName(i int32) string { return s.types[s.typ[i]] }
+
+// kind returns the root kinds of node i's nodeType.
+func (s *Snapshot) kind(i int32) uint8 { return s.typeKind[s.typ[i]] }
+
+// turn returns node i's turn depth when it is a direct child of a ^seq
+// node (the newest turn is 1), else 0.
+func (s *Snapshot) turn(i int32) int32 {
+	if p := s.parent[i]; p >= 0 && s.kind(p)&kindSeq != 0 {
+		return s.nkids[p] - s.pos[i] + 1
+	}
+	return 0
+}
+
+// str returns the cached string header stringKeys[k] of node i; the node
+// must have it cached.
+func (s *Snapshot) str(i int32, k int) string {
+	r := s.strs[k][i]
+	lo := s.obj[i].lo + uint32(r.rel)
+	return s.src[lo : lo+uint32(r.n)]
 }
 
 // cachedStr returns a string header located at load time. known is false
-// when key is not a cached header or its value has escapes; ok reports
-// whether the node has key as a string.
-func (n *Node) cachedStr(key string) (v string, ok, known bool) {
-	for i, k := range stringKeys {
-		if k == key {
-			if n.strEsc&(1<<i) != 0 {
+// when key is not a cached header or the node's value is not cached; ok
+// reports whether the node has key as a string.
+func (s *Snapshot) cachedStr(i int32, key string) (v string, ok, known bool) {
+	for k, name := range stringKeys {
+		if name == key {
+			f := s.flags[i]
+			if f&(flagStrSlow<<k) != 0 {
 				return "", false, false
 			}
-			return n.str(i), n.strOK&(1<<i) != 0, true
+			if f&(flagStrOK<<k) == 0 {
+				return "", false, true
+			}
+			return s.str(i, k), true, true
 		}
 	}
 	return "", false, false
 }
 
-// keyAttr returns the node's key attribute when it is a string.
-func (n *Node) keyAttr() (string, bool) {
-	if v, ok, known := n.cachedStr("key"); known {
+// keyAttr returns node i's key attribute when it is a string.
+func (s *Snapshot) keyAttr(i int32) (string, bool) {
+	if v, ok, known := s.cachedStr(i, "key"); known {
 		return v, ok
 	}
-	s, ok := n.attr("key").(string)
-	return s, ok
+	str, ok := Node{s, i}.attr("key").(string)
+	return str, ok
 }
 
 // cachedNum returns the pre-parsed number of a numeric attribute.
-func (n *Node) cachedNum(key string) (float64, bool, bool) {
-	for i, k := range numericKeys {
-		if k == key {
-			return float64(n.nums[i]), n.numOK&(1<<i) != 0, true
+func (s *Snapshot) cachedNum(i int32, key string) (float64, bool, bool) {
+	for k, name := range numericKeys {
+		if name == key {
+			if s.flags[i]&(flagNumOK<<k) == 0 {
+				return 0, false, true
+			}
+			return float64(s.nums[k][i]), true, true
 		}
 	}
 	return 0, false, false
-}
-
-// Snapshot is one context tree with its cycle number.
-type Snapshot struct {
-	Cycle int64
-	Root  *Node
-
-	nodes  []*Node            // pre-order
-	byType map[string][]*Node // pre-order
-
-	bufs   sync.Pool // *[]*Node scratch sets reused across evaluations
-	idOnce sync.Once
-	byID   map[string]*Node // first node with each id, built on first use
 }
 
 // Data is loaded snapshot data: the snapshots sorted by cycle, oldest first.
@@ -113,35 +250,48 @@ type Data struct {
 	Snapshots []*Snapshot
 }
 
-// Nodes returns the snapshot's nodes in pre-order (document order).
-func (s *Snapshot) Nodes() []*Node { return s.nodes }
+// Root returns the snapshot's root node.
+func (s *Snapshot) Root() Node { return Node{s, 0} }
+
+// Len returns the number of the snapshot's nodes.
+func (s *Snapshot) Len() int { return len(s.parent) }
+
+// Node returns the snapshot's i-th node in pre-order (document order),
+// 0 ≤ i < Len().
+func (s *Snapshot) Node(i int) Node { return Node{s, int32(i)} }
 
 // getBuf returns an empty scratch set.
-func (s *Snapshot) getBuf() []*Node {
-	if b, ok := s.bufs.Get().(*[]*Node); ok {
+func (s *Snapshot) getBuf() []int32 {
+	if b, ok := s.bufs.Get().(*[]int32); ok {
 		return (*b)[:0]
 	}
-	return make([]*Node, 0, 256)
+	return make([]int32, 0, 256)
 }
 
-// putBuf keeps a scratch set for a later evaluation. The set's stale
-// pointers keep nothing alive: they point into the snapshot itself.
-func (s *Snapshot) putBuf(b []*Node) {
+// putBuf keeps a scratch set for a later evaluation.
+func (s *Snapshot) putBuf(b []int32) {
 	s.bufs.Put(&b)
 }
 
-// Lookup returns the node with the given id, or nil.
-func (s *Snapshot) Lookup(id string) *Node { return s.ids()[id] }
+// Lookup returns the first node with the given id, or the zero Node when
+// there is none.
+func (s *Snapshot) Lookup(id string) Node {
+	i, ok := s.ids()[id]
+	if !ok {
+		return Node{}
+	}
+	return Node{s, i}
+}
 
 // ids returns the id index, building it on first use: loading does not pay
 // for it, and every later lookup is O(1). It is safe for concurrent use.
-func (s *Snapshot) ids() map[string]*Node {
+func (s *Snapshot) ids() map[string]int32 {
 	s.idOnce.Do(func() {
-		s.byID = make(map[string]*Node, len(s.nodes))
-		for _, n := range s.nodes {
-			if n.ID != "" {
-				if _, dup := s.byID[n.ID]; !dup {
-					s.byID[n.ID] = n
+		s.byID = make(map[string]int32, len(s.parent))
+		for i := range int32(len(s.parent)) {
+			if id := s.nodeID(i); id != "" {
+				if _, dup := s.byID[id]; !dup {
+					s.byID[id] = i
 				}
 			}
 		}
@@ -294,7 +444,7 @@ func LoadString(src string) (*Data, error) {
 	}
 	if c, ok := intOf(topCycle); ok {
 		rootSnap.Cycle = c
-	} else if v, _ := rootSnap.Root.Attr("cycle"); v != nil {
+	} else if v, _ := rootSnap.Root().Attr("cycle"); v != nil {
 		if c, ok := intOf(v); ok {
 			rootSnap.Cycle = c
 		}
@@ -316,19 +466,19 @@ func intOf(v any) (int64, bool) {
 
 const maxTreeDepth = 100000
 
-// isRoot reports whether n is the region root ^name: its nodeType is "^name"
-// or "name"; ^root also matches the tree's top node.
-func isRoot(n *Node, name string) bool {
-	if n.NodeType == "^"+name || n.NodeType == name {
+// isRoot reports whether node i is the region root ^name: its nodeType is
+// "^name" or "name"; ^root also matches the tree's top node.
+func (s *Snapshot) isRoot(i int32, name string) bool {
+	if t := s.typeName(i); len(t) == len(name)+1 && t[0] == '^' && t[1:] == name || t == name {
 		return true
 	}
-	return name == "root" && n.parent == nil
+	return name == "root" && i == 0
 }
 
 // ContentHash returns the node's content_hash attribute, or when absent and
 // the node has content, "sha256:" followed by the hex SHA-256 of the content
 // (the string's bytes, or the compact JSON encoding of non-string content).
-func (n *Node) ContentHash() any {
+func (n Node) ContentHash() any {
 	if v, ok := n.Attr("content_hash"); ok {
 		return v
 	}
@@ -346,4 +496,15 @@ func contentBytes(c any) []byte {
 	}
 	b, _ := json.Marshal(c)
 	return b
+}
+
+// all returns every node of the snapshot in pre-order, built on first use.
+func (s *Snapshot) all() []int32 {
+	s.allOnce.Do(func() {
+		s.allIdx = make([]int32, len(s.parent))
+		for i := range s.allIdx {
+			s.allIdx[i] = int32(i)
+		}
+	})
+	return s.allIdx
 }

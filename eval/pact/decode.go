@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,24 +24,19 @@ type Attr struct {
 // inside a node's attributes), as encoding/json does.
 const maxValueDepth = 10000
 
-// decoder is a JSON scanner specialised for snapshot data. It builds nodes
-// directly while it scans, without an intermediate map per object: a node
-// keeps the text of its JSON object (a substring of one copy of the input)
-// and the headers the evaluator reads most, and decodes other attributes
-// when they are read; nodes and child lists are carved out of shared slabs.
-// Values it accepts and rejects are those of encoding/json, except that
-// duplicate "children", "root" and "snapshots" keys and data after the
-// top-level value are errors.
+// decoder is a JSON scanner specialised for snapshot data. It builds a
+// snapshot's node columns directly while it scans, without an intermediate
+// map per object: a node keeps where its JSON object is in the input and
+// the headers the evaluator reads most, and other attributes are decoded
+// when they are read. Values it accepts and rejects are those of
+// encoding/json, except that duplicate "children", "root" and "snapshots"
+// keys and data after the top-level value are errors.
 type decoder struct {
 	jsonscan.Scanner
 
-	nodes []Node  // slab for nodes
-	ptrs  []*Node // slab for child lists
-	kids  []*Node // stack of children being collected
-	snap  *Snapshot
-
-	lastType string   // type of the last indexed node
-	lastList *[]*Node // its pending byType list
+	snap    *Snapshot
+	typeIDs map[string]int32 // type indexes of the snapshot being built
+	last    int              // node count of the previous snapshot
 }
 
 // number scans a JSON number and returns its text.
@@ -235,123 +231,169 @@ func simpleString(raw string) bool {
 	return true
 }
 
-// newNode returns a zeroed node from the slab.
-func (d *decoder) newNode() *Node {
-	if len(d.nodes) == cap(d.nodes) {
-		d.nodes = make([]Node, 0, 1024)
-	}
-	d.nodes = d.nodes[:len(d.nodes)+1]
-	return &d.nodes[len(d.nodes)-1]
-}
-
-// carveNodes copies the top of the children stack into a slab-backed slice.
-func (d *decoder) carveNodes(from int) []*Node {
-	k := d.kids[from:]
-	if len(k) == 0 {
-		return nil
-	}
-	if len(k) > cap(d.ptrs)-len(d.ptrs) {
-		if len(k) > 1024 {
-			return append([]*Node(nil), k...)
+// add appends a node with its parent and position to the snapshot's
+// columns and returns its index.
+func (s *Snapshot) add(parent int32, pos int) int32 {
+	i := int32(len(s.parent))
+	s.obj = append(s.obj, span32{})
+	s.id = append(s.id, span32{})
+	s.parent = append(s.parent, parent)
+	s.end = append(s.end, i)
+	s.pos = append(s.pos, int32(pos))
+	s.nkids = append(s.nkids, 0)
+	s.typ = append(s.typ, 0)
+	s.flags = append(s.flags, 0)
+	for k := range s.strs {
+		if s.strs[k] != nil {
+			s.strs[k] = append(s.strs[k], strRef{})
 		}
-		d.ptrs = make([]*Node, 0, 8192)
 	}
-	n := len(d.ptrs)
-	d.ptrs = append(d.ptrs, k...)
-	return d.ptrs[n:len(d.ptrs):len(d.ptrs)]
+	for k := range s.nums {
+		if s.nums[k] != nil {
+			s.nums[k] = append(s.nums[k], 0)
+		}
+	}
+	return i
 }
 
-// node scans one node object (the decoder is at its "{") and its subtree.
-func (d *decoder) node(parent *Node, pos, level int) (*Node, error) {
+// node scans one node object (the decoder is at its "{") and its subtree;
+// ok is false when the value is not an object.
+func (d *decoder) node(parent int32, pos, level int) (ok bool, err error) {
 	if level > maxTreeDepth {
-		return nil, d.Errorf("tree deeper than %d levels", maxTreeDepth)
+		return false, d.Errorf("tree deeper than %d levels", maxTreeDepth)
 	}
 	if d.Peek() != '{' {
-		return nil, nil
+		return false, nil
+	}
+	if d.I > math.MaxUint32-2 {
+		return false, d.Errorf("data larger than 4 GiB")
 	}
 	s := d.snap
-	n := d.newNode()
-	n.parent, n.pos, n.pre = parent, int32(pos), int32(len(s.nodes))
-	s.nodes = append(s.nodes, n)
+	i := s.add(parent, pos)
 	start := d.I
 	sawKids := false
-	err := d.Object(func(key string) error {
+	err = d.Object(func(key string) error {
 		if key == "children" {
 			if sawKids {
-				return d.Errorf("%s has two \"children\" keys", where(n))
+				return d.Errorf("%s has two \"children\" keys", s.where(i))
 			}
 			sawKids = true
-			d.Peek()
-			n.kidsLo = int32(d.I - start)
-			err := d.children(n, level)
-			n.kidsHi = int32(d.I - start)
-			return err
+			return d.children(i, level)
 		}
 		d.Peek()
-		at := d.I - start
+		at := d.I
 		raw, err := d.rawValue()
 		if err != nil {
 			return err
 		}
-		return n.header(key, raw, at)
+		return d.header(i, key, raw, at-start)
 	})
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	n.raw = d.S[start:d.I]
-	if isRoot(n, "seq") {
-		for i, c := range n.Children {
-			c.turn = int32(len(n.Children) - i)
-		}
+	if d.I > math.MaxUint32 {
+		return false, d.Errorf("data larger than 4 GiB")
 	}
-	n.end = int32(len(s.nodes) - 1)
-	return n, nil
+	s.obj[i] = span32{uint32(start), uint32(d.I)}
+	s.end[i] = int32(len(s.parent) - 1)
+	return true, nil
 }
 
-// header records one attribute in the node's headers: id, nodeType and the
-// cached string and numeric keys. A repeated key overrides earlier ones.
-func (n *Node) header(key, raw string, at int) error {
+// typeIndex returns the index of a nodeType in the snapshot's type table,
+// adding it when new.
+func (d *decoder) typeIndex(t string) int32 {
+	s := d.snap
+	if len(s.types) <= 8 {
+		for k, u := range s.types {
+			if u == t {
+				return int32(k)
+			}
+		}
+	} else if k, ok := d.typeIDs[t]; ok {
+		return k
+	}
+	k := int32(len(s.types))
+	s.types = append(s.types, t)
+	if len(s.types) > 8 {
+		if d.typeIDs == nil {
+			d.typeIDs = make(map[string]int32, 16)
+			for j, u := range s.types {
+				d.typeIDs[u] = int32(j)
+			}
+		}
+		d.typeIDs[t] = k
+	}
+	return k
+}
+
+// header records one attribute of node i in its headers: id, nodeType and
+// the cached string and numeric keys. at is where the value's text starts
+// within the node's object. A repeated key overrides earlier ones.
+func (d *decoder) header(i int32, key, raw string, at int) error {
+	s := d.snap
 	switch key {
 	case "id", "nodeType":
 		str := ""
 		if raw != "null" {
 			v, ok := decodeString(raw)
 			if !ok {
-				return fmt.Errorf("invalid data: %s.%s must be a string", where(n), key)
+				return fmt.Errorf("invalid data: %s.%s must be a string", s.where(i), key)
 			}
 			str = v
 		}
-		if key == "id" {
-			n.ID = str
-		} else {
-			n.NodeType = str
+		if key == "nodeType" {
+			s.typ[i] = d.typeIndex(str)
+			return nil
 		}
+		s.flags[i] &^= flagIDEsc
+		delete(s.escIDs, i)
+		s.id[i] = span32{}
+		if str == "" {
+			return nil
+		}
+		if len(raw) == len(str)+2 && raw[1:len(raw)-1] == str {
+			lo := uint32(d.I - len(raw) + 1)
+			s.id[i] = span32{lo, lo + uint32(len(str))}
+			return nil
+		}
+		if s.escIDs == nil {
+			s.escIDs = map[int32]string{}
+		}
+		s.escIDs[i] = str
+		s.flags[i] |= flagIDEsc
 		return nil
 	}
-	for i, k := range numericKeys {
-		if k == key {
-			n.numOK &^= 1 << i
+	for k, name := range numericKeys {
+		if name == key {
+			s.flags[i] &^= flagNumOK << k
 			if c := raw[0]; c == '-' || (c >= '0' && c <= '9') {
 				if f, ok := integer(raw); ok && f >= math.MinInt32 && f <= math.MaxInt32 {
-					n.nums[i] = int32(f)
-					n.numOK |= 1 << i
+					if s.nums[k] == nil {
+						s.nums[k] = make([]int32, len(s.parent), cap(s.parent))
+					}
+					s.nums[k][i] = int32(f)
+					s.flags[i] |= flagNumOK << k
 				}
 			}
 			return nil
 		}
 	}
-	for i, k := range stringKeys {
-		if k == key {
-			n.strOK &^= 1 << i
-			n.strEsc &^= 1 << i
-			if raw[0] == '"' {
-				if simpleString(raw) {
-					n.strs[i] = span32{int32(at + 1), int32(at + len(raw) - 1)}
-					n.strOK |= 1 << i
-				} else {
-					n.strEsc |= 1 << i
-				}
+	for k, name := range stringKeys {
+		if name == key {
+			s.flags[i] &^= flagStrOK<<k | flagStrSlow<<k
+			if raw[0] != '"' {
+				return nil
 			}
+			rel, n := at+1, len(raw)-2
+			if !simpleString(raw) || rel > math.MaxUint16 || n > math.MaxUint16 {
+				s.flags[i] |= flagStrSlow << k
+				return nil
+			}
+			if s.strs[k] == nil {
+				s.strs[k] = make([]strRef, len(s.parent), cap(s.parent))
+			}
+			s.strs[k][i] = strRef{uint16(rel), uint16(n)}
+			s.flags[i] |= flagStrOK << k
 			return nil
 		}
 	}
@@ -360,7 +402,7 @@ func (n *Node) header(key, raw string, at int) error {
 
 // Attributes returns the node's attributes (every key of its JSON object
 // but "children", in the object's order, the last of repeated keys).
-func (n *Node) Attributes() []Attr {
+func (n Node) Attributes() []Attr {
 	var out []Attr
 	n.members(func(key, raw string) {
 		for i := range out {
@@ -376,7 +418,7 @@ func (n *Node) Attributes() []Attr {
 
 // Attr returns the value of the node's attribute key and whether the node
 // has it.
-func (n *Node) Attr(key string) (any, bool) {
+func (n Node) Attr(key string) (any, bool) {
 	raw, ok := n.rawAttr(key)
 	if !ok {
 		return nil, false
@@ -385,13 +427,13 @@ func (n *Node) Attr(key string) (any, bool) {
 }
 
 // attr returns the value of an attribute, nil when absent.
-func (n *Node) attr(key string) any {
+func (n Node) attr(key string) any {
 	v, _ := n.Attr(key)
 	return v
 }
 
 // rawAttr returns the JSON text of an attribute's value.
-func (n *Node) rawAttr(key string) (string, bool) {
+func (n Node) rawAttr(key string) (string, bool) {
 	var (
 		found string
 		ok    bool
@@ -405,15 +447,21 @@ func (n *Node) rawAttr(key string) (string, bool) {
 }
 
 // members calls f with each member of the node's object but "children",
-// skipping the children's text without scanning it.
-func (n *Node) members(f func(key, raw string)) {
-	if n.raw == "" {
-		return
-	}
-	d := &decoder{Scanner: jsonscan.Scanner{S: n.raw, Prefix: "invalid data: "}}
+// skipping the children's text without scanning it: the children array
+// ends after its last element, the last child's object.
+func (n Node) members(f func(key, raw string)) {
+	s := n.s
+	o := s.obj[n.i]
+	d := &decoder{Scanner: jsonscan.Scanner{S: s.src[o.lo:o.hi], Prefix: "invalid data: "}}
 	_ = d.Object(func(key string) error {
-		if key == "children" && n.kidsHi > n.kidsLo {
-			d.I = int(n.kidsHi)
+		if key == "children" {
+			if s.nkids[n.i] == 0 {
+				return d.skip(0) // [] or null
+			}
+			d.I = int(s.obj[s.lastChild(n.i)].hi - o.lo)
+			if d.Peek() == ']' {
+				d.I++
+			}
 			return nil
 		}
 		raw, err := d.rawValue()
@@ -425,33 +473,30 @@ func (n *Node) members(f func(key, raw string)) {
 	})
 }
 
-// children scans a node's "children" array.
-func (d *decoder) children(n *Node, level int) error {
+// children scans node i's "children" array.
+func (d *decoder) children(i int32, level int) error {
+	s := d.snap
 	if d.Peek() == 'n' {
 		_, err := d.literal("null", nil)
 		return err
 	}
 	if d.Peek() != '[' {
-		return fmt.Errorf("invalid data: %s.children must be an array", where(n))
+		return fmt.Errorf("invalid data: %s.children must be an array", s.where(i))
 	}
-	kidBase := len(d.kids)
-	err := d.Array(func(i int) error {
-		c, err := d.node(n, i+1, level+1)
+	var count int32
+	err := d.Array(func(k int) error {
+		ok, err := d.node(i, k+1, level+1)
 		if err != nil {
 			return err
 		}
-		if c == nil {
-			return fmt.Errorf("invalid data: %s.children[%d] must be an object", where(n), i)
+		if !ok {
+			return fmt.Errorf("invalid data: %s.children[%d] must be an object", s.where(i), k)
 		}
-		d.kids = append(d.kids, c)
+		count++
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	n.Children = d.carveNodes(kidBase)
-	d.kids = d.kids[:kidBase]
-	return nil
+	s.nkids[i] = count
+	return err
 }
 
 // integer parses a JSON number that holds an integer below 2^53 in
@@ -483,12 +528,12 @@ slow:
 	return f, true
 }
 
-// where names a node's place in the data for error messages.
-func where(n *Node) string {
-	if n.parent == nil {
+// where names node i's place in the data for error messages.
+func (s *Snapshot) where(i int32) string {
+	if s.parent[i] < 0 {
 		return "root"
 	}
-	return where(n.parent) + ".children[" + strconv.Itoa(int(n.pos)-1) + "]"
+	return s.where(s.parent[i]) + ".children[" + strconv.Itoa(int(s.pos[i])-1) + "]"
 }
 
 // root scans a snapshot's root node and indexes the snapshot.
@@ -499,41 +544,101 @@ func (d *decoder) root(name string) (*Snapshot, error) {
 		}
 		return nil, fmt.Errorf("invalid data: %s must be an object", name)
 	}
-	s := &Snapshot{}
-	d.snap = s
-	root, err := d.node(nil, 1, 0)
-	if err != nil {
+	s := &Snapshot{src: d.S, types: []string{""}}
+	d.snap, d.typeIDs = s, nil
+	s.reserve(d.sizeHint())
+	if _, err := d.node(-1, 1, 0); err != nil {
 		return nil, err
 	}
-	s.Root = root
-	for _, n := range s.nodes {
-		d.index(n)
-	}
-	d.flush()
+	d.last = len(s.parent)
+	s.trim()
+	s.index()
 	return s, nil
 }
 
-// index records a node in its snapshot's type index; consecutive nodes
-// of one type (the common case) share one map lookup.
-func (d *decoder) index(n *Node) {
-	s := d.snap
-	if s.byType == nil {
-		s.byType = map[string][]*Node{}
+// sizeHint estimates the number of nodes of the snapshot that starts at
+// the scanner: the previous snapshot's, or for the first one the number of
+// objects in the rest of the input (every node is one), bounded so that a
+// hint never costs more memory than a few times the input's size.
+func (d *decoder) sizeHint() int {
+	if d.last > 0 {
+		return d.last + d.last/8
 	}
-	if d.lastType != n.NodeType || d.lastList == nil {
-		if d.lastList != nil {
-			s.byType[d.lastType] = *d.lastList
-		}
-		l := s.byType[n.NodeType]
-		d.lastType, d.lastList = n.NodeType, &l
-	}
-	*d.lastList = append(*d.lastList, n)
+	rest := d.S[d.I:]
+	return min(strings.Count(rest, "{"), len(rest)/16)
 }
 
-// flush stores the pending type list.
-func (d *decoder) flush() {
-	if d.lastList != nil {
-		d.snap.byType[d.lastType] = *d.lastList
-		d.lastList = nil
+// reserve gives the node columns room for n nodes.
+func (s *Snapshot) reserve(n int) {
+	s.obj = make([]span32, 0, n)
+	s.id = make([]span32, 0, n)
+	s.parent = make([]int32, 0, n)
+	s.end = make([]int32, 0, n)
+	s.pos = make([]int32, 0, n)
+	s.nkids = make([]int32, 0, n)
+	s.typ = make([]int32, 0, n)
+	s.flags = make([]uint16, 0, n)
+}
+
+// trim copies the columns to fit when more than an eighth of their
+// capacity is unused.
+func (s *Snapshot) trim() {
+	n := len(s.parent)
+	if cap(s.parent)-n <= n/8 {
+		return
+	}
+	s.obj = slices.Clone(s.obj)
+	s.id = slices.Clone(s.id)
+	s.parent = slices.Clone(s.parent)
+	s.end = slices.Clone(s.end)
+	s.pos = slices.Clone(s.pos)
+	s.nkids = slices.Clone(s.nkids)
+	s.typ = slices.Clone(s.typ)
+	s.flags = slices.Clone(s.flags)
+	for k := range s.strs {
+		if s.strs[k] != nil {
+			s.strs[k] = slices.Clone(s.strs[k])
+		}
+	}
+	for k := range s.nums {
+		if s.nums[k] != nil {
+			s.nums[k] = slices.Clone(s.nums[k])
+		}
+	}
+}
+
+// index builds the type index and the root kinds of each type, and trims
+// the columns' spare capacity.
+func (s *Snapshot) index() {
+	s.typeKind = make([]uint8, len(s.types))
+	for k, t := range s.types {
+		switch strings.TrimPrefix(t, "^") {
+		case "seq":
+			s.typeKind[k] = kindSeq
+		case "sys":
+			s.typeKind[k] = kindSys
+		case "ah":
+			s.typeKind[k] = kindAh
+		}
+	}
+	counts := make([]int32, len(s.types))
+	for _, t := range s.typ {
+		counts[t]++
+	}
+	all := make([]int32, len(s.typ))
+	lists := make([][]int32, len(s.types))
+	off := 0
+	for k, c := range counts {
+		lists[k] = all[off : off : off+int(c)]
+		off += int(c)
+	}
+	for i, t := range s.typ {
+		lists[t] = append(lists[t], int32(i))
+	}
+	s.byType = make(map[string][]int32, len(s.types))
+	for k, t := range s.types {
+		if len(lists[k]) > 0 {
+			s.byType[t] = lists[k]
+		}
 	}
 }

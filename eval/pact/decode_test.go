@@ -111,8 +111,9 @@ func refBuild(raw any, level int) (*refNode, bool) {
 	return n, true
 }
 
-// sameTree compares a loaded node with the reference node.
-func sameTree(t *testing.T, n *Node, r *refNode, path string) {
+// sameTree compares a loaded node with the reference node, and its cached
+// headers with its decoded attributes.
+func sameTree(t *testing.T, n Node, r *refNode, path string) {
 	t.Helper()
 	got := map[string]any{}
 	for _, kv := range n.Attributes() {
@@ -124,18 +125,43 @@ func sameTree(t *testing.T, n *Node, r *refNode, path string) {
 	if !reflect.DeepEqual(got, r.Attrs) {
 		t.Fatalf("%s: attributes\n got %#v\nwant %#v", path, got, r.Attrs)
 	}
-	if id, _ := r.Attrs["id"].(string); n.ID != id {
-		t.Fatalf("%s: ID %q, want %q", path, n.ID, id)
+	if id, _ := r.Attrs["id"].(string); n.ID() != id {
+		t.Fatalf("%s: ID %q, want %q", path, n.ID(), id)
 	}
-	if len(n.Children) != len(r.Children) {
-		t.Fatalf("%s: %d children, want %d", path, len(n.Children), len(r.Children))
+	if typ, _ := r.Attrs["nodeType"].(string); n.NodeType() != typ {
+		t.Fatalf("%s: NodeType %q, want %q", path, n.NodeType(), typ)
 	}
-	for i := range n.Children {
-		c := n.Children[i]
-		if c.parent != n || int(c.pos) != i+1 {
-			t.Fatalf("%s: child %d has wrong parent or position", path, i)
+	for _, k := range stringKeys {
+		v, ok, known := n.s.cachedStr(n.i, k)
+		if !known {
+			continue
+		}
+		want, isStr := r.Attrs[k].(string)
+		if ok != isStr || v != want {
+			t.Fatalf("%s: cached %s = %q (%v), want %q (%v)", path, k, v, ok, want, isStr)
+		}
+	}
+	for _, k := range numericKeys {
+		v, ok, _ := n.s.cachedNum(n.i, k)
+		if !ok {
+			continue
+		}
+		if num, isNum := r.Attrs[k].(json.Number); !isNum || num.String() == "" {
+			t.Fatalf("%s: cached %s = %v, want %v", path, k, v, r.Attrs[k])
+		} else if f, _ := num.Float64(); f != v {
+			t.Fatalf("%s: cached %s = %v, want %v", path, k, v, f)
+		}
+	}
+	if n.NumChildren() != len(r.Children) {
+		t.Fatalf("%s: %d children, want %d", path, n.NumChildren(), len(r.Children))
+	}
+	i := 0
+	for c := range n.Children() {
+		if p, ok := c.Parent(); !ok || p != n || int(c.s.pos[c.i]) != i+1 || c.Depth() != n.Depth()+1 {
+			t.Fatalf("%s: child %d has wrong parent, position or depth", path, i)
 		}
 		sameTree(t, c, r.Children[i], fmt.Sprintf("%s.children[%d]", path, i))
+		i++
 	}
 }
 
@@ -164,10 +190,14 @@ func checkAgainstReference(t *testing.T, b []byte) {
 		if s.Cycle != ref[i].Cycle {
 			t.Fatalf("snapshot %d: cycle %d, want %d", i, s.Cycle, ref[i].Cycle)
 		}
-		sameTree(t, s.Root, ref[i].Root, "root")
-		for j, n := range s.nodes {
-			if int(n.pre) != j || int(n.end) < j || int(n.end) >= len(s.nodes) {
-				t.Fatalf("node %d: pre %d end %d", j, n.pre, n.end)
+		sameTree(t, s.Root(), ref[i].Root, "root")
+		for j := range int32(s.Len()) {
+			size := int32(1)
+			for c := range s.children(j) {
+				size += s.end[c] - c + 1
+			}
+			if s.end[j] != j+size-1 || int(s.end[j]) >= s.Len() {
+				t.Fatalf("node %d: end %d, subtree of %d nodes", j, s.end[j], size)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -173,10 +174,11 @@ func (p *Plan) Eval(ctx context.Context, d *Data, opts Options) (Result, error) 
 			if err != nil {
 				return Result{}, err
 			}
+			s := d.Snapshots[i]
 			for _, n := range nodes {
-				if n.ID != "" && !seen[n.ID] {
-					seen[n.ID] = true
-					ids = append(ids, n.ID)
+				if id := s.nodeID(n); id != "" && !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
 				}
 			}
 		}
@@ -186,18 +188,20 @@ func (p *Plan) Eval(ctx context.Context, d *Data, opts Options) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
-	nodes, err := ev.evalSnapshot(d.Snapshots[idx])
+	s := d.Snapshots[idx]
+	nodes, err := ev.evalSnapshot(s)
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{IDs: idsOf(nodes)}, nil
+	return Result{IDs: s.idsOf(nodes)}, nil
 }
 
-func idsOf(nodes []*Node) []string {
+// idsOf returns the ids of a set of nodes, leaving out nodes without one.
+func (s *Snapshot) idsOf(nodes []int32) []string {
 	ids := make([]string, 0, len(nodes))
 	for _, n := range nodes {
-		if n.ID != "" {
-			ids = append(ids, n.ID)
+		if id := s.nodeID(n); id != "" {
+			ids = append(ids, id)
 		}
 	}
 	return ids
@@ -255,7 +259,7 @@ type evaluator struct {
 // heldBuf is a scratch set taken from a snapshot's pool.
 type heldBuf struct {
 	s *Snapshot
-	b []*Node
+	b []int32
 }
 
 // release gives every scratch set back to its pool; nothing of the
@@ -290,7 +294,7 @@ func (ev *evaluator) err() error {
 
 // evalSnapshot evaluates the whole query over one snapshot and returns the
 // matched nodes in result order.
-func (ev *evaluator) evalSnapshot(s *Snapshot) ([]*Node, error) {
+func (ev *evaluator) evalSnapshot(s *Snapshot) ([]int32, error) {
 	if err := ev.err(); err != nil {
 		return nil, err
 	}
@@ -316,7 +320,7 @@ func (ev *evaluator) evalSnapshot(s *Snapshot) ([]*Node, error) {
 			for _, a := range b.Items {
 				out := set[:0:0]
 				for _, n := range set {
-					if ev.matchAttrs(n, []*syn.Attr{a}) {
+					if ev.matchAttrs(Node{s, n}, []*syn.Attr{a}) {
 						out = append(out, n)
 					}
 				}
@@ -327,16 +331,16 @@ func (ev *evaluator) evalSnapshot(s *Snapshot) ([]*Node, error) {
 		}
 		out := set[:0:0]
 		for _, n := range set {
-			if ev.matchAttrs(n, b.Items) {
+			if ev.matchAttrs(Node{s, n}, b.Items) {
 				out = append(out, n)
 			}
 		}
 		set = out
 	}
 	if ev.p.order == "id" {
-		sort.SliceStable(set, func(i, j int) bool { return set[i].ID < set[j].ID })
+		sort.SliceStable(set, func(i, j int) bool { return s.nodeID(set[i]) < s.nodeID(set[j]) })
 	} else if ev.p.order == "key" || (ev.p.keyed && ev.p.order == "") {
-		keyOrder(set)
+		s.keyOrder(set)
 	}
 	if ev.p.skip > 0 {
 		if ev.p.skip >= len(set) {
@@ -360,10 +364,10 @@ func (ev *evaluator) evalSnapshot(s *Snapshot) ([]*Node, error) {
 
 // keyOrder sorts a key-selected set per v2 §3.5.2: region depth DESC, then
 // created_at_ns DESC, then creation_index DESC, then id ASC.
-func keyOrder(set []*Node) {
+func (s *Snapshot) keyOrder(set []int32) {
 	sort.SliceStable(set, func(i, j int) bool {
-		a, b := set[i], set[j]
-		if da, db := regionDepth(a), regionDepth(b); da != db {
+		a, b := Node{s, set[i]}, Node{s, set[j]}
+		if da, db := s.regionDepth(a.i), s.regionDepth(b.i); da != db {
 			return da > db
 		}
 		if c := cmpNum(b.attr("created_at_ns"), a.attr("created_at_ns")); c != 0 {
@@ -372,7 +376,7 @@ func keyOrder(set []*Node) {
 		if c := cmpNum(b.attr("creation_index"), a.attr("creation_index")); c != 0 {
 			return c < 0
 		}
-		return a.ID < b.ID
+		return a.ID() < b.ID()
 	})
 }
 
@@ -397,15 +401,15 @@ func cmpNum(a, b any) int {
 
 // regionDepth is the structural depth of the region holding n: -1 in ^sys,
 // 0 in ^ah, N under the turn at depth N, and -2 elsewhere.
-func regionDepth(n *Node) int {
-	for m := n; m != nil; m = m.parent {
-		if m.turn > 0 {
-			return int(m.turn)
+func (s *Snapshot) regionDepth(n int32) int {
+	for m := n; m >= 0; m = s.parent[m] {
+		if t := s.turn(m); t > 0 {
+			return int(t)
 		}
-		if isRoot(m, "sys") {
+		if s.isRoot(m, "sys") {
 			return -1
 		}
-		if isRoot(m, "ah") {
+		if s.isRoot(m, "ah") {
 			return 0
 		}
 	}
@@ -413,12 +417,12 @@ func regionDepth(n *Node) int {
 }
 
 // expr evaluates a selector body to a node set in document order.
-func (ev *evaluator) expr(e syn.Expr) ([]*Node, error) {
+func (ev *evaluator) expr(e syn.Expr) ([]int32, error) {
 	switch x := e.(type) {
 	case *syn.Chain:
 		return ev.chain(x)
 	case *syn.Union:
-		var sets [][]*Node
+		var sets [][]int32
 		for _, it := range x.Items {
 			s, err := ev.expr(it)
 			if err != nil {
@@ -441,7 +445,7 @@ func (ev *evaluator) expr(e syn.Expr) ([]*Node, error) {
 	case *syn.Position:
 		return ev.position(x)
 	case *syn.CoordSet:
-		var sets [][]*Node
+		var sets [][]int32
 		for _, c := range x.Coords {
 			s, err := ev.position(c)
 			if err != nil {
@@ -451,12 +455,12 @@ func (ev *evaluator) expr(e syn.Expr) ([]*Node, error) {
 		}
 		return union(sets...), nil
 	case *syn.PropSearch:
-		var out []*Node
-		for _, n := range ev.s.nodes {
+		var out []int32
+		for n := range int32(ev.s.Len()) {
 			if err := ev.check(); err != nil {
 				return nil, err
 			}
-			if ev.matchAttrs(n, x.Block.Items) {
+			if ev.matchAttrs(Node{ev.s, n}, x.Block.Items) {
 				out = append(out, n)
 			}
 		}
@@ -468,12 +472,12 @@ func (ev *evaluator) expr(e syn.Expr) ([]*Node, error) {
 }
 
 // union merges node sets into one de-duplicated set in document order.
-func union(sets ...[]*Node) []*Node {
-	var all []*Node
+func union(sets ...[]int32) []int32 {
+	var all []int32
 	for _, s := range sets {
 		all = append(all, s...)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].pre < all[j].pre })
+	slices.Sort(all)
 	out := all[:0]
 	for i, n := range all {
 		if i == 0 || n != all[i-1] {
@@ -485,8 +489,8 @@ func union(sets ...[]*Node) []*Node {
 
 // depthNodes returns the nodes at structural depths from..to: d-1 is ^sys,
 // d0 ^ah, dN the turn at depth N under ^seq.
-func (ev *evaluator) depthNodes(from, to int) []*Node {
-	var out []*Node
+func (ev *evaluator) depthNodes(from, to int) []int32 {
+	var out []int32
 	if from <= -1 && to >= -1 {
 		out = append(out, ev.rootNodes("sys")...)
 	}
@@ -495,8 +499,8 @@ func (ev *evaluator) depthNodes(from, to int) []*Node {
 	}
 	if to >= 1 {
 		for _, sq := range ev.rootNodes("seq") {
-			for _, c := range sq.Children {
-				if t := int(c.turn); t >= from && t <= to {
+			for c := range ev.s.children(sq) {
+				if t := int(ev.s.turn(c)); t >= from && t <= to {
 					out = append(out, c)
 				}
 			}
@@ -505,11 +509,11 @@ func (ev *evaluator) depthNodes(from, to int) []*Node {
 	return union(out)
 }
 
-func (ev *evaluator) rootNodes(name string) []*Node {
-	out := append([]*Node(nil), ev.s.byType["^"+name]...)
+func (ev *evaluator) rootNodes(name string) []int32 {
+	out := append([]int32(nil), ev.s.byType["^"+name]...)
 	out = append(out, ev.s.byType[name]...)
 	if name == "root" {
-		out = append(out, ev.s.Root)
+		out = append(out, 0)
 	}
 	return union(out)
 }
@@ -517,8 +521,8 @@ func (ev *evaluator) rootNodes(name string) []*Node {
 // position evaluates a v2 position "(d1, 0, seg, cont[offset=0])": a depth
 // hop followed by child hops; an integer hop selects the children with
 // that offset.
-func (ev *evaluator) position(p *syn.Position) ([]*Node, error) {
-	var cur []*Node
+func (ev *evaluator) position(p *syn.Position) ([]int32, error) {
+	var cur []int32
 	for i, h := range p.Hops {
 		switch h.Kind {
 		case syn.HopDepth:
@@ -526,17 +530,17 @@ func (ev *evaluator) position(p *syn.Position) ([]*Node, error) {
 			if i == 0 {
 				cur = ds
 			} else {
-				cur = relate(cur, ds, syn.CombChild)
+				cur = ev.s.relate(cur, ds, syn.CombChild)
 			}
 		case syn.HopOffset:
-			var next []*Node
+			var next []int32
 			src := cur
 			if i == 0 {
-				src = []*Node{ev.s.Root}
+				src = []int32{0}
 			}
 			for _, n := range src {
-				for _, c := range n.Children {
-					if v, ok := numOf(c.attr("offset")); ok && v == float64(h.Offset) {
+				for c := range ev.s.children(n) {
+					if v, ok := numOf(Node{ev.s, c}.attr("offset")); ok && v == float64(h.Offset) {
 						next = append(next, c)
 					}
 				}
@@ -550,7 +554,7 @@ func (ev *evaluator) position(p *syn.Position) ([]*Node, error) {
 			if i == 0 {
 				cur = cands
 			} else {
-				cur = relate(cur, cands, syn.CombChild)
+				cur = ev.s.relate(cur, cands, syn.CombChild)
 			}
 		default:
 			return nil, errAt(h, "insertion positions are for mutations, not selection")
@@ -561,14 +565,14 @@ func (ev *evaluator) position(p *syn.Position) ([]*Node, error) {
 
 // chain evaluates steps left to right over node sets: each step keeps the
 // candidates related to the previous step's set by its combinator.
-func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
+func (ev *evaluator) chain(c *syn.Chain) ([]int32, error) {
 	// Steps alternate between two scratch sets from the snapshot's pool;
 	// they go back to the pool when the whole evaluation ends, so the
 	// result may live in one of them.
-	bufs := [2][]*Node{ev.s.getBuf(), ev.s.getBuf()}
+	bufs := [2][]int32{ev.s.getBuf(), ev.s.getBuf()}
 	defer func() { ev.held = append(ev.held, heldBuf{ev.s, bufs[0]}, heldBuf{ev.s, bufs[1]}) }()
 	k := 0
-	var cur []*Node
+	var cur []int32
 	first := true
 	if c.Scope != nil {
 		cur = ev.depthNodes(c.Scope.From, c.Scope.To)
@@ -599,10 +603,10 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 			switch {
 			case first:
 				dst, err = ev.filter(st.Sel, base, dst, typed)
-			case comb == syn.CombChild && childCount(cur) <= len(base):
+			case comb == syn.CombChild && ev.s.childCount(cur) <= len(base):
 				dst, err = ev.filterChildren(st.Sel, cur, dst)
 			default:
-				dst = relateInto(dst, cur, base, comb)
+				dst = ev.s.relateInto(dst, cur, base, comb)
 				dst, err = ev.filter(st.Sel, dst, dst[:0], typed)
 			}
 			bufs[k] = dst
@@ -621,7 +625,7 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 				cur = cands
 				first = false
 			} else {
-				cur = relate(cur, cands, comb)
+				cur = ev.s.relate(cur, cands, comb)
 			}
 			ev.record(st.Sp, len(cur))
 		} else {
@@ -636,7 +640,7 @@ func (ev *evaluator) chain(c *syn.Chain) ([]*Node, error) {
 
 // filter appends to dst the nodes of src that match c; dst may be src[:0].
 // typed reports that every node of src has c's first type.
-func (ev *evaluator) filter(c *syn.Compound, src, dst []*Node, typed bool) ([]*Node, error) {
+func (ev *evaluator) filter(c *syn.Compound, src, dst []int32, typed bool) ([]int32, error) {
 	m := ev.matcher(c)
 	skip := 0
 	if typed {
@@ -655,34 +659,37 @@ func (ev *evaluator) filter(c *syn.Compound, src, dst []*Node, typed bool) ([]*N
 
 // filterChildren appends to dst the children of the document-ordered set
 // parents that match c, in document order.
-func (ev *evaluator) filterChildren(c *syn.Compound, parents, dst []*Node) ([]*Node, error) {
+func (ev *evaluator) filterChildren(c *syn.Compound, parents, dst []int32) ([]int32, error) {
 	m := ev.matcher(c)
 	from := len(dst)
 	sorted := true
+	s := ev.s
 	for _, p := range parents {
-		for _, n := range p.Children {
+		n := p + 1
+		for k := s.nkids[p]; k > 0; k-- {
 			if err := ev.check(); err != nil {
 				return dst, err
 			}
 			if m.match(ev, n) {
-				if len(dst) > from && dst[len(dst)-1].pre > n.pre {
+				if len(dst) > from && dst[len(dst)-1] > n {
 					sorted = false
 				}
 				dst = append(dst, n)
 			}
+			n = s.end[n] + 1
 		}
 	}
 	if !sorted {
-		out := dst[from:]
-		sort.Slice(out, func(i, j int) bool { return out[i].pre < out[j].pre })
+		slices.Sort(dst[from:])
 	}
 	return dst, nil
 }
 
-func childCount(set []*Node) int {
+// childCount returns the number of children of the nodes of set.
+func (s *Snapshot) childCount(set []int32) int {
 	n := 0
 	for _, p := range set {
-		n += len(p.Children)
+		n += int(s.nkids[p])
 	}
 	return n
 }
@@ -690,18 +697,18 @@ func childCount(set []*Node) int {
 // relate keeps the candidates (document order) that are children
 // (CombChild) or descendants of some node of prev (document order). It runs
 // in O((|prev| + |cands|) log |prev|).
-func relate(prev, cands []*Node, comb syn.Combinator) []*Node {
-	return relateInto(nil, prev, cands, comb)
+func (s *Snapshot) relate(prev, cands []int32, comb syn.Combinator) []int32 {
+	return s.relateInto(nil, prev, cands, comb)
 }
 
 // relateInto is relate appending to out.
-func relateInto(out, prev, cands []*Node, comb syn.Combinator) []*Node {
+func (s *Snapshot) relateInto(out, prev, cands []int32, comb syn.Combinator) []int32 {
 	if len(prev) == 0 || len(cands) == 0 {
 		return out
 	}
 	if comb == syn.CombChild {
 		for _, c := range cands {
-			if c.parent != nil && contains(prev, c.parent) {
+			if p := s.parent[c]; p >= 0 && contains(prev, p) {
 				out = append(out, c)
 			}
 		}
@@ -711,14 +718,14 @@ func relateInto(out, prev, cands []*Node, comb syn.Combinator) []*Node {
 	type iv struct{ lo, hi int32 }
 	ivs := make([]iv, 0, len(prev))
 	for _, p := range prev {
-		if len(ivs) > 0 && p.pre <= ivs[len(ivs)-1].hi {
+		if len(ivs) > 0 && p <= ivs[len(ivs)-1].hi {
 			continue
 		}
-		ivs = append(ivs, iv{p.pre, p.end})
+		ivs = append(ivs, iv{p, s.end[p]})
 	}
 	for _, v := range ivs {
-		i := sort.Search(len(cands), func(i int) bool { return cands[i].pre > v.lo })
-		for ; i < len(cands) && cands[i].pre <= v.hi; i++ {
+		i, _ := slices.BinarySearch(cands, v.lo+1)
+		for ; i < len(cands) && cands[i] <= v.hi; i++ {
 			out = append(out, cands[i])
 		}
 	}
@@ -726,16 +733,16 @@ func relateInto(out, prev, cands []*Node, comb syn.Combinator) []*Node {
 }
 
 // contains reports whether the document-ordered set holds n.
-func contains(set []*Node, n *Node) bool {
-	i := sort.Search(len(set), func(i int) bool { return set[i].pre >= n.pre })
-	return i < len(set) && set[i] == n
+func contains(set []int32, n int32) bool {
+	_, ok := slices.BinarySearch(set, n)
+	return ok
 }
 
 // compoundSet returns the nodes matching a compound selector, in document
 // order, starting from the narrowest index.
-func (ev *evaluator) compoundSet(c *syn.Compound) ([]*Node, error) {
+func (ev *evaluator) compoundSet(c *syn.Compound) ([]int32, error) {
 	base := ev.baseSet(c)
-	out := make([]*Node, 0, min(len(base), 64))
+	out := make([]int32, 0, min(len(base), 64))
 	for _, n := range base {
 		if err := ev.check(); err != nil {
 			return nil, err
@@ -748,21 +755,21 @@ func (ev *evaluator) compoundSet(c *syn.Compound) ([]*Node, error) {
 }
 
 // baseSet is the narrowest index list holding every node that can match c.
-func (ev *evaluator) baseSet(c *syn.Compound) []*Node {
+func (ev *evaluator) baseSet(c *syn.Compound) []int32 {
 	base, _ := ev.baseSetTyped(c)
 	return base
 }
 
 // baseSetTyped is baseSet that also reports whether every node of the set
 // has c's first type (the set is that type's index).
-func (ev *evaluator) baseSetTyped(c *syn.Compound) (base []*Node, typed bool) {
+func (ev *evaluator) baseSetTyped(c *syn.Compound) (base []int32, typed bool) {
 	switch {
 	case ev.p.q.Dialect == syn.V1 && len(c.Hashes) > 0:
-		n := ev.s.ids()[c.Hashes[0].Value]
-		if n == nil {
+		n, ok := ev.s.ids()[c.Hashes[0].Value]
+		if !ok {
 			return nil, false
 		}
-		base = []*Node{n}
+		base = []int32{n}
 	case len(c.Types) > 0:
 		base, typed = ev.s.byType[ev.typeName(c.Types[0])], true
 	case c.Root != nil:
@@ -770,7 +777,7 @@ func (ev *evaluator) baseSetTyped(c *syn.Compound) (base []*Node, typed bool) {
 	case c.Depth != nil:
 		base = ev.depthNodes(c.Depth.From, c.Depth.To)
 	default:
-		base = ev.s.nodes
+		base = ev.s.all()
 	}
 	return base, typed
 }
@@ -785,53 +792,55 @@ func (ev *evaluator) typeName(t *syn.TypeSel) string {
 	return t.Name
 }
 
-func (ev *evaluator) matchCompound(c *syn.Compound, n *Node) bool {
+func (ev *evaluator) matchCompound(c *syn.Compound, n int32) bool {
 	return ev.matcher(c).match(ev, n)
 }
 
 // matchRest applies the tests of c other than types and attributes.
-func (ev *evaluator) matchRest(c *syn.Compound, n *Node) bool {
-	if c.Root != nil && !isRoot(n, c.Root.Name) {
+func (ev *evaluator) matchRest(c *syn.Compound, n int32) bool {
+	s := ev.s
+	if c.Root != nil && !s.isRoot(n, c.Root.Name) {
 		return false
 	}
-	if c.Depth != nil && !inDepth(n, c.Depth.From, c.Depth.To) {
+	if c.Depth != nil && !s.inDepth(n, c.Depth.From, c.Depth.To) {
 		return false
 	}
 	for _, h := range c.Hashes {
 		if ev.p.q.Dialect == syn.V1 {
-			if n.ID != h.Value {
+			if s.nodeID(n) != h.Value {
 				return false
 			}
-		} else if s, ok := n.keyAttr(); !ok || s != h.Value {
+		} else if k, ok := s.keyAttr(n); !ok || k != h.Value {
 			return false
 		}
 	}
 	for _, t := range c.Tags {
-		if !hasTag(n, t.Name) {
+		if !hasTag(Node{s, n}, t.Name) {
 			return false
 		}
 	}
 	for _, ps := range c.Pseudos {
-		if !matchPseudo(n, ps) {
+		if !s.matchPseudo(n, ps) {
 			return false
 		}
 	}
 	return true
 }
 
-func inDepth(n *Node, from, to int) bool {
+func (s *Snapshot) inDepth(n int32, from, to int) bool {
 	switch {
-	case isRoot(n, "sys"):
+	case s.isRoot(n, "sys"):
 		return from <= -1 && -1 <= to
-	case isRoot(n, "ah"):
+	case s.isRoot(n, "ah"):
 		return from <= 0 && 0 <= to
-	case n.turn > 0:
-		return from <= int(n.turn) && int(n.turn) <= to
+	}
+	if t := int(s.turn(n)); t > 0 {
+		return from <= t && t <= to
 	}
 	return false
 }
 
-func hasTag(n *Node, tag string) bool {
+func hasTag(n Node, tag string) bool {
 	switch v := n.attr("tags").(type) {
 	case []any:
 		for _, e := range v {
@@ -848,25 +857,27 @@ func hasTag(n *Node, tag string) bool {
 	return false
 }
 
-func matchPseudo(n *Node, p *syn.Pseudo) bool {
+func (s *Snapshot) matchPseudo(n int32, p *syn.Pseudo) bool {
+	parent := s.parent[n]
 	switch p.Name {
 	case "pre", "core", "post":
-		v, ok := numOf(n.attr("offset"))
+		v, ok := numOf(Node{s, n}.attr("offset"))
 		if !ok {
 			return false
 		}
 		return (p.Name == "pre" && v < 0) || (p.Name == "core" && v == 0) || (p.Name == "post" && v > 0)
 	case "first":
-		return n.parent != nil && n.pos == 1
+		return parent >= 0 && s.pos[n] == 1
 	case "last":
-		return n.parent != nil && int(n.pos) == len(n.parent.Children)
+		return parent >= 0 && s.pos[n] == s.nkids[parent]
 	case "nth":
-		return n.parent != nil && float64(n.pos) == p.Args[0].Value.Num
+		return parent >= 0 && float64(s.pos[n]) == p.Args[0].Value.Num
 	case "depth":
-		if n.turn == 0 {
+		t := s.turn(n)
+		if t == 0 {
 			return false
 		}
-		d := float64(n.turn)
+		d := float64(t)
 		for _, a := range p.Args {
 			hi := a.Value.Num
 			if a.Hi != nil {

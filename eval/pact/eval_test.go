@@ -82,7 +82,7 @@ func TestIDLookupIsIndexed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := d.Snapshots[0].Lookup("b"); n == nil || n.NodeType != "cb" {
+	if n := d.Snapshots[0].Lookup("b"); !n.Valid() || n.NodeType() != "cb" || n.ID() != "b" {
 		t.Fatalf("Lookup(b) = %v", n)
 	}
 	res, err := Select(context.Background(), d, "#b", syn.V1, Options{})

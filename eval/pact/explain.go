@@ -63,7 +63,7 @@ func (p *Plan) Explain(ctx context.Context, d *Data) (*Explanation, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Explanation{Cycle: s.Cycle, Steps: *ev.trace, Emptied: -1, IDs: idsOf(nodes)}
+	e := &Explanation{Cycle: s.Cycle, Steps: *ev.trace, Emptied: -1, IDs: s.idsOf(nodes)}
 	for i := ev.tried; i < len(e.Steps) && len(nodes) == 0; i++ {
 		if e.Steps[i].Count == 0 {
 			e.Emptied = i
@@ -123,10 +123,10 @@ func compoundParts(c *syn.Compound) []part {
 // explainStep evaluates one compound step part by part, recording the
 // count after each part; the result is the step's set, as chain computes
 // it.
-func (ev *evaluator) explainStep(st *syn.Step, cur []*Node, first bool, comb syn.Combinator) ([]*Node, error) {
+func (ev *evaluator) explainStep(st *syn.Step, cur []int32, first bool, comb syn.Combinator) ([]int32, error) {
 	parts := compoundParts(st.Sel)
 	x := &syn.Compound{Sp: st.Sel.Sp}
-	var set []*Node
+	var set []int32
 	for i, pt := range parts {
 		pt.add(x)
 		sub := *x // a snapshot of the parts so far: matchers are cached per compound
@@ -143,7 +143,7 @@ func (ev *evaluator) explainStep(st *syn.Step, cur []*Node, first bool, comb syn
 			if first {
 				set, err = ev.filter(&sub, base, nil, typed)
 			} else {
-				rel := relateInto(nil, cur, base, comb)
+				rel := ev.s.relateInto(nil, cur, base, comb)
 				set, err = ev.filter(&sub, rel, nil, typed)
 			}
 		} else {

@@ -12,6 +12,24 @@ type matcher struct {
 	types []string
 	attrs []attrTest
 	rest  bool // roots, depth, hashes, tags or pseudo-classes to test
+
+	// The types' indexes in the type table of snap (-1 for a type no
+	// node of snap has), resolved when the matcher meets a snapshot.
+	snap     *Snapshot
+	typeIdxs []int32
+}
+
+// resolve binds the matcher's types to s's type table.
+func (m *matcher) resolve(s *Snapshot) {
+	m.snap = s
+	m.typeIdxs = m.typeIdxs[:0]
+	for _, t := range m.types {
+		k := int32(-1)
+		if l := s.byType[t]; len(l) > 0 {
+			k = s.typ[l[0]]
+		}
+		m.typeIdxs = append(m.typeIdxs, k)
+	}
 }
 
 // attrTest is one attribute filter with its cache slots (-1 for none).
@@ -58,17 +76,21 @@ func keyIndex(keys []string, key string) int {
 }
 
 // match reports whether n matches the compound selector.
-func (m *matcher) match(ev *evaluator, n *Node) bool { return m.matchFrom(ev, n, 0) }
+func (m *matcher) match(ev *evaluator, n int32) bool { return m.matchFrom(ev, n, 0) }
 
 // matchFrom is match for a node known to have the first skip types.
-func (m *matcher) matchFrom(ev *evaluator, n *Node, skip int) bool {
-	for _, t := range m.types[skip:] {
-		if n.NodeType != t {
+func (m *matcher) matchFrom(ev *evaluator, n int32, skip int) bool {
+	s := ev.s
+	if m.snap != s {
+		m.resolve(s)
+	}
+	for _, t := range m.typeIdxs[skip:] {
+		if s.typ[n] != t {
 			return false
 		}
 	}
 	for i := range m.attrs {
-		if !m.attrs[i].match(n) {
+		if !m.attrs[i].match(s, n) {
 			return false
 		}
 	}
@@ -77,17 +99,17 @@ func (m *matcher) matchFrom(ev *evaluator, n *Node, skip int) bool {
 
 // match applies the filter, from the header cache when the node's value
 // is cached there, else with the full comparison rules.
-func (t *attrTest) match(n *Node) bool {
+func (t *attrTest) match(s *Snapshot, n int32) bool {
 	if t.flag {
-		return truthy(n, t.a.Key)
+		return truthy(Node{s, n}, t.a.Key)
 	}
-	if t.strIdx >= 0 && n.strOK&(1<<t.strIdx) != 0 {
-		return (n.str(t.strIdx) == t.a.Value.Text) == (t.a.Op == syn.OpEq)
+	if t.strIdx >= 0 && s.flags[n]&(flagStrOK<<t.strIdx) != 0 {
+		return (s.str(n, t.strIdx) == t.a.Value.Text) == (t.a.Op == syn.OpEq)
 	}
-	if t.numIdx >= 0 && n.numOK&(1<<t.numIdx) != 0 {
-		if r, ok := numOp(t.a.Op, float64(n.nums[t.numIdx]), t.a.Value.Num); ok {
+	if t.numIdx >= 0 && s.flags[n]&(flagNumOK<<t.numIdx) != 0 {
+		if r, ok := numOp(t.a.Op, float64(s.nums[t.numIdx][n]), t.a.Value.Num); ok {
 			return r
 		}
 	}
-	return matchAttr(n, t.a)
+	return matchAttr(Node{s, n}, t.a)
 }

@@ -86,21 +86,19 @@ type ContentSummary struct {
 // trackedHeaders are the headers whose change makes a node "changed".
 var trackedHeaders = []string{"ttl", "priority", "parent", "offset", "nodeType", "role", "kind", "content_hash", "created_at_ns", "creation_index"}
 
-func header(n *Node, h string) any {
+func header(n Node, h string) any {
 	switch h {
 	case "parent":
-		if n.parent == nil {
+		p, ok := n.Parent()
+		if !ok || p.ID() == "" {
 			return nil
 		}
-		if n.parent.ID == "" {
-			return nil
-		}
-		return n.parent.ID
+		return p.ID()
 	case "nodeType":
-		if n.NodeType == "" {
+		if n.NodeType() == "" {
 			return nil
 		}
-		return n.NodeType
+		return n.NodeType()
 	case "content_hash":
 		return n.ContentHash()
 	}
@@ -179,7 +177,7 @@ func (ev *evaluator) evalRange(d *Data, opts Options) (*RangeDiffLatestResult, e
 	if opts.ContextLines != nil {
 		ctxLines = *opts.ContextLines
 	}
-	results := make([][]*Node, len(idx))
+	results := make([][]int32, len(idx))
 	for k, i := range idx {
 		res.Snapshots = append(res.Snapshots, refOf(d, i, kind))
 		nodes, err := ev.evalSnapshot(d.Snapshots[i])
@@ -191,42 +189,43 @@ func (ev *evaluator) evalRange(d *Data, opts Options) (*RangeDiffLatestResult, e
 	for k := 0; k+1 < len(idx); k++ {
 		from, to := d.Snapshots[idx[k]], d.Snapshots[idx[k+1]]
 		blk := DiffBlock{From: res.Snapshots[k], To: res.Snapshots[k+1], AddedIDs: []string{}, RemovedIDs: []string{}, Changed: []Change{}}
-		inFrom := map[string]*Node{}
-		for _, n := range results[k] {
-			if n.ID != "" {
-				inFrom[n.ID] = n
+		inFrom := map[string]Node{}
+		for _, i := range results[k] {
+			if n := (Node{from, i}); n.ID() != "" {
+				inFrom[n.ID()] = n
 			}
 		}
-		inTo := map[string]*Node{}
-		for _, n := range results[k+1] {
-			if n.ID != "" {
-				inTo[n.ID] = n
+		inTo := map[string]Node{}
+		for _, i := range results[k+1] {
+			if n := (Node{to, i}); n.ID() != "" {
+				inTo[n.ID()] = n
 			}
 		}
-		for _, n := range results[k] {
+		for _, i := range results[k] {
 			if err := ev.check(); err != nil {
 				return nil, err
 			}
-			if n.ID == "" {
+			n := Node{from, i}
+			id := n.ID()
+			if id == "" {
 				continue
 			}
-			if o, ok := inTo[n.ID]; !ok {
-				blk.AddedIDs = append(blk.AddedIDs, n.ID)
+			if o, ok := inTo[id]; !ok {
+				blk.AddedIDs = append(blk.AddedIDs, id)
 			} else if c, changed := diffNode(n, o, opts.IncludeContent, mode, ctxLines); changed {
 				blk.Changed = append(blk.Changed, c)
 			}
 		}
-		for _, n := range results[k+1] {
-			if n.ID != "" {
-				if _, ok := inFrom[n.ID]; !ok {
-					blk.RemovedIDs = append(blk.RemovedIDs, n.ID)
+		for _, i := range results[k+1] {
+			if id := to.nodeID(i); id != "" {
+				if _, ok := inFrom[id]; !ok {
+					blk.RemovedIDs = append(blk.RemovedIDs, id)
 				}
 			}
 		}
 		sortByFrom(blk.AddedIDs, from)
 		sortByFrom(blk.RemovedIDs, from)
 		blk.Stats = Stats{Added: len(blk.AddedIDs), Removed: len(blk.RemovedIDs), Changed: len(blk.Changed)}
-		_ = to
 		if opts.MaxChangesPerSnapshot != nil {
 			budget := *opts.MaxChangesPerSnapshot
 			cut := func(n int) int {
@@ -253,8 +252,8 @@ func (ev *evaluator) evalRange(d *Data, opts Options) (*RangeDiffLatestResult, e
 // ids absent there follow, ordered by id.
 func sortByFrom(ids []string, from *Snapshot) {
 	pos := func(id string) int {
-		if n := from.ids()[id]; n != nil {
-			return int(n.pre)
+		if n, ok := from.ids()[id]; ok {
+			return int(n)
 		}
 		return int(^uint(0) >> 1)
 	}
@@ -267,8 +266,8 @@ func sortByFrom(ids []string, from *Snapshot) {
 	})
 }
 
-func diffNode(newer, older *Node, includeContent bool, mode string, ctxLines int) (Change, bool) {
-	c := Change{ID: newer.ID, Fields: []string{}}
+func diffNode(newer, older Node, includeContent bool, mode string, ctxLines int) (Change, bool) {
+	c := Change{ID: newer.ID(), Fields: []string{}}
 	for _, h := range trackedHeaders {
 		a, b := header(newer, h), header(older, h)
 		if !sameValue(a, b) {
@@ -288,7 +287,7 @@ func diffNode(newer, older *Node, includeContent bool, mode string, ctxLines int
 	return c, true
 }
 
-func contentText(n *Node) string {
+func contentText(n Node) string {
 	c, ok := n.Attr("content")
 	if !ok || c == nil {
 		return ""
@@ -296,7 +295,7 @@ func contentText(n *Node) string {
 	return string(contentBytes(c))
 }
 
-func contentDiff(newer, older *Node, mode string, ctxLines int) *ContentDiff {
+func contentDiff(newer, older Node, mode string, ctxLines int) *ContentDiff {
 	a, b := contentText(older), contentText(newer)
 	cd := &ContentDiff{Mode: mode, Summary: ContentSummary{BytesNewer: len(b), BytesOlder: len(a), Identical: a == b}}
 	if m, ok := newer.attr("mime").(string); ok {
@@ -307,7 +306,7 @@ func contentDiff(newer, older *Node, mode string, ctxLines int) *ContentDiff {
 	}
 	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A: splitLines(a), B: splitLines(b),
-		FromFile: older.ID + "@older", ToFile: newer.ID + "@newer",
+		FromFile: older.ID() + "@older", ToFile: newer.ID() + "@newer",
 		Context: ctxLines,
 	})
 	if err == nil {
