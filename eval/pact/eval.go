@@ -796,9 +796,10 @@ func (ev *evaluator) matchCompound(c *syn.Compound, n int32) bool {
 	return ev.matcher(c).match(ev, n)
 }
 
-// matchRest applies the tests of c other than types and attributes.
-func (ev *evaluator) matchRest(c *syn.Compound, n int32) bool {
-	s := ev.s
+// matchRest applies the tests of m's compound other than types and
+// attributes.
+func (ev *evaluator) matchRest(m *matcher, n int32) bool {
+	s, c := ev.s, m.c
 	if c.Root != nil && !s.isRoot(n, c.Root.Name) {
 		return false
 	}
@@ -819,8 +820,8 @@ func (ev *evaluator) matchRest(c *syn.Compound, n int32) bool {
 			return false
 		}
 	}
-	for _, ps := range c.Pseudos {
-		if !s.matchPseudo(n, ps) {
+	for i, ps := range c.Pseudos {
+		if !s.matchPseudo(n, ps, m.pseudos[i]) {
 			return false
 		}
 	}
@@ -857,22 +858,56 @@ func hasTag(n Node, tag string) bool {
 	return false
 }
 
-func (s *Snapshot) matchPseudo(n int32, p *syn.Pseudo) bool {
+// Pseudo-class kinds, resolved once per matcher.
+const (
+	pseudoOther = iota
+	pseudoPre
+	pseudoCore
+	pseudoPost
+	pseudoFirst
+	pseudoLast
+	pseudoNth
+	pseudoDepth
+)
+
+// pseudoKind returns the kind of a pseudo-class name.
+func pseudoKind(name string) uint8 {
+	switch name {
+	case "pre":
+		return pseudoPre
+	case "core":
+		return pseudoCore
+	case "post":
+		return pseudoPost
+	case "first":
+		return pseudoFirst
+	case "last":
+		return pseudoLast
+	case "nth":
+		return pseudoNth
+	case "depth":
+		return pseudoDepth
+	}
+	return pseudoOther
+}
+
+// matchPseudo tests node n against the pseudo-class p of kind k.
+func (s *Snapshot) matchPseudo(n int32, p *syn.Pseudo, k uint8) bool {
 	parent := s.parent[n]
-	switch p.Name {
-	case "pre", "core", "post":
+	switch k {
+	case pseudoPre, pseudoCore, pseudoPost:
 		v, ok := numOf(Node{s, n}.attr("offset"))
 		if !ok {
 			return false
 		}
-		return (p.Name == "pre" && v < 0) || (p.Name == "core" && v == 0) || (p.Name == "post" && v > 0)
-	case "first":
+		return (k == pseudoPre && v < 0) || (k == pseudoCore && v == 0) || (k == pseudoPost && v > 0)
+	case pseudoFirst:
 		return parent >= 0 && s.pos[n] == 1
-	case "last":
+	case pseudoLast:
 		return parent >= 0 && s.pos[n] == s.nkids[parent]
-	case "nth":
+	case pseudoNth:
 		return parent >= 0 && float64(s.pos[n]) == p.Args[0].Value.Num
-	case "depth":
+	case pseudoDepth:
 		t := s.turn(n)
 		if t == 0 {
 			return false

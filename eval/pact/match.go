@@ -13,6 +13,8 @@ type matcher struct {
 	attrs []attrTest
 	rest  bool // roots, depth, hashes, tags or pseudo-classes to test
 
+	pseudos []uint8 // the kinds of c's pseudo-classes
+
 	// The types' indexes in the type table of snap (-1 for a type no
 	// node of snap has), resolved when the matcher meets a snapshot.
 	snap     *Snapshot
@@ -48,6 +50,9 @@ func (ev *evaluator) matcher(c *syn.Compound) *matcher {
 	m := &matcher{c: c, rest: c.Root != nil || c.Depth != nil || len(c.Hashes) > 0 || len(c.Tags) > 0 || len(c.Pseudos) > 0}
 	for _, t := range c.Types {
 		m.types = append(m.types, ev.typeName(t))
+	}
+	for _, p := range c.Pseudos {
+		m.pseudos = append(m.pseudos, pseudoKind(p.Name))
 	}
 	for _, a := range c.Attrs {
 		t := attrTest{a: a, strIdx: -1, numIdx: -1, flag: ev.p.q.Dialect != syn.V1 && isFlag(a)}
@@ -94,7 +99,7 @@ func (m *matcher) matchFrom(ev *evaluator, n int32, skip int) bool {
 			return false
 		}
 	}
-	return !m.rest || ev.matchRest(m.c, n)
+	return !m.rest || ev.matchRest(m, n)
 }
 
 // match applies the filter, from the header cache when the node's value
