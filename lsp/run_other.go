@@ -445,10 +445,17 @@ func runLenses(s *Snapshot, spans []syntax.Span) []CodeLens {
 	return out
 }
 
-// timeoutMessage turns a deadline into a message naming the limit.
+// timeoutMessage turns a deadline or the tuple budget into a message that
+// says how to go past it from the editor.
 func timeoutMessage(err error, limit time.Duration) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("evaluation stopped after %v (raise the limit with the %s setting, in milliseconds)", limit, settingRunTimeout)
+	}
+	if le := (*evaldl.LimitError)(nil); errors.As(err, &le) {
+		// The language server's tuple budget has no setting: the
+		// message says how to go past it rather than the CLI's flag
+		// alone, which means nothing in an editor.
+		return fmt.Errorf("evaluation stopped: more than %d tuples (an intermediate join result or the derived tuples), the language server's budget; narrow the rule, or evaluate it with `ctxql eval datalog --max-tuples N`", le.Max)
 	}
 	return err
 }
