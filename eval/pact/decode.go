@@ -528,12 +528,41 @@ slow:
 	return f, true
 }
 
-// where names node i's place in the data for error messages.
+// whereLevels is how many levels at each end of a deep node's path where
+// spells out.
+const whereLevels = 8
+
+// where names node i's place in the data for error messages, as
+// root.children[0].children[3]; a path deeper than 2×whereLevels keeps
+// its first and last levels and says how many are left out, so that the
+// message stays short and linear to build at any depth.
 func (s *Snapshot) where(i int32) string {
-	if s.parent[i] < 0 {
-		return "root"
+	var pos []int32 // child positions from node i up to the root
+	for j := i; s.parent[j] >= 0; j = s.parent[j] {
+		pos = append(pos, s.pos[j]-1)
 	}
-	return s.where(s.parent[i]) + ".children[" + strconv.Itoa(int(s.pos[i])-1) + "]"
+	var b strings.Builder
+	b.WriteString("root")
+	level := func(k int) {
+		b.WriteString(".children[")
+		b.WriteString(strconv.Itoa(int(pos[k])))
+		b.WriteByte(']')
+	}
+	n := len(pos)
+	if n <= 2*whereLevels {
+		for k := n - 1; k >= 0; k-- {
+			level(k)
+		}
+		return b.String()
+	}
+	for k := n - 1; k >= n-whereLevels; k-- {
+		level(k)
+	}
+	fmt.Fprintf(&b, "…(%d levels)…", n-2*whereLevels)
+	for k := whereLevels - 1; k >= 0; k-- {
+		level(k)
+	}
+	return b.String()
 }
 
 // root scans a snapshot's root node and indexes the snapshot.

@@ -294,3 +294,27 @@ func FuzzLoad(f *testing.F) {
 		checkAgainstReference(t, b)
 	})
 }
+
+// TestWhereDeepNode checks that an error deep in the tree names the
+// node's place in a short message built in linear time: the path keeps its
+// first and last levels and counts the rest.
+func TestWhereDeepNode(t *testing.T) {
+	for _, depth := range []int{3, 2 * whereLevels, 50000} {
+		src := `{"root":` + strings.Repeat(`{"children":[{"id":"x"},`, depth) + `{"id":5}` + strings.Repeat(`]}`, depth) + `}`
+		_, err := LoadString(src)
+		if err == nil {
+			t.Fatalf("depth %d: no error", depth)
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "invalid data: root.children[1]") || !strings.HasSuffix(msg, ".children[1].id must be a string") {
+			t.Errorf("depth %d: %.200q", depth, msg)
+		}
+		if depth <= 2*whereLevels {
+			if got := strings.Count(msg, ".children[1]"); got != depth {
+				t.Errorf("depth %d: %d levels named: %q", depth, got, msg)
+			}
+		} else if len(msg) > 500 || !strings.Contains(msg, fmt.Sprintf("…(%d levels)…", depth-2*whereLevels)) {
+			t.Errorf("depth %d: %d bytes: %.300q", depth, len(msg), msg)
+		}
+	}
+}
