@@ -361,7 +361,7 @@ func LoadString(src string) (*Data, error) {
 				return d.Errorf("two \"root\" keys")
 			}
 			root = true
-			s, err := d.root("root")
+			s, err := d.root("root", 2)
 			rootSnap = s
 			return err
 		case "snapshots":
@@ -370,14 +370,14 @@ func LoadString(src string) (*Data, error) {
 			}
 			hasSnaps = true
 			if d.Peek() != '[' {
-				if err := d.skip(0); err != nil {
+				if err := d.skip(2); err != nil {
 					return err
 				}
 				return errors.New("invalid data: \"snapshots\" must be an array")
 			}
 			return d.Array(func(i int) error {
 				if d.Peek() != '{' {
-					if err := d.skip(0); err != nil {
+					if err := d.skip(3); err != nil {
 						return err
 					}
 					return fmt.Errorf("invalid data: snapshots[%d] is not an object", i)
@@ -390,14 +390,14 @@ func LoadString(src string) (*Data, error) {
 					switch key {
 					case "root":
 						var err error
-						s, err = d.root(fmt.Sprintf("snapshots[%d].root", i))
+						s, err = d.root(fmt.Sprintf("snapshots[%d].root", i), 4)
 						return err
 					case "cycle":
-						raw, err := d.rawValue()
+						raw, err := d.rawValue(4)
 						cycle = decodeRaw(raw)
 						return err
 					}
-					return d.skip(0)
+					return d.skip(4)
 				})
 				if err != nil {
 					return err
@@ -418,11 +418,11 @@ func LoadString(src string) (*Data, error) {
 				return nil
 			})
 		case "cycle":
-			raw, err := d.rawValue()
+			raw, err := d.rawValue(2)
 			topCycle = decodeRaw(raw)
 			return err
 		}
-		return d.skip(0)
+		return d.skip(2)
 	})
 	if err != nil {
 		return nil, err
@@ -463,8 +463,6 @@ func intOf(v any) (int64, bool) {
 	}
 	return 0, false
 }
-
-const maxTreeDepth = 100000
 
 // isRoot reports whether node i is the region root ^name: its nodeType is
 // "^name" or "name"; ^root also matches the tree's top node.

@@ -20,9 +20,14 @@ type Attr struct {
 	Value any
 }
 
-// maxValueDepth bounds the nesting of attribute values (objects and arrays
-// inside a node's attributes), as encoding/json does.
-const maxValueDepth = 10000
+// maxNesting is encoding/json's bound on the nesting of objects and
+// arrays: the top-level value is at depth 1, and a container deeper than
+// maxNesting is an error. It bounds the tree (a node at tree level L is at
+// depth base+2L, where base is 2 for {"root": ...} and 4 inside
+// "snapshots") and the attribute values alike, so that the loader accepts
+// exactly the nesting encoding/json accepts and its recursion stays
+// shallow.
+const maxNesting = 10000
 
 // decoder is a JSON scanner specialised for snapshot data. It builds a
 // snapshot's node columns directly while it scans, without an intermediate
@@ -37,6 +42,7 @@ type decoder struct {
 	snap    *Snapshot
 	typeIDs map[string]int32 // type indexes of the snapshot being built
 	last    int              // node count of the previous snapshot
+	base    int              // nesting depth of the snapshot's root object
 }
 
 // number scans a JSON number and returns its text.
@@ -93,12 +99,12 @@ func (d *decoder) literal(word string, v any) (any, error) {
 	return nil, d.Errorf("invalid literal, expected %s", word)
 }
 
-// skip scans over any JSON value, validating it.
+// skip scans over any JSON value, validating it; depth is the nesting
+// depth the value has when it is an object or an array.
 func (d *decoder) skip(depth int) error {
-	if depth > maxValueDepth {
-		return d.Errorf("value nested deeper than %d levels", maxValueDepth)
-	}
 	switch c := d.Peek(); {
+	case (c == '{' || c == '[') && depth > maxNesting:
+		return d.tooDeep()
 	case c == '"':
 		return d.skipStr()
 	case c == '{':
@@ -166,11 +172,17 @@ func isHex4(s string) bool {
 	return true
 }
 
-// rawValue scans over a value and returns its text.
-func (d *decoder) rawValue() (string, error) {
+// tooDeep is the error for an object or array nested deeper than
+// maxNesting.
+func (d *decoder) tooDeep() error {
+	return d.Errorf("data nested deeper than %d levels", maxNesting)
+}
+
+// rawValue scans over a value at nesting depth depth and returns its text.
+func (d *decoder) rawValue(depth int) (string, error) {
 	d.Peek()
 	start := d.I
-	if err := d.skip(0); err != nil {
+	if err := d.skip(depth); err != nil {
 		return "", err
 	}
 	return d.S[start:d.I], nil
@@ -259,11 +271,12 @@ func (s *Snapshot) add(parent int32, pos int) int32 {
 // node scans one node object (the decoder is at its "{") and its subtree;
 // ok is false when the value is not an object.
 func (d *decoder) node(parent int32, pos, level int) (ok bool, err error) {
-	if level > maxTreeDepth {
-		return false, d.Errorf("tree deeper than %d levels", maxTreeDepth)
-	}
 	if d.Peek() != '{' {
 		return false, nil
+	}
+	nest := d.base + 2*level
+	if nest > maxNesting {
+		return false, d.tooDeep()
 	}
 	if d.I > math.MaxUint32-2 {
 		return false, d.Errorf("data larger than 4 GiB")
@@ -282,7 +295,7 @@ func (d *decoder) node(parent int32, pos, level int) (ok bool, err error) {
 		}
 		d.Peek()
 		at := d.I
-		raw, err := d.rawValue()
+		raw, err := d.rawValue(nest + 1)
 		if err != nil {
 			return err
 		}
@@ -456,7 +469,7 @@ func (n Node) members(f func(key, raw string)) {
 	_ = d.Object(func(key string) error {
 		if key == "children" {
 			if s.nkids[n.i] == 0 {
-				return d.skip(0) // [] or null
+				return d.skip(2) // [] or null
 			}
 			d.I = int(s.obj[s.lastChild(n.i)].hi - o.lo)
 			if d.Peek() == ']' {
@@ -464,7 +477,7 @@ func (n Node) members(f func(key, raw string)) {
 			}
 			return nil
 		}
-		raw, err := d.rawValue()
+		raw, err := d.rawValue(2) // depths relative to the object
 		if err != nil {
 			return err
 		}
@@ -482,6 +495,9 @@ func (d *decoder) children(i int32, level int) error {
 	}
 	if d.Peek() != '[' {
 		return fmt.Errorf("invalid data: %s.children must be an array", s.where(i))
+	}
+	if d.base+2*level+1 > maxNesting {
+		return d.tooDeep()
 	}
 	var count int32
 	err := d.Array(func(k int) error {
@@ -566,7 +582,7 @@ func (s *Snapshot) where(i int32) string {
 }
 
 // root scans a snapshot's root node and indexes the snapshot.
-func (d *decoder) root(name string) (*Snapshot, error) {
+func (d *decoder) root(name string, base int) (*Snapshot, error) {
 	if c := d.Peek(); c != '{' {
 		if c == 0 {
 			return nil, d.Unexpected("an object")
@@ -574,7 +590,7 @@ func (d *decoder) root(name string) (*Snapshot, error) {
 		return nil, fmt.Errorf("invalid data: %s must be an object", name)
 	}
 	s := &Snapshot{src: d.S, types: []string{""}}
-	d.snap, d.typeIDs = s, nil
+	d.snap, d.typeIDs, d.base = s, nil, base
 	s.reserve(d.sizeHint())
 	if _, err := d.node(-1, 1, 0); err != nil {
 		return nil, err

@@ -83,7 +83,7 @@ func refLoad(b []byte) ([]refSnapshot, bool) {
 
 func refBuild(raw any, level int) (*refNode, bool) {
 	obj, ok := raw.(map[string]any)
-	if !ok || level > maxTreeDepth {
+	if !ok {
 		return nil, false
 	}
 	for _, k := range []string{"id", "nodeType"} {
@@ -299,7 +299,7 @@ func FuzzLoad(f *testing.F) {
 // node's place in a short message built in linear time: the path keeps its
 // first and last levels and counts the rest.
 func TestWhereDeepNode(t *testing.T) {
-	for _, depth := range []int{3, 2 * whereLevels, 50000} {
+	for _, depth := range []int{3, 2 * whereLevels, 4000} {
 		src := `{"root":` + strings.Repeat(`{"children":[{"id":"x"},`, depth) + `{"id":5}` + strings.Repeat(`]}`, depth) + `}`
 		_, err := LoadString(src)
 		if err == nil {
@@ -316,5 +316,45 @@ func TestWhereDeepNode(t *testing.T) {
 		} else if len(msg) > 500 || !strings.Contains(msg, fmt.Sprintf("…(%d levels)…", depth-2*whereLevels)) {
 			t.Errorf("depth %d: %d bytes: %.300q", depth, len(msg), msg)
 		}
+	}
+}
+
+// TestNestingAgreesWithEncodingJSON checks the loader's nesting bound
+// against encoding/json's at its edge: trees whose deepest node, children
+// array or attribute value is at depth 10,000 load, one level more is
+// refused by both, in a single root and inside "snapshots".
+func TestNestingAgreesWithEncodingJSON(t *testing.T) {
+	tree := func(levels int, leaf string) string {
+		return strings.Repeat(`{"children":[`, levels) + leaf + strings.Repeat(`]}`, levels)
+	}
+	nested := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	var inputs []string
+	for _, wrap := range []struct {
+		pre, post string
+		base      int
+	}{{`{"root":`, `}`, 2}, {`{"snapshots":[{"cycle":1,"root":`, `}]}`, 4}} {
+		last := (maxNesting - wrap.base) / 2 // the deepest tree level allowed
+		for _, levels := range []int{last - 1, last, last + 1} {
+			inputs = append(inputs,
+				wrap.pre+tree(levels, `{"id":"x"}`)+wrap.post,
+				wrap.pre+tree(levels, `{"id":"x","children":[]}`)+wrap.post)
+			for _, v := range []int{1, 2, 3} {
+				inputs = append(inputs, wrap.pre+tree(levels, `{"id":"x","a":`+nested(v)+`}`)+wrap.post)
+			}
+		}
+		inputs = append(inputs, wrap.pre+`{"a":`+nested(maxNesting-wrap.base)+`}`+wrap.post,
+			wrap.pre+`{"a":`+nested(maxNesting-wrap.base+1)+`}`+wrap.post)
+	}
+	accepted, refused := 0, 0
+	for _, in := range inputs {
+		checkAgainstReference(t, []byte(in))
+		if _, err := LoadString(in); err == nil {
+			accepted++
+		} else {
+			refused++
+		}
+	}
+	if accepted == 0 || refused == 0 {
+		t.Fatalf("the inputs do not straddle the bound: %d accepted, %d refused", accepted, refused)
 	}
 }
