@@ -664,6 +664,26 @@ func (ev *evaluator) filterChildren(c *syn.Compound, parents, dst []int32) ([]in
 	from := len(dst)
 	sorted := true
 	s := ev.s
+	if k, ok := m.childPos(); ok {
+		// Only the child at position k (0: the last) can match: test it
+		// alone instead of every child.
+		for _, p := range parents {
+			if err := ev.check(); err != nil {
+				return dst, err
+			}
+			n, ok := s.nthChild(p, k)
+			if ok && m.match(ev, n) {
+				if len(dst) > from && dst[len(dst)-1] > n {
+					sorted = false
+				}
+				dst = append(dst, n)
+			}
+		}
+		if !sorted {
+			slices.Sort(dst[from:])
+		}
+		return dst, nil
+	}
 	for _, p := range parents {
 		n := p + 1
 		for k := s.nkids[p]; k > 0; k-- {
@@ -683,6 +703,26 @@ func (ev *evaluator) filterChildren(c *syn.Compound, parents, dst []int32) ([]in
 		slices.Sort(dst[from:])
 	}
 	return dst, nil
+}
+
+// nthChild returns node p's k-th child (1-based; 0 for the last one); ok
+// is false when p has fewer than k children.
+func (s *Snapshot) nthChild(p int32, k int32) (int32, bool) {
+	nk := s.nkids[p]
+	if k == 0 {
+		k = nk
+	}
+	if k < 1 || k > nk {
+		return 0, false
+	}
+	if k == nk && k > 8 {
+		return s.lastChild(p), true
+	}
+	c := p + 1
+	for ; k > 1; k-- {
+		c = s.end[c] + 1
+	}
+	return c, true
 }
 
 // childCount returns the number of children of the nodes of set.

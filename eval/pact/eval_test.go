@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -229,6 +230,63 @@ func TestCompoundTypesAndNth(t *testing.T) {
 			if string(out) != c.want {
 				t.Errorf("%v %s = %s, want %s", dl, c.src, out, c.want)
 			}
+		}
+	}
+}
+
+// TestChildPositionShortcut checks ".a > .a:nth(k)", ":first" and ":last"
+// (which test only the child at that position) against a scan of every
+// node, on a tree where "a" nodes nest in each other, so that the parents'
+// children interleave in document order, and some have more than eight
+// children.
+func TestChildPositionShortcut(t *testing.T) {
+	var b strings.Builder
+	id := 0
+	var gen func(depth int)
+	gen = func(depth int) {
+		id++
+		fmt.Fprintf(&b, `{"id":"n%d","nodeType":"a","children":[`, id)
+		if depth < 3 {
+			for k := range 3 + (id*7)%9 {
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				gen(depth + 1)
+			}
+		}
+		b.WriteString("]}")
+	}
+	b.WriteString(`{"root":`)
+	gen(0)
+	b.WriteString(`}`)
+	d, err := LoadString(b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := d.Snapshots[0]
+	for _, c := range []struct {
+		sel string
+		pos func(n Node) bool
+	}{
+		{".a > .a:first", func(n Node) bool { return s.pos[n.i] == 1 }},
+		{".a > .a:last", func(n Node) bool { p, _ := n.Parent(); return int(s.pos[n.i]) == p.NumChildren() }},
+		{".a > .a:nth(2)", func(n Node) bool { return s.pos[n.i] == 2 }},
+		{".a > .a:nth(10)", func(n Node) bool { return s.pos[n.i] == 10 }},
+		{".a > .a:nth(12)", func(n Node) bool { return s.pos[n.i] == 12 }},
+	} {
+		var want []string
+		for i := range s.Len() {
+			n := s.Node(i)
+			if p, ok := n.Parent(); ok && p.NodeType() == "a" && c.pos(n) {
+				want = append(want, n.ID())
+			}
+		}
+		res, err := Select(context.Background(), d, c.sel, syn.V1, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.IDs, want) {
+			t.Errorf("%s: got %v, want %v", c.sel, res.IDs, want)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package pact
 
 import (
+	"math"
+
 	syn "github.com/ctxql/ctxql/syntax/pact"
 )
 
@@ -117,4 +119,25 @@ func (t *attrTest) match(s *Snapshot, n int32) bool {
 		}
 	}
 	return matchAttr(Node{s, n}, t.a)
+}
+
+// childPos returns the one position among its siblings at which a node
+// can match the compound, when a pseudo-class fixes it: k for :nth(k) and
+// :first (1), 0 for :last. ok is false when no pseudo-class does.
+func (m *matcher) childPos() (k int32, ok bool) {
+	for i, p := range m.c.Pseudos {
+		switch m.pseudos[i] {
+		case pseudoFirst:
+			return 1, true
+		case pseudoLast:
+			return 0, true
+		case pseudoNth:
+			if len(p.Args) == 1 && p.Args[0].Hi == nil && p.Args[0].Value != nil {
+				if v := p.Args[0].Value.Num; v >= 1 && v <= math.MaxInt32 && v == math.Trunc(v) {
+					return int32(v), true
+				}
+			}
+		}
+	}
+	return 0, false
 }
