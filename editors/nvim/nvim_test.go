@@ -23,7 +23,7 @@ const script = `
 local out = {}
 local ok, err = pcall(function()
   vim.opt.rtp:prepend(os.getenv("CTXQL_PLUGIN"))
-  vim.g.ctxql_config = { cmd = { os.getenv("CTXQL_BIN"), "lsp" } }
+  vim.g.ctxql_config = { cmd = { os.getenv("CTXQL_BIN"), "lsp" }, embedded = true }
   vim.cmd([[nnoremap gr :echo "mine"<CR>]]) -- a user mapping the plugin keeps
   vim.cmd("filetype on")
   vim.cmd("runtime! ftdetect/ctxql.vim")
@@ -90,6 +90,15 @@ local ok, err = pcall(function()
   out.tuple_lines = ctxql.run_lines({ count = 2, elapsed_ms = 0, relation = "path",
     columns = { { name = "x", type = "Node" }, { name = "y", type = "" } }, results = { { "a", "b" }, { "a", "c" } } })
   out.tuple_lines[1] = out.tuple_lines[1]:sub(1, #"→ 2 results")
+  -- A host file: the server checks its embedded query; no keymaps there.
+  vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("CTXQL_HOST")))
+  local hb = vim.api.nvim_get_current_buf()
+  out.host_filetype = vim.bo[hb].filetype
+  out.host_diagnostics = vim.wait(15000, function() return #vim.diagnostic.get(hb) > 0 end, 20)
+  local hd = vim.diagnostic.get(hb)[1] or {}
+  out.host_diagnostic = (hd.message or ""):sub(1, #"legacy type sugar .block:summary")
+  out.host_diagnostic_at = { hd.lnum, hd.col }
+  out.host_K = buffer_map("K")
   -- Keymaps can be switched off.
   ctxql.config.keymaps = false
   vim.cmd("enew")
@@ -125,8 +134,12 @@ func TestPlugin(t *testing.T) {
 	if err := os.WriteFile(nodata, []byte("// pact: v1\n.cb[ttl>=2]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	host := filepath.Join(dir, "agent.ts")
+	if err := os.WriteFile(host, []byte("declare const ctx: { select(q: string): unknown };\nexport const summaries = ctx.select(\".block:summary\");\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	raw := nvimtest.Run(t, nvim, dir, script, []string{"CTXQL_PLUGIN=" + plugin, "CTXQL_BIN=" + bin, "CTXQL_FILE=" + file,
-		"CTXQL_NODATA=" + nodata, "CTXQL_DATA=" + filepath.Join(dir, "data.json")}, 90*time.Second)
+		"CTXQL_NODATA=" + nodata, "CTXQL_DATA=" + filepath.Join(dir, "data.json"), "CTXQL_HOST=" + host}, 90*time.Second)
 	var got map[string]any
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatalf("result %q: %v", raw, err)
@@ -146,6 +159,11 @@ func TestPlugin(t *testing.T) {
 		"nodata_lines":               []any{"// pact: v1", "// data: ./data.json", ".cb[ttl>=2]"},
 		"nodata_run_count":           float64(2),
 		"off_maps":                   float64(0),
+		"host_filetype":              "typescript",
+		"host_diagnostics":           true,
+		"host_diagnostic":            "legacy type sugar .block:summary",
+		"host_diagnostic_at":         []any{float64(1), float64(37)},
+		"host_K":                     "",
 		"tuple_lines":                []any{"→ 2 results", "```text", "x: Node  y", "a        b", "a        c", "```"},
 		"refused":                    false,
 		"migrated":                   true,

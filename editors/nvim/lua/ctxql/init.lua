@@ -1,6 +1,7 @@
 -- ctxql language server client for Neovim 0.7 and later.
 --
--- Starts `ctxql lsp` for pact, jql and datalog buffers (vim.lsp.start on
+-- Starts `ctxql lsp` for pact, jql and datalog buffers, and with
+-- embedded = true for host files (.ts, .js, .py, .go) too (vim.lsp.start on
 -- 0.8+, vim.lsp.start_client + buf_attach_client on 0.7), shows each
 -- ctxql/preview notification as virtual text after the query it belongs to,
 -- sets buffer-local keymaps on attach (K, gd, gr, <leader>ca) and defines
@@ -8,6 +9,21 @@
 local M = {}
 
 M.filetypes = { "pact", "jql", "datalog" }
+
+-- host_filetypes are the Neovim filetypes of host-file extensions: the
+-- files whose string literals may hold embedded queries.
+M.host_filetypes = {
+  [".ts"] = { "typescript" },
+  [".tsx"] = { "typescriptreact" },
+  [".mts"] = { "typescript" },
+  [".cts"] = { "typescript" },
+  [".js"] = { "javascript" },
+  [".jsx"] = { "javascriptreact" },
+  [".mjs"] = { "javascript" },
+  [".cjs"] = { "javascript" },
+  [".py"] = { "python" },
+  [".go"] = { "go" },
+}
 
 M.defaults = {
   cmd = { "ctxql", "lsp" },
@@ -23,6 +39,12 @@ M.defaults = {
   -- data…") as virtual text, refreshed on enter, save and leaving insert
   -- mode; run the one on the cursor line with vim.lsp.codelens.run().
   codelens = true,
+  -- Check the queries embedded in host files (embedded.extensions of the
+  -- settings or .ctxql.yaml; .ts, .js, .py and .go by default): the server
+  -- attaches to those buffers too, for diagnostics, hovers and quick fixes
+  -- only (no keymaps, lenses or previews there). Off by default: Neovim
+  -- sends every request of a buffer to every client attached to it.
+  embedded = false,
   keymaps = {
     hover = "K",
     definition = "gd",
@@ -139,6 +161,9 @@ local function client_config(bufnr)
       client.notify("workspace/didChangeConfiguration", { settings = { ctxql = M.config.settings } })
     end,
     on_attach = function(_, buf)
+      if M.is_host(buf) then
+        return
+      end
       M.set_keymaps(buf)
       if M.config.codelens and vim.lsp.codelens then
         local group = vim.api.nvim_create_augroup("ctxql-codelens-" .. buf, { clear = true })
@@ -388,8 +413,35 @@ vim.lsp.commands["ctxql.chooseData"] = function(command, ctx)
   end)
 end
 
+-- embedded_filetypes returns the filetypes of the host files whose
+-- embedded queries the server checks, from the embedded.extensions
+-- setting (default .ts, .js, .py, .go).
+function M.embedded_filetypes()
+  local emb = (M.config.settings or {}).embedded or {}
+  local exts = emb.extensions or { ".ts", ".js", ".py", ".go" }
+  local seen, out = {}, {}
+  for _, ext in ipairs(exts) do
+    if ext:sub(1, 1) ~= "." then
+      ext = "." .. ext
+    end
+    for _, ft in ipairs(M.host_filetypes[ext] or {}) do
+      if not seen[ft] then
+        seen[ft] = true
+        table.insert(out, ft)
+      end
+    end
+  end
+  return out
+end
+
+-- is_host reports whether the buffer is a host file (not a query file).
+function M.is_host(bufnr)
+  return not vim.tbl_contains(M.filetypes, vim.bo[bufnr].filetype)
+end
+
 -- setup merges opts into the defaults, starts the server for the
--- filetypes and defines the commands.
+-- filetypes (and the host files' when embedded is on) and defines the
+-- commands.
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
   M.lspconfig.cmd = M.config.cmd
@@ -401,6 +453,20 @@ function M.setup(opts)
       M.attach(args.buf)
     end,
   })
+  if M.config.embedded then
+    local fts = M.embedded_filetypes()
+    if #fts > 0 then
+      vim.api.nvim_create_autocmd("FileType", {
+        group = group,
+        pattern = fts,
+        callback = function(args)
+          if vim.api.nvim_buf_get_name(args.buf) ~= "" then
+            M.attach(args.buf)
+          end
+        end,
+      })
+    end
+  end
   vim.api.nvim_create_user_command("CtxqlRun", M.run, { desc = "Run the ctxql query on this line" })
   vim.api.nvim_create_user_command("CtxqlData", function(a)
     M.set_data(vim.api.nvim_get_current_buf(), a.args)
