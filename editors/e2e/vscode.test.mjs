@@ -76,6 +76,12 @@ const files = {
   'messy.pact': "// pact: v2\n.cb[ role = 'user' ,ttl<=2 ]\n",
   'paths.dl': '// data: ./graph.json\nrelation edge(Node, Node);\npath(x, y) <-- edge(x, y);\npath(x, z) <-- edge(x, y), path(y, z);\n',
   'plain.pact': '.mt .cb:summary\n',
+  'activities.json': JSON.stringify([
+    { id: 'a1', type: 'planGenerated', plan: { steps: [{ title: 'x' }] } },
+    { id: 'a2', type: 'agentMessaged' },
+    { id: 'a3', type: 'planGenerated' },
+  ]),
+  'recent.jql': "// data: ./activities.json\n{from: 'activities', select: ['id', 'type'], where: {type: 'planGenerated'}}\n",
   'agent.ts': 'declare const ctx: { select(q: string): unknown };\nexport const summaries = ctx.select(".block:summary");\n',
   '.vscode/settings.json': JSON.stringify({ 'ctxql.path': BIN }, null, 2),
 };
@@ -487,6 +493,21 @@ describe('ctxql in VS Code', () => {
     assert.equal(t.rows.length, 6);
     assert.deepEqual(t.head.slice(1), ['x Node', 'z Node'], 'the columns are named by the rule head and typed by the declaration');
     assert.match(t.header, /\bpath\b/, 'the header names the relation');
+  });
+
+  it('runs a JQL query into a table of the documents', async () => {
+    await openFile('recent.jql');
+    await until('run lenses', async () => (await lenses()).some((t) => t.includes('Run')));
+    await gotoLine(2);
+    await runCommand('ctxql: Run query');
+    const frame = await resultsFrame('recent.jql');
+    const t = await until('the document table', () => tableOf(frame));
+    await shot('jql-results');
+    assert.match(t.header, /recent\.jql/);
+    assert.match(t.header, /2 results/);
+    const id = t.head.indexOf('id');
+    assert.ok(id > 0 && t.head.includes('type'), `columns: ${JSON.stringify(t.head)}`);
+    assert.deepEqual(t.rows.map((r) => r[id]), ['a1', 'a3']);
   });
 
   it("shows a relation's own tuple count when its name is hovered, not the count of the rule on that line", async () => {
