@@ -85,17 +85,21 @@ func CompileJQ(src string, vars ...string) (*JQ, error) {
 	}
 	// The user's own definitions come after the prelude's, so they win.
 	q.FuncDefs = append(pre.FuncDefs, q.FuncDefs...)
+	if err := guardRepeats(q); err != nil {
+		return nil, fmt.Errorf("jq: %w", err)
+	}
 	j := &JQ{query: q, vars: vars}
-	if _, err := j.compile(context.Background(), 1); err != nil {
+	if _, err := j.compile(context.Background(), 1, 0); err != nil {
 		return nil, fmt.Errorf("jq: %w", err)
 	}
 	return j, nil
 }
 
-// compile compiles the query with the bounded built-ins bound to ctx and
-// capped at maxMatches matches per call.
-func (j *JQ) compile(ctx context.Context, maxMatches int) (*gojq.Code, error) {
-	b := &bounded{ctx: ctx, max: maxMatches, cache: map[[2]string]*regexp.Regexp{}}
+// compile compiles the query with the bounded built-ins bound to ctx,
+// capped at maxMatches matches per call and maxRepeat bytes per string
+// repetition (0: no cap).
+func (j *JQ) compile(ctx context.Context, maxMatches int, maxRepeat int64) (*gojq.Code, error) {
+	b := &bounded{ctx: ctx, max: maxMatches, maxRepeat: maxRepeat, cache: map[[2]string]*regexp.Regexp{}}
 	return gojq.Compile(j.query,
 		gojq.WithEnvironLoader(func() []string { return nil }),
 		gojq.WithVariables(j.vars),
@@ -103,6 +107,7 @@ func (j *JQ) compile(ctx context.Context, maxMatches int) (*gojq.Code, error) {
 		gojq.WithFunction("_ctxql_indices", 2, 2, b.indices),
 		gojq.WithFunction("_ctxql_splits", 2, 2, b.splits),
 		gojq.WithFunction("_ctxql_subst", 2, 2, b.subst),
+		gojq.WithFunction("_ctxql_mulcheck", 2, 2, b.mulcheck),
 	)
 }
 
@@ -130,7 +135,7 @@ func (j *JQ) Run(ctx context.Context, input any, lim JQLimits, varValues ...any)
 	defer stop()
 	// A match object encodes to at least 48 bytes: more matches than that
 	// could never be printed within the output budget.
-	code, err := j.compile(ctx, lim.MaxBytes/48+1)
+	code, err := j.compile(ctx, lim.MaxBytes/48+1, max(lim.MaxMemoryBytes, 0))
 	if err != nil {
 		return nil, fmt.Errorf("jq: %w", err)
 	}
@@ -181,7 +186,7 @@ func (j *JQ) Run(ctx context.Context, input any, lim JQLimits, varValues ...any)
 			}
 			var le *LimitError
 			if errors.As(err, &le) {
-				return out, fmt.Errorf("jq: %w: %w", le, ErrJQLimit)
+				return out, fmt.Errorf("jq: %w: %w", err, ErrJQLimit)
 			}
 			return out, fmt.Errorf("jq: %w", err)
 		}
@@ -249,10 +254,11 @@ func depth(v any, max int) int {
 // bounded holds the replacements of gojq's long-running built-ins for one
 // run: they observe ctx and stop at max matches.
 type bounded struct {
-	ctx   context.Context
-	max   int
-	cache map[[2]string]*regexp.Regexp
-	probe map[*regexp.Regexp]*regexp.Regexp
+	ctx       context.Context
+	max       int
+	maxRepeat int64 // most bytes a string repetition may produce (0: no cap)
+	cache     map[[2]string]*regexp.Regexp
+	probe     map[*regexp.Regexp]*regexp.Regexp
 }
 
 // checkEvery is how many steps a bounded built-in takes between looks at its

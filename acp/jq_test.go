@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -100,6 +102,78 @@ func TestJQBoundedBuiltinsAgreeWithGojq(t *testing.T) {
 				t.Errorf("%q | %s:\n got %s\nwant %s", in, expr, gb, wb)
 			}
 		}
+	}
+}
+
+// TestJQMultiplicationAgreesWithGojq checks that the rewrite guarding
+// string repetition keeps gojq's multiplication: products of numbers, big
+// integers, objects, strings and numbers in both orders, the order of the
+// products of generators, *=, errors and their order.
+func TestJQMultiplicationAgreesWithGojq(t *testing.T) {
+	inputs := []any{map[string]any{"a": 3, "b": 2, "s": "ab", "o": map[string]any{"x": map[string]any{"y": 1}}}, []any{1, 2.5, "z"}, nil}
+	exprs := []string{
+		`[(1,2) * (10,20)]`, `3 * 4`, `2.5 * 2`, `9007199254740993 * 3`, `4611686018427387904 * 4`, `-1 * 5`,
+		`{"a":{"b":1}} * {"a":{"c":2}}`, `"ab" * 3`, `3 * "ab"`, `"ab" * 0`, `"ab" * -1`, `"ab" * 0.5`, `"ab" * 1.7`,
+		`try (null * 2) catch .`, `try ([1] * 2) catch .`, `try ("a" * "b") catch .`, `try (error("l") * error("r")) catch .`,
+		`2 * 3 * 4`, `[(1,2) * 3 * (4,5)]`, `-(2 * 3)`, `2 * 3 + 1`, `1 + 2 * 3`, `"x" * 3 | length`, `[.[]? | . * 2?]`,
+		`reduce range(5) as $i (1; . * 2)`, `def f: . * 2; [range(3) | f]`, `[.[]? as $x | $x * 2?]`, `try (.a *= 2) catch .`,
+		`try ((.a, .b) *= (2, 3)) catch .`, `try (.[] *= 2) catch .`, `try (.s *= 2) catch .`, `try (.o *= {"x": {"z": 2}}) catch .`,
+		`[limit(3; repeat(. ) | 2 * 3)]`, `[range(3)] | map(. * .)`, `[paths] | length`, `try (.a * .s) catch .`,
+	}
+	for _, in := range inputs {
+		for _, expr := range exprs {
+			want, werr := plainGojq(expr, in)
+			q, err := acp.CompileJQ(expr)
+			if err != nil {
+				t.Fatalf("%s: %v", expr, err)
+			}
+			got, gerr := q.Run(context.Background(), in, acp.JQLimits{})
+			if (werr != nil) != (gerr != nil) || (werr != nil && !strings.Contains(gerr.Error(), werr.Error())) {
+				t.Errorf("%v | %s: error %v, gojq's %v", in, expr, gerr, werr)
+				continue
+			}
+			gb, _ := json.Marshal(got)
+			wb, _ := json.Marshal(want)
+			if string(gb) != string(wb) {
+				t.Errorf("%v | %s:\n got %s\nwant %s", in, expr, gb, wb)
+			}
+		}
+	}
+}
+
+// TestJQRepeatBudget checks that a string repetition larger than the
+// memory budget fails before it allocates: gojq would allocate up to 2 GiB
+// in one step, out of the memory watchdog's reach.
+func TestJQRepeatBudget(t *testing.T) {
+	for _, expr := range []string{`"x" * 2000000000 | length`, `2000000000 * "x" | length`, `.s *= 1000000000`, `[range(20) | "y" * 100000000] | length`, `"ab" * 1e300`} {
+		q, err := acp.CompileJQ(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		_, err = q.Run(context.Background(), map[string]any{"s": "ab"}, acp.JQLimits{MaxMemoryBytes: 64 << 20})
+		runtime.ReadMemStats(&m1)
+		if err == nil || !errors.Is(err, acp.ErrJQLimit) || !strings.Contains(err.Error(), "--max-memory") {
+			t.Errorf("%s: error %v, want the memory budget naming --max-memory", expr, err)
+		}
+		if grew := m1.TotalAlloc - m0.TotalAlloc; grew > 32<<20 {
+			t.Errorf("%s: allocated %d bytes before failing", expr, grew)
+		}
+	}
+	for _, expr := range []string{`1 as $__ctxql_r | $__ctxql_r * 2`, `$__ctxql_l`, `. as [$__ctxql_x] | 1`} {
+		if _, err := acp.CompileJQ(expr); err == nil || !strings.Contains(err.Error(), "reserved") {
+			t.Errorf("%s: error %v, want the reserved names refused", expr, err)
+		}
+	}
+	// Within the budget a repetition is gojq's.
+	q, err := acp.CompileJQ(`"ab" * 1000 | length`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := q.Run(context.Background(), nil, acp.JQLimits{MaxMemoryBytes: 64 << 20})
+	if err != nil || len(got) != 1 || fmt.Sprint(got[0]) != "2000" {
+		t.Errorf("got %v, %v", got, err)
 	}
 }
 
