@@ -646,11 +646,54 @@ func (ev *evaluator) filter(c *syn.Compound, src, dst []int32, typed bool) ([]in
 	if typed {
 		skip = 1
 	}
+	if t := m.soleNumeric(skip); t != nil {
+		return ev.filterNumeric(t, src, dst)
+	}
 	for _, n := range src {
 		if err := ev.check(); err != nil {
 			return dst, err
 		}
 		if m.matchFrom(ev, n, skip) {
+			dst = append(dst, n)
+		}
+	}
+	return dst, nil
+}
+
+// filterNumeric is filter for a compound that is one numeric filter on a
+// cached header (".cb[ttl<=1]" over the cb index): the comparison reads
+// the header's column directly, and only nodes whose value is not cached
+// take the general comparison.
+func (ev *evaluator) filterNumeric(t *attrTest, src, dst []int32) ([]int32, error) {
+	s := ev.s
+	col, bit := s.nums[t.numIdx], uint16(flagNumOK<<t.numIdx)
+	y := t.a.Value.Num
+	var test func(x float64) bool
+	switch t.a.Op {
+	case syn.OpEq:
+		test = func(x float64) bool { return x == y }
+	case syn.OpNe:
+		test = func(x float64) bool { return x != y }
+	case syn.OpLt:
+		test = func(x float64) bool { return x < y }
+	case syn.OpLe:
+		test = func(x float64) bool { return x <= y }
+	case syn.OpGt:
+		test = func(x float64) bool { return x > y }
+	default:
+		test = func(x float64) bool { return x >= y }
+	}
+	for k, n := range src {
+		if k&1023 == 0 {
+			if err := ev.err(); err != nil {
+				return dst, err
+			}
+		}
+		if s.flags[n]&bit != 0 {
+			if test(float64(col[n])) {
+				dst = append(dst, n)
+			}
+		} else if matchAttr(Node{s, n}, t.a) {
 			dst = append(dst, n)
 		}
 	}

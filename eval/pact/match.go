@@ -141,3 +141,21 @@ func (m *matcher) childPos() (k int32, ok bool) {
 	}
 	return 0, false
 }
+
+// soleNumeric returns the matcher's attribute test when, beyond the first
+// skip types, it is all the matcher tests: a single comparison of a
+// cached numeric header with a number.
+func (m *matcher) soleNumeric(skip int) *attrTest {
+	if m.rest || len(m.types) != skip || len(m.attrs) != 1 {
+		return nil
+	}
+	t := &m.attrs[0]
+	if t.flag || t.numIdx < 0 {
+		return nil
+	}
+	switch t.a.Op {
+	case syn.OpEq, syn.OpNe, syn.OpLt, syn.OpLe, syn.OpGt, syn.OpGe:
+		return t
+	}
+	return nil
+}
