@@ -84,11 +84,11 @@ func (p *parser) peekAt(k int) tok {
 func (p *parser) is(k lexKind) bool { return p.cur().kind == k }
 
 func (p *parser) next() tok {
-	t := p.cur()
 	if p.pos < len(p.toks) {
 		p.pos++
+		return p.toks[p.pos-1]
 	}
-	return t
+	return tok{kind: lEOF, start: p.end, end: p.end}
 }
 
 // mark sets the semantic kind of the token just before the cursor.
@@ -98,11 +98,17 @@ func (p *parser) mark(k TokenKind) {
 	}
 }
 
-// take consumes the current token and gives it semantic kind k.
+// take consumes the current token and gives it semantic kind k (at the
+// end, the last token gets it). It returns the token as it was.
 func (p *parser) take(k TokenKind) tok {
-	t := p.next()
+	if p.pos < len(p.toks) {
+		t := p.toks[p.pos]
+		p.toks[p.pos].sem = k
+		p.pos++
+		return t
+	}
 	p.mark(k)
-	return t
+	return tok{kind: lEOF, start: p.end, end: p.end}
 }
 
 // skipWS skips whitespace and reports whether there was any.
