@@ -999,9 +999,38 @@ func (p *parser) parseValue() *Value {
 	return nil
 }
 
+// smallInt returns the value of s, an optionally signed run of at most 15
+// decimal digits, as strconv.ParseFloat does (every such integer is exact
+// in a float64, and "-0" is negative zero); ok is false for other text.
+func smallInt(s string) (float64, bool) {
+	neg := false
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	f := float64(n)
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
 func (p *parser) number(start, end int) *Value {
 	s := p.src[start:end]
 	v := alloc(&p.a.value, Value{Sp: syntax.Sp(start, end), Kind: ValueNumber, Raw: s, Text: s})
+	if f, ok := smallInt(s); ok {
+		v.Num = f
+		return v
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		p.errorf(v.Sp, "number %s is out of range", strconv.Quote(s))
