@@ -48,7 +48,7 @@ func (s *slab[T]) grow() {
 // reset makes the full-size chunks, or the one smaller chunk in use, free
 // for reuse; values handed out before must no longer be used. The chunks
 // are not cleared: alloc writes a whole value before handing it out, and
-// clearing a file's tree (tens of times the size of its source) costs a
+// clearing a file's tree (about twenty times the size of its source) costs a
 // pass over memory that the next parse writes again. Until then the old values
 // keep what they point to (the old source's text) reachable.
 func (s *slab[T]) reset() {
