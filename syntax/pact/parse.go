@@ -21,7 +21,8 @@ func ParseQuery(src string, d Dialect) (*Query, []syntax.Diagnostic) {
 		d = V2
 	}
 	toks := lex(src, false)
-	p := &parser{src: src, toks: toks, d: d, end: len(src), a: &arena{}}
+	all := append(toks, tok{kind: lEOF, start: len(src), end: len(src)})
+	p := &parser{src: src, toks: all[:len(toks)], all: all, d: d, end: len(src), a: &arena{}}
 	q := p.parseQuery()
 	return q, p.diags
 }
@@ -33,6 +34,7 @@ func ParseQuery(src string, d Dialect) (*Query, []syntax.Diagnostic) {
 type parser struct {
 	src     string
 	toks    []tok // the query's tokens (no newlines, no comments)
+	all     []tok // toks and, after them, an lEOF token at end
 	pos     int
 	d       Dialect
 	end     int // offset reported for "end of query"
@@ -66,12 +68,7 @@ func (p *parser) nest() bool {
 func (p *parser) unnest() { p.depth-- }
 
 // cur returns the current token, or an lEOF token at the end.
-func (p *parser) cur() tok {
-	if p.pos < len(p.toks) {
-		return p.toks[p.pos]
-	}
-	return tok{kind: lEOF, start: p.end, end: p.end}
-}
+func (p *parser) cur() tok { return p.all[p.pos] }
 
 // peekAt returns the token k positions ahead.
 func (p *parser) peekAt(k int) tok {
@@ -81,7 +78,7 @@ func (p *parser) peekAt(k int) tok {
 	return tok{kind: lEOF, start: p.end, end: p.end}
 }
 
-func (p *parser) is(k lexKind) bool { return p.cur().kind == k }
+func (p *parser) is(k lexKind) bool { return p.all[p.pos].kind == k }
 
 func (p *parser) next() tok {
 	if p.pos < len(p.toks) {
