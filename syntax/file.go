@@ -3,6 +3,7 @@ package syntax
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -17,11 +18,14 @@ type File struct {
 
 // NewFile indexes src. Lines end at "\n"; a "\r" before it belongs to the line.
 func NewFile(name, src string) *File {
-	lines := make([]int, 1, 1+len(src)/32)
-	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' {
-			lines = append(lines, i+1)
+	lines := make([]int, 1, 1+strings.Count(src, "\n"))
+	for i := 0; ; {
+		j := strings.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		lines = append(lines, i)
 	}
 	return &File{name: name, src: src, lines: lines}
 }

@@ -46,11 +46,14 @@ func (s *slab[T]) grow() {
 }
 
 // reset makes the full-size chunks, or the one smaller chunk in use, free
-// for reuse; values handed out before must no longer be used.
+// for reuse; values handed out before must no longer be used. The chunks
+// are not cleared: alloc writes a whole value before handing it out, and
+// clearing a file's tree (about twenty times the size of its source) costs a
+// pass over memory that the next parse writes again. Until then the old values
+// keep what they point to (the old source's text) reachable.
 func (s *slab[T]) reset() {
 	if s.c == nil {
 		// Only one chunk in use (smaller ones are dropped): keep it.
-		clear(s.buf)
 		s.buf = s.buf[:0]
 		return
 	}
@@ -58,7 +61,6 @@ func (s *slab[T]) reset() {
 		s.c.full = append(s.c.full, s.buf)
 	}
 	for _, c := range s.c.full {
-		clear(c[:cap(c)]) // let go of what the old values point to
 		s.c.spare = append(s.c.spare, c[:0])
 	}
 	s.c.full, s.buf = s.c.full[:0], nil
@@ -141,10 +143,10 @@ func (s *ptrSlab[T]) grow(n int) {
 	s.buf = make([]*T, 0, max(n, min(max(16, 2*cap(s.buf)), ptrChunk)))
 }
 
-// reset makes every full-size chunk free for reuse, as slab.reset does.
+// reset makes every full-size chunk free for reuse, as slab.reset does,
+// without clearing them: add writes a list's elements before it is read.
 func (s *ptrSlab[T]) reset() {
 	if s.c == nil {
-		clear(s.buf)
 		s.buf = s.buf[:0]
 		return
 	}
@@ -152,7 +154,6 @@ func (s *ptrSlab[T]) reset() {
 		s.c.full = append(s.c.full, s.buf)
 	}
 	for _, c := range s.c.full {
-		clear(c[:cap(c)])
 		s.c.spare = append(s.c.spare, c[:0])
 	}
 	s.c.full, s.buf = s.c.full[:0], nil
@@ -202,7 +203,9 @@ type Arena struct {
 }
 
 // Reset frees everything parsed in ar for reuse: the trees parsed before
-// must no longer be used.
+// must no longer be used. The memory is not cleared, so the strings of the
+// old trees (parts of their sources) stay reachable until the next parses
+// overwrite them or ar is dropped.
 func (ar *Arena) Reset() {
 	ar.a.reset()
 }

@@ -1,6 +1,7 @@
 package pact
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
@@ -48,6 +49,7 @@ func parseFile(name, src string, def Dialect, tokens bool, ar *Arena) *File {
 	for i, line := 0, 0; ; line++ {
 		var next int
 		buf, next = lexLine(buf[:0], src, i, true)
+		buf = slices.Grow(buf, 1) // room for the parser's end token
 		diags = f.parseLine(&p, src, buf, line, diags, a)
 		if tokens {
 			for _, t := range buf {
@@ -95,8 +97,15 @@ func (f *File) parseLine(p *parser, src string, toks []tok, line int, diags []sy
 		return diags
 	}
 	end := q[len(q)-1].end
-	*p = parser{src: src, toks: q, d: f.Dialect, end: end, diags: diags, diag0: len(diags), a: a}
+	// The parser's end token goes just after the query's tokens, where the
+	// comment token, if any, is put back afterwards (toks has the room).
+	n := len(q)
+	all := toks[:n+1]
+	saved := all[n]
+	all[n] = tok{kind: lEOF, start: end, end: end}
+	*p = parser{src: src, toks: all[:n], all: all, d: f.Dialect, end: end, diags: diags, diag0: len(diags), a: a}
 	f.Queries = append(f.Queries, p.parseQuery())
+	all[n] = saved
 	return p.diags
 }
 

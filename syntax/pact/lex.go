@@ -95,11 +95,33 @@ func lexDefault(k lexKind) TokenKind {
 	return TokenPunct
 }
 
-func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
-func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
-func isIdentByte(c byte) bool {
-	return isLetter(c) || isDigit(c) || c == '-'
-}
+// Byte classes, as bits of byteClass.
+const (
+	classLetter    = 1 << iota // [A-Za-z_]
+	classDigit                 // [0-9]
+	classIdentByte             // [A-Za-z0-9_-]
+)
+
+// byteClass holds the classes of every byte value. It is read-only.
+var byteClass = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_' {
+			t[c] |= classLetter | classIdentByte
+		}
+		if b >= '0' && b <= '9' {
+			t[c] |= classDigit | classIdentByte
+		}
+		if b == '-' {
+			t[c] |= classIdentByte
+		}
+	}
+	return t
+}()
+
+func isLetter(c byte) bool    { return byteClass[c]&classLetter != 0 }
+func isDigit(c byte) bool     { return byteClass[c]&classDigit != 0 }
+func isIdentByte(c byte) bool { return byteClass[c]&classIdentByte != 0 }
 
 // lex splits src into tokens that tile it exactly. With comments set, "//"
 // starts a comment running to the end of the line; otherwise "/" is invalid.
@@ -140,6 +162,13 @@ func lexLine(dst []tok, src string, i int, comments bool) ([]tok, int) {
 			}
 			dst = append(dst, tok{kind: lIdent, sem: TokenIdent, start: i, end: j})
 			i = j
+			continue
+		case c < utf8.RuneSelf && punct[c] != lEOF:
+			// No rule of lexOne before its punct table takes these bytes:
+			// each is a token of its own.
+			k := punct[c]
+			dst = append(dst, tok{kind: k, sem: defaultSem[k], start: i, end: i + 1})
+			i++
 			continue
 		}
 		end, k, bad := lexOne(src, i, comments)

@@ -21,7 +21,8 @@ func ParseQuery(src string, d Dialect) (*Query, []syntax.Diagnostic) {
 		d = V2
 	}
 	toks := lex(src, false)
-	p := &parser{src: src, toks: toks, d: d, end: len(src), a: &arena{}}
+	all := append(toks, tok{kind: lEOF, start: len(src), end: len(src)})
+	p := &parser{src: src, toks: all[:len(toks)], all: all, d: d, end: len(src), a: &arena{}}
 	q := p.parseQuery()
 	return q, p.diags
 }
@@ -33,6 +34,7 @@ func ParseQuery(src string, d Dialect) (*Query, []syntax.Diagnostic) {
 type parser struct {
 	src     string
 	toks    []tok // the query's tokens (no newlines, no comments)
+	all     []tok // toks and, after them, an lEOF token at end
 	pos     int
 	d       Dialect
 	end     int // offset reported for "end of query"
@@ -66,12 +68,7 @@ func (p *parser) nest() bool {
 func (p *parser) unnest() { p.depth-- }
 
 // cur returns the current token, or an lEOF token at the end.
-func (p *parser) cur() tok {
-	if p.pos < len(p.toks) {
-		return p.toks[p.pos]
-	}
-	return tok{kind: lEOF, start: p.end, end: p.end}
-}
+func (p *parser) cur() tok { return p.all[p.pos] }
 
 // peekAt returns the token k positions ahead.
 func (p *parser) peekAt(k int) tok {
@@ -81,14 +78,14 @@ func (p *parser) peekAt(k int) tok {
 	return tok{kind: lEOF, start: p.end, end: p.end}
 }
 
-func (p *parser) is(k lexKind) bool { return p.cur().kind == k }
+func (p *parser) is(k lexKind) bool { return p.all[p.pos].kind == k }
 
 func (p *parser) next() tok {
-	t := p.cur()
 	if p.pos < len(p.toks) {
 		p.pos++
+		return p.toks[p.pos-1]
 	}
-	return t
+	return tok{kind: lEOF, start: p.end, end: p.end}
 }
 
 // mark sets the semantic kind of the token just before the cursor.
@@ -98,11 +95,17 @@ func (p *parser) mark(k TokenKind) {
 	}
 }
 
-// take consumes the current token and gives it semantic kind k.
+// take consumes the current token and gives it semantic kind k (at the
+// end, the last token gets it). It returns the token as it was.
 func (p *parser) take(k TokenKind) tok {
-	t := p.next()
+	if p.pos < len(p.toks) {
+		t := p.toks[p.pos]
+		p.toks[p.pos].sem = k
+		p.pos++
+		return t
+	}
 	p.mark(k)
-	return t
+	return tok{kind: lEOF, start: p.end, end: p.end}
 }
 
 // skipWS skips whitespace and reports whether there was any.
@@ -993,9 +996,38 @@ func (p *parser) parseValue() *Value {
 	return nil
 }
 
+// smallInt returns the value of s, an optionally signed run of at most 15
+// decimal digits, as strconv.ParseFloat does (every such integer is exact
+// in a float64, and "-0" is negative zero); ok is false for other text.
+func smallInt(s string) (float64, bool) {
+	neg := false
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	f := float64(n)
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
 func (p *parser) number(start, end int) *Value {
 	s := p.src[start:end]
 	v := alloc(&p.a.value, Value{Sp: syntax.Sp(start, end), Kind: ValueNumber, Raw: s, Text: s})
+	if f, ok := smallInt(s); ok {
+		v.Num = f
+		return v
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		p.errorf(v.Sp, "number %s is out of range", strconv.Quote(s))
