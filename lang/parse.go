@@ -45,6 +45,10 @@ type Parsed struct {
 	// for JQL's invalid clauses) and the evaluator's refusals (origin
 	// check), in source order. Rules are not run.
 	Diagnostics []syntax.Diagnostic
+	// Info is, for a Datalog program that parses, its check without a
+	// schema (datalog.Check(prog, nil)), which validity used and rules
+	// may reuse; nil otherwise.
+	Info *datalog.Info
 }
 
 // Invalid returns the diagnostics that make the file invalid: errors of
@@ -210,7 +214,11 @@ func parseDatalog(name, src string, _ pact.Dialect) *Parsed {
 	if file == nil {
 		file = syntax.NewFile(name, src)
 	}
-	return &Parsed{File: file, AST: prog, Diagnostics: Validate(prog)}
+	var info *datalog.Info
+	if !syntax.HasErrors(prog.Diagnostics) {
+		info = datalog.Check(prog, nil)
+	}
+	return &Parsed{File: file, AST: prog, Diagnostics: ValidateProgram(prog, info), Info: info}
 }
 
 func parseMarkdown(name, src string, _ pact.Dialect) *Parsed {

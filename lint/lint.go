@@ -154,8 +154,8 @@ func (l *Linter) Findings(ctx context.Context, file *syntax.File, ast any) []syn
 }
 
 // findings is Findings; parsed, when not nil, is the parse of ast, whose
-// validity diagnostics for PACT and JQL are lang.Validate's already (a
-// query is compiled once, not twice).
+// validity diagnostics are lang.Validate's already (a query is validated,
+// and a Datalog program checked, once, not twice).
 func (l *Linter) findings(ctx context.Context, file *syntax.File, ast any, parsed *lang.Parsed) []syntax.Diagnostic {
 	validate := func(a any) []syntax.Diagnostic {
 		if parsed != nil {
@@ -174,13 +174,22 @@ func (l *Linter) findings(ctx context.Context, file *syntax.File, ast any, parse
 	case *jql.File:
 		id, data, valid = lang.JQL, jql.NewSchema(), validate(a)
 	case *datalog.Program:
-		// One check is shared by validity and every rule that needs it.
+		// One check is shared by validity and every rule that needs it:
+		// the parse's, when there is one.
+		id = lang.Datalog
+		if parsed != nil {
+			valid = parsed.Diagnostics
+			if parsed.Info != nil {
+				data = parsed.Info
+			}
+			break
+		}
 		var info *datalog.Info
 		if !syntax.HasErrors(a.Diagnostics) {
 			info = datalog.Check(a, nil)
 			data = info
 		}
-		id, valid = lang.Datalog, lang.ValidateProgram(a, info)
+		valid = lang.ValidateProgram(a, info)
 	case *syntax.File:
 		id = lang.Markdown
 	default:
