@@ -297,7 +297,9 @@ var neverMatches = &analysis.Analyzer{
 	Doc: analysis.Doc{
 		Summary: "A pseudo-class that can never match, such as `:nth(0)` or v1 `:depth(0)`",
 		Details: "`:nth(n)` counts from 1, so `:nth(0)` (or a negative index) selects nothing. In v1 depths count turns " +
-			"from 1 below a region root, so `:depth(0)` selects nothing either. The query is valid but always empty.",
+			"from 1 below a region root, so `:depth(0)` selects nothing either. The evaluator refuses such a query, so " +
+			"`ctxql check` reports this finding as an error whatever severity is configured for it, as `ctxql eval` " +
+			"refuses the query.",
 		Bad:  ".mt:nth(0)",
 		Good: ".mt:nth(1)",
 	},
