@@ -86,6 +86,12 @@ describe('package.json', () => {
   it('has what vsce needs', () => {
     assert.ok(pkg.publisher && pkg.repository?.url && pkg.license && pkg.engines?.vscode);
     assert.ok(fs.existsSync(path.join(root, 'LICENSE')));
-    assert.equal(pkg.main, './out/src/extension.js');
+    // The extension ships as one esbuild bundle of src/extension.ts (with
+    // vscode-languageclient): the .vsix leaves node_modules and out/ out.
+    assert.equal(pkg.main, './dist/extension.js');
+    assert.match(pkg.scripts?.bundle ?? '', /esbuild src\/extension\.ts --bundle .*--external:vscode .*--outfile=dist\/extension\.js/);
+    assert.match(pkg.scripts?.['vscode:prepublish'] ?? '', /npm run bundle/);
+    const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n');
+    assert.ok(ignore.includes('node_modules/**') && ignore.includes('out/**'), `.vscodeignore: ${ignore.join(' ')}`);
   });
 });
