@@ -167,55 +167,10 @@ func (sc *scanner) skip(depth int) error {
 			}
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
-		return sc.number()
+		_, err := sc.Number()
+		return err
 	}
 	return sc.Unexpected("a JSON value")
-}
-
-// number scans over a JSON number.
-func (sc *scanner) number() error {
-	s, i := sc.S, sc.I
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	default:
-		sc.I = i
-		return sc.Unexpected("a digit")
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		d := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == d {
-			sc.I = i
-			return sc.Unexpected("a digit")
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == d {
-			sc.I = i
-			return sc.Unexpected("a digit")
-		}
-	}
-	sc.I = i
-	return nil
 }
 
 // field matches a key against a field name as encoding/json does: exactly,

@@ -45,52 +45,6 @@ type decoder struct {
 	base    int              // nesting depth of the snapshot's root object
 }
 
-// number scans a JSON number and returns its text.
-func (d *decoder) number() (json.Number, error) {
-	start := d.I
-	s := d.S
-	i := d.I
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	default:
-		d.I = i
-		return "", d.Unexpected("a digit")
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			d.I = i
-			return "", d.Unexpected("a digit after the decimal point")
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			d.I = i
-			return "", d.Unexpected("a digit in the exponent")
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	}
-	d.I = i
-	return json.Number(s[start:i]), nil
-}
-
 func (d *decoder) literal(word string, v any) (any, error) {
 	if len(d.S)-d.I >= len(word) && d.S[d.I:d.I+len(word)] == word {
 		d.I += len(word)
@@ -121,7 +75,7 @@ func (d *decoder) skip(depth int) error {
 		_, err := d.literal("null", nil)
 		return err
 	case c == '-' || (c >= '0' && c <= '9'):
-		_, err := d.number()
+		_, err := d.Number()
 		return err
 	}
 	return d.Unexpected("a JSON value")

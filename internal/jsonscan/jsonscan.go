@@ -1,7 +1,8 @@
-// Package jsonscan holds the structural JSON scanning that ctxql's data
-// loaders share: whitespace, expected bytes, objects and arrays, and the
-// position-carrying errors. Each loader embeds a Scanner and adds what is
-// its own (strings, numbers, what it builds while it scans).
+// Package jsonscan holds the JSON scanning that ctxql's data loaders
+// share: whitespace, expected bytes, objects and arrays, strings, numbers,
+// and the position-carrying errors. Each loader embeds a Scanner and adds
+// what is its own (how deep values may nest, what it builds while it
+// scans).
 package jsonscan
 
 import (
@@ -155,4 +156,49 @@ func (s *Scanner) Str() (string, error) {
 	}
 	s.I = start
 	return "", s.Errorf("unterminated string")
+}
+
+// Number scans a JSON number, the scanner at its first byte, and returns
+// its text.
+func (s *Scanner) Number() (string, error) {
+	start, src, i := s.I, s.S, s.I
+	digits := func() {
+		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
+			i++
+		}
+	}
+	isDigit := func() bool { return i < len(src) && src[i] >= '0' && src[i] <= '9' }
+	if i < len(src) && src[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(src) && src[i] == '0':
+		i++
+	case isDigit():
+		digits()
+	default:
+		s.I = i
+		return "", s.Unexpected("a digit")
+	}
+	if i < len(src) && src[i] == '.' {
+		i++
+		if !isDigit() {
+			s.I = i
+			return "", s.Unexpected("a digit after the decimal point")
+		}
+		digits()
+	}
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		i++
+		if i < len(src) && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		if !isDigit() {
+			s.I = i
+			return "", s.Unexpected("a digit in the exponent")
+		}
+		digits()
+	}
+	s.I = i
+	return src[start:i], nil
 }

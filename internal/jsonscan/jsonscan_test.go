@@ -60,3 +60,21 @@ func TestStructure(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestNumberAgreesWithEncodingJSON checks Number against encoding/json:
+// an input that is a JSON number is scanned whole, and an input Number
+// scans whole is a JSON number.
+func TestNumberAgreesWithEncodingJSON(t *testing.T) {
+	for _, in := range []string{"0", "-0", "01", "1.", "1.5", "1.5e", "1e+5", "1E-05", "-", "-a", "1.0E-3", ".5", "+1", "1e", "123abc",
+		"9007199254740993", "-12.50e+12", "0.", "0e", "00", "1.e3", "2e3.5"} {
+		s := &Scanner{S: in}
+		text, err := s.Number()
+		whole := err == nil && text == in
+		if valid := json.Valid([]byte(in)); valid != whole {
+			t.Errorf("%q: Number gives %q, %v; encoding/json says valid=%v", in, text, err, valid)
+		}
+		if err == nil && !json.Valid([]byte(text)) {
+			t.Errorf("%q: Number scanned %q, not a JSON number", in, text)
+		}
+	}
+}
