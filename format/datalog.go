@@ -3,6 +3,7 @@ package format
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -325,19 +326,31 @@ func datalogKey(prog *datalog.Program) string {
 		items = append(items, dlItem{span: d.Sp, decl: d})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].span.Start < items[j].span.Start })
+	var buf []byte // scratch for quoting
+	quote := func(v string) {
+		buf = strconv.AppendQuote(buf[:0], v)
+		b.Write(buf)
+	}
 	term := func(t *datalog.Term) {
 		if t == nil {
 			b.WriteString("<nil>")
 			return
 		}
-		fmt.Fprintf(&b, "%s:%q ", t.Kind, t.Value)
+		b.WriteString(t.Kind.String())
+		b.WriteByte(':')
+		quote(t.Value)
+		b.WriteByte(' ')
 	}
 	atom := func(a *datalog.Atom) {
 		if a == nil {
 			b.WriteString("<nil>")
 			return
 		}
-		fmt.Fprintf(&b, "atom(%v %s ", a.Negated, a.Name.Name)
+		b.WriteString("atom(")
+		b.WriteString(strconv.FormatBool(a.Negated))
+		b.WriteByte(' ')
+		b.WriteString(a.Name.Name)
+		b.WriteByte(' ')
 		for _, t := range a.Args {
 			term(t)
 		}
@@ -345,27 +358,39 @@ func datalogKey(prog *datalog.Program) string {
 	}
 	for _, it := range items {
 		if d := it.decl; d != nil {
-			fmt.Fprintf(&b, "decl %s %q\n", d.Name.Name, d.TypeNames())
+			b.WriteString("decl ")
+			b.WriteString(d.Name.Name)
+			b.WriteString(" [")
+			for _, n := range d.TypeNames() {
+				quote(n)
+				b.WriteByte(' ')
+			}
+			b.WriteString("]\n")
 			continue
 		}
 		r := it.rule
 		b.WriteString("rule ")
 		atom(r.Head)
-		fmt.Fprintf(&b, "fact=%v <-- ", r.IsFact())
+		b.WriteString("fact=")
+		b.WriteString(strconv.FormatBool(r.IsFact()))
+		b.WriteString(" <-- ")
 		for _, x := range r.Body {
 			if x.Atom != nil {
 				atom(x.Atom)
 			} else if x.Cond != nil {
 				b.WriteString("if ")
 				term(x.Cond.Left)
-				b.WriteString(x.Cond.Op + " ")
+				b.WriteString(x.Cond.Op)
+				b.WriteByte(' ')
 				term(x.Cond.Right)
 			}
 		}
 		b.WriteString("\n")
 	}
 	for _, c := range prog.Comments {
-		fmt.Fprintf(&b, "comment %q\n", strings.TrimRight(prog.File.Slice(c), " \t\r"))
+		b.WriteString("comment ")
+		quote(strings.TrimRight(prog.File.Slice(c), " \t\r"))
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

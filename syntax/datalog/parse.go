@@ -27,18 +27,22 @@ type parseError struct{}
 // ParseProgram parses a whole .dl text: rules, facts and declarations.
 // It returns a partial program and every syntax error (one per bad rule).
 func ParseProgram(name, src string) *Program {
-	all := Lex(src)
-	p := &parser{src: src, toks: make([]Token, 0, len(all))}
-	prog := &Program{File: syntax.NewFile(name, src), Tokens: make([]Token, 0, len(all))}
+	all := Lex(src) // ends with the one TokEOF
+	// The program's tokens are the lexer's but the end; the parser's are
+	// those without the comments, the same slice when there are none.
+	prog := &Program{File: syntax.NewFile(name, src), Tokens: all[: len(all)-1 : len(all)-1]}
+	p := &parser{src: src, toks: all}
 	for _, t := range all {
-		switch t.Kind {
-		case TokComment:
+		if t.Kind == TokComment {
 			prog.Comments = append(prog.Comments, t.Span)
-		default:
-			p.toks = append(p.toks, t)
 		}
-		if t.Kind != TokEOF {
-			prog.Tokens = append(prog.Tokens, t)
+	}
+	if len(prog.Comments) > 0 {
+		p.toks = make([]Token, 0, len(all)-len(prog.Comments))
+		for _, t := range all {
+			if t.Kind != TokComment {
+				p.toks = append(p.toks, t)
+			}
 		}
 	}
 	for p.peek().Kind != TokEOF {
