@@ -139,13 +139,16 @@ func fmtOne(ctx context.Context, env Env, f *fmtFlags, cfg *config.Config, name 
 	dialect := lang.Settings{Config: cfg}.Dialect(name, pact.DialectUnset)
 	var out []byte
 	var err error
-	yesNo := (f.check || f.list) && l.ID == lang.PACT
+	yesNo := (f.check || f.list) && (l.ID == lang.PACT || l.ID == lang.Datalog)
 	canonical := false
-	if yesNo {
+	switch {
+	case yesNo && l.ID == lang.PACT:
 		// Only whether the file would change is asked: compare while
 		// printing and stop at the first difference.
 		canonical, err = format.PACTIsCanonicalDialect(src, dialect)
-	} else {
+	case yesNo:
+		canonical, err = format.DatalogIsCanonical(src)
+	default:
 		out, err = l.Format(name, src, dialect)
 	}
 	var se *format.SyntaxError

@@ -31,12 +31,10 @@ const datalogIndent = "    "
 // blank lines and ends in exactly one newline.
 func Datalog(src []byte) ([]byte, error) {
 	text := string(src)
-	prog := datalog.ParseProgram("", text)
-	if syntax.HasErrors(prog.Diagnostics) {
-		return nil, &SyntaxError{Diagnostics: prog.Diagnostics}
+	prog, out, err := printDatalog(text)
+	if err != nil {
+		return nil, err
 	}
-	p := &dlPrinter{src: text, file: prog.File, prog: prog}
-	out := p.print()
 	if out == text {
 		return src, nil // already canonical: nothing to check
 	}
@@ -47,6 +45,26 @@ func Datalog(src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("datalog: internal error: the formatted program differs from the input")
 	}
 	return []byte(out), nil
+}
+
+// DatalogIsCanonical reports whether src is already in the form Datalog
+// prints. It prints without the check of a changed output that Datalog
+// makes before returning it (nothing is written). A program with syntax
+// errors returns a *SyntaxError, as Datalog does.
+func DatalogIsCanonical(src []byte) (bool, error) {
+	text := string(src)
+	_, out, err := printDatalog(text)
+	return err == nil && out == text, err
+}
+
+// printDatalog parses text and prints it canonically.
+func printDatalog(text string) (*datalog.Program, string, error) {
+	prog := datalog.ParseProgram("", text)
+	if syntax.HasErrors(prog.Diagnostics) {
+		return nil, "", &SyntaxError{Diagnostics: prog.Diagnostics}
+	}
+	p := &dlPrinter{src: text, file: prog.File, prog: prog}
+	return prog, p.print(), nil
 }
 
 // dlItem is a top-level rule or declaration.

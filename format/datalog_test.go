@@ -217,15 +217,19 @@ func FuzzDatalog(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		out, err := Datalog([]byte(src))
+		canonical, cerr := DatalogIsCanonical([]byte(src))
 		if syntax.HasErrors(datalog.ParseProgram("", src).Diagnostics) {
-			var se *SyntaxError
-			if !errors.As(err, &se) {
-				t.Fatalf("want a SyntaxError, got %v", err)
+			var se, cse *SyntaxError
+			if !errors.As(err, &se) || !errors.As(cerr, &cse) {
+				t.Fatalf("want a SyntaxError, got %v and %v", err, cerr)
 			}
 			return
 		}
-		if err != nil {
-			t.Fatalf("%q: %v", src, err)
+		if err != nil || cerr != nil {
+			t.Fatalf("%q: %v, %v", src, err, cerr)
+		}
+		if canonical != (string(out) == src) {
+			t.Fatalf("%q: DatalogIsCanonical says %v, Datalog returns %q", src, canonical, out)
 		}
 		checkDatalog(t, src, out)
 	})
