@@ -290,3 +290,46 @@ func TestChildPositionShortcut(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentEval checks that evaluations sharing one loaded Data (as
+// the language server's and the MCP server's requests do) give the results
+// of sequential ones: the lazily built indexes and scratch sets are safe to
+// share.
+func TestConcurrentEval(t *testing.T) {
+	d, err := LoadFile(testdataDir + "/history.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{"#cb:u2", ".cb[ttl<=2]", "^seq .mt .cb:first", ".mc > .cb:last", ".cb[role='user']", "@* .cb", ".cb:nth(2), ^ah *"}
+	want := make([]string, len(queries))
+	for i, q := range queries {
+		r, err := Select(context.Background(), d, q, syn.V1, Options{})
+		want[i] = fmt.Sprint(r.IDs, err)
+	}
+	fresh, err := LoadFile(testdataDir + "/history.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan string, 8*len(queries))
+	done := make(chan struct{})
+	for g := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for k := range 50 {
+				i := (g + k) % len(queries)
+				r, err := Select(context.Background(), fresh, queries[i], syn.V1, Options{})
+				if got := fmt.Sprint(r.IDs, err); got != want[i] {
+					errs <- fmt.Sprintf("%s: %s, want %s", queries[i], got, want[i])
+					return
+				}
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
