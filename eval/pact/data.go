@@ -106,14 +106,29 @@ type Node struct {
 // Valid reports whether n is a node (not the zero Node).
 func (n Node) Valid() bool { return n.s != nil }
 
-// ID returns the node's id ("" when it has none).
-func (n Node) ID() string { return n.s.nodeID(n.i) }
+// ID returns the node's id ("" when it has none, or for the zero Node).
+func (n Node) ID() string {
+	if n.s == nil {
+		return ""
+	}
+	return n.s.nodeID(n.i)
+}
 
-// NodeType returns the node's nodeType ("" when it has none).
-func (n Node) NodeType() string { return n.s.types[n.s.typ[n.i]] }
+// NodeType returns the node's nodeType ("" when it has none, or for the
+// zero Node).
+func (n Node) NodeType() string {
+	if n.s == nil {
+		return ""
+	}
+	return n.s.types[n.s.typ[n.i]]
+}
 
-// Parent returns the node's parent; ok is false for the root.
+// Parent returns the node's parent; ok is false for the root and the zero
+// Node.
 func (n Node) Parent() (p Node, ok bool) {
+	if n.s == nil {
+		return Node{}, false
+	}
 	if j := n.s.parent[n.i]; j >= 0 {
 		return Node{n.s, j}, true
 	}
@@ -121,11 +136,19 @@ func (n Node) Parent() (p Node, ok bool) {
 }
 
 // NumChildren returns the number of the node's children.
-func (n Node) NumChildren() int { return int(n.s.nkids[n.i]) }
+func (n Node) NumChildren() int {
+	if n.s == nil {
+		return 0
+	}
+	return int(n.s.nkids[n.i])
+}
 
 // Children returns the node's children in order.
 func (n Node) Children() iter.Seq[Node] {
 	return func(yield func(Node) bool) {
+		if n.s == nil {
+			return
+		}
 		for c := range n.s.children(n.i) {
 			if !yield(Node{n.s, c}) {
 				return
@@ -136,6 +159,9 @@ func (n Node) Children() iter.Seq[Node] {
 
 // Depth returns the number of the node's ancestors (0 for the root).
 func (n Node) Depth() int {
+	if n.s == nil {
+		return 0
+	}
 	d := 0
 	for p := n.s.parent[n.i]; p >= 0; p = n.s.parent[p] {
 		d++

@@ -418,6 +418,9 @@ func (n Node) rawAttr(key string) (string, bool) {
 // ends after its last element, the last child's object.
 func (n Node) members(f func(key, raw string)) {
 	s := n.s
+	if s == nil {
+		return
+	}
 	o := s.obj[n.i]
 	d := &decoder{Scanner: jsonscan.Scanner{S: s.src[o.lo:o.hi], Prefix: "invalid data: "}}
 	_ = d.Object(func(key string) error {

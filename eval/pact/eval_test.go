@@ -333,3 +333,25 @@ func TestConcurrentEval(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestZeroNode checks that the zero Node, which Lookup returns for an
+// unknown id, answers every question as a node without anything would.
+func TestZeroNode(t *testing.T) {
+	d, err := LoadFile(testdataDir + "/history.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := d.Snapshots[0].Lookup("no such id")
+	if n.Valid() || n.ID() != "" || n.NodeType() != "" || n.NumChildren() != 0 || n.Depth() != 0 || n.ContentHash() != nil || len(n.Attributes()) != 0 {
+		t.Errorf("zero node: %v %q %q %d %d", n.Valid(), n.ID(), n.NodeType(), n.NumChildren(), n.Depth())
+	}
+	if _, ok := n.Parent(); ok {
+		t.Error("the zero node has a parent")
+	}
+	if _, ok := n.Attr("id"); ok {
+		t.Error("the zero node has an id attribute")
+	}
+	for range n.Children() {
+		t.Error("the zero node has a child")
+	}
+}
