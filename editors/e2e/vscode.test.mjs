@@ -227,6 +227,22 @@ async function resultsFrame(want) {
   });
 }
 
+/**
+ * Opens file once its ▶ Run lenses show, runs the query on line with
+ * "ctxql: Run query", and returns the table the Query Results panel shows
+ * (screenshot name).
+ */
+async function runIntoTable(file, line, name) {
+  await openFile(file);
+  await until('run lenses', async () => (await lenses()).some((t) => t.includes('Run')));
+  await gotoLine(line);
+  await runCommand('ctxql: Run query');
+  const frame = await resultsFrame(file);
+  const t = await until('the results table', () => tableOf(frame));
+  await shot(name);
+  return t;
+}
+
 function tableOf(frame) {
   return frame.evaluate(() => {
     const t = document.querySelector('table.results');
@@ -482,13 +498,7 @@ describe('ctxql in VS Code', () => {
   });
 
   it('runs a Datalog rule into a table with the relation columns', async () => {
-    await openFile('paths.dl');
-    await until('run lenses', async () => (await lenses()).some((t) => t.includes('Run')));
-    await gotoLine(4);
-    await runCommand('ctxql: Run query');
-    const frame = await resultsFrame('paths.dl');
-    const t = await until('the tuple table', () => tableOf(frame));
-    await shot('paths-results');
+    const t = await runIntoTable('paths.dl', 4, 'paths-results');
     assert.match(t.header, /6 results/);
     assert.equal(t.rows.length, 6);
     assert.deepEqual(t.head.slice(1), ['x Node', 'z Node'], 'the columns are named by the rule head and typed by the declaration');
@@ -496,13 +506,7 @@ describe('ctxql in VS Code', () => {
   });
 
   it('runs a JQL query into a table of the documents', async () => {
-    await openFile('recent.jql');
-    await until('run lenses', async () => (await lenses()).some((t) => t.includes('Run')));
-    await gotoLine(2);
-    await runCommand('ctxql: Run query');
-    const frame = await resultsFrame('recent.jql');
-    const t = await until('the document table', () => tableOf(frame));
-    await shot('jql-results');
+    const t = await runIntoTable('recent.jql', 2, 'jql-results');
     assert.match(t.header, /recent\.jql/);
     assert.match(t.header, /2 results/);
     const id = t.head.indexOf('id');
