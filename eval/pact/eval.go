@@ -406,10 +406,10 @@ func (s *Snapshot) regionDepth(n int32) int {
 		if t := s.turn(m); t > 0 {
 			return int(t)
 		}
-		if s.isRoot(m, "sys") {
+		if s.kind(m)&kindSys != 0 {
 			return -1
 		}
-		if s.isRoot(m, "ah") {
+		if s.kind(m)&kindAh != 0 {
 			return 0
 		}
 	}
@@ -913,9 +913,9 @@ func (ev *evaluator) matchRest(m *matcher, n int32) bool {
 
 func (s *Snapshot) inDepth(n int32, from, to int) bool {
 	switch {
-	case s.isRoot(n, "sys"):
+	case s.kind(n)&kindSys != 0:
 		return from <= -1 && -1 <= to
-	case s.isRoot(n, "ah"):
+	case s.kind(n)&kindAh != 0:
 		return from <= 0 && 0 <= to
 	}
 	if t := int(s.turn(n)); t > 0 {
