@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -237,13 +236,3 @@ func updateTests(ctx context.Context, env Env, results []*qtest.Result) error {
 // clearScreen is what a watching command prints before each run on a
 // terminal: the cursor home and the screen cleared.
 const clearScreen = "\x1b[H\x1b[2J"
-
-// isTerminal reports whether w is a character device.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}

@@ -36,7 +36,7 @@ func watch(ctx context.Context, env Env, relevant func(name string) bool, run fu
 	var inputs map[string]bool
 	for first := true; ; first = false {
 		if !first {
-			if isTerminal(env.Stdout) {
+			if f, ok := env.Stdout.(*os.File); ok && isTerminal(f) {
 				fmt.Fprint(env.Stdout, clearScreen)
 			} else {
 				fmt.Fprintf(env.Stdout, "--- %s: change detected, running again\n", time.Now().Format("15:04:05"))

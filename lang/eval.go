@@ -18,6 +18,10 @@ type Evaluator interface {
 	// Load reads the sample data at path through r. The Data is
 	// immutable: any number of evaluations may share it concurrently.
 	Load(ctx context.Context, r *files.Reader, path string) (Data, error)
+	// LoadBytes decodes sample data held in memory (pasted into a
+	// playground, written inline in a test); name tells its format by
+	// its suffix where the language reads several (JQL's YAML).
+	LoadBytes(ctx context.Context, name string, b []byte) (Data, error)
 	// Evaluate runs one query given as text (a command line, an MCP
 	// argument).
 	Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Result, error)
@@ -26,6 +30,10 @@ type Evaluator interface {
 	EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget) ([]Result, error)
 	// Explain tells how a query arrives at its result.
 	Explain(ctx context.Context, d Data, q Query, x Explain) (*Explanation, error)
+	// Parts lists the parts of a parsed file's queries that coverage and
+	// profiles count, with what each did on d for the queries that
+	// overlap within.
+	Parts(ctx context.Context, d Data, p *Parsed, within syntax.Span, b Budget) ([]Part, error)
 }
 
 // Data is sample data loaded for one language by Language.Load. It is
@@ -239,6 +247,16 @@ func (l *Language) Load(ctx context.Context, r *files.Reader, path string) (Data
 		r = &files.Reader{}
 	}
 	return l.eval.Load(ctx, r, path)
+}
+
+// LoadBytes decodes the language's sample data from b (name tells its
+// format where the language reads several). The result is immutable and
+// safe for concurrent evaluations.
+func (l *Language) LoadBytes(ctx context.Context, name string, b []byte) (Data, error) {
+	if l.eval == nil {
+		return nil, fmt.Errorf("%s: %w", l.Name, ErrUnsupported)
+	}
+	return l.eval.LoadBytes(ctx, name, b)
 }
 
 // Evaluate runs one query given as text over d. A query that does not

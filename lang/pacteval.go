@@ -32,6 +32,14 @@ func (pactEval) Load(_ context.Context, r *files.Reader, path string) (Data, err
 	return pactData{d}, nil
 }
 
+func (pactEval) LoadBytes(_ context.Context, _ string, b []byte) (Data, error) {
+	d, err := evpact.LoadBytes(b)
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	return pactData{d}, nil
+}
+
 // compile parses q and compiles it; a refusal is returned as the result's
 // diagnostics.
 func (pactEval) compile(q Query) (*evpact.Plan, evpact.Options, *Result, error) {
@@ -231,4 +239,44 @@ func clip(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// Parts lists the steps and filters of each query, as Explain counts
+// them.
+func (pactEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.Span, _ Budget) ([]Part, error) {
+	pf, ok := p.AST.(*pact.File)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a parsed PACT file", p.File.Name())
+	}
+	src := p.File.Text()
+	var out []Part
+	for _, q := range pf.Queries {
+		if q.Bad {
+			continue
+		}
+		plan, err := evpact.Compile(q, src)
+		if err != nil {
+			continue
+		}
+		ex, err := plan.Explain(ctx, d.(pactData).d)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		ran := overlaps(q.Sp, within)
+		for _, st := range ex.Steps {
+			kind := "step"
+			if strings.HasPrefix(st.Text, "[") || strings.HasPrefix(st.Text, "{") || strings.HasPrefix(st.Text, "@") || strings.HasPrefix(st.Text, ":") {
+				kind = "filter"
+			}
+			pt := Part{Span: st.Span, Kind: kind, Text: oneLineText(st.Text), Ran: ran}
+			if ran {
+				pt.Rows, pt.Time = st.Count, st.Time
+			}
+			out = append(out, pt)
+		}
+	}
+	return out, nil
 }

@@ -109,7 +109,7 @@ func writeText(w io.Writer, rs []*Result, opts WriteOptions) error {
 					fmt.Fprintf(w, "      %s … and %d more\n", side.mark, len(side.items)-limit)
 					break
 				}
-				fmt.Fprintf(w, "      %s %s\n", side.mark, clip(x, 200))
+				fmt.Fprintf(w, "      %s %s\n", side.mark, clip(display(x), 200))
 			}
 		}
 	}
@@ -137,16 +137,16 @@ func clip(s string, n int) string {
 // jsonResult is the JSON shape of one result: 1-based lines and byte
 // columns, as in "ctxql check --format json".
 type jsonResult struct {
-	File     string   `json:"file"`
-	Line     int      `json:"line"`
-	Column   int      `json:"column"`
-	Name     string   `json:"name"`
-	Status   Status   `json:"status"`
-	Query    *jsonPos `json:"query,omitempty"`
-	Messages []string `json:"messages"`
-	Added    []string `json:"added"`
-	Removed  []string `json:"removed"`
-	Seconds  float64  `json:"seconds"`
+	File     string            `json:"file"`
+	Line     int               `json:"line"`
+	Column   int               `json:"column"`
+	Name     string            `json:"name"`
+	Status   Status            `json:"status"`
+	Query    *jsonPos          `json:"query,omitempty"`
+	Messages []string          `json:"messages"`
+	Added    []json.RawMessage `json:"added"`
+	Removed  []json.RawMessage `json:"removed"`
+	Seconds  float64           `json:"seconds"`
 }
 
 type jsonPos struct {
@@ -168,7 +168,7 @@ func writeJSON(w io.Writer, rs []*Result) error {
 	for _, r := range rs {
 		p := r.Position()
 		jr := &jsonResult{File: r.File.Name, Line: p.Line, Column: p.Column, Name: r.Name(), Status: r.Status,
-			Messages: nonNil(r.Messages), Added: nonNil(r.Added), Removed: nonNil(r.Removed), Seconds: r.Duration.Seconds()}
+			Messages: nonNil(r.Messages), Added: raw(r.Added), Removed: raw(r.Removed), Seconds: r.Duration.Seconds()}
 		if r.QueryFile != nil {
 			qp := r.QueryFile.Position(r.QuerySpan.Start)
 			jr.Query = &jsonPos{File: r.QueryFile.Name(), Line: qp.Line, Column: qp.Column}
@@ -179,6 +179,25 @@ func writeJSON(w io.Writer, rs []*Result) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)
+}
+
+// raw returns JSON texts as JSON values.
+func raw(xs []string) []json.RawMessage {
+	out := make([]json.RawMessage, len(xs))
+	for i, x := range xs {
+		out[i] = json.RawMessage(x)
+	}
+	return out
+}
+
+// display is a result as the text outputs show it: a string without its
+// quotes (a PACT id), anything else as JSON.
+func display(x string) string {
+	var s string
+	if strings.HasPrefix(x, `"`) && json.Unmarshal([]byte(x), &s) == nil {
+		return s
+	}
+	return x
 }
 
 func nonNil(xs []string) []string {
@@ -246,10 +265,10 @@ func writeJUnit(w io.Writer, rs []*Result) error {
 				fmt.Fprintln(&b, m)
 			}
 			for _, x := range r.Added {
-				fmt.Fprintf(&b, "+ %s\n", x)
+				fmt.Fprintf(&b, "+ %s\n", display(x))
 			}
 			for _, x := range r.Removed {
-				fmt.Fprintf(&b, "- %s\n", x)
+				fmt.Fprintf(&b, "- %s\n", display(x))
 			}
 			p := &junitProblem{Message: first(r.Messages), Type: string(r.Status), Text: b.String()}
 			if r.Status == Fail {
@@ -305,10 +324,10 @@ func writeGitHub(w io.Writer, rs []*Result) error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s: %s", r.Name(), strings.Join(r.Messages, "; "))
 		for _, x := range r.Added {
-			fmt.Fprintf(&b, "\n+ %s", x)
+			fmt.Fprintf(&b, "\n+ %s", display(x))
 		}
 		for _, x := range r.Removed {
-			fmt.Fprintf(&b, "\n- %s", x)
+			fmt.Fprintf(&b, "\n- %s", display(x))
 		}
 		fmt.Fprintf(w, "::error file=%s,line=%d,col=%d,title=%s::%s\n", ghProperty(r.File.Name), p.Line, p.Column,
 			ghProperty("ctxql test"), ghData(b.String()))
