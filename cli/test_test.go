@@ -15,7 +15,7 @@ import (
 
 // durations matches what varies from run to run in the outputs of
 // "ctxql test": the times of cases and suites.
-var durations = regexp.MustCompile(`\(\d+\.\d+s\)|time="\d+\.\d+"|"seconds": [0-9.e-]+|\d+(\.\d+)?(ns|µs|ms|s)\s+(\d+ rows)`)
+var durations = regexp.MustCompile(`\(\d+\.\d+s\)|time="\d+\.\d+"|"seconds": [0-9.e-]+`)
 
 // TestTestGolden runs each archive under testdata/test like TestCheckGolden
 // runs testdata/check: "file:PATH" sections are written into a scratch
@@ -49,10 +49,8 @@ func TestTestGolden(t *testing.T) {
 					return "(X)"
 				case strings.HasPrefix(m, "time="):
 					return `time="X"`
-				case strings.HasPrefix(m, `"seconds"`):
-					return `"seconds": X`
 				}
-				return "X " + m[strings.LastIndex(m, " ")+1:] + " rows"
+				return `"seconds": X`
 			})
 		}
 		c.Want("stdout", clean(out.String()))
@@ -68,7 +66,7 @@ func TestTestGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c.Want(f.Name, string(b))
+				c.Want(f.Name, clean(string(b)))
 			}
 		}
 	})

@@ -40,6 +40,7 @@ type PartCoverage struct {
 	Span syntax.Span
 	Kind string // "step", "filter", "condition", "rule", "body item"
 	Text string
+	Runs int           // the cases that ran it
 	Hits int           // the cases in which it matched or derived something
 	Rows int           // candidates, documents or tuples it left, summed over the cases
 	Time time.Duration // time spent in it, summed over the cases (profiles)
@@ -103,6 +104,7 @@ func (c *Coverage) record(ctx context.Context, p *lang.Parsed, res *lang.Result,
 		if !pt.Ran {
 			continue
 		}
+		fc.Parts[i].Runs++
 		if pt.Rows > 0 {
 			fc.Parts[i].Hits++
 		}
@@ -243,7 +245,7 @@ func writeLCOV(w io.Writer, c *Coverage) error {
 }
 
 // WriteProfile writes the n parts that took the most time over all cases,
-// slowest first, with their rows.
+// slowest first, with their rows; parts no case ran are left out.
 func WriteProfile(w io.Writer, c *Coverage, n int) error {
 	type row struct {
 		f *FileCoverage
@@ -252,7 +254,9 @@ func WriteProfile(w io.Writer, c *Coverage, n int) error {
 	var rows []row
 	for _, f := range c.Files {
 		for _, p := range f.Parts {
-			rows = append(rows, row{f, p})
+			if p.Runs > 0 {
+				rows = append(rows, row{f, p})
+			}
 		}
 	}
 	slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(b.p.Time, a.p.Time) })
@@ -261,8 +265,8 @@ func WriteProfile(w io.Writer, c *Coverage, n int) error {
 		if i == n {
 			break
 		}
-		fmt.Fprintf(w, "  %10s %10d rows  %s:%s: %s %s\n", r.p.Time.Round(time.Microsecond), r.p.Rows, r.f.Name,
-			r.f.File.Position(r.p.Span.Start), r.p.Kind, clip(oneLine(r.p.Text), 60))
+		fmt.Fprintf(w, "  %s:%s: %s %s: %d row(s) in %s\n", r.f.Name, r.f.File.Position(r.p.Span.Start), r.p.Kind,
+			clip(oneLine(r.p.Text), 60), r.p.Rows, r.p.Time.Round(time.Microsecond))
 	}
 	return nil
 }

@@ -208,7 +208,7 @@ func (r *runner) runCase(ctx context.Context, res *Result) {
 		return
 	}
 	res.check(c, got)
-	if r.cov != nil {
+	if r.cov != nil && !q.inline {
 		r.cov.record(ctx, q.parsed, one, d, r.opts)
 	}
 }

@@ -271,12 +271,8 @@ func (r *yamlReader) pair(v *node, mv *ast.MappingValueNode, depth int) error {
 func (r *yamlReader) span(n ast.Node) syntax.Span {
 	first, last := -1, -1
 	var lastTok *yamltoken.Token
-	ast.Walk(visitor(func(c ast.Node) {
-		tk := c.GetToken()
+	see := func(tk *yamltoken.Token) {
 		if tk == nil || tk.Position == nil {
-			return
-		}
-		if _, ok := c.(*ast.CommentNode); ok {
 			return
 		}
 		off := r.offset(tk)
@@ -286,17 +282,22 @@ func (r *yamlReader) span(n ast.Node) syntax.Span {
 		if off >= last {
 			last, lastTok = off, tk
 		}
+	}
+	ast.Walk(visitor(func(c ast.Node) {
+		switch c := c.(type) {
+		case *ast.CommentNode, *ast.CommentGroupNode:
+			return
+		case *ast.MappingNode:
+			if c.IsFlowStyle {
+				see(c.End)
+			}
+		case *ast.SequenceNode:
+			if c.IsFlowStyle {
+				see(c.End)
+			}
+		}
+		see(c.GetToken())
 	}), n)
-	if mn, ok := n.(*ast.MappingNode); ok && mn.IsFlowStyle && mn.End != nil {
-		if off := r.offset(mn.End); off >= last {
-			last, lastTok = off, mn.End
-		}
-	}
-	if sn, ok := n.(*ast.SequenceNode); ok && sn.IsFlowStyle && sn.End != nil {
-		if off := r.offset(sn.End); off >= last {
-			last, lastTok = off, sn.End
-		}
-	}
 	if first < 0 {
 		return syntax.Span{}
 	}
