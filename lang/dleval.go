@@ -253,3 +253,16 @@ func (datalogEval) Explain(ctx context.Context, d Data, q Query, x Explain) (*Ex
 	out.Text = b.String()
 	return out, nil
 }
+
+// DefaultExplainDepth is the depth of a Datalog proof tree when Explain
+// leaves it unset.
+const DefaultExplainDepth = evdl.DefaultExplainDepth
+
+// CheckTuple reports whether a tuple to explain is written as
+// rel("a", "b").
+func CheckTuple(tuple string) error {
+	if _, _, err := evdl.ParseTuple(tuple); err != nil {
+		return err
+	}
+	return nil
+}
