@@ -358,3 +358,16 @@ func (datalogEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.S
 	}
 	return out, nil
 }
+
+// DefaultExplainDepth is the depth of a Datalog proof tree when Explain
+// leaves it unset.
+const DefaultExplainDepth = evdl.DefaultExplainDepth
+
+// CheckTuple reports whether a tuple to explain is written as
+// rel("a", "b").
+func CheckTuple(tuple string) error {
+	if _, _, err := evdl.ParseTuple(tuple); err != nil {
+		return err
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -215,6 +216,10 @@ func (e *LimitError) RaiseWith(how string) error {
 	return fmt.Errorf("%s with %s", e.Msg, how)
 }
 
+// ErrInvalidQuery is the Result.Err of a query of a file that did not run
+// because of its errors (the result's Diagnostics).
+var ErrInvalidQuery = errors.New("the query has errors")
+
 // DataError reports sample data that cannot be read or decoded.
 type DataError struct{ Err error }
 
@@ -232,6 +237,21 @@ func (e *OptionsError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the underlying error.
 func (e *OptionsError) Unwrap() error { return e.Err }
+
+// CheckOptions reports whether raw holds options Evaluate accepts: PACT's
+// range options; no options for the other languages.
+func (l *Language) CheckOptions(raw []byte) error {
+	if l.ID == PACT {
+		if _, err := evpactOptions(raw); err != nil {
+			return &OptionsError{Err: err}
+		}
+		return nil
+	}
+	if len(bytes.TrimSpace(raw)) > 0 {
+		return &OptionsError{Err: fmt.Errorf("%s queries take no options", l.Name)}
+	}
+	return nil
+}
 
 // CanEvaluate reports whether the language has an evaluator.
 func (l *Language) CanEvaluate() bool { return l.eval != nil }

@@ -117,7 +117,7 @@ func (e jqlEval) EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget) 
 		if err == nil {
 			fillJQL(&r, v)
 		} else if r.Err = jqlError(&r, err); r.Err == nil {
-			r.Err = errors.New("the query has errors")
+			r.Err = ErrInvalidQuery
 		}
 		out = append(out, r)
 	}

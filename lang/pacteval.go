@@ -14,6 +14,9 @@ import (
 	"github.com/ctxql/ctxql/syntax/pact"
 )
 
+// evpactOptions decodes PACT's range options.
+func evpactOptions(raw []byte) (evpact.Options, error) { return evpact.ParseOptions(raw) }
+
 // pactEval is PACT's Evaluator.
 type pactEval struct{}
 

@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"strings"
+
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/ctxql/ctxql/syntax/jql"
@@ -49,3 +51,39 @@ func (l *Language) CheckQuery(name, src string, d Dialect) []syntax.Diagnostic {
 // JQLSchema returns the schema of JQL's domains: their fields, types and
 // documentation ("ctxql schema jql", the MCP jql_schema tool, hovers).
 func JQLSchema() *jql.Schema { return jql.NewSchema() }
+
+// QuerySpan is one query of a parsed file: its span, its text and the key
+// that matches it across versions of the file (its trimmed text).
+type QuerySpan struct {
+	Span syntax.Span
+	Text string
+	Key  string
+}
+
+// Queries lists the queries of a parsed file: PACT queries (one per line),
+// JQL queries, Datalog rules, in source order.
+func (p *Parsed) Queries() []QuerySpan {
+	var spans []syntax.Span
+	switch a := p.AST.(type) {
+	case *pact.File:
+		for _, q := range a.Queries {
+			spans = append(spans, q.Sp)
+		}
+	case *jql.File:
+		for _, q := range a.Queries {
+			if q != nil {
+				spans = append(spans, q.Sp)
+			}
+		}
+	case *datalog.Program:
+		for _, r := range a.Rules {
+			spans = append(spans, r.Sp)
+		}
+	}
+	out := make([]QuerySpan, len(spans))
+	for i, sp := range spans {
+		text := p.File.Slice(sp)
+		out[i] = QuerySpan{Span: sp, Text: text, Key: strings.TrimSpace(text)}
+	}
+	return out
+}

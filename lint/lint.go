@@ -64,6 +64,15 @@ func (l *Linter) WithEditorDialect(d pact.Dialect) *Linter {
 	return &cp
 }
 
+// WithData returns a copy of l that loads each file's sample data (its
+// data pragma, else the configuration's data entry) with load, so that a
+// Datalog program is checked against the data's schema.
+func (l *Linter) WithData(load func(*lang.Language, string) (lang.Data, error)) *Linter {
+	cp := *l
+	cp.settings.Load = load
+	return &cp
+}
+
 // Config returns the linter's configuration, or nil.
 func (l *Linter) Config() *config.Config { return l.settings.Config }
 
