@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxql/ctxql/eval/datalog"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/syntax"
 	dlsyn "github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/spf13/cobra"
@@ -231,7 +231,7 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 		}
 		out = m
 	}
-	b, err := json.Marshal(out)
+	b, err := jsonenc.Marshal(out)
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	evpact "github.com/ctxql/ctxql/eval/pact"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/syntax"
 	syn "github.com/ctxql/ctxql/syntax/pact"
 )
@@ -57,9 +57,9 @@ func runEvalPact(ctx context.Context, out io.Writer, data, dialect, options, src
 	}
 	var b []byte
 	if res.Range != nil {
-		b, err = json.MarshalIndent(res, "", "  ")
+		b, err = jsonenc.MarshalIndent(res, "", "  ")
 	} else {
-		b, err = json.Marshal(res)
+		b, err = jsonenc.Marshal(res)
 	}
 	if err != nil {
 		return fmt.Errorf("ctxql eval pact: %w", err)

@@ -2,7 +2,6 @@ package resultdiff
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
 	evaljql "github.com/ctxql/ctxql/eval/jql"
 	evalpact "github.com/ctxql/ctxql/eval/pact"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
@@ -49,7 +49,7 @@ func runPACT(ctx context.Context, q *pact.Query, text string, d *evalpact.Data) 
 		return nil, err.Error()
 	}
 	if res.Range != nil {
-		b, err := json.Marshal(res.Range)
+		b, err := jsonenc.Marshal(res.Range)
 		if err != nil {
 			return nil, err.Error()
 		}
@@ -132,7 +132,7 @@ func (t *tree) evalDatalog(ctx context.Context, rel, src, data string) []query {
 		seen[name] = true
 		q := query{key: name, text: name, span: r.Sp}
 		for _, tup := range res.Relations[name] {
-			b, _ := json.Marshal(tup)
+			b, _ := jsonenc.Marshal(tup)
 			q.items = append(q.items, string(b))
 		}
 		out = append(out, q)

@@ -1,11 +1,11 @@
 package resultdiff
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -168,7 +168,7 @@ func writeJSON(w io.Writer, rep *Report) error {
 		}
 		out.Changed = append(out.Changed, jc)
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
+	b, err := jsonenc.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
 	}
