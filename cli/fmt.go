@@ -62,6 +62,7 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 		return err
 	}
 	var changed, broken bool
+	walker := newWalk("fmt", env, args)
 	for _, arg := range args {
 		if arg == "-" {
 			src, err := f.limits.readStdin(env.Stdin)
@@ -75,7 +76,7 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 			changed = changed || ch
 			continue
 		}
-		paths, err := collect(arg, formattable, cfg)
+		paths, err := walker.collect(arg, formattable, cfg)
 		if err != nil {
 			return Usagef("fmt: %w", err)
 		}
