@@ -151,6 +151,9 @@ func fmtOne(ctx context.Context, env Env, f *fmtFlags, cfg *config.Config, name 
 		canonical, err = format.DatalogIsCanonical(src)
 	default:
 		out, err = l.Format(name, src, dialect)
+		if err == nil {
+			tellLeftAsIs(env, l, name, src, dialect)
+		}
 	}
 	var se *format.SyntaxError
 	switch {
