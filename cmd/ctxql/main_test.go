@@ -640,10 +640,15 @@ func TestDiff(t *testing.T) {
 	gitRun("add", "-A")
 	gitRun("commit", "-qm", "base")
 
-	// Nothing changed: exit 0.
+	// Nothing changed: exit 0, and no file needs evaluating; --all
+	// evaluates every query all the same.
 	r := ctxql(t, dir, nil, "diff")
-	if r.code != 0 || !strings.Contains(r.stdout, "0 of 7 queries changed results since HEAD") {
+	if r.code != 0 || !strings.Contains(r.stdout, "0 of 0 queries changed results since HEAD") || !strings.Contains(r.stdout, "; 5 unchanged file(s) not evaluated") {
 		t.Fatalf("clean tree: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = ctxql(t, dir, nil, "diff", "--all")
+	if r.code != 0 || !strings.Contains(r.stdout, "0 of 7 queries changed results since HEAD") || strings.Contains(r.stdout, "unchanged") {
+		t.Fatalf("clean tree, --all: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
 	// A changed query, changed data, a renamed file, a deleted file.
