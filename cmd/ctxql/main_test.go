@@ -584,10 +584,11 @@ func gitRepo(t *testing.T) (string, func(args ...string) string) {
 
 // diffJSON is the JSON report of ctxql diff.
 type diffJSON struct {
-	Base    string `json:"base"`
-	Commit  string `json:"commit"`
-	Queries int    `json:"queries"`
-	Changed []struct {
+	Base      string `json:"base"`
+	Commit    string `json:"commit"`
+	Queries   int    `json:"queries"`
+	Unchanged int    `json:"unchanged_files"`
+	Changed   []struct {
 		File      string   `json:"file"`
 		BaseFile  string   `json:"base_file"`
 		Language  string   `json:"language"`

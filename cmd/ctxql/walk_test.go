@@ -83,3 +83,45 @@ func TestWalkSkipsLinksOutside(t *testing.T) {
 		}
 	})
 }
+
+// TestDiffSkipsLinksOutside: ctxql diff does not read a query file that is
+// a link leading outside the paths compared — the work tree, or the PATHs
+// named — at either revision, and says so once on stderr; a link inside
+// them is read.
+func TestDiffSkipsLinksOutside(t *testing.T) {
+	repo, gitRun := gitRepo(t)
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, "target.pact"), "// data: tree.json\n.seg\n", 0o644)
+	write(t, filepath.Join(outside, "tree.json"), diffTree, 0o644)
+	write(t, filepath.Join(repo, "data", "tree.json"), diffTree, 0o644)
+	write(t, filepath.Join(repo, "shared", "s.pact"), "// data: ../data/tree.json\n.seg\n", 0o644)
+	write(t, filepath.Join(repo, "q", "own.pact"), "// data: ../data/tree.json\n.block\n", 0o644)
+	for link, to := range map[string]string{"q/out.pact": filepath.Join(outside, "target.pact"), "q/in.pact": "../shared/s.pact"} {
+		if err := os.Symlink(to, filepath.Join(repo, filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitRun("add", "-A")
+	gitRun("commit", "-qm", "base")
+	for _, c := range []struct {
+		args    []string
+		skipped []string
+		queries int
+	}{
+		{[]string{"--all"}, []string{"q/out.pact"}, 3},                   // own, s, in
+		{[]string{"--all", "q"}, []string{"q/in.pact", "q/out.pact"}, 1}, // own
+	} {
+		_, rep, r := diffChanges(t, repo, c.args...)
+		if rep.Queries != c.queries || len(rep.Changed) != 0 {
+			t.Errorf("diff %v: %d queries, %d changes, want %d and none\n%s", c.args, rep.Queries, len(rep.Changed), c.queries, r.stdout)
+		}
+		for _, s := range c.skipped {
+			if n := strings.Count(r.stderr, "diff: "+s+": skipped: a link to "); n != 1 {
+				t.Errorf("diff %v: stderr tells of %s %d times, want once:\n%s", c.args, s, n, r.stderr)
+			}
+		}
+		if n := strings.Count(r.stderr, "skipped"); n != len(c.skipped) {
+			t.Errorf("diff %v: %d links skipped, want %d:\n%s", c.args, n, len(c.skipped), r.stderr)
+		}
+	}
+}
