@@ -96,6 +96,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 		changed bool
 		unread  bool // a file could not be read or written
 	)
+	walker := newWalk("check", env, args)
 	for _, arg := range args {
 		if arg == "-" {
 			src, err := f.limits.readStdin(env.Stdin)
@@ -109,7 +110,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 			all, files, changed = append(all, fs...), append(files, f.stdinFilename), changed || ch
 			continue
 		}
-		paths, err := collect(arg, func(p string) bool {
+		paths, err := walker.collect(arg, func(p string) bool {
 			l := lang.ForName(p)
 			return l != nil && (l.ID != lang.Host || cfg.Embedded(absPath(p)))
 		}, cfg)

@@ -2,8 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"io"
 	"time"
 
@@ -215,7 +215,7 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if printDiagnostics(env.Stderr, prefix, res.File, res.Diagnostics) {
 		return &ExitError{Code: ExitFindings}
 	}
-	out, err := json.Marshal(res.Value)
+	out, err := jsonenc.Marshal(res.Value)
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
 	}

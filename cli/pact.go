@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -62,9 +62,9 @@ func runEvalPact(ctx context.Context, out io.Writer, data, dialect, options, src
 	}
 	var b []byte
 	if res.Range {
-		b, err = json.MarshalIndent(res.Value, "", "  ")
+		b, err = jsonenc.MarshalIndent(res.Value, "", "  ")
 	} else {
-		b, err = json.Marshal(res.Value)
+		b, err = jsonenc.Marshal(res.Value)
 	}
 	if err != nil {
 		return fmt.Errorf("ctxql eval pact: %w", err)

@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -33,7 +33,7 @@ func writeJQLSchema(w io.Writer, asJSON bool) error {
 	if !asJSON {
 		return s.WriteText(w)
 	}
-	b, err := json.MarshalIndent(s, "", "  ")
+	b, err := jsonenc.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}

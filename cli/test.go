@@ -111,8 +111,9 @@ func runTest(ctx context.Context, env Env, f *testFlags, args []string) ([]strin
 		return nil, err
 	}
 	var paths []string
+	walker := newWalk("test", env, args)
 	for _, a := range args {
-		ps, err := collect(a, qtest.IsTestFile, cfg)
+		ps, err := walker.collect(a, qtest.IsTestFile, cfg)
 		if err != nil {
 			return nil, Usagef("test: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 )
 
 // QueryArgs are the acp_query parameters.
@@ -83,7 +84,13 @@ func addTool[A any](s *Server, name, desc string, f func(context.Context, A) (an
 			if err != nil {
 				return nil, nil, err
 			}
-			return nil, v, nil
+			// The text block as ctxql prints JSON (<, > and & as they are);
+			// the SDK adds the structured content.
+			text, err := jsonenc.Marshal(v)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: encode result: %w", name, err)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, v, nil
 		})
 }
 
@@ -135,7 +142,9 @@ func (s *Server) bounded(ctx context.Context, name string, f func(context.Contex
 // max.
 func encodedSize(v any, max int) (int, error) {
 	w := &countWriter{max: max}
-	err := json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
 	if errors.Is(err, errTooLong) {
 		return w.n, nil
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 )
 
 // Limits of the message reader.
@@ -223,6 +224,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return fmt.Errorf("encode message: %w", err)
 		}
 	}
+	data = jsonenc.Unescape(data) // <, > and & as they are, as ctxql prints JSON
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		c.pmu.Lock()
 		delete(c.pending, resp.ID)
