@@ -108,6 +108,13 @@ func (s *Server) bounded(ctx context.Context, ss *mcp.ServerSession, name string
 	defer cancel()
 	ctx, stop := acp.WatchMemory(ctx, b.MaxMemory)
 	defer stop()
+	if ctx.Err() != nil {
+		// Spent before it started.
+		if le := acp.LimitCause(ctx); le != nil {
+			return nil, fmt.Errorf("%s: %w", name, le)
+		}
+		return nil, fmt.Errorf("%s: %w", name, ctx.Err())
+	}
 	type result struct {
 		v   any
 		err error
