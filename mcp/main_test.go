@@ -61,6 +61,8 @@ type rawServer struct {
 	mu     sync.Mutex
 	waited chan struct{}
 	next   int
+	// init is the result of initialize.
+	init map[string]any
 	// longest is the length of the longest line the server wrote.
 	longest atomic.Int64
 }
@@ -119,6 +121,7 @@ func startRaw(t *testing.T, dir string, args ...string) *rawServer {
 	if r["result"] == nil {
 		t.Fatalf("initialize: %v\nstderr: %s", r, s.stderr)
 	}
+	s.init, _ = r["result"].(map[string]any)
 	s.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	return s
 }
