@@ -148,6 +148,10 @@ func (s *Server) bounded(ctx context.Context, ss *mcp.ServerSession, name string
 		if le := acp.LimitCause(ctx); le != nil && !errors.Is(r.err, acp.ErrLimit) {
 			return nil, fmt.Errorf("%s: %w", name, le)
 		}
+		if errors.Is(r.err, context.DeadlineExceeded) && !errors.Is(r.err, acp.ErrLimit) {
+			// The evaluator saw the deadline pass before its timer fired.
+			return nil, fmt.Errorf("%s: %w", name, acp.TimeLimit(b.Timeout))
+		}
 		return nil, r.err
 	}
 	return r.v, nil
