@@ -75,6 +75,19 @@ func bigRelation(t *testing.T, proj string, n, width int) {
 	write(t, filepath.Join(proj, "big", "r.facts"), rows.String())
 }
 
+// paddedCache pads the cache of proj with a string of n bytes.
+func paddedCache(t *testing.T, proj string, n int) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(proj, acp.DefaultCacheName))
+	must(t, err)
+	var c map[string]any
+	must(t, json.Unmarshal(b, &c))
+	c["padding"] = strings.Repeat("p", n)
+	b, err = json.Marshal(c)
+	must(t, err)
+	write(t, filepath.Join(proj, acp.DefaultCacheName), string(b))
+}
+
 // TestMCPLargeResult sends datalog_query a result of 80,000 tuples, 7.6 MB
 // of JSON, and reads acp://cache of a 9 MB cache: each is refused with an
 // error naming --max-output-bytes, since the tool result goes out as text
@@ -84,14 +97,7 @@ func bigRelation(t *testing.T, proj string, n, width int) {
 func TestMCPLargeResult(t *testing.T) {
 	_, proj := project(t)
 	bigRelation(t, proj, 80000, 95)
-	bigCache(t, proj)
-	b, err := os.ReadFile(filepath.Join(proj, acp.DefaultCacheName))
-	must(t, err)
-	var c map[string]any
-	must(t, json.Unmarshal(b, &c))
-	c["padding"] = strings.Repeat("p", 9<<20)
-	b, _ = json.Marshal(c)
-	write(t, filepath.Join(proj, acp.DefaultCacheName), string(b))
+	paddedCache(t, proj, 9<<20)
 
 	s := startRaw(t, proj)
 	got, isErr := s.tool("datalog_query", map[string]any{"query": "q(a) <-- r(a).", "data": "big"})
