@@ -127,3 +127,74 @@ func TestTransportRepairsResponses(t *testing.T) {
 		t.Errorf("response %s, want an internal error for id 7 (%v)", line, err)
 	}
 }
+
+// TestTransportDropsCancelledAnswers checks that the answer to a request
+// the client has cancelled is not written, and that other answers are.
+func TestTransportDropsCancelledAnswers(t *testing.T) {
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	conn, err := (&mcpserver.Transport{Reader: inR, Writer: outW}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := context.Background()
+	go io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n"+`{"jsonrpc":"2.0","id":4,"method":"ping"}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`+"\n")
+	for range 3 {
+		if _, err := conn.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := make(chan string, 2)
+	go func() {
+		br := bufio.NewReader(outR)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- l
+		}
+	}()
+	for _, id := range []float64{3, 4} {
+		jid, _ := jsonrpc.MakeID(id)
+		if err := conn.Write(ctx, &jsonrpc.Response{ID: jid, Result: json.RawMessage(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l := <-lines; !strings.Contains(l, `"id":4`) {
+		t.Errorf("first line written: %s, want the answer to 4 (the one to 3 dropped)", l)
+	}
+}
+
+// TestTransportCapsWrites checks that a response over the write limit goes
+// out as an error for its id naming the limit.
+func TestTransportCapsWrites(t *testing.T) {
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	conn, err := (&mcpserver.Transport{Reader: inR, Writer: outW, MaxWriteBytes: 200}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	id, _ := jsonrpc.MakeID(float64(7))
+	go conn.Write(context.Background(), &jsonrpc.Response{ID: id, Result: json.RawMessage(`"` + strings.Repeat("x", 1000) + `"`)})
+	line, err := bufio.NewReader(outR).ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		ID    int
+		Error struct {
+			Code    int
+			Message string
+		}
+	}
+	if err := json.Unmarshal(line, &resp); err != nil || resp.ID != 7 || resp.Error.Code != -32603 ||
+		!strings.Contains(resp.Error.Message, "larger than 200 bytes (raise with --max-output-bytes)") || len(line) > 200 {
+		t.Errorf("response %s, want an error for id 7 naming the limit (%v)", line, err)
+	}
+}
