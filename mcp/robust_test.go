@@ -161,8 +161,9 @@ func TestMCPPathBounds(t *testing.T) {
 
 // TestMCPNoReplyAfterCancel starts a Datalog cross product, cancels it
 // with notifications/cancelled and checks that no answer with its id ever
-// comes (the deadline passes meanwhile), while a ping sent after is
-// answered; a cancellation of a finished request changes nothing.
+// comes (the deadline passes meanwhile), that its work stops within a
+// second, and that a ping sent after is answered; a cancellation of a
+// finished request changes nothing.
 func TestMCPNoReplyAfterCancel(t *testing.T) {
 	_, proj := project(t)
 	var rows strings.Builder
@@ -172,6 +173,9 @@ func TestMCPNoReplyAfterCancel(t *testing.T) {
 	write(t, filepath.Join(proj, "cross", "d.dl"), "relation r(S);\n")
 	write(t, filepath.Join(proj, "cross", "r.facts"), rows.String())
 	s := startRaw(t, proj, "--timeout", "1s")
+	if r := s.call("logging/setLevel", map[string]any{"level": "debug"}); r["result"] == nil {
+		t.Fatalf("setLevel: %v", r)
+	}
 	s.send([]byte(`{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"pact_select","arguments":{"query":".a","data":"data/context.json"}}}`))
 	if r := s.recv(30 * time.Second); r["id"] != "slow" {
 		t.Fatalf("a quick call: %v", r)
@@ -183,6 +187,7 @@ func TestMCPNoReplyAfterCancel(t *testing.T) {
 	s.send([]byte(`{"jsonrpc":"2.0","id":"after","method":"ping"}`))
 	deadline := time.Now().Add(3 * time.Second) // past the 1s deadline of the call
 	sawPing := false
+	stoppedAfter := -1.0
 	for time.Now().Before(deadline) {
 		select {
 		case l, ok := <-s.lines:
@@ -197,11 +202,18 @@ func TestMCPNoReplyAfterCancel(t *testing.T) {
 			case "after":
 				sawPing = true
 			}
+			p, _ := m["params"].(map[string]any)
+			if d, _ := p["data"].(map[string]any); d["event"] == "abandoned work stopped" && d["request"] == "datalog_query" {
+				stoppedAfter, _ = d["after_ms"].(float64)
+			}
 		case <-time.After(time.Until(deadline)):
 		}
 	}
 	if !sawPing {
 		t.Errorf("the ping after the cancellation was not answered")
+	}
+	if stoppedAfter < 0 || stoppedAfter > 1000 {
+		t.Errorf("the cancelled Datalog work was not reported stopped within a second (after_ms %v)", stoppedAfter)
 	}
 	s.alive()
 }
