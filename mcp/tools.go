@@ -225,13 +225,13 @@ func (s *Server) addTools() {
 	for _, t := range s.toolSpecs() {
 		specs[t.Name] = t
 	}
-	addTool(s, specs["acp_query"], func(_ context.Context, a QueryArgs) (any, error) { return s.Query(a) })
+	addTool(s, specs["acp_query"], s.Query)
 	addTool(s, specs["acp_constraints"], s.Constraints)
 	addTool(s, specs["acp_expand"], func(_ context.Context, a ExpandArgs) (any, error) {
 		return s.ix.ExpandWithin(a.Text, a.Mode, s.budget.MaxOutputBytes)
 	})
-	addTool(s, specs["acp_debug"], func(_ context.Context, a DebugArgs) (any, error) { return s.Debug(a) })
-	addTool(s, specs["acp_hack"], func(_ context.Context, a HackArgs) (any, error) { return s.Hack(a) })
+	addTool(s, specs["acp_debug"], s.Debug)
+	addTool(s, specs["acp_hack"], s.Hack)
 	addTool(s, specs["pact_select"], s.PACT)
 	addTool(s, specs["jql_query"], s.JQL)
 	addTool(s, specs["jql_schema"], func(_ context.Context, a SchemaArgs) (any, error) {
@@ -244,7 +244,7 @@ func (s *Server) addTools() {
 }
 
 // Query answers acp_query.
-func (s *Server) Query(a QueryArgs) (any, error) {
+func (s *Server) Query(ctx context.Context, a QueryArgs) (any, error) {
 	need := func(field, v string) error {
 		if v == "" {
 			return fmt.Errorf("acp_query %s: %s is required", a.Type, field)
@@ -265,7 +265,7 @@ func (s *Server) Query(a QueryArgs) (any, error) {
 		if err := need("name", a.Name); err != nil {
 			return nil, err
 		}
-		rel, _, err := acp.Confine(s.ix.Root, a.Name)
+		rel, _, err := acp.ConfineContext(ctx, s.ix.Root, a.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -331,10 +331,10 @@ func (s *Server) update(f func(st *acp.State) (any, bool, error)) (any, error) {
 	return v, nil
 }
 
-func (s *Server) confineAll(files []string) ([]string, error) {
+func (s *Server) confineAll(ctx context.Context, files []string) ([]string, error) {
 	out := make([]string, 0, len(files))
 	for _, f := range files {
-		rel, _, err := acp.Confine(s.ix.Root, f)
+		rel, _, err := acp.ConfineContext(ctx, s.ix.Root, f)
 		if err != nil {
 			return nil, err
 		}
@@ -344,7 +344,7 @@ func (s *Server) confineAll(files []string) ([]string, error) {
 }
 
 // Debug answers acp_debug.
-func (s *Server) Debug(a DebugArgs) (any, error) {
+func (s *Server) Debug(ctx context.Context, a DebugArgs) (any, error) {
 	d := DebugData{}
 	if a.Data != nil {
 		d = *a.Data
@@ -398,7 +398,7 @@ func (s *Server) Debug(a DebugArgs) (any, error) {
 			if d.Description == "" {
 				return nil, false, errors.New("acp_debug attempt: description is required")
 			}
-			files, err := s.confineAll(d.Files)
+			files, err := s.confineAll(ctx, d.Files)
 			if err != nil {
 				return nil, false, fmt.Errorf("acp_debug attempt: %w", err)
 			}
@@ -468,7 +468,7 @@ type HackList struct {
 }
 
 // Hack answers acp_hack.
-func (s *Server) Hack(a HackArgs) (any, error) {
+func (s *Server) Hack(ctx context.Context, a HackArgs) (any, error) {
 	d := HackData{}
 	if a.Data != nil {
 		d = *a.Data
@@ -480,7 +480,7 @@ func (s *Server) Hack(a HackArgs) (any, error) {
 			if d.File == "" || d.Reason == "" {
 				return nil, false, errors.New("acp_hack mark: file and reason are required")
 			}
-			rel, _, err := acp.Confine(s.ix.Root, d.File)
+			rel, _, err := acp.ConfineContext(ctx, s.ix.Root, d.File)
 			if err != nil {
 				return nil, false, fmt.Errorf("acp_hack mark: %w", err)
 			}
@@ -503,7 +503,7 @@ func (s *Server) Hack(a HackArgs) (any, error) {
 		case "list", "cleanup":
 			file := ""
 			if d.File != "" && a.Action == "list" {
-				rel, _, err := acp.Confine(s.ix.Root, d.File)
+				rel, _, err := acp.ConfineContext(ctx, s.ix.Root, d.File)
 				if err != nil {
 					return nil, false, fmt.Errorf("acp_hack list: %w", err)
 				}
