@@ -38,12 +38,7 @@ func heavyProject(t *testing.T, proj string) map[string]map[string]any {
 	}
 	write(t, filepath.Join(proj, "heavy", "jql", "activities.jsonl"), acts.String())
 
-	var rows strings.Builder
-	for i := range 2000 {
-		fmt.Fprintf(&rows, "r%d\n", i)
-	}
-	write(t, filepath.Join(proj, "heavy", "dl", "d.dl"), "relation r(S);\n")
-	write(t, filepath.Join(proj, "heavy", "dl", "r.facts"), rows.String())
+	crossRelation(t, filepath.Join(proj, "heavy", "dl"))
 
 	return map[string]map[string]any{
 		"pact_select":   {"query": "@t-1..@t0 .cb", "data": "heavy/range.json", "dialect": "v1", "options": map[string]any{"includeContent": true}},

@@ -166,12 +166,7 @@ func TestMCPPathBounds(t *testing.T) {
 // finished request changes nothing.
 func TestMCPNoReplyAfterCancel(t *testing.T) {
 	_, proj := project(t)
-	var rows strings.Builder
-	for i := range 2000 {
-		fmt.Fprintf(&rows, "r%d\n", i)
-	}
-	write(t, filepath.Join(proj, "cross", "d.dl"), "relation r(S);\n")
-	write(t, filepath.Join(proj, "cross", "r.facts"), rows.String())
+	crossRelation(t, filepath.Join(proj, "cross"))
 	s := startRaw(t, proj, "--timeout", "1s")
 	if r := s.call("logging/setLevel", map[string]any{"level": "debug"}); r["result"] == nil {
 		t.Fatalf("setLevel: %v", r)

@@ -459,17 +459,24 @@ func TestMCPExpandBudget(t *testing.T) {
 	s2.alive()
 }
 
+// crossRelation writes into dir a relation r of 2,000 rows, whose cross
+// product r(a), r(b), r(c) has 8·10⁹ tuples.
+func crossRelation(t *testing.T, dir string) {
+	t.Helper()
+	var rows strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&rows, "r%d\n", i)
+	}
+	write(t, filepath.Join(dir, "d.dl"), "relation r(S);\n")
+	write(t, filepath.Join(dir, "r.facts"), rows.String())
+}
+
 // TestMCPToolBudget runs a Datalog cross product over 2,000 rows (8·10⁹
 // tuples) under a 1 s deadline and a 256 MB memory budget: the answer is a
 // limit error naming its flag, it comes promptly, and the server lives on.
 func TestMCPToolBudget(t *testing.T) {
 	_, proj := project(t)
-	var rows strings.Builder
-	for i := range 2000 {
-		fmt.Fprintf(&rows, "r%d\n", i)
-	}
-	write(t, filepath.Join(proj, "cross", "d.dl"), "relation r(S);\n")
-	write(t, filepath.Join(proj, "cross", "r.facts"), rows.String())
+	crossRelation(t, filepath.Join(proj, "cross"))
 	s := startRaw(t, proj, "--timeout", "1s", "--max-memory", "268435456")
 	start := time.Now()
 	got, isErr := s.toolWithin("datalog_query", map[string]any{"query": "q(a, b, c) <-- r(a), r(b), r(c).", "data": "cross"}, 30*time.Second)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	mcpserver "github.com/ctxql/ctxql/mcp"
 )
@@ -99,19 +100,31 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// connectPipes connects tr over pipes and returns the connection, the
+// writer of its input and the reader of its output, all closed at the end
+// of the test.
+func connectPipes(t *testing.T, tr *mcpserver.Transport) (mcp.Connection, *io.PipeWriter, *io.PipeReader) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	tr.Reader, tr.Writer = inR, outW
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		inW.Close()
+		conn.Close()
+	})
+	return conn, inW, outR
+}
+
 // TestTransportRepairsResponses checks that a response whose error data is
 // not valid JSON (as the SDK's own resource-not-found error produces for
 // some URIs) goes out as an internal error for its id instead of breaking
 // the connection.
 func TestTransportRepairsResponses(t *testing.T) {
-	inR, inW := io.Pipe()
-	defer inW.Close()
-	outR, outW := io.Pipe()
-	conn, err := (&mcpserver.Transport{Reader: inR, Writer: outW}).Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn, _, outR := connectPipes(t, &mcpserver.Transport{})
 	id, _ := jsonrpc.MakeID(float64(7))
 	go conn.Write(context.Background(), &jsonrpc.Response{ID: id,
 		Error: &jsonrpc.Error{Code: -32002, Message: "Resource not found", Data: json.RawMessage(`{"uri":"a\x01b"}`)}})
@@ -131,14 +144,7 @@ func TestTransportRepairsResponses(t *testing.T) {
 // TestTransportDropsCancelledAnswers checks that the answer to a request
 // the client has cancelled is not written, and that other answers are.
 func TestTransportDropsCancelledAnswers(t *testing.T) {
-	inR, inW := io.Pipe()
-	defer inW.Close()
-	outR, outW := io.Pipe()
-	conn, err := (&mcpserver.Transport{Reader: inR, Writer: outW}).Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn, inW, outR := connectPipes(t, &mcpserver.Transport{})
 	ctx := context.Background()
 	go io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n"+`{"jsonrpc":"2.0","id":4,"method":"ping"}`+"\n"+
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`+"\n")
@@ -172,14 +178,7 @@ func TestTransportDropsCancelledAnswers(t *testing.T) {
 // TestTransportCapsWrites checks that a response over the write limit goes
 // out as an error for its id naming the limit.
 func TestTransportCapsWrites(t *testing.T) {
-	inR, inW := io.Pipe()
-	defer inW.Close()
-	outR, outW := io.Pipe()
-	conn, err := (&mcpserver.Transport{Reader: inR, Writer: outW, MaxWriteBytes: 200}).Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn, _, outR := connectPipes(t, &mcpserver.Transport{MaxWriteBytes: 200})
 	id, _ := jsonrpc.MakeID(float64(7))
 	go conn.Write(context.Background(), &jsonrpc.Response{ID: id, Result: json.RawMessage(`"` + strings.Repeat("x", 1000) + `"`)})
 	line, err := bufio.NewReader(outR).ReadBytes('\n')
