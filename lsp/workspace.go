@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/internal/fileuri"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -232,11 +232,7 @@ type loaded struct {
 // FilePath returns the file system path of a document URI, or "" for
 // other schemes.
 func FilePath(uri string) string {
-	u, err := url.Parse(uri)
-	if err != nil || (u.Scheme != "file" && u.Scheme != "") {
-		return ""
-	}
-	return filepath.FromSlash(u.Path)
+	return fileuri.Path(uri)
 }
 
 // dataPragma finds a "data:" pragma in a comment on one of the first five
