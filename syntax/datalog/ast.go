@@ -293,7 +293,7 @@ type Decl struct {
 	// Lattice is set for a "lattice" declaration: the last column holds
 	// one value per combination of the others, the greatest derived
 	// (the least for a "Dual<T>" column).
-	Lattice bool `json:"lattice,omitempty"`
+	Lattice bool        `json:"lattice,omitempty"`
 	Name    Ident       `json:"name"`
 	Types   []Ident     `json:"types"`
 	Sp      syntax.Span `json:"span"`
