@@ -17,7 +17,9 @@ type Result struct {
 	// Tuples are the head tuples, deduplicated and sorted.
 	Tuples [][]string
 	// Diagnostics are the parse and check findings; when any has error
-	// severity the rule was not evaluated.
+	// severity the rule was not evaluated. An expression that cannot be
+	// computed (a division by zero, an overflow, text where a number is
+	// needed) stops the evaluation with an error of code CodeEval here.
 	Diagnostics []syntax.Diagnostic
 }
 
@@ -82,7 +84,31 @@ func EvalRuleWith(ctx context.Context, db *DB, src string, opts Options) (*Resul
 	}
 	tuples, err := RunWith(ctx, db, r, opts)
 	res.Tuples = tuples
-	return res, err
+	return res, res.exprError(err)
+}
+
+// CodeEval marks an error computing an expression during evaluation
+// (see ExprError).
+const CodeEval = "datalog/eval"
+
+// exprDiagnostic turns an *ExprError into a diagnostic appended to
+// diags, and reports whether it did.
+func exprDiagnostic(err error, diags *[]syntax.Diagnostic) bool {
+	var ee *ExprError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	*diags = append(*diags, syntax.Diagnostic{Span: ee.Span, Severity: syntax.SeverityError, Code: CodeEval, Message: ee.Msg})
+	return true
+}
+
+// exprError moves an expression error into the diagnostics.
+func (res *Result) exprError(err error) error {
+	if exprDiagnostic(err, &res.Diagnostics) {
+		res.Tuples = nil
+		return nil
+	}
+	return err
 }
 
 // Run evaluates a checked query rule once over db and returns the sorted,
@@ -231,6 +257,10 @@ func EvalProgramWith(ctx context.Context, db *DB, name, src string, opts Options
 	}
 	rels, err := RunProgramWith(ctx, db, prog, res.Info, opts)
 	res.Relations = rels
+	if exprDiagnostic(err, &res.Diagnostics) {
+		res.Relations = nil
+		return res, nil
+	}
 	return res, err
 }
 

@@ -24,6 +24,9 @@ type parser struct {
 	toks  []Token // without comments
 	pos   int
 	diags []syntax.Diagnostic
+	// noOr stops expressions at "||" (the alternatives' separator inside
+	// a disjunction).
+	noOr bool
 }
 
 type parseError struct{}
@@ -221,6 +224,14 @@ func (p *parser) startsLine(i int) bool {
 	return true
 }
 
+// inExpr reports whether the "." at the current token sits between two
+// tokens it touches ("y.0", "v.len"): part of a refused expression, not
+// a rule's end.
+func (p *parser) inExpr() bool {
+	t := p.peek()
+	return p.pos > 0 && p.toks[p.pos-1].Span.End == t.Span.Start && p.peekAt(1).Span.Start == t.Span.End && p.peekAt(1).Kind != TokEOF
+}
+
 func (p *parser) recoverItem() {
 	first := true
 	for {
@@ -228,7 +239,7 @@ func (p *parser) recoverItem() {
 		switch {
 		case t.Kind == TokEOF:
 			return
-		case t.Kind == TokSemi || t.Kind == TokDot:
+		case t.Kind == TokSemi || (t.Kind == TokDot && !p.inExpr()):
 			p.next()
 			return
 		case !first && t.Kind == TokIdent && p.startsLine(p.pos) &&

@@ -2,6 +2,7 @@ package datalog
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -183,6 +184,11 @@ func (p *parser) aggClause() BodyItem {
 func (p *parser) disjunction() BodyItem {
 	open := p.next()
 	d := &Disj{}
+	// Inside a disjunction "||" separates alternatives; a condition
+	// using "||" needs parentheses there.
+	saved := p.noOr
+	p.noOr = true
+	defer func() { p.noOr = saved }()
 	for {
 		d.Alts = append(d.Alts, p.bodyItems())
 		t := p.peek()
@@ -288,7 +294,7 @@ func (p *parser) expr() Expr { return p.orExpr() }
 
 func (p *parser) orExpr() Expr {
 	x := p.andExpr()
-	for t := p.peek(); t.Kind == TokLogic && t.Text == "||"; t = p.peek() {
+	for t := p.peek(); t.Kind == TokLogic && t.Text == "||" && !p.noOr; t = p.peek() {
 		p.next()
 		y := p.andExpr()
 		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
@@ -346,7 +352,12 @@ func (p *parser) unary() Expr {
 	case (t.Kind == TokArith && t.Text == "-") || t.Kind == TokBang:
 		p.next()
 		x := p.unary()
-		return &Unary{Op: t.Text, OpSpan: t.Span, X: x, Sp: syntax.Sp(t.Span.Start, x.Span().End)}
+		sp := syntax.Sp(t.Span.Start, x.Span().End)
+		if n, ok := x.(*Term); ok && n.Kind == Num && t.Text == "-" && n.Dual.IsZero() && !strings.HasPrefix(n.Value, "-") {
+			// "-5" and "- (5)" are the number -5, as the lexer reads "-5".
+			return &Term{Kind: Num, Text: p.src[sp.Start:sp.End], Value: CanonicalNumber("-" + n.Value), Sp: sp}
+		}
+		return &Unary{Op: t.Text, OpSpan: t.Span, X: x, Sp: sp}
 	case t.Kind == TokArith && t.Text == "*":
 		p.refuse(t.Span, "dereferences (*) are")
 	case t.Kind == TokPunct && t.Text == "&":
@@ -430,7 +441,10 @@ func (p *parser) primary() Expr {
 		if p.peek().Kind == TokRParen {
 			p.refuse(t.Span, "the unit value () is")
 		}
+		saved := p.noOr
+		p.noOr = false
 		x := p.expr()
+		p.noOr = saved
 		if c := p.peek(); c.Kind == TokComma {
 			p.refuse(t.Span, "tuples are")
 		}
