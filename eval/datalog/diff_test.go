@@ -871,6 +871,7 @@ func TestDatalogDifferential(t *testing.T) {
 		diffRuleCase(t, seed)
 		diffProgramCase(t, seed)
 		diffClosureCase(t, seed)
+		diffLangCases(t, seed)
 		return
 	}
 	if s := os.Getenv("DATALOG_DIFF_TIME"); s != "" {
@@ -887,6 +888,7 @@ func TestDatalogDifferential(t *testing.T) {
 				ran++
 			}
 			diffProgramCase(t, seed)
+			diffLangCases(t, seed)
 			if n%4 == 0 {
 				diffClosureCase(t, seed)
 			}
