@@ -279,6 +279,9 @@ func RunProgramWith(ctx context.Context, db *DB, prog *syn.Program, info *syn.In
 	}
 	out := map[string][][]string{}
 	for name, t := range st.full {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		out[name] = db.strings(t)
 	}
 	return out, nil
@@ -362,6 +365,9 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			s := newTupleSetFor(ar, len(db.strs))
 			if rel, ok := db.rels[name]; ok {
 				for i := 0; i < rel.tab.len(); i++ {
+					if err := ev.check(); err != nil {
+						return nil, err
+					}
 					if s.add(rel.tab.row(i)) {
 						t.append(rel.tab.row(i))
 					}
@@ -552,6 +558,9 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		}
 		for _, n := range stratum {
 			if lat := lats[n]; lat != nil {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 				st.full[n] = lat.compact(st.full[n])
 				st.rounds[n] = []int{0, st.full[n].len()}
 			}

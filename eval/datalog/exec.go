@@ -475,7 +475,9 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 				continue
 			}
 			condDone[j] = true
-			cur = ev.filter(cur, c)
+			if cur, err = ev.filter(cur, c); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
@@ -1014,16 +1016,19 @@ func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
 	}
 }
 
-func (ev *evaluator) filter(cur *bindings, c ccond) *bindings {
+func (ev *evaluator) filter(cur *bindings, c ccond) (*bindings, error) {
 	out := &bindings{width: cur.width}
 	for i := 0; i < cur.n; i++ {
+		if err := ev.check(); err != nil {
+			return nil, err
+		}
 		b := cur.row(i)
 		if ev.compare(b, c) {
 			out.data = append(out.data, b...)
 			out.n++
 		}
 	}
-	return out
+	return out, nil
 }
 
 func (ev *evaluator) value(b []uint32, o operand) string {
