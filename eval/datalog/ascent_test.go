@@ -92,3 +92,20 @@ func TestRefusedCorpus(t *testing.T) {
 		}
 	})
 }
+
+// TestNumericColumns pins what DL011 reads from the data: a column is
+// numeric when it holds values and each is a plain decimal number.
+func TestNumericColumns(t *testing.T) {
+	db, err := Load(&Data{Relations: map[string]*RelationData{
+		"e":     {ParamTypes: []string{"Node", "Node", "Node"}, Tuples: [][]string{{"9", "x", "1e3"}, {"10", "2", "-0.5"}}},
+		"empty": {ParamTypes: []string{"Node"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := db.NumericColumns()
+	want := map[string][]bool{"e": {true, false, true}, "empty": {false}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("NumericColumns = %v, want %v", got, want)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	syn "github.com/ctxql/ctxql/syntax/datalog"
 )
@@ -64,16 +63,9 @@ type crule struct {
 	steps   []*cstep
 }
 
-// numericTypes are the parameter type names whose values compare as
-// numbers in "if" conditions.
-func numericType(t string) bool {
-	switch strings.ToLower(t) {
-	case "int", "integer", "float", "number", "i8", "i16", "i32", "i64", "i128", "isize",
-		"u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64":
-		return true
-	}
-	return false
-}
+// numericType reports whether values of a parameter type compare as
+// numbers in conditions (see syn.NumericType).
+func numericType(t string) bool { return syn.NumericType(t) }
 
 // compile resolves variables to slots and constants to ids. types gives
 // each relation's parameter types. r has one head and no disjunction

@@ -329,7 +329,7 @@ func (p *Program) Span() syntax.Span { return syntax.Sp(0, p.File.Len()) }
 // Inspect walks the tree rooted at n in source order, calling f for each
 // node; when f returns false the node's children are skipped.
 func Inspect(n Node, f func(Node) bool) {
-	if n == nil || !f(n) {
+	if isNil(n) || !f(n) {
 		return
 	}
 	switch n := n.(type) {
@@ -401,6 +401,42 @@ func Inspect(n Node, f func(Node) bool) {
 			inspectBody(alt, f)
 		}
 	}
+}
+
+// isNil reports whether n is nil or a nil pointer of a node type (a
+// partial tree may hold them).
+func isNil(n Node) bool {
+	switch n := n.(type) {
+	case nil:
+		return true
+	case *Term:
+		return n == nil
+	case *Atom:
+		return n == nil
+	case *Rule:
+		return n == nil
+	case *Cond:
+		return n == nil
+	case *Binary:
+		return n == nil
+	case *Unary:
+		return n == nil
+	case *If:
+		return n == nil
+	case *Let:
+		return n == nil
+	case *For:
+		return n == nil
+	case *Agg:
+		return n == nil
+	case *Disj:
+		return n == nil
+	case *Decl:
+		return n == nil
+	case *Program:
+		return n == nil
+	}
+	return false
 }
 
 func inspectBody(items []BodyItem, f func(Node) bool) {

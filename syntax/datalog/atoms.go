@@ -1,19 +1,19 @@
 package datalog
 
-// Atoms returns the head and body atoms of a rule, head first.
+// Atoms returns the head and body atoms of a rule, heads first, those of
+// aggregates and disjunctions included.
 func (r *Rule) Atoms() []*Atom {
 	if r == nil {
 		return nil
 	}
 	var out []*Atom
-	if r.Head != nil {
-		out = append(out, r.Head)
-	}
-	for _, b := range r.Body {
-		if b.Atom != nil {
-			out = append(out, b.Atom)
+	Inspect(r, func(n Node) bool {
+		if a, ok := n.(*Atom); ok {
+			out = append(out, a)
+			return false
 		}
-	}
+		return true
+	})
 	return out
 }
 
