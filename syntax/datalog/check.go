@@ -100,6 +100,9 @@ func CheckRule(r *Rule, schema Schema) *Info {
 type checker struct {
 	info  *Info
 	query bool
+	// typing holds the variables whose type is being inferred, so that
+	// a let defined by itself ("let x = x") ends the inference.
+	typing map[string]bool
 }
 
 func (c *checker) errf(span syntax.Span, code, format string, args ...any) *syntax.Diagnostic {
@@ -500,8 +503,17 @@ func exprType(x Expr) string {
 }
 
 func (c *checker) firstPositiveType(r *Rule, v string) string {
+	if c.typing[v] {
+		return "" // a let defined by itself: no type
+	}
+	if c.typing == nil {
+		c.typing = map[string]bool{}
+	}
+	c.typing[v] = true
+	defer delete(c.typing, v)
 	for _, b := range r.Body {
-		if t, typ := boundType(c, r, b); t != nil && t.Value == v {
+		if t := boundVar(b); t != nil && t.Value == v {
+			_, typ := boundType(c, r, b)
 			return typ
 		}
 		if b.Atom == nil || b.Atom.Negated {
@@ -518,6 +530,19 @@ func (c *checker) firstPositiveType(r *Rule, v string) string {
 		}
 	}
 	return ""
+}
+
+// boundVar returns the variable a let, for or aggregate binds, or nil.
+func boundVar(b BodyItem) *Term {
+	switch {
+	case b.Let != nil:
+		return b.Let.Var
+	case b.For != nil:
+		return b.For.Var
+	case b.Agg != nil:
+		return b.Agg.Var
+	}
+	return nil
 }
 
 // boundType returns the variable a let, for or aggregate binds, and its
