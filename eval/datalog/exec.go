@@ -94,6 +94,13 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		return slot(fmt.Sprintf("$%d", hidden))
 	}
 	numeric := func(name string) bool { return numericType(varType[name]) }
+	// bindSlot is the slot a let or for binds ("_" binds a fresh one).
+	bindSlot := func(t *syn.Term) int {
+		if t.Kind == syn.Var {
+			return slot(t.Value)
+		}
+		return fresh()
+	}
 	// Variables bound by lets, generators and aggregates hold numbers
 	// (a let of a non-arithmetic expression excepted).
 	for _, b := range r.Body {
@@ -206,21 +213,10 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		case b.If != nil:
 			cr.steps = append(cr.steps, &cstep{kind: sTest, at: at, slot: -1, x: compileExpr(b.If.X, slot, numeric)})
 		case b.Let != nil:
-			st := &cstep{kind: sLet, at: at, slot: -1, x: compileExpr(b.Let.X, slot, numeric)}
-			if b.Let.Var.Kind == syn.Var {
-				st.slot = slot(b.Let.Var.Value)
-			} else {
-				st.slot = fresh()
-			}
-			cr.steps = append(cr.steps, st)
+			cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: bindSlot(b.Let.Var), x: compileExpr(b.Let.X, slot, numeric)})
 		case b.For != nil:
-			st := &cstep{kind: sFor, at: at, lo: compileExpr(b.For.Lo, slot, numeric), hi: compileExpr(b.For.Hi, slot, numeric), inclusive: b.For.Inclusive}
-			if b.For.Var.Kind == syn.Var {
-				st.slot = slot(b.For.Var.Value)
-			} else {
-				st.slot = fresh()
-			}
-			cr.steps = append(cr.steps, st)
+			cr.steps = append(cr.steps, &cstep{kind: sFor, at: at, slot: bindSlot(b.For.Var), inclusive: b.For.Inclusive,
+				lo: compileExpr(b.For.Lo, slot, numeric), hi: compileExpr(b.For.Hi, slot, numeric)})
 		case b.Agg != nil:
 			st, err := compileAgg(r, at, b.Agg, conv, slot, types)
 			if err != nil {

@@ -71,13 +71,18 @@ func (p *parser) condClause() BodyItem {
 		return BodyItem{If: &If{If: kw.Span, X: x, Sp: sp}}
 	}
 	v := p.bindVar("let")
-	eq := p.peek()
-	if eq.Kind != TokPunct || eq.Text != "=" {
-		p.fail(eq, "expected '=' after the let variable, found %s", describe(eq))
-	}
-	p.next()
+	p.expectText(TokPunct, "=", "'=' after the let variable")
 	x := p.expr()
 	return BodyItem{Let: &Let{Let: kw.Span, Var: v, X: x, Sp: syntax.Sp(kw.Span.Start, x.Span().End)}}
+}
+
+// expectText consumes a token of kind k and text text, or fails
+// saying what was expected.
+func (p *parser) expectText(k Kind, text, what string) {
+	if t := p.peek(); t.Kind != k || t.Text != text {
+		p.fail(t, "expected %s, found %s", what, describe(t))
+	}
+	p.next()
 }
 
 // bindVar parses the variable a let, for or agg binds.
@@ -108,11 +113,7 @@ func (p *parser) bindVar(what string) *Term {
 func (p *parser) forClause() BodyItem {
 	kw := p.next()
 	v := p.bindVar("for")
-	in := p.peek()
-	if in.Kind != TokIdent || in.Text != "in" {
-		p.fail(in, "expected 'in' after the for variable, found %s", describe(in))
-	}
-	p.next()
+	p.expectText(TokIdent, "in", "'in' after the for variable")
 	lo := p.arith()
 	rg := p.peek()
 	if rg.Kind != TokPunct || (rg.Text != ".." && rg.Text != "..=") {
@@ -136,11 +137,7 @@ func (p *parser) aggClause() BodyItem {
 			g.Var = nil
 		}
 	}
-	eq := p.peek()
-	if eq.Kind != TokPunct || eq.Text != "=" {
-		p.fail(eq, "expected '=' after the aggregate's variable, found %s", describe(eq))
-	}
-	p.next()
+	p.expectText(TokPunct, "=", "'=' after the aggregate's variable")
 	fn := p.peek()
 	if fn.Kind == TokLParen {
 		p.refuse(fn.Span, "aggregator expressions are")
@@ -170,11 +167,7 @@ func (p *parser) aggClause() BodyItem {
 		}
 	}
 	p.expect(TokRParen, "',' or ')'")
-	in := p.peek()
-	if in.Kind != TokIdent || in.Text != "in" {
-		p.fail(in, "expected 'in' and the aggregated relation, found %s", describe(in))
-	}
-	p.next()
+	p.expectText(TokIdent, "in", "'in' and the aggregated relation")
 	g.Atom = p.atom(false)
 	g.Sp = syntax.Sp(kw.Span.Start, g.Atom.Sp.End)
 	return BodyItem{Agg: g}
@@ -292,24 +285,24 @@ func isComparison(op string) bool {
 // below the prefix "-" and "!".
 func (p *parser) expr() Expr { return p.orExpr() }
 
-func (p *parser) orExpr() Expr {
-	x := p.andExpr()
-	for t := p.peek(); t.Kind == TokLogic && t.Text == "||" && !p.noOr; t = p.peek() {
+// leftAssoc parses "operand {op operand}" for the operators match
+// accepts, grouping to the left.
+func (p *parser) leftAssoc(operand func() Expr, match func(Token) bool) Expr {
+	x := operand()
+	for t := p.peek(); match(t); t = p.peek() {
 		p.next()
-		y := p.andExpr()
+		y := operand()
 		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
 	}
 	return x
 }
 
+func (p *parser) orExpr() Expr {
+	return p.leftAssoc(p.andExpr, func(t Token) bool { return t.Kind == TokLogic && t.Text == "||" && !p.noOr })
+}
+
 func (p *parser) andExpr() Expr {
-	x := p.cmpExpr()
-	for t := p.peek(); t.Kind == TokLogic && t.Text == "&&"; t = p.peek() {
-		p.next()
-		y := p.cmpExpr()
-		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
-	}
-	return x
+	return p.leftAssoc(p.cmpExpr, func(t Token) bool { return t.Kind == TokLogic && t.Text == "&&" })
 }
 
 func (p *parser) cmpExpr() Expr {
@@ -327,23 +320,11 @@ func (p *parser) cmpExpr() Expr {
 
 // arith parses "+ -" and "* / %" expressions (a range's bounds).
 func (p *parser) arith() Expr {
-	x := p.mulExpr()
-	for t := p.peek(); t.Kind == TokArith && (t.Text == "+" || t.Text == "-"); t = p.peek() {
-		p.next()
-		y := p.mulExpr()
-		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
-	}
-	return x
+	return p.leftAssoc(p.mulExpr, func(t Token) bool { return t.Kind == TokArith && (t.Text == "+" || t.Text == "-") })
 }
 
 func (p *parser) mulExpr() Expr {
-	x := p.unary()
-	for t := p.peek(); t.Kind == TokArith && (t.Text == "*" || t.Text == "/" || t.Text == "%"); t = p.peek() {
-		p.next()
-		y := p.unary()
-		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
-	}
-	return x
+	return p.leftAssoc(p.unary, func(t Token) bool { return t.Kind == TokArith && (t.Text == "*" || t.Text == "/" || t.Text == "%") })
 }
 
 func (p *parser) unary() Expr {
