@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
 	"github.com/ctxql/ctxql/syntax"
@@ -69,7 +70,11 @@ func whyArgs(args []json.RawMessage) (string, []string, error) {
 // explainerKey keys a snapshot's Datalog explainer in its memo.
 type explainerKey struct{}
 
+// memoExplainer is a document version's explainer. It owns a database
+// of its own, taken from the data's pool: its questions intern their
+// values into it, one at a time (mu).
 type memoExplainer struct {
+	mu   *sync.Mutex
 	x    *evaldl.Explainer
 	prog *datalog.Program
 	err  error
@@ -77,38 +82,41 @@ type memoExplainer struct {
 
 // datalogExplainer evaluates the document's program over its sample data
 // for explanations, once per snapshot, within the run timeout.
-func datalogExplainer(ctx context.Context, s *Snapshot) (*evaldl.Explainer, *datalog.Program, error) {
+func datalogExplainer(ctx context.Context, s *Snapshot) (memoExplainer, error) {
 	if v, ok := s.memo.Load(explainerKey{}); ok {
 		m := v.(memoExplainer)
-		return m.x, m.prog, m.err
+		return m, m.err
 	}
 	run, ok := datalogLanguage{}.evaluate(ctx, s)
 	if !ok {
-		return nil, nil, errors.New("the document has no sample data")
+		return memoExplainer{}, errors.New("the document has no sample data")
 	}
 	switch {
 	case run.err != nil:
-		return nil, nil, run.err
-	case run.res == nil || run.db == nil || syntax.HasErrors(run.res.Diagnostics):
-		return nil, nil, errors.New("the program has errors")
+		return memoExplainer{}, run.err
+	case run.res == nil || run.pool == nil || syntax.HasErrors(run.res.Diagnostics):
+		return memoExplainer{}, errors.New("the program has errors")
+	}
+	db, err := run.pool.take()
+	if err != nil {
+		return memoExplainer{}, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
-	s.Workspace.datalog.Lock()
-	x, err := evaldl.NewExplainer(rctx, run.db, run.res.Program, run.res.Info, evaldl.ExplainOptions{})
-	s.Workspace.datalog.Unlock()
-	err = timeoutMessage(err, s.runTimeout())
+	x, err := evaldl.NewExplainer(rctx, db, run.res.Program, run.res.Info, evaldl.ExplainOptions{})
+	m := memoExplainer{mu: &sync.Mutex{}, x: x, prog: run.res.Program, err: timeoutMessage(err, s.runTimeout())}
 	if ctx.Err() == nil {
-		s.memo.Store(explainerKey{}, memoExplainer{x, run.res.Program, err})
+		v, _ := s.memo.LoadOrStore(explainerKey{}, m)
+		m = v.(memoExplainer)
 	}
-	return x, run.res.Program, err
+	return m, m.err
 }
 
 // explainTuple explains rel(vals...) over the document's sample data: its
 // proof tree when the program derives it, else why not.
 func explainTuple(ctx context.Context, s *Snapshot, rel string, vals []string) whyResult {
 	out := whyResult{Relation: rel, Tuple: vals}
-	x, prog, err := datalogExplainer(ctx, s)
+	m, err := datalogExplainer(ctx, s)
 	if err != nil {
 		out.Error = err.Error()
 		return out
@@ -116,17 +124,17 @@ func explainTuple(ctx context.Context, s *Snapshot, rel string, vals []string) w
 	rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	var b strings.Builder
-	f := prog.File
+	f := m.prog.File
 	if path := FilePath(s.URI); path != "" {
 		f = syntax.NewFile(path, f.Text()) // rules are named by path, as the command line names them
 	}
-	s.Workspace.datalog.Lock() // the explainer reads and interns into the shared data
-	p, err := x.Why(rctx, rel, vals)
+	m.mu.Lock() // the explainer interns the values into its database
+	p, err := m.x.Why(rctx, rel, vals)
 	var w *evaldl.WhyNot
 	if errors.Is(err, evaldl.ErrNotDerived) {
-		w, err = x.WhyNot(rctx, rel, vals)
+		w, err = m.x.WhyNot(rctx, rel, vals)
 	}
-	s.Workspace.datalog.Unlock()
+	m.mu.Unlock()
 	switch {
 	case err == nil && w == nil:
 		out.Derived = true

@@ -240,6 +240,7 @@ func pactData(s *Snapshot) *evalpact.Data {
 }
 
 // Run evaluates the query at off against the sample data, with a timeout.
+// The evaluation is cached by the query's text, dialect and data version.
 func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
 	pf := pactFile(s)
 	if pf == nil || s.Workspace == nil {
@@ -250,22 +251,38 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 	if q == nil || path == "" {
 		return RunResult{}, false
 	}
-	res := RunResult{Span: q.Sp}
+	if q.Bad {
+		return RunResult{Span: q.Sp, Err: errors.New("the query has syntax errors")}, true
+	}
+	id, err := s.Workspace.dataID(path)
+	if err != nil {
+		return RunResult{Span: q.Sp, Err: err}, true
+	}
+	key := evalKey{kind: "pact-run", data: id.String(), path: path, dialect: int(q.Dialect), text: s.File.Slice(q.Sp)}
+	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+		return evalPACT(ctx, s, q, path), true
+	})
+	if err != nil {
+		return RunResult{}, false
+	}
+	res := v.(RunResult)
+	res.Span = q.Sp
+	return res, true
+}
+
+// evalPACT evaluates the query q of s over the data at path.
+func evalPACT(ctx context.Context, s *Snapshot, q *pact.Query, path string) RunResult {
+	var res RunResult
 	v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
 	if err != nil {
 		res.Err = fmt.Errorf("sample data %s: %w", path, err)
-		return res, true
+		return res
 	}
 	data := v.(*evalpact.Data)
-	src := s.File.Slice(q.Sp)
-	if q.Bad {
-		res.Err = errors.New("the query has syntax errors")
-		return res, true
-	}
-	plan, err := evalpact.Compile(q, src)
+	plan, err := evalpact.Compile(q, s.File.Slice(q.Sp))
 	if err != nil {
 		res.Err = err
-		return res, true
+		return res
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
@@ -274,12 +291,12 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 	res.Elapsed = time.Since(t0)
 	if err != nil {
 		res.Err = timeoutMessage(err, s.runTimeout())
-		return res, true
+		return res
 	}
 	if r.Range != nil {
 		res.Count, res.Result = len(r.Range.Diffs), r.Range
 		res.Sample = []any{r.Range}
-		return res, true
+		return res
 	}
 	ids := make([]any, len(r.IDs))
 	for i, id := range r.IDs {
@@ -288,7 +305,7 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 	res.Nodes = summarize(data, r.IDs[:min(len(r.IDs), maxNodeSummaries)])
 	res.Count, res.Result = len(ids), ids
 	res.Sample = ids[:min(len(ids), previewLimit)]
-	return res, true
+	return res
 }
 
 // CodeLenses puts "▶ Run" above each query, with its result count once the

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	evaldl "github.com/ctxql/ctxql/eval/datalog"
@@ -36,7 +38,8 @@ func (jqlLanguage) Queries(s *Snapshot) []syntax.Span {
 }
 
 // Run evaluates the query at off against the sample data (a sessions and
-// activities file or directory, as `ctxql eval jql --data` reads).
+// activities file or directory, as `ctxql eval jql --data` reads). The
+// evaluation is cached by the query's text and the data version.
 func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
 	jf := jqlFile(s)
 	if jf == nil || s.Workspace == nil {
@@ -52,7 +55,31 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 	if q == nil || path == "" {
 		return RunResult{}, false
 	}
-	res := RunResult{Span: q.Sp}
+	id, err := s.Workspace.dataID(path)
+	if err != nil {
+		return RunResult{Span: q.Sp, Err: err}, true
+	}
+	key := evalKey{kind: "jql-run" + jqlFormat(s), data: id.String(), path: path, text: s.File.Slice(q.Sp)}
+	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+		return evalJQL(ctx, s, jf, q, path), true
+	})
+	if err != nil {
+		return RunResult{}, false
+	}
+	res := v.(RunResult)
+	res.Span = q.Sp
+	return res, true
+}
+
+// jqlFormat is the file name suffix of a JQL document, which decides how
+// its queries are read (JSON or YAML): part of an evaluation's key.
+func jqlFormat(s *Snapshot) string {
+	return strings.ToLower(path.Ext(s.File.Name()))
+}
+
+// evalJQL evaluates the query q of jf over the data at path.
+func evalJQL(ctx context.Context, s *Snapshot, jf *jql.File, q *jql.Query, path string) RunResult {
+	var res RunResult
 	var diags []syntax.Diagnostic
 	for _, d := range jf.Diagnostics {
 		if q.Sp.Covers(d.Span) {
@@ -62,15 +89,11 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	if err := s.Workspace.CheckData(path); err != nil {
-		res.Err = err
-		return res, true
-	}
 	r, err := evaljql.EvalQuery(ctx, q, diags, evaljql.File{Path: path, Files: s.Workspace.reader()})
 	res.Elapsed = time.Since(t0)
 	if err != nil {
 		res.Err = timeoutMessage(err, s.runTimeout())
-		return res, true
+		return res
 	}
 	docs := make([]any, 0, len(r.Docs))
 	for _, d := range r.Docs {
@@ -81,7 +104,7 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 	}
 	res.Count, res.Result = len(docs), docs
 	res.Sample = docs[:min(len(docs), previewLimit)]
-	return res, true
+	return res
 }
 
 // CodeLenses puts "▶ Run" above each query when the document has data.
@@ -115,10 +138,9 @@ func (datalogLanguage) Queries(s *Snapshot) []syntax.Span {
 	return out
 }
 
-// datalogRun evaluates the whole program over the sample data once per
-// snapshot.
+// datalogRun is the evaluation of a whole program over the sample data.
 type datalogRun struct {
-	db      *evaldl.DB
+	pool    *dlPool
 	res     *evaldl.ProgramResult
 	data    map[string]int // tuples per relation of the sample data
 	err     error
@@ -137,6 +159,59 @@ func (r datalogRun) relationCount(name string) (int, bool) {
 	return n, ok
 }
 
+// dlPool hands out databases of one data set. An evaluation interns the
+// program's constants into the database it runs on, so evaluations running
+// at the same time each take a database of their own from the pool and put
+// it back afterwards: nothing serialises them.
+type dlPool struct {
+	load  func() (*evaldl.DB, error)
+	sizes map[string]int // tuples per relation
+	mu    sync.Mutex
+	free  []*evaldl.DB
+}
+
+// maxFreeDBs bounds the databases a pool keeps between evaluations.
+const maxFreeDBs = 2
+
+// loadDLPool loads the Datalog data at path into a pool holding one
+// database; further ones are loaded from the file when needed.
+func loadDLPool(r *files.Reader, path string) (any, error) {
+	load := func() (*evaldl.DB, error) { return evaldl.LoadPathFrom(r, path) }
+	db, err := load()
+	if err != nil {
+		return nil, err
+	}
+	sizes := map[string]int{}
+	for _, rel := range db.Relations() {
+		sizes[rel.Name] = rel.Size
+	}
+	return &dlPool{load: load, sizes: sizes, free: []*evaldl.DB{db}}, nil
+}
+
+// take returns a database no other evaluation uses.
+func (p *dlPool) take() (*evaldl.DB, error) {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		db := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return db, nil
+	}
+	p.mu.Unlock()
+	return p.load()
+}
+
+// put returns a database taken from the pool.
+func (p *dlPool) put(db *evaldl.DB) {
+	p.mu.Lock()
+	if len(p.free) < maxFreeDBs {
+		p.free = append(p.free, db)
+	}
+	p.mu.Unlock()
+}
+
+// evaluate evaluates the document's program over its sample data, cached
+// by the program's text and the data version.
 func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, bool) {
 	p := datalogProgram(s)
 	if p == nil || s.Workspace == nil {
@@ -146,25 +221,31 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 	if path == "" {
 		return datalogRun{}, false
 	}
-	v := s.derived("datalog-run", func() any {
-		db, err := s.Workspace.Load("datalog", path, func(r *files.Reader, p string) (any, error) {
-			return evaldl.LoadPathFrom(r, p)
-		})
+	id, err := s.Workspace.dataID(path)
+	if err != nil {
+		return datalogRun{err: err}, true
+	}
+	key := evalKey{kind: "datalog", data: id.String(), path: path, text: s.File.Name() + "\x00" + s.File.Text()}
+	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+		pv, err := s.Workspace.Load("datalog", path, loadDLPool)
 		if err != nil {
-			return datalogRun{err: fmt.Errorf("sample data %s: %w", path, err)}
+			return datalogRun{err: fmt.Errorf("sample data %s: %w", path, err)}, true
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), s.runTimeout())
+		pool := pv.(*dlPool)
+		db, err := pool.take()
+		if err != nil {
+			return datalogRun{err: fmt.Errorf("sample data %s: %w", path, err)}, true
+		}
+		defer pool.put(db)
+		ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 		defer cancel()
 		t0 := time.Now()
-		s.Workspace.datalog.Lock()
-		res, err := evaldl.EvalProgram(ctx, db.(*evaldl.DB), s.File.Name(), s.File.Text())
-		sizes := map[string]int{}
-		for _, r := range db.(*evaldl.DB).Relations() {
-			sizes[r.Name] = r.Size
-		}
-		s.Workspace.datalog.Unlock()
-		return datalogRun{db: db.(*evaldl.DB), res: res, data: sizes, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}
+		res, err := evaldl.EvalProgram(ctx, db, s.File.Name(), s.File.Text())
+		return datalogRun{pool: pool, res: res, data: pool.sizes, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}, true
 	})
+	if err != nil {
+		return datalogRun{}, false
+	}
 	return v.(datalogRun), true
 }
 
@@ -280,7 +361,7 @@ func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.R
 			}
 		}
 	}
-	if run.db == nil {
+	if run.pool == nil {
 		return syntax.RelatedInfo{}, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
@@ -305,9 +386,12 @@ func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.R
 		}
 		const probe = "ctxql_probe__"
 		text := src + "\n" + probe + "(" + strings.Join(vars, ", ") + ") <-- " + strings.Join(items, ", ") + ";\n"
-		s.Workspace.datalog.Lock()
-		res, err := evaldl.EvalProgram(ctx, run.db, s.File.Name(), text)
-		s.Workspace.datalog.Unlock()
+		db, err := run.pool.take()
+		if err != nil {
+			return syntax.RelatedInfo{}, false
+		}
+		res, err := evaldl.EvalProgram(ctx, db, s.File.Name(), text)
+		run.pool.put(db)
 		if err != nil || res == nil || syntax.HasErrors(res.Diagnostics) {
 			return syntax.RelatedInfo{}, false
 		}

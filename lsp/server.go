@@ -165,6 +165,15 @@ func newServer(opts Options) *server {
 		}
 		return nil, false
 	}
+	s.ws.inUse = func() map[string]bool {
+		used := map[string]bool{}
+		for _, snap := range s.session.all() {
+			if p := s.ws.DataPath(snap); p != "" {
+				used[p] = true
+			}
+		}
+		return used
+	}
 	return s
 }
 
