@@ -289,4 +289,3 @@ func matchPath(glob, p string) bool {
 	}
 	return false
 }
-
