@@ -255,6 +255,7 @@ func (s *server) setConfig(raw json.RawMessage) {
 	s.mu.Unlock()
 	s.ws.invalidate()
 	s.rediagnoseAll()
+	s.ws.release()
 }
 
 // didChangeConfiguration applies {"settings": {"ctxql": {...}}}; a
@@ -289,7 +290,6 @@ func (s *server) rediagnoseAll() {
 		}
 	}
 	s.mu.Lock()
-	refresh := s.pull && s.refresh && s.initialized && !s.shutdown
 	hints := s.hintRefresh && s.initialized && !s.shutdown
 	s.mu.Unlock()
 	if hints {
@@ -301,13 +301,5 @@ func (s *server) rediagnoseAll() {
 			}
 		}()
 	}
-	if refresh {
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if _, err := s.conn.Call(ctx, "workspace/diagnostic/refresh", nil, nil); err != nil {
-				s.log.printf("workspace/diagnostic/refresh: %v", err)
-			}
-		}()
-	}
+	s.refreshDiagnostics()
 }

@@ -310,8 +310,8 @@ func evalPACT(ctx context.Context, s *Snapshot, q *pact.Query, path string) RunR
 
 // CodeLenses puts "▶ Run" above each query, with its result count once the
 // sample data has been evaluated for this version.
-func (l pactLanguage) CodeLenses(_ context.Context, s *Snapshot) []CodeLens {
-	return runLenses(s, l.Queries(s))
+func (l pactLanguage) CodeLenses(ctx context.Context, s *Snapshot) []CodeLens {
+	return runLenses(ctx, s, l.Queries(s))
 }
 
 // spanArg marks a code lens argument the server turns into an LSP range.

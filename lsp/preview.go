@@ -146,6 +146,9 @@ func (s *server) previewOf(ctx context.Context, snap *Snapshot, r RunResult) pre
 
 // run evaluates the query at off once per snapshot: code lenses, inlay
 // hints, hovers, previews and data-aware diagnostics share the result.
+// (The languages cache evaluations across versions too, by what they
+// depend on.) ok is false when there is nothing to run there, or under a
+// cachedOnly context when the evaluation is not cached.
 func run(ctx context.Context, snap *Snapshot, off int) (RunResult, bool) {
 	r, ok := snap.Lang.(Runner)
 	if !ok || snap.Workspace == nil || snap.Workspace.DataPath(snap) == "" {
@@ -163,7 +166,7 @@ func run(ctx context.Context, snap *Snapshot, off int) (RunResult, bool) {
 				return res.r, res.ok
 			}
 			res, ok := r.Run(ctx, snap, off)
-			if ctx.Err() == nil {
+			if ok && ctx.Err() == nil {
 				snap.memo.Store(key, memoRun{res, ok})
 			}
 			return res, ok

@@ -108,8 +108,8 @@ func evalJQL(ctx context.Context, s *Snapshot, jf *jql.File, q *jql.Query, path 
 }
 
 // CodeLenses puts "▶ Run" above each query when the document has data.
-func (l jqlLanguage) CodeLenses(_ context.Context, s *Snapshot) []CodeLens {
-	return runLenses(s, l.Queries(s))
+func (l jqlLanguage) CodeLenses(ctx context.Context, s *Snapshot) []CodeLens {
+	return runLenses(ctx, s, l.Queries(s))
 }
 
 // InlayHints shows the documents left after each where condition of the
@@ -310,8 +310,8 @@ func columnsOf(rule *datalog.Rule, info *datalog.Info) []Column {
 }
 
 // CodeLenses puts "▶ Run" above each rule when the document has data.
-func (l datalogLanguage) CodeLenses(_ context.Context, s *Snapshot) []CodeLens {
-	return runLenses(s, l.Queries(s))
+func (l datalogLanguage) CodeLenses(ctx context.Context, s *Snapshot) []CodeLens {
+	return runLenses(ctx, s, l.Queries(s))
 }
 
 // DataDiagnostics reports rules whose relation derives nothing over the
@@ -509,7 +509,7 @@ func has(v any, names []string) bool {
 // runLenses puts a Run lens above each span when the document has data,
 // with the result count once known; without data, one lens above the
 // first query offers to choose the sample data (CommandChooseData).
-func runLenses(s *Snapshot, spans []syntax.Span) []CodeLens {
+func runLenses(ctx context.Context, s *Snapshot, spans []syntax.Span) []CodeLens {
 	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
 		if len(spans) == 0 {
 			return nil
@@ -517,12 +517,11 @@ func runLenses(s *Snapshot, spans []syntax.Span) []CodeLens {
 		return []CodeLens{{Span: spans[0], Title: "▶ Run — choose sample data…", Command: CommandChooseData, Arguments: []any{s.URI}}}
 	}
 	var out []CodeLens
+	cached, _ := cachedOnly(ctx)
 	for _, sp := range spans {
 		title := "▶ Run"
-		if v, ok := s.memo.Load(sp.Start); ok {
-			if r := v.(memoRun); r.ok && r.r.Err == nil {
-				title = fmt.Sprintf("▶ Run (%d)", r.r.Count)
-			}
+		if r, ok := run(cached, s, sp.Start); ok && r.Err == nil {
+			title = fmt.Sprintf("▶ Run (%d)", r.Count)
 		}
 		out = append(out, CodeLens{Span: sp, Title: title, Command: CommandRun, Arguments: []any{s.URI, spanArg{sp}}})
 	}

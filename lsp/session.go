@@ -34,6 +34,17 @@ type Snapshot struct {
 	degCode string // why the document gets no features; "" when it does
 	degWhy  string
 	memo    sync.Map // query start offset → memoRun
+	// pull tracks a pull client's data findings for this version.
+	pull pullState
+}
+
+// pullState is whether a pull was answered before the data findings of
+// its version were evaluated (waiting), and whether the diagnoser has
+// evaluated them since (filled).
+type pullState struct {
+	mu      sync.Mutex
+	waiting bool
+	filled  bool
 }
 
 // Parsed returns the language's parse result for this version, parsing on

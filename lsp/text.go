@@ -70,6 +70,7 @@ func (s *server) didChangeWatchedFiles(params json.RawMessage) error {
 		s.rediagnoseAll()
 		return nil
 	}
+	stale := false
 	for _, snap := range s.session.all() {
 		data := snap.Workspace.DataPath(snap)
 		if data == "" {
@@ -80,9 +81,14 @@ func (s *server) didChangeWatchedFiles(params json.RawMessage) error {
 				if fresh := snap.fresh(); s.session.replace(snap, fresh) {
 					s.diags.schedule(fresh)
 				}
+				stale = true
 				break
 			}
 		}
+	}
+	if stale {
+		// A pull client's findings over the old data are stale.
+		s.refreshDiagnostics()
 	}
 	return nil
 }
@@ -141,6 +147,7 @@ func (s *server) didClose(params json.RawMessage) error {
 	s.session.remove(p.TextDocument.URI)
 	s.diags.clear(p.TextDocument.URI)
 	s.projectChanged(p.TextDocument.URI)
+	s.ws.release() // its sample data may be used by no open document now
 	return nil
 }
 
