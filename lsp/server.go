@@ -89,7 +89,11 @@ type server struct {
 // the client sends "exit" or closes the stream. It returns the process exit
 // code: 0 after shutdown followed by exit, 1 otherwise.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
-	s := newServer(opts)
+	return newServer(opts).serve(ctx, rwc)
+}
+
+// serve runs the server s over rwc (see Serve).
+func (s *server) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	st := newStream(rwc, s.log)
 	s.conn = jsonrpc2.NewConn(st)
 	s.conn.Go(ctx, s.handle)
