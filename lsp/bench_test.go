@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -32,15 +33,15 @@ func BenchmarkChangeToDiagnostics(b *testing.B) {
 	b.Run("pact", func(b *testing.B) { benchChange(b, Options{}, "bench.pact", "// pact: v1\n") })
 	b.Run("pact-2000-findings", func(b *testing.B) { benchChange(b, Options{}, "bench.pact", "") })
 	b.Run("protocol-only", func(b *testing.B) {
-		benchChange(b, Options{Languages: []Language{lineLang{}}}, "bench.lines", "// pact: v1\n")
+		benchChange(b, Options{Languages: []Language{lineLang{}}}, "bench.pact", "// pact: v1\n")
 	})
 }
 
-// lineLang reports a diagnostic for every line containing "> #".
+// lineLang serves PACT files with a diagnostic for every line
+// containing "> #".
 type lineLang struct{}
 
-func (lineLang) ID() string               { return "lines" }
-func (lineLang) Extensions() []string     { return []string{".lines"} }
+func (lineLang) ID() lang.ID              { return lang.PACT }
 func (lineLang) Parse(f *syntax.File) any { return nil }
 func (lineLang) Diagnostics(_ context.Context, s *Snapshot) []syntax.Diagnostic {
 	var ds []syntax.Diagnostic

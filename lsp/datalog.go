@@ -18,7 +18,7 @@ type datalogLanguage struct {
 	linter *lint.Linter
 }
 
-func (datalogLanguage) ID() string { return string(lang.Datalog) }
+func (datalogLanguage) ID() lang.ID { return lang.Datalog }
 
 // Parse parses the program through the language table.
 func (datalogLanguage) Parse(f *syntax.File) any {

@@ -112,9 +112,15 @@ func datalogExplainer(ctx context.Context, s *Snapshot) (memoExplainer, error) {
 	return m, m.err
 }
 
-// explainTuple explains rel(vals...) over the document's sample data: its
+// TupleExplainer explains one result tuple of a document over its sample
+// data (CommandWhy).
+type TupleExplainer interface {
+	ExplainTuple(ctx context.Context, s *Snapshot, rel string, vals []string) whyResult
+}
+
+// ExplainTuple explains rel(vals...) over the document's sample data: its
 // proof tree when the program derives it, else why not.
-func explainTuple(ctx context.Context, s *Snapshot, rel string, vals []string) whyResult {
+func (datalogLanguage) ExplainTuple(ctx context.Context, s *Snapshot, rel string, vals []string) whyResult {
 	out := whyResult{Relation: rel, Tuple: vals}
 	m, err := datalogExplainer(ctx, s)
 	if err != nil {
@@ -164,13 +170,15 @@ func (s *server) why(ctx context.Context, args []json.RawMessage) (any, error) {
 	switch {
 	case snap == nil:
 		return whyResult{Relation: rel, Tuple: vals, Error: "the document is not open"}, nil
-	case snap.Lang == nil || snap.Lang.ID() != (datalogLanguage{}).ID():
+	}
+	x, ok := snap.Lang.(TupleExplainer)
+	if !ok {
 		return whyResult{Relation: rel, Tuple: vals, Error: "only Datalog results can be explained"}, nil
 	}
 	if _, msg, bad := snap.Degraded(); bad {
 		return whyResult{Relation: rel, Tuple: vals, Error: msg}, nil
 	}
-	res := explainTuple(ctx, snap, rel, vals)
+	res := x.ExplainTuple(ctx, snap, rel, vals)
 	// Shown as ctxql.run shows its preview, so that a client that only
 	// runs the code action's command sees the explanation too.
 	if res.Error != "" {

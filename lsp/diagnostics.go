@@ -266,7 +266,7 @@ func (s *server) toWire(snap *Snapshot, ds []syntax.Diagnostic) []wireDiagnostic
 	out := make([]wireDiagnostic, 0, len(ds))
 	source := "ctxql"
 	if snap.Lang != nil {
-		source = snap.Lang.ID()
+		source = string(snap.Lang.ID())
 	}
 	for _, d := range ds {
 		w := wireDiagnostic{

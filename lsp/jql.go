@@ -17,7 +17,7 @@ type jqlLanguage struct {
 	linter *lint.Linter
 }
 
-func (jqlLanguage) ID() string { return string(lang.JQL) }
+func (jqlLanguage) ID() lang.ID { return lang.JQL }
 
 // Parse parses every query of the file through the language table; the
 // form follows the file name.

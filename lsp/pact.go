@@ -18,7 +18,7 @@ type pactLanguage struct {
 	linter *lint.Linter
 }
 
-func (pactLanguage) ID() string { return string(lang.PACT) }
+func (pactLanguage) ID() lang.ID { return lang.PACT }
 
 // Parse parses the whole file through the language table; the dialect
 // comes from the pragma (V2 when absent).
@@ -84,7 +84,10 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 	}
 	out := lintActions(ctx, linterFor(l.linter, s), s, l.Diagnostics(ctx, s), span, true)
 	if pf.Dialect == pact.V1 && wanted(ctx, "source.migrate") {
-		if res, err := migrate.PACT([]byte(s.File.Text()), migrate.Options{ToV2: true}); err == nil && res.Changed {
+		// The file's lines without a pragma are read in its resolved
+		// dialect, as the parse above read them.
+		opts := migrate.Options{ToV2: true, Default: s.Workspace.Dialect(s)}
+		if res, err := migrate.PACT([]byte(s.File.Text()), opts); err == nil && res.Changed {
 			out = append(out, CodeAction{Title: "Migrate file to v2", Kind: "source.migrate", Edits: res.Edits})
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/ctxql/ctxql/format"
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/lang"
-	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -27,42 +26,15 @@ func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, 
 	if pf == nil {
 		return "", syntax.Span{}, false
 	}
-	var parts []string
 	md, sp, ok := describePACT(pf, off)
-	if ok {
-		parts = append(parts, md)
-	}
-	if l.linter != nil {
-		for _, d := range l.Diagnostics(ctx, s) {
-			if d.Code == "" || d.Code == pact.CodeSyntax || !(d.Span.Contains(off) || d.Span.End == off) {
-				continue
-			}
-			if a, found := l.linter.Registry().Lookup(d.Code); found {
-				parts = append(parts, fmt.Sprintf("**%s** %s: %s\n\n[rule documentation](%s)", a.Code, a.Name, a.Doc.Summary, lint.RuleURL(a.Code)))
-				if !ok {
-					sp, ok = d.Span, true
-				}
-			}
-		}
-	}
-	if q := pf.QueryAt(off); q != nil {
-		if r, found := run(ctx, s, off); found {
-			if r.Err != nil {
-				parts = append(parts, fmt.Sprintf("Sample data: %v", r.Err))
-			} else {
-				parts = append(parts, fmt.Sprintf("Sample data: **%d** result(s) in %.1f ms", r.Count, float64(r.Elapsed.Microseconds())/1000))
-			}
-			if !ok {
-				sp, ok = q.Sp, true
-			}
-		} else if hint, none := noDataHint(s); none && ok {
-			parts = append(parts, hint)
-		}
+	md, sp, ok = withRuleDocs(linterFor(l.linter, s), l.Diagnostics(ctx, s), off, md, sp, ok)
+	if pf.QueryAt(off) != nil {
+		md, sp, ok = withCount(ctx, s, off, md, sp, ok)
 	}
 	if !ok {
 		return "", syntax.Span{}, false
 	}
-	text, sp, _ := withStep(ctx, s, l.Queries(s), off, pactTrace, strings.Join(parts, "\n\n---\n\n"), sp, true)
+	text, sp, _ := withStep(ctx, s, l.Queries(s), off, pactTrace, md, sp, true)
 	return text, sp, true
 }
 

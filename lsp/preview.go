@@ -51,6 +51,12 @@ type Runner interface {
 	Run(ctx context.Context, s *Snapshot, off int) (r RunResult, ok bool)
 }
 
+// Tracer explains, step by step, how the query starting at a byte offset
+// narrows its candidates over the sample data (nil when it cannot).
+type Tracer interface {
+	Trace(ctx context.Context, s *Snapshot, start int) *stepTrace
+}
+
 // Querier lists the spans of the queries a document holds, for code
 // lenses and inlay hints.
 type Querier interface {
@@ -128,11 +134,8 @@ func (s *server) previewOf(ctx context.Context, snap *Snapshot, r RunResult) pre
 	}
 	if r.Err == nil && r.Count == 0 {
 		var t *stepTrace
-		switch snap.Lang.(type) {
-		case pactLanguage:
-			t = pactTrace(ctx, snap, r.Span.Start)
-		case jqlLanguage:
-			t = jqlTrace(ctx, snap, r.Span.Start)
+		if tr, ok := snap.Lang.(Tracer); ok {
+			t = tr.Trace(ctx, snap, r.Span.Start)
 		}
 		if st, ok := t.emptiedBy(); ok {
 			p.EmptiedBy = &emptiedStep{Range: s.rangeOf(snap.File, st.Span), Text: st.Text}

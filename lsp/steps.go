@@ -103,6 +103,16 @@ func (t tracedAt) at(start int) *stepTrace {
 	return out
 }
 
+// Trace explains the PACT query starting at start (pactTrace).
+func (pactLanguage) Trace(ctx context.Context, s *Snapshot, start int) *stepTrace {
+	return pactTrace(ctx, s, start)
+}
+
+// Trace explains the JQL query starting at start (jqlTrace).
+func (jqlLanguage) Trace(ctx context.Context, s *Snapshot, start int) *stepTrace {
+	return jqlTrace(ctx, s, start)
+}
+
 // pactTrace explains the PACT query starting at start over its sample data.
 func pactTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
 	pf := pactFile(s)
