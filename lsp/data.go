@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/ctxql/ctxql/internal/files"
 )
@@ -195,4 +196,48 @@ func (w *workspace) LoadedData() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// dataID is the identity of the data at path, looked up at most once
+// per idTTL: a pull asks it for every query of a document. A change the
+// client reports (a watched file, a save) or new settings make it look
+// again at once (forgetIDs).
+func (s *Snapshot) dataID(path string) (dataID, error) {
+	w := s.Workspace
+	w.ids.mu.Lock()
+	e, ok := w.ids.m[path]
+	w.ids.mu.Unlock()
+	if ok && time.Since(e.at) < idTTL {
+		return e.id, e.err
+	}
+	id, err := w.dataID(path)
+	w.ids.mu.Lock()
+	if w.ids.m == nil || len(w.ids.m) > 1024 {
+		w.ids.m = map[string]idAt{}
+	}
+	w.ids.m[path] = idAt{id, err, time.Now()}
+	w.ids.mu.Unlock()
+	return id, err
+}
+
+// idTTL is how long a data identity is trusted without looking at the file.
+const idTTL = 250 * time.Millisecond
+
+// idCache holds the data identities looked up lately.
+type idCache struct {
+	mu sync.Mutex
+	m  map[string]idAt
+}
+
+type idAt struct {
+	id  dataID
+	err error
+	at  time.Time
+}
+
+// forgetIDs makes the next look-ups of data identities look at the files.
+func (w *workspace) forgetIDs() {
+	w.ids.mu.Lock()
+	w.ids.m = nil
+	w.ids.mu.Unlock()
 }

@@ -98,9 +98,20 @@ func (d *diagnoser) diagnose(ctx context.Context, snap *Snapshot) {
 	pull := s.pull
 	s.mu.Unlock()
 	if pull && snap.Workspace != nil && snap.Workspace.DataPath(snap) != "" {
-		// Pull: the client asks for the diagnostics itself. Evaluate the
-		// data findings now, so that its pulls find them in the cache,
-		// and ask it to pull again when a pull went without them.
+		// Pull: the client asks for the diagnostics itself, right after
+		// the change; let its pull go first (it is answered from the
+		// cache) or give it pullGrace. Then evaluate the data findings,
+		// so that its pulls find them in the cache, and ask it to pull
+		// again when a pull went without them.
+		t := time.NewTimer(pullGrace)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-snap.pull.answeredCh():
+			t.Stop()
+		case <-t.C:
+		}
 		s.documentDiagnostics(ctx, snap, true)
 		if ctx.Err() != nil {
 			return
@@ -324,6 +335,7 @@ func (s *server) pulled(ctx context.Context, snap *Snapshot) []syntax.Diagnostic
 	if !refresh {
 		return s.documentDiagnostics(ctx, snap, true)
 	}
+	defer snap.pull.answer()
 	cctx, missed := cachedOnly(ctx)
 	ds := s.documentDiagnostics(cctx, snap, true)
 	if !missed.Load() || ctx.Err() != nil {
@@ -339,6 +351,10 @@ func (s *server) pulled(ctx context.Context, snap *Snapshot) []syntax.Diagnostic
 	}
 	return ds
 }
+
+// pullGrace is how long the diagnoser waits, after a change, for a pull
+// client's pull before it evaluates the document's data findings.
+const pullGrace = 50 * time.Millisecond
 
 // refreshDiagnostics asks a pull client to pull the diagnostics of its
 // documents again.

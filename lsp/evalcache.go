@@ -67,19 +67,25 @@ func cachedOnly(ctx context.Context) (context.Context, *atomic.Bool) {
 // returns as soon as it sees the cancellation), nor is one f says not to
 // keep.
 func (c *evalCache) get(ctx context.Context, key evalKey, f func(ctx context.Context) (v any, keep bool)) (any, error) {
+	missed, _ := ctx.Value(cachedOnlyKey{}).(*atomic.Bool)
 	for {
 		c.mu.Lock()
 		if c.entries == nil {
 			c.entries = map[evalKey]*evalEntry{}
 		}
 		e := c.entries[key]
-		if e == nil {
-			break // computed below, lock held
-		}
-		if e.kept {
+		switch {
+		case e != nil && e.kept:
 			c.lru.MoveToFront(e.elem)
 			c.mu.Unlock()
 			return e.val, nil
+		case missed != nil:
+			c.mu.Unlock()
+			missed.Store(true) // not evaluated, or still being evaluated
+			return nil, errNotCached
+		}
+		if e == nil {
+			break // computed below, lock held
 		}
 		c.mu.Unlock()
 		select {
@@ -87,11 +93,6 @@ func (c *evalCache) get(ctx context.Context, key evalKey, f func(ctx context.Con
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-	}
-	if missed, ok := ctx.Value(cachedOnlyKey{}).(*atomic.Bool); ok {
-		c.mu.Unlock()
-		missed.Store(true)
-		return nil, errNotCached
 	}
 	e := &evalEntry{key: key, done: make(chan struct{})}
 	c.entries[key] = e

@@ -226,7 +226,7 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 	if q.Bad {
 		return RunResult{Span: q.Sp, Err: errors.New("the query has syntax errors")}, true
 	}
-	id, err := s.Workspace.dataID(path)
+	id, err := s.dataID(path)
 	if err != nil {
 		return RunResult{Span: q.Sp, Err: err}, true
 	}

@@ -55,7 +55,7 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 	if q == nil || path == "" {
 		return RunResult{}, false
 	}
-	id, err := s.Workspace.dataID(path)
+	id, err := s.dataID(path)
 	if err != nil {
 		return RunResult{Span: q.Sp, Err: err}, true
 	}
@@ -221,7 +221,7 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 	if path == "" {
 		return datalogRun{}, false
 	}
-	id, err := s.Workspace.dataID(path)
+	id, err := s.dataID(path)
 	if err != nil {
 		return datalogRun{err: err}, true
 	}

@@ -66,7 +66,7 @@ func traced(ctx context.Context, s *Snapshot, kind string, q syntax.Span, dialec
 	if path == "" {
 		return nil
 	}
-	id, err := s.Workspace.dataID(path)
+	id, err := s.dataID(path)
 	if err != nil {
 		return nil
 	}

@@ -70,6 +70,7 @@ func (s *server) didChangeWatchedFiles(params json.RawMessage) error {
 		s.rediagnoseAll()
 		return nil
 	}
+	s.ws.forgetIDs()
 	stale := false
 	for _, snap := range s.session.all() {
 		data := snap.Workspace.DataPath(snap)
@@ -161,6 +162,7 @@ func (s *server) didSave(params json.RawMessage) error {
 		s.projectChanged(p.TextDocument.URI)
 		return nil
 	}
+	s.ws.forgetIDs() // the data may have changed on disk
 	if snap := s.session.get(p.TextDocument.URI); snap != nil {
 		if fresh := snap.fresh(); s.session.replace(snap, fresh) {
 			s.diags.schedule(fresh) // the data may have changed on disk

@@ -32,6 +32,7 @@ type workspace struct {
 	// data holds the loaded sample data; evals the evaluations over it.
 	data  dataCache
 	evals evalCache
+	ids   idCache
 	// overlay returns the editor's text of an open file (an unsaved
 	// .ctxql.yaml), if any.
 	overlay func(path string) ([]byte, bool)
@@ -80,6 +81,7 @@ func (w *workspace) invalidate() {
 	w.mu.Lock()
 	w.project = nil
 	w.mu.Unlock()
+	w.forgetIDs()
 }
 
 // Project returns the configuration that applies to a document: the
