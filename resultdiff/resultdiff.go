@@ -388,7 +388,7 @@ type tree struct {
 }
 
 type loadResult struct {
-	val any
+	val lang.Data
 	err error
 }
 
@@ -465,23 +465,6 @@ func hasDir(p, dir string) bool {
 	return strings.HasPrefix(p, dir+"/") || strings.Contains(p, "/"+dir+"/")
 }
 
-// dataPath returns the sample data of the file at rel with text src (an
-// absolute path), or "" when none is named.
-func (t *tree) dataPath(rel, src string) string {
-	abs := filepath.Join(t.root, filepath.FromSlash(rel))
-	if p, ok := DataPragma(src); ok {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(abs), p)
-		}
-		return p
-	}
-	cfg := t.config(abs)
-	if cfg == nil {
-		return ""
-	}
-	return cfg.DataFor(abs)
-}
-
 // config returns the .ctxql.yaml that applies to the file at abs, or nil
 // when there is none inside the tree (one above it is not part of it) or it
 // is invalid.
@@ -494,30 +477,6 @@ func (t *tree) config(abs string) *config.Config {
 		return nil
 	}
 	return cfg
-}
-
-// DataPragma returns the path of a "data:" comment on one of the first
-// five lines of src ("// data: ./sample.json" or "# data: ...").
-func DataPragma(src string) (string, bool) {
-	lines := strings.SplitN(src, "\n", 6)
-	for i, line := range lines {
-		if i == 5 {
-			break
-		}
-		line = strings.TrimSpace(line)
-		for _, lead := range []string{"//", "#"} {
-			rest, ok := strings.CutPrefix(line, lead)
-			if !ok {
-				continue
-			}
-			if p, ok := strings.CutPrefix(strings.TrimSpace(rest), "data:"); ok {
-				if p = strings.TrimSpace(p); p != "" {
-					return p, true
-				}
-			}
-		}
-	}
-	return "", false
 }
 
 // evaluate reads and evaluates the file at rel; nil when it has no sample
@@ -533,20 +492,20 @@ func (t *tree) evaluate(ctx context.Context, rel string) *evaluated {
 	}
 	src := string(b)
 	e.file = syntax.NewFile(rel, src)
-	data := t.dataPath(rel, src)
-	if data == "" {
+	// The file's dialect and sample data are resolved as every tool
+	// resolves them: its pragmas, else the tree's configuration.
+	settings := lang.Settings{Config: t.config(abs)}
+	p, err := lang.ParseFile(abs, src, settings)
+	if err != nil {
+		return nil
+	}
+	data, ok := settings.DataPath(abs, p)
+	if !ok {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	switch e.lang {
-	case "pact":
-		e.queries = t.evalPACT(ctx, abs, src, data)
-	case "jql":
-		e.queries = t.evalJQL(ctx, rel, src, data)
-	case "datalog":
-		e.queries = t.evalDatalog(ctx, rel, src, data)
-	}
+	e.queries = t.evalFile(ctx, rel, p, data)
 	for i := range e.queries {
 		if e.queries[i].err == "" && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			e.queries[i].err = fmt.Sprintf("evaluation exceeded %v", t.timeout)
@@ -561,13 +520,13 @@ func (t *tree) clean(err error) string {
 	return strings.ReplaceAll(err.Error(), t.root+string(filepath.Separator), "")
 }
 
-// load returns data of a kind at path, loaded once per tree.
-func (t *tree) load(kind, path string, fn func(string) (any, error)) (any, error) {
-	key := kind + "\x00" + path
-	if l, ok := t.loaded[key]; ok {
-		return l.val, l.err
+// load returns the data of language l at path, loaded once per tree.
+func (t *tree) load(l *lang.Language, path string) (lang.Data, error) {
+	key := string(l.ID) + "\x00" + path
+	if r, ok := t.loaded[key]; ok {
+		return r.val, r.err
 	}
-	v, err := fn(path)
+	v, err := l.Load(context.Background(), t.files, path)
 	if err != nil {
 		err = fmt.Errorf("sample data %s", t.clean(err))
 	}
