@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 )
 
 // The sample data cache. Each data file (or facts directory) is loaded
@@ -240,4 +242,16 @@ func (w *workspace) forgetIDs() {
 	w.ids.mu.Lock()
 	w.ids.m = nil
 	w.ids.mu.Unlock()
+}
+
+// loadData returns the sample data at path loaded for the language id by
+// the language table, once per version of the file (Load).
+func (w *workspace) loadData(id lang.ID, path string) (lang.Data, error) {
+	v, err := w.Load("lang:"+string(id), path, func(r *files.Reader, p string) (any, error) {
+		return lang.ByID(id).Load(context.Background(), r, p)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sample data %s: %w", path, err)
+	}
+	return v.(lang.Data), nil
 }

@@ -130,7 +130,7 @@ func (l datalogLanguage) Hover(ctx context.Context, s *Snapshot, off int) (strin
 		switch n, known := run.relationCount(sym.Name); {
 		case run.err != nil:
 			line = fmt.Sprintf("Sample data: %v", run.err)
-		case run.res == nil || syntax.HasErrors(run.res.Diagnostics):
+		case run.invalid:
 			line = "Sample data: the program has errors"
 		case known:
 			line = fmt.Sprintf("Sample data: `%s` holds **%d** tuple(s)", sym.Name, n)

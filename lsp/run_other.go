@@ -8,10 +8,8 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
-	evaldl "github.com/ctxql/ctxql/eval/datalog"
 	evaljql "github.com/ctxql/ctxql/eval/jql"
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/lang"
@@ -138,11 +136,12 @@ func (datalogLanguage) Queries(s *Snapshot) []syntax.Span {
 	return out
 }
 
-// datalogRun is the evaluation of a whole program over the sample data.
+// datalogRun is the evaluation of a whole program over the sample data,
+// through the language table.
 type datalogRun struct {
-	pool    *dlPool
-	res     *evaldl.ProgramResult
-	data    map[string]int // tuples per relation of the sample data
+	data    lang.Data
+	rels    map[string][][]string // the derived relations
+	invalid bool                  // the program has errors: nothing derived
 	err     error
 	elapsed time.Duration
 }
@@ -150,64 +149,11 @@ type datalogRun struct {
 // relationCount returns the number of tuples of a relation after the
 // program ran: derived (data tuples included) or from the data alone.
 func (r datalogRun) relationCount(name string) (int, bool) {
-	if r.res != nil {
-		if rows, ok := r.res.Relations[name]; ok {
-			return len(rows), true
-		}
+	if rows, ok := r.rels[name]; ok {
+		return len(rows), true
 	}
-	n, ok := r.data[name]
+	n, ok := lang.RelationSizes(r.data)[name]
 	return n, ok
-}
-
-// dlPool hands out databases of one data set. An evaluation interns the
-// program's constants into the database it runs on, so evaluations running
-// at the same time each take a database of their own from the pool and put
-// it back afterwards: nothing serialises them.
-type dlPool struct {
-	load  func() (*evaldl.DB, error)
-	sizes map[string]int // tuples per relation
-	mu    sync.Mutex
-	free  []*evaldl.DB
-}
-
-// maxFreeDBs bounds the databases a pool keeps between evaluations.
-const maxFreeDBs = 2
-
-// loadDLPool loads the Datalog data at path into a pool holding one
-// database; further ones are loaded from the file when needed.
-func loadDLPool(r *files.Reader, path string) (any, error) {
-	load := func() (*evaldl.DB, error) { return evaldl.LoadPathFrom(r, path) }
-	db, err := load()
-	if err != nil {
-		return nil, err
-	}
-	sizes := map[string]int{}
-	for _, rel := range db.Relations() {
-		sizes[rel.Name] = rel.Size
-	}
-	return &dlPool{load: load, sizes: sizes, free: []*evaldl.DB{db}}, nil
-}
-
-// take returns a database no other evaluation uses.
-func (p *dlPool) take() (*evaldl.DB, error) {
-	p.mu.Lock()
-	if n := len(p.free); n > 0 {
-		db := p.free[n-1]
-		p.free = p.free[:n-1]
-		p.mu.Unlock()
-		return db, nil
-	}
-	p.mu.Unlock()
-	return p.load()
-}
-
-// put returns a database taken from the pool.
-func (p *dlPool) put(db *evaldl.DB) {
-	p.mu.Lock()
-	if len(p.free) < maxFreeDBs {
-		p.free = append(p.free, db)
-	}
-	p.mu.Unlock()
 }
 
 // evaluate evaluates the document's program over its sample data, cached
@@ -227,26 +173,31 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 	}
 	key := evalKey{kind: "datalog", data: id.String(), path: path, text: s.File.Name() + "\x00" + s.File.Text()}
 	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
-		pv, err := s.Workspace.Load("datalog", path, loadDLPool)
+		data, err := s.Workspace.loadData(lang.Datalog, path)
 		if err != nil {
-			return datalogRun{err: fmt.Errorf("sample data %s: %w", path, err)}, true
+			return datalogRun{err: err}, true
 		}
-		pool := pv.(*dlPool)
-		db, err := pool.take()
-		if err != nil {
-			return datalogRun{err: fmt.Errorf("sample data %s: %w", path, err)}, true
-		}
-		defer pool.put(db)
-		ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
-		defer cancel()
 		t0 := time.Now()
-		res, err := evaldl.EvalProgram(ctx, db, s.File.Name(), s.File.Text())
-		return datalogRun{pool: pool, res: res, data: pool.sizes, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0)}, true
+		res, err := evalProgram(ctx, s, data, s.File.Text())
+		run := datalogRun{data: data, err: err, elapsed: time.Since(t0)}
+		if err == nil {
+			run.rels, run.invalid = res.Value.(map[string][][]string), res.Invalid()
+		}
+		return run, true
 	})
 	if err != nil {
 		return datalogRun{}, false
 	}
 	return v.(datalogRun), true
+}
+
+// evalProgram evaluates the Datalog program text over data within the run
+// timeout.
+func evalProgram(ctx context.Context, s *Snapshot, data lang.Data, text string) (*lang.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
+	defer cancel()
+	res, err := lang.ByID(lang.Datalog).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: text, Program: true}, lang.Budget{})
+	return res, timeoutMessage(err, s.runTimeout())
 }
 
 // Run evaluates the program and returns the tuples of the relation the
@@ -273,16 +224,16 @@ func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResu
 	switch {
 	case run.err != nil:
 		res.Err = run.err
-	case run.res == nil || syntax.HasErrors(run.res.Diagnostics):
+	case run.invalid:
 		res.Err = errors.New("the program has errors")
 	default:
-		rows := run.res.Relations[rule.Head.Name.Name]
+		rows := run.rels[rule.Head.Name.Name]
 		out := make([]any, len(rows))
 		for i, r := range rows {
 			out[i] = r
 		}
 		res.Count, res.Result, res.Sample = len(out), out, out[:min(len(out), previewLimit)]
-		res.Relation, res.Columns = rule.Head.Name.Name, columnsOf(rule, run.res.Info)
+		res.Relation, res.Columns = rule.Head.Name.Name, columnsOf(rule, datalog.Check(p, run.data.Schema()))
 	}
 	return res, true
 }
@@ -319,7 +270,7 @@ func (l datalogLanguage) CodeLenses(ctx context.Context, s *Snapshot) []CodeLens
 func (l datalogLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
 	p := datalogProgram(s)
 	run, ok := l.evaluate(ctx, s)
-	if !ok || p == nil || run.err != nil || run.res == nil || syntax.HasErrors(run.res.Diagnostics) {
+	if !ok || p == nil || run.err != nil || run.invalid {
 		return nil
 	}
 	var out []syntax.Diagnostic
@@ -328,7 +279,7 @@ func (l datalogLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syn
 		if r.Head == nil || r.IsFact() {
 			continue
 		}
-		if len(run.res.Relations[r.Head.Name.Name]) == 0 {
+		if len(run.rels[r.Head.Name.Name]) == 0 {
 			d := syntax.Diagnostic{Span: r.Head.Name.Sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
 				Message: fmt.Sprintf("%s derives nothing from the sample data %s", r.Head.Name.Name, s.Workspace.DataPath(s))}
 			if probes < maxProbedRules && ctx.Err() == nil {
@@ -361,11 +312,9 @@ func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.R
 			}
 		}
 	}
-	if run.pool == nil {
+	if run.data == nil {
 		return syntax.RelatedInfo{}, false
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
-	defer cancel()
 	var vars []string
 	seen := map[string]bool{}
 	for k, b := range r.Body {
@@ -386,16 +335,11 @@ func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.R
 		}
 		const probe = "ctxql_probe__"
 		text := src + "\n" + probe + "(" + strings.Join(vars, ", ") + ") <-- " + strings.Join(items, ", ") + ";\n"
-		db, err := run.pool.take()
-		if err != nil {
+		res, err := evalProgram(ctx, s, run.data, text)
+		if err != nil || res.Invalid() {
 			return syntax.RelatedInfo{}, false
 		}
-		res, err := evaldl.EvalProgram(ctx, db, s.File.Name(), text)
-		run.pool.put(db)
-		if err != nil || res == nil || syntax.HasErrors(res.Diagnostics) {
-			return syntax.RelatedInfo{}, false
-		}
-		if len(res.Relations[probe]) == 0 {
+		if rels, _ := res.Value.(map[string][][]string); len(rels[probe]) == 0 {
 			what := "no tuple matches the rule's body up to here"
 			if b.Atom != nil {
 				what = fmt.Sprintf("no tuple of %s joins the body items before it", b.Atom.Name.Name)
@@ -534,11 +478,11 @@ func timeoutMessage(err error, limit time.Duration) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("evaluation stopped after %v (raise the limit with the %s setting, in milliseconds)", limit, settingRunTimeout)
 	}
-	if le := (*evaldl.LimitError)(nil); errors.As(err, &le) {
-		// The language server's tuple budget has no setting: the
-		// message says how to go past it rather than the CLI's flag
-		// alone, which means nothing in an editor.
-		return fmt.Errorf("evaluation stopped: more than %d tuples (an intermediate join result or the derived tuples), the language server's budget; narrow the rule, or evaluate it with `ctxql eval datalog --max-tuples N`", le.Max)
+	if le := (*lang.LimitError)(nil); errors.As(err, &le) {
+		// The language server's budgets have no setting: the message
+		// says how to go past them rather than a CLI flag alone, which
+		// means nothing in an editor.
+		return le.RaiseWith("an evaluation outside the editor (`ctxql eval datalog --max-tuples N`): the language server's budget has no setting")
 	}
 	return err
 }
