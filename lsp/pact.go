@@ -6,7 +6,6 @@ import (
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
-	"github.com/ctxql/ctxql/migrate"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -86,8 +85,8 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 	if pf.Dialect == pact.V1 && wanted(ctx, "source.migrate") {
 		// The file's lines without a pragma are read in its resolved
 		// dialect, as the parse above read them.
-		opts := migrate.Options{ToV2: true, Default: s.Workspace.Dialect(s)}
-		if res, err := migrate.PACT([]byte(s.File.Text()), opts); err == nil && res.Changed {
+		opts := lang.MigrateOptions{From: s.Workspace.Dialect(s), To: lang.V2}
+		if res, err := lang.ByID(lang.PACT).Migrate(s.File.Name(), []byte(s.File.Text()), opts); err == nil && res.Changed {
 			out = append(out, CodeAction{Title: "Migrate file to v2", Kind: "source.migrate", Edits: res.Edits})
 		}
 	}

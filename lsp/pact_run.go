@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	evalpact "github.com/ctxql/ctxql/eval/pact"
-	"github.com/ctxql/ctxql/format"
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
@@ -124,7 +123,7 @@ func (pactLanguage) FormatRange(_ context.Context, s *Snapshot, span syntax.Span
 		return nil, nil
 	}
 	if syntax.HasErrors(pf.Diagnostics) {
-		return nil, &format.SyntaxError{Diagnostics: pf.Diagnostics}
+		return nil, &lang.SyntaxError{Diagnostics: pf.Diagnostics}
 	}
 	header := "// pact: " + pf.Dialect.String() + "\n"
 	edits := []syntax.TextEdit{}
@@ -135,7 +134,7 @@ func (pactLanguage) FormatRange(_ context.Context, s *Snapshot, span syntax.Span
 		if strings.TrimSpace(text) == "" || (line == 0 && pf.Pragma != nil) {
 			continue
 		}
-		out, err := format.PACT([]byte(header + text))
+		out, err := lang.ByID(lang.PACT).Format(s.File.Name(), []byte(header+text), pf.Dialect)
 		if err != nil {
 			return nil, err
 		}

@@ -59,7 +59,7 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 	}
 	key := evalKey{kind: "jql-run" + jqlFormat(s), data: id.String(), path: path, text: s.File.Slice(q.Sp)}
 	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
-		return evalJQL(ctx, s, jf, q, path), true
+		return evalJQL(ctx, s, q, path), true
 	})
 	if err != nil {
 		return RunResult{}, false
@@ -75,33 +75,29 @@ func jqlFormat(s *Snapshot) string {
 	return strings.ToLower(path.Ext(s.File.Name()))
 }
 
-// evalJQL evaluates the query q of jf over the data at path.
-func evalJQL(ctx context.Context, s *Snapshot, jf *jql.File, q *jql.Query, path string) RunResult {
+// evalJQL evaluates the query q of s over the data at path through the
+// language table.
+func evalJQL(ctx context.Context, s *Snapshot, q *jql.Query, path string) RunResult {
 	var res RunResult
-	var diags []syntax.Diagnostic
-	for _, d := range jf.Diagnostics {
-		if q.Sp.Covers(d.Span) {
-			diags = append(diags, d)
-		}
+	data, err := s.Workspace.loadData(lang.JQL, path)
+	if err != nil {
+		res.Err = err
+		return res
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := evaljql.EvalQuery(ctx, q, diags, evaljql.File{Path: path, Files: s.Workspace.reader()})
+	r, err := lang.ByID(lang.JQL).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q.Sp)}, lang.Budget{})
 	res.Elapsed = time.Since(t0)
-	if err != nil {
+	switch {
+	case err != nil:
 		res.Err = timeoutMessage(err, s.runTimeout())
-		return res
+	case r.Invalid():
+		res.Err = errors.New(syntax.Invalid(r.Diagnostics)[0].Message)
+	default:
+		res.Count, res.Result = r.Count, r.Items
+		res.Sample = r.Items[:min(len(r.Items), previewLimit)]
 	}
-	docs := make([]any, 0, len(r.Docs))
-	for _, d := range r.Docs {
-		var v any
-		if json.Unmarshal(d, &v) == nil {
-			docs = append(docs, v)
-		}
-	}
-	res.Count, res.Result = len(docs), docs
-	res.Sample = docs[:min(len(docs), previewLimit)]
 	return res
 }
 
