@@ -45,12 +45,21 @@ func (pactLanguage) Complete(ctx context.Context, s *Snapshot, off int) []Comple
 		return nil
 	}
 	var known pactKnown
-	if d := pactData(s); d != nil {
-		// The types and keys of the data, found once per data file version
-		// (the load function must not use the workspace: Load holds it).
-		v, err := s.Workspace.Load("pact-known", s.Workspace.DataPath(s), func(*files.Reader, string) (any, error) { return knownOf(d), nil })
-		if err == nil {
-			known, _ = v.(pactKnown)
+	if s.Workspace != nil {
+		if path := s.Workspace.DataPath(s); path != "" {
+			// The types and keys of the data, found once per data file
+			// version. The language table has no vocabulary of loaded
+			// data: the file is decoded for it and only the lists kept.
+			v, err := s.Workspace.Load("pact-known", path, func(r *files.Reader, p string) (any, error) {
+				d, err := evalpact.LoadFileFrom(r, p)
+				if err != nil {
+					return nil, err
+				}
+				return knownOf(d), nil
+			})
+			if err == nil {
+				known, _ = v.(pactKnown)
+			}
 		}
 	}
 	var out []CompletionItem
@@ -193,23 +202,6 @@ func (pactLanguage) Queries(s *Snapshot) []syntax.Span {
 	return out
 }
 
-// pactData returns the sample data of the document, or nil.
-func pactData(s *Snapshot) *evalpact.Data {
-	if s.Workspace == nil {
-		return nil
-	}
-	path := s.Workspace.DataPath(s)
-	if path == "" {
-		return nil
-	}
-	v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
-	if err != nil {
-		return nil
-	}
-	d, _ := v.(*evalpact.Data)
-	return d
-}
-
 // Run evaluates the query at off against the sample data, with a timeout.
 // The evaluation is cached by the query's text, dialect and data version.
 func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
@@ -241,16 +233,11 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 	return res, true
 }
 
-// evalPACT evaluates the query q of s over the data at path.
+// evalPACT evaluates the query q of s over the data at path through the
+// language table.
 func evalPACT(ctx context.Context, s *Snapshot, q *pact.Query, path string) RunResult {
 	var res RunResult
-	v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
-	if err != nil {
-		res.Err = fmt.Errorf("sample data %s: %w", path, err)
-		return res
-	}
-	data := v.(*evalpact.Data)
-	plan, err := evalpact.Compile(q, s.File.Slice(q.Sp))
+	data, err := s.Workspace.loadData(lang.PACT, path)
 	if err != nil {
 		res.Err = err
 		return res
@@ -258,24 +245,24 @@ func evalPACT(ctx context.Context, s *Snapshot, q *pact.Query, path string) RunR
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := plan.Eval(ctx, data, evalpact.Options{})
+	r, err := lang.ByID(lang.PACT).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q.Sp), Dialect: q.Dialect}, lang.Budget{})
 	res.Elapsed = time.Since(t0)
-	if err != nil {
+	switch {
+	case err != nil:
 		res.Err = timeoutMessage(err, s.runTimeout())
-		return res
+	case r.Invalid():
+		res.Err = errors.New(syntax.Invalid(r.Diagnostics)[0].Message)
+	case r.Range:
+		res.Count, res.Range, res.Result, res.Sample = r.Count, true, r.Items[0], r.Items
+	default:
+		ids := make([]string, len(r.Items))
+		for i, it := range r.Items {
+			ids[i], _ = it.(string)
+		}
+		res.Nodes = lang.DescribeNodes(data, ids[:min(len(ids), maxNodeSummaries)], previewLength)
+		res.Count, res.Result = r.Count, r.Items
+		res.Sample = r.Items[:min(len(r.Items), previewLimit)]
 	}
-	if r.Range != nil {
-		res.Count, res.Result = len(r.Range.Diffs), r.Range
-		res.Sample = []any{r.Range}
-		return res
-	}
-	ids := make([]any, len(r.IDs))
-	for i, id := range r.IDs {
-		ids[i] = id
-	}
-	res.Nodes = summarize(data, r.IDs[:min(len(r.IDs), maxNodeSummaries)])
-	res.Count, res.Result = len(ids), ids
-	res.Sample = ids[:min(len(ids), previewLimit)]
 	return res
 }
 
@@ -332,10 +319,7 @@ func (l pactLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax
 			break
 		}
 		r, ok := run(ctx, s, sp.Start)
-		if !ok || r.Err != nil || r.Count > 0 || r.Result == nil {
-			continue
-		}
-		if _, isRange := r.Result.(*evalpact.RangeDiffLatestResult); isRange {
+		if !ok || r.Err != nil || r.Count > 0 || r.Result == nil || r.Range {
 			continue
 		}
 		d := syntax.Diagnostic{Span: sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
@@ -355,39 +339,6 @@ const (
 	maxNodeSummaries = 1000
 	previewLength    = 80
 )
-
-// summarize describes the nodes of ids, looked up from the newest snapshot
-// back (ids not found are left out).
-func summarize(data *evalpact.Data, ids []string) []NodeSummary {
-	if len(ids) == 0 {
-		return nil
-	}
-	out := make([]NodeSummary, 0, len(ids))
-	for _, id := range ids {
-		var n evalpact.Node
-		for i := len(data.Snapshots) - 1; i >= 0 && !n.Valid(); i-- {
-			n = data.Snapshots[i].Lookup(id)
-		}
-		if !n.Valid() {
-			continue
-		}
-		sum := NodeSummary{ID: n.ID(), NodeType: n.NodeType(), Depth: n.Depth()}
-		if v, ok := n.Attr("role"); ok {
-			sum.Role = fmt.Sprint(v)
-		}
-		if v, ok := n.Attr("kind"); ok {
-			sum.Kind = fmt.Sprint(v)
-		}
-		for _, k := range []string{"content", "text", "summary", "value"} {
-			if v, ok := n.Attr(k); ok && v != nil {
-				sum.Preview = clip(oneLine(v), previewLength)
-				break
-			}
-		}
-		out = append(out, sum)
-	}
-	return out
-}
 
 // oneLine renders an attribute value on one line.
 func oneLine(v any) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -19,6 +20,9 @@ type RunResult struct {
 	// Nodes summarises the first results of a PACT query (at most
 	// maxNodeSummaries), in result order.
 	Nodes []NodeSummary
+	// Range is set for a PACT query over a snapshot range: Result is its
+	// one object.
+	Range bool
 	// Relation and Columns describe the tuples of a Datalog run: the
 	// relation's name and one column per argument.
 	Relation string
@@ -26,16 +30,10 @@ type RunResult struct {
 }
 
 // NodeSummary describes one node a PACT query selected, for a results
-// table: its id, node type, depth in its tree (the root is 0), role and
-// kind attributes when it has them, and the start of its content.
-type NodeSummary struct {
-	ID       string `json:"id"`
-	NodeType string `json:"nodeType"`
-	Depth    int    `json:"depth"`
-	Role     string `json:"role,omitempty"`
-	Kind     string `json:"kind,omitempty"`
-	Preview  string `json:"preview,omitempty"`
-}
+// table (lang.DescribeNodes): its id, node type, depth in its tree (the
+// root is 0), role and kind attributes when it has them, and the start of
+// its content.
+type NodeSummary = lang.NodeSummary
 
 // Column is one column of a Datalog relation: the variable naming it in
 // the rule's head (or "_1", "_2", ...) and its type ("" when unknown).

@@ -7,8 +7,7 @@ import (
 	"strings"
 
 	evaljql "github.com/ctxql/ctxql/eval/jql"
-	evalpact "github.com/ctxql/ctxql/eval/pact"
-	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
 )
@@ -124,22 +123,19 @@ func pactTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
 		return nil
 	}
 	return traced(ctx, s, "pact-trace", q.Sp, int(q.Dialect), func(ctx context.Context, path string) *stepTrace {
-		v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
+		data, err := s.Workspace.loadData(lang.PACT, path)
 		if err != nil {
 			return nil
 		}
-		// The plan reads the step texts at the query's offsets in the file.
-		plan, err := evalpact.Compile(q, s.File.Text())
-		if err != nil {
+		e, err := lang.ByID(lang.PACT).Explain(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q.Sp), Dialect: q.Dialect}, lang.Explain{})
+		if err != nil || e.Invalid() {
 			return nil
 		}
-		e, err := plan.Explain(ctx, v.(*evalpact.Data))
-		if err != nil {
-			return nil
-		}
+		// A PACT step's text is its source: it ends where its text does.
 		t := &stepTrace{Emptied: e.Emptied, Noun: "candidates"}
 		for _, st := range e.Steps {
-			t.Steps = append(t.Steps, step{Span: st.Span, Text: st.Text, Count: st.Count, At: st.Span.End})
+			sp := syntax.Sp(q.Sp.Start+st.At, q.Sp.Start+st.At+len(st.Text))
+			t.Steps = append(t.Steps, step{Span: sp, Text: st.Text, Count: st.Count, At: sp.End})
 		}
 		return t
 	})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -40,7 +41,9 @@ func TestStepTraceBounds(t *testing.T) {
 	}
 
 	s := snapshot(time.Nanosecond)
-	pactData(s) // loading is not evaluation: load first
+	if _, err := s.Workspace.loadData(lang.PACT, filepath.Join(dir, "big.json")); err != nil { // loading is not evaluation: load first
+		t.Fatal(err)
+	}
 	if tr := pactTrace(context.Background(), s, start); tr != nil {
 		t.Fatalf("explained within a nanosecond: %+v", tr)
 	}
