@@ -162,3 +162,45 @@ func (pactLanguage) SemanticTokens(_ context.Context, s *Snapshot) []SemanticTok
 	}
 	return out
 }
+
+// Format formats the whole file with the language table's printer, under
+// the document's resolved dialect.
+func (pactLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
+	out, err := lang.ByID(lang.PACT).Format(s.File.Name(), []byte(s.File.Text()), s.Workspace.Dialect(s))
+	if err != nil {
+		return nil, err
+	}
+	return minimalEdit(s.File.Text(), string(out)), nil
+}
+
+// FormatRange formats the queries on the lines span touches, each as the
+// whole-file formatter would (under the file's pragma), leaving the other
+// lines alone.
+func (pactLanguage) FormatRange(_ context.Context, s *Snapshot, span syntax.Span) ([]syntax.TextEdit, error) {
+	pf := pactFile(s)
+	if pf == nil {
+		return nil, nil
+	}
+	if syntax.HasErrors(pf.Diagnostics) {
+		return nil, &lang.SyntaxError{Diagnostics: pf.Diagnostics}
+	}
+	header := "// pact: " + pf.Dialect.String() + "\n"
+	edits := []syntax.TextEdit{}
+	first, last := s.File.LineOf(span.Start), s.File.LineOf(max(span.End-1, span.Start))
+	for line := first; line <= last; line++ {
+		start, end := s.File.LineStart(line), s.File.LineEnd(line)
+		text := s.File.Text()[start:end]
+		if strings.TrimSpace(text) == "" || (line == 0 && pf.Pragma != nil) {
+			continue
+		}
+		out, err := lang.ByID(lang.PACT).Format(s.File.Name(), []byte(header+text), pf.Dialect)
+		if err != nil {
+			return nil, err
+		}
+		got := strings.TrimSuffix(strings.TrimPrefix(string(out), header), "\n")
+		if got != text {
+			edits = append(edits, syntax.TextEdit{Span: syntax.Sp(start, end), NewText: got})
+		}
+	}
+	return edits, nil
+}

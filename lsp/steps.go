@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	evaljql "github.com/ctxql/ctxql/eval/jql"
 	"github.com/ctxql/ctxql/lang"
@@ -290,4 +291,13 @@ func withStep(ctx context.Context, s *Snapshot, spans []syntax.Span, off int, tr
 		}
 	}
 	return md, sp, ok
+}
+
+// clip cuts s to n characters, marking the cut with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }

@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/ctxql/ctxql/lang"
@@ -191,4 +193,41 @@ func (s *server) preview(ctx context.Context, snap *Snapshot, off int) {
 	if err := s.conn.Notify(ctx, MethodPreview, s.previewOf(ctx, snap, res)); err != nil {
 		s.log.printf("%s: %v", MethodPreview, err)
 	}
+}
+
+// runLenses puts a Run lens above each span when the document has data,
+// with the result count once known; without data, one lens above the
+// first query offers to choose the sample data (CommandChooseData).
+func runLenses(ctx context.Context, s *Snapshot, spans []syntax.Span) []CodeLens {
+	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		if len(spans) == 0 {
+			return nil
+		}
+		return []CodeLens{{Span: spans[0], Title: "▶ Run — choose sample data…", Command: CommandChooseData, Arguments: []any{s.URI}}}
+	}
+	var out []CodeLens
+	cached, _ := cachedOnly(ctx)
+	for _, sp := range spans {
+		title := "▶ Run"
+		if r, ok := run(cached, s, sp.Start); ok && r.Err == nil {
+			title = fmt.Sprintf("▶ Run (%d)", r.Count)
+		}
+		out = append(out, CodeLens{Span: sp, Title: title, Command: CommandRun, Arguments: []any{s.URI, spanArg{sp}}})
+	}
+	return out
+}
+
+// timeoutMessage turns a deadline or the tuple budget into a message that
+// says how to go past it from the editor.
+func timeoutMessage(err error, limit time.Duration) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("evaluation stopped after %v (raise the limit with the %s setting, in milliseconds)", limit, settingRunTimeout)
+	}
+	if le := (*lang.LimitError)(nil); errors.As(err, &le) {
+		// The language server's budgets have no setting: the message
+		// says how to go past them rather than a CLI flag alone, which
+		// means nothing in an editor.
+		return le.RaiseWith("an evaluation outside the editor (`ctxql eval datalog --max-tuples N`): the language server's budget has no setting")
+	}
+	return err
 }
