@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -308,4 +309,46 @@ func BenchmarkKeystrokePull(b *testing.B) {
 	b.ReportMetric(float64(full[len(full)/2].Nanoseconds())/1e6, "complete-p50-ms")
 	b.ReportMetric(float64(anchor.Nanoseconds())/1e6, "anchor-ms")
 	b.ReportMetric(float64(p95)/float64(anchor), "p95-x-vs-anchor")
+}
+
+// BenchmarkDataRelease opens and closes, one after the other, documents
+// over 12 different sample data files and reports the live heap once they
+// are all closed, with a dataCacheBytes of 0 (no data kept that no open
+// document uses: "bound-0") and, as the anchor in the same run, with a
+// bound that keeps everything, as the server did before it released data
+// ("unbounded").
+func BenchmarkDataRelease(b *testing.B) {
+	dir := b.TempDir()
+	const files = 12
+	for i := range files {
+		writeTree(b, dir, fmt.Sprintf("d%d.json", i), 10_000)
+	}
+	heapAfter := func(bound int64) (float64, int) {
+		c, srv := newClientServer(b, Options{})
+		c.initializeWith(map[string]any{}, map[string]any{"dataCacheBytes": bound})
+		for i := range files {
+			uri := fileURIOf(dir, fmt.Sprintf("q%d.pact", i))
+			c.open(uri, fmt.Sprintf("// pact: v1\n// data: ./d%d.json\n.cb[role='nobody']\n", i))
+			c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return countCode(ds, CodeNoMatch) == 1 })
+			c.send("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+		}
+		c.mustCall("shutdown", nil, nil)
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		n := len(srv.ws.LoadedData())
+		runtime.KeepAlive(srv)
+		return float64(ms.HeapAlloc) / (1 << 20), n
+	}
+	var kept, anchor float64
+	var keptSets, anchorSets int
+	for i := 0; i < b.N; i++ {
+		kept, keptSets = heapAfter(0)
+		anchor, anchorSets = heapAfter(1 << 40)
+	}
+	b.ReportMetric(kept, "bound-0-heap-MB")
+	b.ReportMetric(float64(keptSets), "bound-0-datasets")
+	b.ReportMetric(anchor, "unbounded-heap-MB")
+	b.ReportMetric(float64(anchorSets), "unbounded-datasets")
+	b.ReportMetric(kept/anchor, "heap-x-vs-unbounded")
 }
