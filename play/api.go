@@ -1,7 +1,10 @@
 package play
 
 import (
+	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
@@ -35,13 +38,23 @@ func assetHandler() http.Handler {
 	return http.FileServerFS(sub)
 }
 
-// page serves the page itself.
+// page serves the page itself. The editor adds its styles in <style>
+// elements: the page's policy allows those carrying a nonce made for this
+// answer, which the page reads from its meta element.
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	b, err := dist.ReadFile("dist/index.html")
 	if err != nil {
 		http.Error(w, "the page is missing from this build", http.StatusInternalServerError)
 		return
 	}
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		http.Error(w, "ctxql play: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	nonce := base64.StdEncoding.EncodeToString(raw[:])
+	b = bytes.Replace(b, []byte(`content="STYLE-NONCE"`), []byte(`content="`+nonce+`"`), 1)
+	w.Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "style-src 'self'", "style-src 'self' 'nonce-"+nonce+"'", 1))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = w.Write(b)
 }

@@ -228,3 +228,35 @@ func TestFileOutsideProjectRefused(t *testing.T) {
 		t.Errorf("--data outside the project accepted")
 	}
 }
+
+func TestPageAndAssets(t *testing.T) {
+	p := start(t, Budget{})
+	code, body, hdr := p.do("GET", "/", "", true, nil)
+	if code != http.StatusOK || !strings.Contains(body, `/assets/app.js`) {
+		t.Fatalf("GET /: %d", code)
+	}
+	csp := hdr.Get("Content-Security-Policy")
+	i := strings.Index(csp, "'nonce-")
+	if i < 0 || !strings.HasPrefix(csp, "default-src 'self'") {
+		t.Fatalf("the page's Content-Security-Policy = %q, want default-src 'self' and a style nonce", csp)
+	}
+	nonce := csp[i+len("'nonce-"):]
+	nonce = nonce[:strings.IndexByte(nonce, '\'')]
+	if !strings.Contains(body, `content="`+nonce+`"`) {
+		t.Errorf("the page does not carry its style nonce %s", nonce)
+	}
+	if _, body2, _ := p.do("GET", "/", "", true, nil); strings.Contains(body2, nonce) {
+		t.Errorf("two answers share the nonce %s", nonce)
+	}
+	for _, a := range []string{"/assets/app.js", "/assets/app.css"} {
+		if code, _, _ := p.do("GET", a, "", true, nil); code != http.StatusOK {
+			t.Errorf("GET %s: %d", a, code)
+		}
+		if code, _, _ := p.do("GET", a, "", false, nil); code != http.StatusUnauthorized {
+			t.Errorf("GET %s without the cookie: %d, want 401", a, code)
+		}
+	}
+	if strings.Contains(body, "http://") || strings.Contains(body, "https://") {
+		t.Errorf("the page loads something from another site")
+	}
+}
