@@ -105,7 +105,11 @@ type bridge struct {
 	pending  map[string]*pendingReq // client requests by id
 	settings map[string]any         // the sanitized "ctxql" settings
 	initID   string                 // the id of the initialize request
+	texts    map[string]string      // the open documents' texts by URI (fromPage only)
 }
+
+// maxDocs bounds the documents one page may have open.
+const maxDocs = 64
 
 // pendingReq is a client request the server has not answered.
 type pendingReq struct {
@@ -145,7 +149,7 @@ func (s *Server) serveLSP(ctx context.Context, w http.ResponseWriter, r *http.Re
 	defer cancel()
 	cr, cw := io.Pipe() // client → server
 	sr, sw := io.Pipe() // server → client
-	b := &bridge{s: s, ws: ws, toSrv: cw, ctx: ctx, cancel: cancel, pending: map[string]*pendingReq{},
+	b := &bridge{s: s, ws: ws, toSrv: cw, ctx: ctx, cancel: cancel, pending: map[string]*pendingReq{}, texts: map[string]string{},
 		settings: s.sanitizeSettings(nil, nil)}
 	done := make(chan struct{})
 	go func() {
@@ -264,6 +268,17 @@ func (b *bridge) note(m *message) {
 		if msg, ok := b.s.confineText(m); !ok {
 			b.refused([]string{msg})
 		}
+		if !b.track(m) {
+			return
+		}
+	case "textDocument/didClose":
+		var p struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		delete(b.texts, p.TextDocument.URI)
 	case "$/cancelRequest":
 		var p struct {
 			ID json.RawMessage `json:"id"`
@@ -273,6 +288,47 @@ func (b *bridge) note(m *message) {
 		}
 	}
 	b.toServer(m)
+}
+
+// track keeps the text of an opened or changed document and passes a
+// change on as the one range edit of whole lines that makes it (see
+// lineChange). It reports false, having told the page, for a document
+// over the limit of open documents.
+func (b *bridge) track(m *message) bool {
+	var p struct {
+		TextDocument struct {
+			URI     string `json:"uri"`
+			Version int    `json:"version"`
+			Text    string `json:"text"`
+		} `json:"textDocument"`
+		ContentChanges []struct {
+			Text string `json:"text"`
+		} `json:"contentChanges"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return true
+	}
+	uri := p.TextDocument.URI
+	if m.Method == "textDocument/didOpen" {
+		if _, open := b.texts[uri]; !open && len(b.texts) >= maxDocs {
+			b.refused([]string{fmt.Sprintf("more than %d open documents", maxDocs)})
+			return false
+		}
+		b.texts[uri] = p.TextDocument.Text
+		return true
+	}
+	old, open := b.texts[uri]
+	if !open || len(p.ContentChanges) == 0 {
+		return true
+	}
+	text := p.ContentChanges[len(p.ContentChanges)-1].Text
+	b.texts[uri] = text
+	r, repl := lineChange(old, text)
+	m.Params, _ = json.Marshal(map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": p.TextDocument.Version},
+		"contentChanges": []any{map[string]any{"range": r, "text": repl}},
+	})
+	return true
 }
 
 // rangedChange reports whether a didChange carries a change of a range.
@@ -301,6 +357,13 @@ func (b *bridge) initialize(m *message) error {
 		return errors.New("invalid initialize params")
 	}
 	root := (&url.URL{Scheme: "file", Path: filepath.ToSlash(b.s.dir)}).String()
+	// Positions are UTF-16, as the page counts them and as the bridge
+	// writes the ranges of its changes.
+	if caps, ok := p["capabilities"].(map[string]any); ok {
+		if g, ok := caps["general"].(map[string]any); ok {
+			delete(g, "positionEncodings")
+		}
+	}
 	p["rootUri"] = root
 	p["rootPath"] = b.s.dir
 	p["workspaceFolders"] = []any{map[string]any{"uri": root, "name": filepath.Base(b.s.dir)}}

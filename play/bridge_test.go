@@ -174,6 +174,14 @@ func TestLanguageServerThroughBridge(t *testing.T) {
 	if string(got) != `["cb:u1","cb:u2"]` {
 		t.Errorf("ctxql.run results = %s (%v)", got, res)
 	}
+	// A whole new text reaches the server as an edit: its live preview
+	// follows the edited query.
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"text": "// data: ./history.json\n@t0 ^seq .mt .cb\n"}}})
+	c.await(10*time.Second, "the live preview of the 3 results of @t0 ^seq .mt .cb", func(m map[string]any) bool {
+		p, _ := m["params"].(map[string]any)
+		return m["method"] == "ctxql/preview" && p["uri"] == uri && p["count"] == float64(3)
+	})
 	// Commands other than run and why are not passed on.
 	id := c.call("workspace/executeCommand", map[string]any{"command": "ctxql.chooseData", "arguments": []any{uri}})
 	if r := c.response(id, 10*time.Second); r["error"] == nil {

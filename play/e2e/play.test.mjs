@@ -145,7 +145,8 @@ test("Datalog: a row's proof equals eval datalog --why, and --why-not", async ()
     v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: text }, selection: { anchor: 0 }, userEvent: "input.type" });
     v.focus();
   }, program);
-  await page.waitForFunction(() => document.querySelectorAll("#results tbody tr.clickable").length > 0, { timeout: 15000 });
+  await page.click("#run");
+  await page.waitForFunction(() => /^reach: 7 tuples/.test(document.querySelector("#results .caption")?.textContent || ""), { timeout: 15000 });
   const rows = await page.$$eval("#results tbody tr.clickable", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
   const i = rows.findIndex((r) => r.join(",") === "a,d");
   assert.ok(i >= 0, "reach(a, d) is a row: " + JSON.stringify(rows));
@@ -168,4 +169,47 @@ test("Datalog: a row's proof equals eval datalog --why, and --why-not", async ()
   const wantNot = ctxql("eval", "datalog", "--data", "data/reach.json", "--rules", docPath, "--why-not", 'reach("d", "a")');
   assert.equal(whyNot.trimEnd(), wantNot.trimEnd(), "the explanation is eval datalog --why-not's");
   await page.close();
+});
+
+test("JQL from the examples menu: pasted data, documents as a table and a tree, the history", async () => {
+  const page = await openPage(url);
+  const i = await page.$$eval("#examples option", (os) => os.findIndex((o) => o.textContent.startsWith("JQL")));
+  assert.ok(i > 0, "a JQL example is offered");
+  await page.select("#examples", String(i - 1));
+  await page.waitForFunction(() => document.querySelector("#lang").value === "jql");
+  await page.waitForFunction(() => [...document.querySelectorAll("#results tbody td")].some((td) => td.textContent === "planGenerated"), { timeout: 15000 });
+  const want = JSON.parse(ctxql("eval", "jql", "--data", path.join(examples, "activities.json"), "--query-file", path.join(examples, "activities.jql")));
+  const head = await cellTexts(page, "#results thead th");
+  const rows = await page.$$eval("#results tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.deepEqual(rows, want.map((d) => head.map((k) => (k in d ? (typeof d[k] === "string" ? d[k] : JSON.stringify(d[k])) : ""))),
+    "the table holds eval jql's documents");
+  assert.match(await page.$eval("#dataname", (e) => e.textContent), /pasted json/);
+  await page.click("#tree");
+  await page.waitForSelector("#results ul.tree", { timeout: 15000 });
+  assert.ok((await page.$$eval("#history option", (os) => os.length)) > 1, "the history lists recent queries");
+  await page.close();
+});
+
+test("PATH opens a project file with its data line", async () => {
+  mkdirSync(path.join(project, "queries"), { recursive: true });
+  writeFileSync(path.join(project, "queries", "recent.pact"), "// data: ../data/history.json\n@t0 ^seq .mt .cb[role=\"user\"]\n");
+  const second = spawn(bin, ["play", "--dir", project, "queries/recent.pact"], { stdio: ["ignore", "pipe", "ignore"] });
+  try {
+    const at = await new Promise((resolve, reject) => {
+      let out = "";
+      second.stdout.on("data", (b) => {
+        out += b;
+        const m = /serving (http:\/\/\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      second.on("exit", (code) => reject(new Error("ctxql play exited with " + code)));
+    });
+    const page = await openPage(at);
+    assert.match(await page.$eval("#docname", (e) => e.textContent), /queries\/recent\.pact/);
+    await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length === 2, { timeout: 15000 });
+    assert.deepEqual(await cellTexts(page, "#results tbody tr td:first-child"), ["cb:u1", "cb:u2"]);
+    await page.close();
+  } finally {
+    second.kill("SIGTERM");
+  }
 });

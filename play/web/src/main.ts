@@ -12,7 +12,7 @@ import {
   LSPClient, LSPPlugin, formatDocument, hoverTooltips, serverCompletion, formatKeymap, renameKeymap,
   jumpToDefinitionKeymap, findReferencesKeymap,
 } from "@codemirror/lsp-client";
-import { connect, position, pullDiagnostics, pullInlayHints, pullSemanticTokens, semanticField, hintField, stepCounts, type Step } from "./lsp";
+import { connect, offset, position, pullDiagnostics, pullInlayHints, pullSemanticTokens, semanticField, hintField, stepCounts, type Range, type Step } from "./lsp";
 import { renderResults, renderFunnel, type Preview } from "./results";
 import { readState, writeState, pushHistory, loadHistory, type State } from "./state";
 
@@ -104,42 +104,89 @@ function describeData(): string {
   return "";
 }
 
-// refresh asks the server for everything the panels show, after a short
-// pause in typing.
-let timer = 0;
-function refresh() {
-  clearTimeout(timer);
-  timer = window.setTimeout(update, 30);
+// After an edit the page synchronizes the text and pulls the diagnostics
+// and highlighting; the server pushes the edited query's result
+// (ctxql/preview). Elsewhere — opening, new settings, Run, the cursor
+// moving to another query — the page asks for the result at the cursor
+// (ctxql.run).
+let editTimer = 0, runTimer = 0;
+let lastRange: Range | null = null;
+
+function edited() {
+  clearTimeout(editTimer);
+  editTimer = window.setTimeout(() => {
+    if (!view) return;
+    generation++;
+    client.sync();
+    void pullDiagnostics(client, view, uri).catch(() => {});
+    void pullSemanticTokens(client, view, uri).catch(() => {});
+    void pullInlayHints(client, view, uri).catch(() => {});
+    saveState();
+  }, 20);
 }
 
-async function update() {
+function refresh() {
+  clearTimeout(runTimer);
+  runTimer = window.setTimeout(runAtCursor, 30);
+}
+
+function cursorMoved() {
+  if (!view || !lastRange) return refresh();
+  const head = view.state.selection.main.head, doc = view.state.doc;
+  if (head < offset(doc, lastRange.start) || head > offset(doc, lastRange.end)) refresh();
+}
+
+async function runAtCursor() {
   if (!view) return;
   const v = view, gen = ++generation, started = performance.now();
   client.sync();
-  const diag = pullDiagnostics(client, v, uri).catch(() => {});
+  void pullDiagnostics(client, v, uri).catch(() => {});
   void pullSemanticTokens(client, v, uri).catch(() => {});
-  const pos = position(v.state.doc, v.state.selection.main.head);
-  let res: Preview;
-  try {
-    res = await client.request("workspace/executeCommand", { command: "ctxql.run", arguments: [uri, { start: pos, end: pos }] });
-  } catch (e) {
-    res = { results: [], count: 0, error: String((e as Error).message || e) } as Preview;
-  }
+  let pos = position(v.state.doc, v.state.selection.main.head);
+  let res = await run(pos);
   if (gen !== generation) return;
-  const roundTrip = performance.now() - (lastEdit || started);
+  if (res.error && /^No query at line/.test(res.error)) {
+    // Not on a query (a comment, a blank line): run the first query, as
+    // its "▶ Run" lens would.
+    try {
+      const lenses: any[] = (await client.request("textDocument/codeLens", { textDocument: { uri } })) || [];
+      const lens = lenses.find((l) => l.command && l.command.command === "ctxql.run");
+      if (lens) { pos = lens.range.start; res = await run(pos); }
+    } catch { /* keep the first answer */ }
+    if (gen !== generation) return;
+  }
+  await show(res, started);
+  saveState();
+}
+
+async function run(pos: { line: number; character: number }): Promise<Preview> {
+  try {
+    return await client.request("workspace/executeCommand", { command: "ctxql.run", arguments: [uri, { start: pos, end: pos }] });
+  } catch (e) {
+    return { results: [], count: 0, error: String((e as Error).message || e) } as Preview;
+  }
+}
+
+// onPreview shows the result the server pushed for the edited query.
+function onPreview(p: Preview) {
+  if (p.uri !== uri || !view) return;
+  void show(p, lastEdit);
+}
+
+async function show(res: Preview, since: number) {
+  const v = view!;
+  const shown = performance.now() - since;
+  if (res.range) lastRange = res.range;
   let steps: Step[] = [];
   try {
     const hints = await pullInlayHints(client, v, uri);
     if (!res.error && res.range && state.l !== "datalog") steps = stepCounts(hints, v.state.doc, res.range);
   } catch { /* no hints */ }
-  if (gen !== generation) return;
   if (!res.error && !$("status").textContent?.startsWith("ctxql play refused")) status(`ctxql ${info.version} · ${info.project}`);
   renderResults(res, state.l, $("results"), $("error"), $("count"), $("tree") as unknown as HTMLInputElement, explainRow);
   $("timing").textContent = res.error ? "" :
-    `· evaluated in ${fmtMS(res.elapsed_ms)}, shown ${fmtMS(roundTrip)} after the last keystroke`;
+    `· evaluated in ${fmtMS(res.elapsed_ms)}, shown ${fmtMS(shown)} after the ${since === lastEdit ? "last keystroke" : "request"}`;
   renderFunnel($("funnel"), steps, res, v.state.doc, state.l);
-  await diag;
-  saveState();
 }
 
 function fmtMS(ms: number | undefined) {
@@ -171,8 +218,8 @@ function editorExtensions(): Extension[] {
       ...completionKeymap, ...lintKeymap, ...historyKeymap, ...defaultKeymap,
     ]),
     EditorView.updateListener.of((u) => {
-      if (u.docChanged) { lastEdit = performance.now(); state.q = u.state.doc.toString(); refresh(); }
-      else if (u.selectionSet) refresh();
+      if (u.docChanged) { lastEdit = performance.now(); state.q = u.state.doc.toString(); edited(); }
+      else if (u.selectionSet) cursorMoved();
     }),
     EditorView.lineWrapping,
     EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="ctxql-style-nonce"]')?.content || ""),
@@ -182,6 +229,7 @@ function editorExtensions(): Extension[] {
 // openEditor (re)creates the editor for the state's language and text.
 function openEditor() {
   if (view) view.destroy();
+  lastRange = null;
   uri = docURI();
   $("docname").textContent = "— " + (state.path || basename(uri));
   const lang = languageOf(state.l);
@@ -263,7 +311,7 @@ async function main() {
     notificationHandlers: {
       "window/showMessage": (_c, p) => { status(p.message, p.type === 1); return true; },
       "window/logMessage": () => true,
-      "ctxql/preview": () => true, // the page asks with ctxql.run
+      "ctxql/preview": (_c, p) => { onPreview(p); return true; },
     },
   });
   const transport = await connect((reason) => status("Disconnected: " + reason + " — reload the page", true));

@@ -20,6 +20,9 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: 
   return e;
 }
 
+// maxRows bounds the rows a table shows.
+const maxRows = 1000;
+
 function table(head: string[], rows: string[][], onRow?: (i: number) => void): HTMLTableElement {
   const t = el("table");
   const tr = el("tr");
@@ -27,7 +30,7 @@ function table(head: string[], rows: string[][], onRow?: (i: number) => void): H
   t.append(el("thead"));
   t.tHead!.append(tr);
   const body = el("tbody");
-  rows.forEach((r, i) => {
+  rows.slice(0, maxRows).forEach((r, i) => {
     const row = el("tr");
     for (const c of r) row.append(el("td", c));
     if (onRow) {
@@ -86,7 +89,8 @@ export function renderResults(p: Preview, lang: string, out: HTMLElement, errEl:
   } else {
     out.append(table(["result"], p.results.map((r) => [show(r)])));
   }
-  if (p.count > p.results.length) out.append(el("p", `… ${p.count - p.results.length} more`, "caption"));
+  const shown = Math.min(p.results.length, maxRows);
+  if (p.count > shown) out.append(el("p", `… ${p.count - shown} more (${p.count} in all)`, "caption"));
   void lang;
 }
 
