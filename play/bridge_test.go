@@ -16,7 +16,7 @@ import (
 
 // wsClient is a page's end of the language server connection.
 type wsClient struct {
-	t    *testing.T
+	t    testing.TB
 	ws   *websocket.Conn
 	next int
 	seen []map[string]any // read and not yet awaited
@@ -24,7 +24,7 @@ type wsClient struct {
 
 // dial opens the WebSocket with the given Origin, with or without the
 // session cookie.
-func (p *playground) dial(t *testing.T, origin string, withCookie bool) *wsClient {
+func (p *playground) dial(t testing.TB, origin string, withCookie bool) *wsClient {
 	t.Helper()
 	c, err := p.tryDial(origin, withCookie)
 	if err != nil {

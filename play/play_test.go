@@ -20,7 +20,7 @@ import (
 // playground is a running server over a temporary project, with a client
 // holding its session cookie.
 type playground struct {
-	t      *testing.T
+	t      testing.TB
 	s      *Server
 	base   string // http://127.0.0.1:port
 	host   string // 127.0.0.1:port
@@ -31,7 +31,7 @@ type playground struct {
 
 // project files of the tests: a PACT query with sample data, a Datalog
 // program with data, and a file outside the project.
-func writeProject(t *testing.T) (dir, outside string) {
+func writeProject(t testing.TB) (dir, outside string) {
 	t.Helper()
 	root := t.TempDir()
 	dir = filepath.Join(root, "project")
@@ -46,14 +46,14 @@ func writeProject(t *testing.T) (dir, outside string) {
 	return dir, outside
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-func start(t *testing.T, b Budget) *playground {
+func start(t testing.TB, b Budget) *playground {
 	t.Helper()
 	dir, _ := writeProject(t)
 	s, err := New(Options{Dir: dir, Budget: b, Version: "test"})

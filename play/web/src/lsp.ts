@@ -91,17 +91,26 @@ export async function pullDiagnostics(client: LSPClient, view: EditorView, uri: 
   view.dispatch(setDiagnostics(view.state, out));
 }
 
+// decorationField returns a field of decorations the server's answers
+// replace (mapped through the edits in between) and the effect that
+// replaces them.
+function decorationField() {
+  const set = StateEffect.define<DecorationSet>();
+  const field = StateField.define<DecorationSet>({
+    create: () => Decoration.none,
+    update(deco, tr) {
+      for (const e of tr.effects) if (e.is(set)) return e.value;
+      return tr.docChanged ? deco.map(tr.changes) : deco;
+    },
+    provide: (f) => EditorView.decorations.from(f),
+  });
+  return { field, set };
+}
+
 // Semantic highlighting: the server's tokens as mark decorations with a
 // class per token type ("tok-keyword").
-const setTokens = StateEffect.define<DecorationSet>();
-export const semanticField = StateField.define<DecorationSet>({
-  create: () => Decoration.none,
-  update(deco, tr) {
-    for (const e of tr.effects) if (e.is(setTokens)) return e.value;
-    return tr.docChanged ? deco.map(tr.changes) : deco;
-  },
-  provide: (f) => EditorView.decorations.from(f),
-});
+const tokens = decorationField();
+export const semanticField = tokens.field;
 
 export async function pullSemanticTokens(client: LSPClient, view: EditorView, uri: string) {
   const legend = (client.serverCapabilities as any)?.semanticTokensProvider?.legend;
@@ -120,7 +129,7 @@ export async function pullSemanticTokens(client: LSPClient, view: EditorView, ur
     const type = legend.tokenTypes[d[i + 3]] || "other";
     if (to > from) b.add(from, to, Decoration.mark({ class: "tok-" + type }));
   }
-  view.dispatch({ effects: setTokens.of(b.finish()) });
+  view.dispatch({ effects: tokens.set.of(b.finish()) });
 }
 
 // Inlay hints: the server's labels ("3 →", "12 left") as widgets.
@@ -136,15 +145,8 @@ class HintWidget extends WidgetType {
   }
 }
 
-const setHints = StateEffect.define<DecorationSet>();
-export const hintField = StateField.define<DecorationSet>({
-  create: () => Decoration.none,
-  update(deco, tr) {
-    for (const e of tr.effects) if (e.is(setHints)) return e.value;
-    return tr.docChanged ? deco.map(tr.changes) : deco;
-  },
-  provide: (f) => EditorView.decorations.from(f),
-});
+const hintDecos = decorationField();
+export const hintField = hintDecos.field;
 
 export type Hint = { at: number; label: string; tooltip: string };
 
@@ -163,7 +165,7 @@ export async function pullInlayHints(client: LSPClient, view: EditorView, uri: s
   raw.forEach((h, i) => b.add(hints[i].at, hints[i].at, Decoration.widget({
     widget: new HintWidget(hints[i].label, hints[i].tooltip, !!h.paddingLeft, !!h.paddingRight), side: 1,
   })));
-  view.dispatch({ effects: setHints.of(b.finish()) });
+  view.dispatch({ effects: hintDecos.set.of(b.finish()) });
   return hints;
 }
 
