@@ -248,7 +248,7 @@ func TestQueryOverBudget(t *testing.T) {
 	start := time.Now()
 	r := c.response(id, 30*time.Second)
 	msg := fmt.Sprint(r["error"]) + fmt.Sprint(r["result"])
-	if !strings.Contains(msg, "timed out") && !strings.Contains(msg, "budget") && !strings.Contains(msg, "took longer") {
+	if !strings.Contains(msg, "stopped after 300ms") && !strings.Contains(msg, "budget of 300ms") {
 		t.Errorf("a query over the time budget: %v", r)
 	}
 	if el := time.Since(start); el > 10*time.Second {
@@ -258,15 +258,22 @@ func TestQueryOverBudget(t *testing.T) {
 	small := fileURI(filepath.Join(p.dir, "small.dl"))
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": small, "languageId": "datalog", "version": 1,
 		"text": "one(a) <-- e(a), if a == \"v1\";\n"}})
+	// The abandoned evaluation may hold the data for a moment, longer on
+	// a loaded machine: try again (a new version: a result is kept per
+	// version) for up to 30 s.
 	var res map[string]any
-	for range 100 {
+	for v := 2; time.Since(start) < 30*time.Second; v++ {
+		if v > 2 {
+			c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": small, "version": v},
+				"contentChanges": []any{map[string]any{"text": "one(a) <-- e(a), if a == \"v1\";\n" + strings.Repeat("\n", v)}}})
+		}
 		id := c.call("workspace/executeCommand", map[string]any{"command": "ctxql.run", "arguments": []any{small,
 			map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 0}}}})
 		r := c.response(id, 30*time.Second)
-		if res, _ = r["result"].(map[string]any); res != nil {
+		if res, _ = r["result"].(map[string]any); res != nil && res["error"] == nil {
 			break
 		}
-		t.Logf("%v after the over-budget query: %v", time.Since(start), r["error"])
+		t.Logf("%v after the over-budget query: %v", time.Since(start), r)
 	}
 	if res["count"] != float64(1) {
 		t.Errorf("after the over-budget query: %v", res)
