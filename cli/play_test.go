@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestPlayServesUntilInterrupted runs `ctxql play PATH`, loads the printed
+// address and interrupts it; a PATH outside the project is a usage error.
+func TestPlayServesUntilInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "q.pact"), []byte(".cb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"play", "--dir", dir, "../q.pact"}, Env{Stdout: &bytes.Buffer{}, Stderr: &stderr}); code != ExitUsage {
+		t.Errorf("PATH outside the project: exit %d (%s), want %d", code, stderr.String(), ExitUsage)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"play", "--dir", dir, "q.pact"}, Env{Stdout: out, Stderr: &bytes.Buffer{}})
+	}()
+	re := regexp.MustCompile(`serving (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})\n`)
+	var url string
+	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			url = m[1]
+		}
+	}
+	if url == "" {
+		cancel()
+		t.Fatalf("no address printed: %q", out.String())
+	}
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || !strings.Contains(resp.Header.Get("Set-Cookie"), "HttpOnly") {
+		t.Errorf("GET %s: %s %v", url, resp.Status, resp.Header)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitInterrupted {
+			t.Errorf("interrupted: exit %d, want %d", code, ExitInterrupted)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ctxql play did not stop when interrupted")
+	}
+}
