@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -206,7 +207,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 			case strings.HasPrefix(name, ".") || name == "node_modules":
 			case e.IsDir():
 				walk(p, depth+1)
-			case lang.ForName(name) != nil && isQueryLang(lang.ForName(name)):
+			case lang.ForName(name) != nil && slices.Contains(lang.Queries(), lang.ForName(name)):
 				queries = append(queries, s.rel(p))
 			case isDataName(name):
 				data = append(data, s.rel(p))
@@ -220,16 +221,6 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	sort.Strings(queries)
 	sort.Strings(data)
 	writeJSON(w, map[string]any{"queries": queries, "data": data})
-}
-
-// isQueryLang reports whether l is a query language of the table.
-func isQueryLang(l *lang.Language) bool {
-	for _, q := range lang.Queries() {
-		if q == l {
-			return true
-		}
-	}
-	return false
 }
 
 // isDataName reports whether a file name looks like sample data.

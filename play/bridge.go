@@ -11,6 +11,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lsp"
 )
 
@@ -261,6 +263,10 @@ func (b *bridge) note(m *message) {
 			b.refused([]string{err.Error()})
 			return
 		}
+		if err := queryDocument(m.Params); err != nil {
+			b.refused([]string{err.Error()})
+			return
+		}
 		if m.Method == "textDocument/didChange" && rangedChange(m.Params) {
 			b.refused([]string{"incremental text changes (the playground synchronizes whole texts)"})
 			return
@@ -329,6 +335,24 @@ func (b *bridge) track(m *message) bool {
 		"contentChanges": []any{map[string]any{"range": r, "text": repl}},
 	})
 	return true
+}
+
+// queryDocument refuses a document that is not a query file (PACT, JQL,
+// Datalog, by the language table): the page has no business opening
+// anything else, and an open .ctxql.yaml would stand in for the project's
+// configuration, sample data paths included.
+func queryDocument(params json.RawMessage) error {
+	var p struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+	}
+	_ = json.Unmarshal(params, &p)
+	l := lang.ForName(p.TextDocument.URI)
+	if l != nil && slices.Contains(lang.Queries(), l) {
+		return nil
+	}
+	return fmt.Errorf("document %s is not a PACT, JQL or Datalog file", p.TextDocument.URI)
 }
 
 // rangedChange reports whether a didChange carries a change of a range.

@@ -208,6 +208,12 @@ func TestDataOutsideProjectRefused(t *testing.T) {
 	c.await(10*time.Second, "the refusal of a link out of the project", func(m map[string]any) bool {
 		return m["method"] == "window/showMessage" && strings.Contains(fmt.Sprint(m["params"]), "link.json")
 	})
+	// In an open .ctxql.yaml standing in for the project's: refused.
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": fileURI(filepath.Join(p.dir, "q", ".ctxql.yaml")),
+		"languageId": "yaml", "version": 1, "text": "data:\n  \"**\": ../../secret.json\n"}})
+	c.await(10*time.Second, "the refusal of an open .ctxql.yaml", func(m map[string]any) bool {
+		return m["method"] == "window/showMessage" && strings.Contains(fmt.Sprint(m["params"]), "not a PACT, JQL or Datalog file")
+	})
 	// In a data line: disabled, so the query has no sample data.
 	uri := fileURI(filepath.Join(p.dir, "q", "b.pact"))
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "pact", "version": 1,
