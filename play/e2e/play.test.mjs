@@ -118,6 +118,36 @@ test("PACT: results, a diagnostic with a quick fix, the funnel equals --explain,
   assert.match(await page.$eval("#timing", (e) => e.textContent), /evaluated in/);
   await shot(page, "play-pact");
 
+  // The other editor features: step counts inline, semantic highlighting,
+  // hover, completion and formatting (as ctxql fmt formats).
+  assert.ok((await page.$$eval(".cm-inlay", (es) => es.length)) >= 3, "step counts as inlay hints");
+  assert.ok((await page.$$eval("#editor [class*='tok-']", (es) => es.length)) >= 3, "semantic highlighting");
+  const at = await page.evaluate(() => {
+    const v = window.playView, pos = v.state.doc.toString().indexOf("^seq") + 2;
+    const c = v.coordsAtPos(pos);
+    return { x: (c.left + c.right) / 2, y: (c.top + c.bottom) / 2 };
+  });
+  await page.mouse.move(at.x, at.y);
+  await page.waitForSelector(".cm-tooltip-hover", { timeout: 15000 });
+  assert.ok((await page.$eval(".cm-tooltip-hover", (e) => e.textContent)).length > 0, "a hover");
+  await page.click("#editor .cm-content");
+  await page.keyboard.press("End");
+  await page.keyboard.type(" .");
+  await page.keyboard.down("Control");
+  await page.keyboard.press("Space");
+  await page.keyboard.up("Control");
+  await page.waitForSelector(".cm-tooltip-autocomplete li", { timeout: 15000 });
+  await page.keyboard.press("Escape");
+  const messy = '@t0  ^seq   .mt .cb[role="user"]';
+  await setQuery(page, messy);
+  await page.keyboard.press("Escape");
+  await page.click("#format");
+  const formatted = execFileSync(bin, ["fmt", "-"], { input: messy + "\n", encoding: "utf8" });
+  await page.waitForFunction((want) => window.playView.state.doc.toString() === want, { timeout: 15000 }, formatted);
+  await setQuery(page, q);
+  await page.keyboard.press("Escape");
+  await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length === 2, { timeout: 15000 });
+
   // The link reproduces the state in a fresh page.
   await page.click("#share");
   const link = page.url();

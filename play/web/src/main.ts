@@ -7,7 +7,7 @@ import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection } f
 import { EditorState, type Extension } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { lintGutter, lintKeymap } from "@codemirror/lint";
-import { autocompletion, completionKeymap } from "@codemirror/autocomplete";
+import { completionKeymap } from "@codemirror/autocomplete";
 import {
   LSPClient, LSPPlugin, formatDocument, hoverTooltips, serverCompletion, formatKeymap, renameKeymap,
   jumpToDefinitionKeymap, findReferencesKeymap,
@@ -211,7 +211,7 @@ async function explain(args: any[]) {
 function editorExtensions(): Extension[] {
   return [
     lineNumbers(), history(), drawSelection(), highlightActiveLine(), lintGutter(),
-    autocompletion({ override: [] }), serverCompletion(), hoverTooltips(), semanticField, hintField,
+    serverCompletion({ override: true }), hoverTooltips(), semanticField, hintField,
     keymap.of([
       { key: "Mod-Enter", run: () => { refresh(); return true; } },
       ...formatKeymap, ...renameKeymap, ...jumpToDefinitionKeymap, ...findReferencesKeymap,
