@@ -358,6 +358,7 @@ function wire() {
   ($("datafile") as HTMLSelectElement).onchange = (e) => {
     const f = (e.target as HTMLSelectElement).value;
     state.data = f ? { file: f } : undefined;
+    if (f) ($("pastetext") as HTMLTextAreaElement).value = "";
     void sendSettings();
   };
   $("paste").onclick = () => {
