@@ -1,35 +1,18 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestPlayServesUntilInterrupted runs `ctxql play PATH`, loads the printed
 // address and interrupts it; a PATH outside the project is a usage error.
@@ -43,22 +26,19 @@ func TestPlayServesUntilInterrupted(t *testing.T) {
 		t.Errorf("PATH outside the project: exit %d (%s), want %d", code, stderr.String(), ExitUsage)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
+	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- Main(ctx, []string{"play", "--dir", dir, "q.pact"}, Env{Stdout: out, Stderr: &bytes.Buffer{}})
+		done <- Main(ctx, []string{"play", "--dir", dir, "q.pact"}, Env{Stdout: pw, Stderr: &bytes.Buffer{}})
+		pw.Close()
 	}()
-	re := regexp.MustCompile(`serving (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})\n`)
-	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			url = m[1]
-		}
-	}
-	if url == "" {
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	m := regexp.MustCompile(`^ctxql play: serving (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})\n$`).FindStringSubmatch(line)
+	if m == nil {
 		cancel()
-		t.Fatalf("no address printed: %q", out.String())
+		t.Fatalf("the first line %q (%v) is not the address", line, err)
 	}
+	url := m[1]
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.Get(url)
 	if err != nil {
