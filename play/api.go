@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -95,7 +96,7 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) {
 	ex, _ := exampleList()
 	out := map[string]any{
 		"version":       s.opts.Version,
-		"root":          (&urlPath{s.dir}).uri(),
+		"root":          fileURI(s.dir),
 		"project":       filepath.Base(s.dir),
 		"languages":     langs,
 		"examples":      ex,
@@ -114,10 +115,8 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, out)
 }
 
-// urlPath is an absolute file path written as a file: URI.
-type urlPath struct{ p string }
-
-func (u *urlPath) uri() string { return "file://" + filepath.ToSlash(u.p) }
+// fileURI writes an absolute file path as a file: URI.
+func fileURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String() }
 
 // exampleList reads the examples menu.
 func exampleList() ([]example, error) {
@@ -167,7 +166,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		httpFileError(w, err)
 		return
 	}
-	writeJSON(w, map[string]any{"path": s.rel(p), "uri": (&urlPath{p}).uri(), "text": string(b)})
+	writeJSON(w, map[string]any{"path": s.rel(p), "uri": fileURI(p), "text": string(b)})
 }
 
 // httpFileError answers a refused or failed file read.

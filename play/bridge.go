@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -380,7 +379,7 @@ func (b *bridge) initialize(m *message) error {
 	if err := json.Unmarshal(m.Params, &p); err != nil || p == nil {
 		return errors.New("invalid initialize params")
 	}
-	root := (&url.URL{Scheme: "file", Path: filepath.ToSlash(b.s.dir)}).String()
+	root := fileURI(b.s.dir)
 	// Positions are UTF-16, as the page counts them and as the bridge
 	// writes the ranges of its changes.
 	if caps, ok := p["capabilities"].(map[string]any); ok {

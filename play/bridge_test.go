@@ -119,8 +119,6 @@ func (c *wsClient) initialize(settings any) map[string]any {
 	return r
 }
 
-func fileURI(p string) string { return "file://" + filepath.ToSlash(p) }
-
 func TestCrossOriginWebSocketRefused(t *testing.T) {
 	p := start(t, Budget{})
 	if _, err := p.tryDial("http://evil.example", true); err == nil || !strings.Contains(err.Error(), "403") {

@@ -34,7 +34,7 @@ type playground struct {
 func writeProject(t testing.TB) (dir, outside string) {
 	t.Helper()
 	root := t.TempDir()
-	dir = filepath.Join(root, "project")
+	dir = filepath.Join(root, "my project") // a space, escaped in URIs
 	outside = filepath.Join(root, "secret.json")
 	must(t, os.MkdirAll(filepath.Join(dir, "q"), 0o755))
 	hist, err := examples.ReadFile("examples/history.json")

@@ -61,7 +61,7 @@ function languageOfPath(p: string): Language | undefined {
 // docURI is the document the editor holds: the project file it came from,
 // or a file of the project's .ctxql-play directory (never written).
 function docURI(): string {
-  if (state.path) return info.root + "/" + state.path;
+  if (state.path) return info.root + "/" + state.path.split("/").map(encodeURIComponent).join("/");
   return info.root + "/.ctxql-play/query" + languageOf(state.l).extensions[0];
 }
 
