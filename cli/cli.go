@@ -123,6 +123,7 @@ func NewRoot(env Env) *cobra.Command {
 		newACPCmd(env),
 		newMCPCmd(env),
 		newLSPCmd(env),
+		newPlayCmd(env),
 		newCheckCmd(env, false),
 		newFixCmd(env),
 		newRulesCmd(env),

@@ -165,8 +165,8 @@ func TestPreCommitHooks(t *testing.T) {
 }
 
 // hookRepository returns a git repository holding a snapshot of the
-// module's sources (non-test Go files, go.mod, go.sum and the hook
-// manifest) and the revision to use, reusing the one in cache when the
+// module's sources (non-test Go files, the files they embed, go.mod, go.sum
+// and the hook manifest) and the revision to use, reusing the one in cache when the
 // sources are the same. A new snapshot replaces the old one and the hook
 // environment built from it.
 func hookRepository(t *testing.T, root, cache string, runIn func(dir, name string, args ...string) (string, int)) (string, string) {
@@ -184,7 +184,8 @@ func hookRepository(t *testing.T, root, cache string, runIn func(dir, name strin
 			}
 			return nil
 		}
-		if rel == "go.mod" || rel == "go.sum" || rel == ".pre-commit-hooks.yaml" ||
+		embedded := strings.HasPrefix(rel, "play/dist/") || strings.HasPrefix(rel, "play/examples/") // files the binary embeds
+		if rel == "go.mod" || rel == "go.sum" || rel == ".pre-commit-hooks.yaml" || embedded ||
 			strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") {
 			paths = append(paths, rel)
 		}
