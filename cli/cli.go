@@ -129,6 +129,7 @@ func NewRoot(env Env) *cobra.Command {
 		newFmtCmd(env),
 		newMigrateCmd(env),
 		newDiffCmd(env),
+		newTestCmd(env),
 	)
 	return root
 }

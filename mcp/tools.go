@@ -201,7 +201,9 @@ func (s *Server) fits(v any) error {
 // max.
 func encodedSize(v any, max int) (int, error) {
 	w := &countWriter{max: max}
-	err := json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
 	if errors.Is(err, errTooLong) {
 		return w.n, nil
 	}

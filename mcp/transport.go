@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 )
 
 // Limits of the message reader.
@@ -292,6 +293,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return fmt.Errorf("encode message: %w", err)
 		}
 	}
+	data = jsonenc.Unescape(data) // <, > and & as they are, as ctxql prints JSON
 	if len(data)+1 > c.maxWrite {
 		if !isResp {
 			return fmt.Errorf("message of %d bytes not sent: %w", len(data), acp.OutputLimit("message", c.maxWrite))

@@ -2,6 +2,7 @@ package resultdiff
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -9,8 +10,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
 )
 
 // ErrNotRepo reports a directory outside any git work tree.
@@ -134,28 +139,232 @@ func untar(ctx context.Context, r io.Reader, dir string) error {
 	}
 }
 
-// renames maps the working-tree path of each file git sees as renamed
-// since commit to its path at commit (slash paths relative to root).
-func renames(ctx context.Context, root, commit string) (map[string]string, error) {
-	out, err := git(ctx, root, "diff", "--no-ext-diff", "-M", "--name-status", "-z", commit, "--")
-	if err != nil {
+// entry is one file of the base revision's tree.
+type entry struct {
+	mode string // "100644", "100755", "120000" (a link), "160000" (a submodule)
+	oid  string
+}
+
+// isLink reports whether the entry is a symbolic link.
+func (e entry) isLink() bool { return e.mode == "120000" }
+
+// isFile reports whether the entry is a file or a link (not a submodule).
+func (e entry) isFile() bool { return e.mode != "160000" }
+
+// state is what git says about the base revision and the working tree,
+// read without extracting anything: every file of the base, the paths that
+// differ between the base and the working tree, renames, and the untracked
+// files git does not ignore.
+type state struct {
+	base      map[string]entry // slash path relative to the top → entry
+	basePaths []string         // the keys of base, sorted
+	// changed holds every path that differs: modified, added, deleted,
+	// renamed (both names), changed type, and untracked.
+	changed   map[string]bool
+	moved     map[string]string // working-tree path of a renamed file → its base path
+	untracked []string
+}
+
+// readState asks git, with three processes run at once, for the state of
+// the work tree at root against commit.
+func readState(ctx context.Context, root, commit string) (*state, error) {
+	var tree, diff, others []byte
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i, run := range []func() ([]byte, error){
+		func() ([]byte, error) { return git(ctx, root, "ls-tree", "-r", "-z", "--full-tree", commit) },
+		func() ([]byte, error) {
+			return git(ctx, root, "diff", "--no-ext-diff", "-M", "--name-status", "-z", commit, "--")
+		},
+		func() ([]byte, error) { return git(ctx, root, "ls-files", "-z", "--others", "--exclude-standard") },
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := run()
+			errs[i] = err
+			switch i {
+			case 0:
+				tree = out
+			case 1:
+				diff = out
+			default:
+				others = out
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	m := map[string]string{}
-	f := strings.Split(string(out), "\x00")
+	n := bytes.Count(tree, []byte{0})
+	st := &state{base: make(map[string]entry, n), basePaths: make([]string, 0, n), changed: map[string]bool{}, moved: map[string]string{}}
+	for _, rec := range strings.Split(string(tree), "\x00") {
+		// "<mode> <type> <oid>\t<path>"
+		meta, p, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 {
+			continue
+		}
+		st.base[p] = entry{mode: f[0], oid: f[2]}
+		st.basePaths = append(st.basePaths, p)
+	}
+	sort.Strings(st.basePaths)
+	f := strings.Split(string(diff), "\x00")
 	for i := 0; i < len(f); {
-		st := f[i]
+		code := f[i]
 		switch {
-		case st == "":
+		case code == "":
 			i++
-		case strings.HasPrefix(st, "R") || strings.HasPrefix(st, "C"):
-			if i+2 < len(f) && st[0] == 'R' {
-				m[f[i+2]] = f[i+1]
+		case strings.HasPrefix(code, "R") || strings.HasPrefix(code, "C"):
+			if i+2 < len(f) {
+				if code[0] == 'R' {
+					st.moved[f[i+2]] = f[i+1]
+					st.changed[f[i+1]] = true
+				}
+				st.changed[f[i+2]] = true
 			}
 			i += 3
 		default:
+			if i+1 < len(f) {
+				st.changed[f[i+1]] = true
+			}
 			i += 2
 		}
 	}
-	return m, nil
+	for _, p := range strings.Split(string(others), "\x00") {
+		if p != "" {
+			st.untracked = append(st.untracked, p)
+			st.changed[p] = true
+		}
+	}
+	return st, nil
+}
+
+// below returns the base paths below the directory dir (a slash path).
+func (s *state) below(dir string) []string {
+	i := sort.SearchStrings(s.basePaths, dir+"/")
+	var out []string
+	for ; i < len(s.basePaths) && strings.HasPrefix(s.basePaths[i], dir+"/"); i++ {
+		out = append(out, s.basePaths[i])
+	}
+	return out
+}
+
+// errLinks reports that a file the comparison needs from the base revision
+// is, or lies below, a symbolic link: only the whole tree extracted
+// resolves links as the working tree would.
+var errLinks = errors.New("the base revision's file is reached through a link")
+
+// files returns the base files that reading the path p (a file or a
+// directory, a slash path relative to the top) needs, or errLinks.
+func (s *state) files(p string) ([]string, error) {
+	for a := path.Dir(p); a != "."; a = path.Dir(a) {
+		if e, ok := s.base[a]; ok && e.isLink() {
+			return nil, errLinks
+		}
+	}
+	if e, ok := s.base[p]; ok {
+		if e.isLink() {
+			return nil, errLinks
+		}
+		if !e.isFile() {
+			return nil, nil
+		}
+		return []string{p}, nil
+	}
+	out := s.below(p)
+	for _, q := range out {
+		if s.base[q].isLink() {
+			return nil, errLinks
+		}
+	}
+	return out, nil
+}
+
+// fetch writes the base files at paths (slash paths relative to the top,
+// regular files only) into dir, with one git cat-file process.
+func (s *state) fetch(ctx context.Context, root, dir string, paths []string) error {
+	var todo []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); err == nil || !filepath.IsLocal(filepath.FromSlash(p)) {
+			continue // already written, or no place inside dir
+		}
+		if e, ok := s.base[p]; ok && e.isFile() && !e.isLink() {
+			todo = append(todo, p)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	var in strings.Builder
+	for _, p := range todo {
+		in.WriteString(s.base[p].oid)
+		in.WriteByte('\n')
+	}
+	cmd.Stdin = strings.NewReader(in.String())
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	werr := writeBlobs(ctx, bufio.NewReaderSize(pipe, 1<<16), dir, todo)
+	io.Copy(io.Discard, pipe)
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git cat-file: %s", strings.TrimSpace(errb.String()))
+	}
+	return werr
+}
+
+// writeBlobs reads git cat-file --batch answers, one per path, and writes
+// each blob to its path below dir.
+func writeBlobs(ctx context.Context, r *bufio.Reader, dir string, paths []string) error {
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		head, err := r.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("git cat-file: %w", err)
+		}
+		f := strings.Fields(head) // "<oid> <type> <size>"
+		if len(f) != 3 {
+			return fmt.Errorf("git cat-file: %s", strings.TrimSpace(head))
+		}
+		size, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			return fmt.Errorf("git cat-file: %s", strings.TrimSpace(head))
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = io.CopyN(out, r, size)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := r.Discard(1); err != nil { // the newline after the blob
+			return fmt.Errorf("git cat-file: %w", err)
+		}
+	}
+	return nil
 }
