@@ -135,7 +135,6 @@ func TestDoorsAgree(t *testing.T) {
 	}
 }
 
-
 // mcpOutcome calls a tool handler and returns its diagnostics' errors as
 // "origin code message", and its results as normalised JSON.
 func mcpOutcome(t *testing.T, res any, err error) (errs []string, results string, ok bool) {
