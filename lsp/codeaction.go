@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -130,7 +131,7 @@ func lintActions(ctx context.Context, l *lint.Linter, s *Snapshot, diags []synta
 			out = append(out, CodeAction{Title: title, Kind: "quickfix", Edits: f.TextEdits,
 				Diagnostics: []syntax.Diagnostic{d}, Preferred: !f.Unsafe})
 		}
-		if canSuppress && d.Code != "" && !lint.IsParseError(d) {
+		if canSuppress && lang.Suppressible(d) {
 			out = append(out, CodeAction{Title: "Suppress " + d.Code + " on this line", Kind: "quickfix",
 				Edits: []syntax.TextEdit{lint.SuppressEdit(s.File.Name(), s.File, d)}, Diagnostics: []syntax.Diagnostic{d}})
 		}
