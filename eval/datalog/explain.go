@@ -249,7 +249,7 @@ func (x *Explainer) prove(ctx context.Context, rel string, vals []string, row, d
 			}
 			return s
 		}
-		b, err := x.firstBinding(ctx, cr, vals, src, len(cr.pos)+len(cr.negs)+len(cr.conds), nil)
+		b, err := x.firstBinding(ctx, cr, vals, src, len(st.xrules[ri].Body), nil)
 		if err != nil {
 			return nil, err
 		}
