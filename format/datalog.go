@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
@@ -52,6 +53,9 @@ func Datalog(src []byte) ([]byte, error) {
 // makes before returning it (nothing is written). A program with syntax
 // errors returns a *SyntaxError, as Datalog does.
 func DatalogIsCanonical(src []byte) (bool, error) {
+	if bytes.IndexByte(src, '\r') >= 0 {
+		return canonicalCR(src, Datalog)
+	}
 	text := string(src)
 	_, out, err := printDatalog(text)
 	return err == nil && out == text, err

@@ -115,7 +115,8 @@ func kindMatches(kind string, only []string) bool {
 // fix as a quick fix (safe ones preferred, unsafe ones titled as such; the
 // parsers' fixes, such as Datalog's ':-' → '<--', included) and, for rule
 // findings when the file's syntax has comments, a directive suppressing
-// the finding on its line; and "fix all" when the file has safe fixes.
+// the finding on its line (rule findings only); and "fix all" when the
+// file has safe fixes.
 func lintActions(ctx context.Context, l *lint.Linter, s *Snapshot, diags []syntax.Diagnostic, span syntax.Span, canSuppress bool) []CodeAction {
 	var out []CodeAction
 	for _, d := range diags {
@@ -130,7 +131,9 @@ func lintActions(ctx context.Context, l *lint.Linter, s *Snapshot, diags []synta
 			out = append(out, CodeAction{Title: title, Kind: "quickfix", Edits: f.TextEdits,
 				Diagnostics: []syntax.Diagnostic{d}, Preferred: !f.Unsafe})
 		}
-		if canSuppress && d.Code != "" && !lint.IsParseError(d) {
+		// Only a rule's finding can be suppressed: a syntax or check
+		// error makes the file invalid whatever a directive says.
+		if canSuppress && d.Code != "" && d.Origin == syntax.OriginRule {
 			out = append(out, CodeAction{Title: "Suppress " + d.Code + " on this line", Kind: "quickfix",
 				Edits: []syntax.TextEdit{lint.SuppressEdit(s.File.Name(), s.File, d)}, Diagnostics: []syntax.Diagnostic{d}})
 		}
