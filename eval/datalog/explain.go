@@ -87,7 +87,10 @@ type RuleFailure struct {
 	RuleIndex int       `json:"rule"`
 	// Item is the index of the failing body item, or -1 when the head
 	// itself cannot produce the tuple (a constant or a repeated variable
-	// that disagrees with it).
+	// that disagrees with it). For a statement with a disjunction, each
+	// choice of alternatives is reported as a rule of its own, whose body
+	// has the chosen alternative's items in the disjunction's place;
+	// Item indexes that body, and Span locates the item in the source.
 	Item int `json:"item"`
 	// Span is the span of the failing item (or of the head).
 	Span syntax.Span `json:"span"`
