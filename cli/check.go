@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unsafe"
@@ -66,6 +67,15 @@ func newCheckCmd(env Env, fix bool) *cobra.Command {
 	cmd.Flags().StringVar(&f.config, "config", "", "configuration file (default: the nearest .ctxql.yaml)")
 	f.limits.register(cmd.Flags())
 	cmd.Flags().IntVar(&f.maxFindings, "max-findings", report.DefaultMaxPerFile, "text output: findings printed per file before a summary line (0: all)")
+	if !fix {
+		// check --watch: the named files and, below named directories,
+		// every file of a known language or configuration.
+		watchable(env, cmd, func(name string) bool {
+			return lang.ForName(name) != nil || filepath.Base(name) == config.FileName
+		}, func(args []string) []string {
+			return append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-" }), flagInputs(cmd, "config")...)
+		})
+	}
 	return cmd
 }
 

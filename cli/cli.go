@@ -161,7 +161,10 @@ func newEvalCmd(env Env) *cobra.Command {
 		c.SetContext(withDataReader(c.Context(), files.New(*maxData, "--max-data-bytes")))
 		return nil
 	}
-	cmd.AddCommand(newEvalPactCmd(env), newEvalJQLCmd(env), newEvalDatalogCmd(env))
+	for _, sub := range []*cobra.Command{newEvalPactCmd(env), newEvalJQLCmd(env), newEvalDatalogCmd(env)} {
+		watchable(env, sub, nil, func([]string) []string { return flagInputs(sub, "data", "query-file", "rules") })
+		cmd.AddCommand(sub)
+	}
 	return cmd
 }
 

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"github.com/ctxql/ctxql/internal/jsonenc"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/lang"
 )
 

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/spf13/cobra"
 )
 
 // watchDebounce is how long a watching command waits after a change for
@@ -60,11 +62,11 @@ func watch(ctx context.Context, env Env, relevant func(name string) bool, run fu
 		for _, p := range paths {
 			abs := absPath(p)
 			inputs[abs] = true
-			dir := abs
-			if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-				dir = filepath.Dir(abs)
+			if st, err := os.Stat(abs); err == nil && st.IsDir() {
+				dirs = appendDirs(dirs, abs)
+				continue
 			}
-			if !slices.Contains(dirs, dir) {
+			if dir := filepath.Dir(abs); !slices.Contains(dirs, dir) {
 				dirs = append(dirs, dir)
 			}
 		}
@@ -116,4 +118,60 @@ func waitChange(ctx context.Context, env Env, w *fsnotify.Watcher, inputs map[st
 			return nil
 		}
 	}
+}
+
+// maxWatchedDirs bounds the directories a watch adds below one directory
+// it was given.
+const maxWatchedDirs = 4096
+
+// appendDirs adds root and the directories below it (not .git or
+// node_modules, at most maxWatchedDirs) to dirs: the operating system's
+// notifications are per directory.
+func appendDirs(dirs []string, root string) []string {
+	n := 0
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if p != root && (d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if n++; n > maxWatchedDirs {
+			return filepath.SkipAll
+		}
+		if !slices.Contains(dirs, p) {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	return dirs
+}
+
+// watchable adds --watch to cmd: with it, cmd runs again whenever one of
+// the files inputs names (from its flags and arguments) changes, or, below
+// a directory it names, a file relevant accepts.
+func watchable(env Env, cmd *cobra.Command, relevant func(string) bool, inputs func(args []string) []string) {
+	run := cmd.RunE
+	var on bool
+	cmd.Flags().BoolVar(&on, "watch", false, "run again whenever a file it reads changes")
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if !on {
+			return run(c, args)
+		}
+		return watch(c.Context(), env, relevant, func(ctx context.Context) ([]string, error) {
+			c.SetContext(ctx)
+			return inputs(args), run(c, args)
+		})
+	}
+}
+
+// flagInputs returns the values of the named flags of cmd that are set.
+func flagInputs(cmd *cobra.Command, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		if v, err := cmd.Flags().GetString(n); err == nil && v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -71,6 +71,12 @@ func jqlError(res *Result, err error) error {
 
 func (e jqlEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Result, error) {
 	res := &Result{Lang: ByID(JQL), File: syntax.NewFile(q.Name, q.Src), Key: strings.TrimSpace(q.Src), Span: syntax.Sp(0, len(q.Src))}
+	// The query's errors are those of validity, as check reports them:
+	// the evaluator refuses exactly the queries that have them.
+	if ds := ByID(JQL).CheckQuery(q.Name, q.Src, DialectUnset); syntax.HasErrors(ds) {
+		res.Diagnostics = ds
+		return res, nil
+	}
 	pq, ds := parseJQLQuery(q.Name, q.Src)
 	r, err := evjql.EvalQueryOptions(ctx, pq, ds, d.(jqlData).src, e.options(b))
 	if err != nil {
@@ -124,11 +130,15 @@ func (e jqlEval) EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget) 
 	return out, nil
 }
 
-func (jqlEval) Explain(ctx context.Context, d Data, q Query, _ Explain) (*Explanation, error) {
+func (jqlEval) Explain(ctx context.Context, d Data, q Query, xo Explain) (*Explanation, error) {
 	f := syntax.NewFile(q.Name, q.Src)
-	x := &Explanation{File: f, Emptied: -1}
+	x := &Explanation{File: f, Emptied: -1, Profiled: xo.Profile}
 	pq, ds := parseJQLQuery(q.Name, q.Src)
-	ex, err := evjql.Explain(ctx, pq, ds, d.(jqlData).src)
+	explain := evjql.Explain
+	if xo.Profile {
+		explain = evjql.ExplainTimed
+	}
+	ex, err := explain(ctx, pq, ds, d.(jqlData).src)
 	if err != nil {
 		res := &Result{}
 		if err := jqlError(res, err); err != nil {
@@ -146,7 +156,7 @@ func (jqlEval) Explain(ctx context.Context, d Data, q Query, _ Explain) (*Explan
 		if i > 0 && ex.Steps[i-1].KeySpan == st.KeySpan {
 			at = st.OpSpan.Start // a further operator of the same where entry
 		}
-		steps = append(steps, Step{At: at, Text: jqlStepText(q.Src, pq.Where[i]), Count: st.Left})
+		steps = append(steps, Step{At: at, Text: jqlStepText(q.Src, pq.Where[i]), Count: st.Left, Time: st.Time})
 	}
 	emptied := -1
 	switch {

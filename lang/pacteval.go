@@ -146,12 +146,12 @@ func (pactEval) EvaluateFile(ctx context.Context, d Data, p *Parsed, _ Budget) (
 	return out, nil
 }
 
-func (e pactEval) Explain(ctx context.Context, d Data, q Query, _ Explain) (*Explanation, error) {
+func (e pactEval) Explain(ctx context.Context, d Data, q Query, xo Explain) (*Explanation, error) {
 	plan, _, res, err := e.compile(q)
 	if err != nil {
 		return nil, err
 	}
-	x := &Explanation{File: res.File, Emptied: -1}
+	x := &Explanation{File: res.File, Emptied: -1, Profiled: xo.Profile}
 	if plan == nil {
 		x.Diagnostics = res.Diagnostics
 		return x, nil
@@ -164,7 +164,7 @@ func (e pactEval) Explain(ctx context.Context, d Data, q Query, _ Explain) (*Exp
 		return nil, err
 	}
 	for _, st := range ex.Steps {
-		x.Steps = append(x.Steps, Step{At: st.Span.Start, Text: st.Text, Count: st.Count})
+		x.Steps = append(x.Steps, Step{At: st.Span.Start, Text: st.Text, Count: st.Count, Time: st.Time})
 	}
 	x.Emptied = ex.Emptied
 	if st, ok := ex.EmptiedBy(); ok {

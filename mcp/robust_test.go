@@ -241,7 +241,8 @@ func TestMCPRefusedResourceCodes(t *testing.T) {
 
 // TestMCPToolSchemas lists the tools and checks each for an output schema,
 // read-only and destructive hints, enumerations of its enumerated
-// parameters and a description of every parameter at every depth; then it
+// parameters and a description of every parameter and result field at
+// every depth; then it
 // calls each tool and validates its structured result against its output
 // schema.
 func TestMCPToolSchemas(t *testing.T) {
@@ -279,16 +280,24 @@ func TestMCPToolSchemas(t *testing.T) {
 		if p := enums[tl.Name]; p != "" && len(tl.InputSchema.Properties[p].Enum) < 2 {
 			t.Errorf("%s: %s has no enum", tl.Name, p)
 		}
-		var walk func(path string, sc *jsonschema.Schema)
-		walk = func(path string, sc *jsonschema.Schema) {
+		var walk func(what, path string, sc *jsonschema.Schema)
+		walk = func(what, path string, sc *jsonschema.Schema) {
+			if sc == nil {
+				return
+			}
 			for name, p := range sc.Properties {
 				if p.Description == "" {
-					t.Errorf("%s: parameter %s%s has no description", tl.Name, path, name)
+					t.Errorf("%s: %s %s%s has no description", tl.Name, what, path, name)
 				}
-				walk(path+name+".", p)
+				walk(what, path+name+".", p)
 			}
+			for _, v := range sc.AnyOf {
+				walk(what, path, v)
+			}
+			walk(what, path+"[].", sc.Items)
 		}
-		walk("", tl.InputSchema)
+		walk("parameter", "", tl.InputSchema)
+		walk("result field", "", tl.OutputSchema)
 	}
 	ro := map[string]bool{}
 	for _, tl := range list.Tools {

@@ -7,11 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/ostest"
 )
 
 // project copies the fixture project into a fresh directory base/proj and
@@ -196,7 +196,7 @@ func TestMCPRefusesSpecialFiles(t *testing.T) {
 	_, proj := project(t)
 	write(t, filepath.Join(proj, "fifo", "d.dl"), "relation leak(S);\n")
 	for _, p := range []string{"fifo/leak.facts", "fifo/activities.jsonl", "fifo.json"} {
-		if err := syscall.Mkfifo(filepath.Join(proj, p), 0o644); err != nil {
+		if err := ostest.Mkfifo(filepath.Join(proj, p)); err != nil {
 			t.Skipf("mkfifo: %v", err)
 		}
 	}

@@ -69,14 +69,14 @@ type HackArgs struct {
 
 // HackReverted is the response of acp_hack revert.
 type HackReverted struct {
-	Reverted *acp.Hack `json:"reverted"`
+	Reverted *acp.Hack `json:"reverted" jsonschema:"the marker removed"`
 }
 
 // CallList is the acp_query response for callers and callees.
 type CallList struct {
-	Symbol  string   `json:"symbol"`
-	Callers []string `json:"callers,omitempty"`
-	Callees []string `json:"callees,omitempty"`
+	Symbol  string   `json:"symbol" jsonschema:"the symbol asked about"`
+	Callers []string `json:"callers,omitempty" jsonschema:"the qualified names of its callers"`
+	Callees []string `json:"callees,omitempty" jsonschema:"the qualified names of its callees"`
 }
 
 // addTool registers the tool t, whose handler returns a structured result
@@ -465,8 +465,8 @@ func (s *Server) Debug(ctx context.Context, a DebugArgs) (any, error) {
 
 // HackList is the response of acp_hack list and cleanup.
 type HackList struct {
-	Hacks []*acp.Hack `json:"hacks"`
-	Count int         `json:"count"`
+	Hacks []*acp.Hack `json:"hacks" jsonschema:"the markers"`
+	Count int         `json:"count" jsonschema:"how many markers"`
 }
 
 // Hack answers acp_hack.

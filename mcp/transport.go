@@ -144,13 +144,15 @@ func (c *conn) readLoop(br *bufio.Reader) {
 		for {
 			var chunk []byte
 			chunk, err = br.ReadSlice('\n')
-			ids.Feed(chunk)
-			if !tooLarge {
-				if len(buf)+len(chunk) > c.max+2 { // room for "\r\n"
-					tooLarge, buf = true, nil
-				} else {
-					buf = append(buf, chunk...)
-				}
+			switch {
+			case tooLarge:
+				ids.Feed(chunk)
+			case len(buf)+len(chunk) > c.max+2: // room for "\r\n"
+				ids.Feed(buf)
+				ids.Feed(chunk)
+				tooLarge, buf = true, nil
+			default:
+				buf = append(buf, chunk...)
 			}
 			if err != bufio.ErrBufferFull {
 				break

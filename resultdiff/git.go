@@ -41,31 +41,6 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// repoRoot returns the top directory of the work tree holding dir.
-func repoRoot(ctx context.Context, dir string) (string, error) {
-	out, err := git(ctx, dir, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
-	}
-	root := strings.TrimSpace(string(out))
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
-	}
-	return root, nil
-}
-
-// resolve returns the commit a revision names.
-func resolve(ctx context.Context, root, rev string) (string, error) {
-	if strings.HasPrefix(rev, "-") {
-		return "", fmt.Errorf("%q: %w", rev, ErrBadRevision)
-	}
-	out, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
-	if err != nil {
-		return "", fmt.Errorf("%q: %w", rev, ErrBadRevision)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 // extract writes the tree of commit into dir (git archive): regular files
 // and symbolic links, nothing outside dir.
 func extract(ctx context.Context, root, commit, dir string) error {
@@ -141,8 +116,9 @@ func untar(ctx context.Context, r io.Reader, dir string) error {
 
 // entry is one file of the base revision's tree.
 type entry struct {
-	mode string // "100644", "100755", "120000" (a link), "160000" (a submodule)
-	oid  string
+	mode  string // "100644", "100755", "120000" (a link), "160000" (a submodule)
+	oid   string
+	query bool // named like a query file
 }
 
 // isLink reports whether the entry is a symbolic link.
@@ -165,52 +141,94 @@ type state struct {
 	untracked []string
 }
 
-// readState asks git, with three processes run at once, for the state of
-// the work tree at root against commit.
-func readState(ctx context.Context, root, commit string) (*state, error) {
-	var tree, diff, others []byte
-	errs := make([]error, 3)
+// locate returns the top directory of the work tree holding dir and the
+// commit rev names, with one git process.
+func locate(ctx context.Context, dir, rev string) (root, commit string, err error) {
+	if strings.HasPrefix(rev, "-") {
+		return "", "", fmt.Errorf("%q: %w", rev, ErrBadRevision)
+	}
+	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	out, _ := cmd.Output() // the exit status says less than what was printed
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if lines[0] == "" {
+		if err := ctx.Err(); err != nil {
+			return "", "", err
+		}
+		return "", "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
+	}
+	root = lines[0]
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if len(lines) < 2 {
+		return "", "", fmt.Errorf("%q: %w", rev, ErrBadRevision)
+	}
+	return root, lines[1], nil
+}
+
+// readState finds the work tree holding dir and the commit rev names, and
+// asks git for the state of the work tree against it, running its
+// processes at once: when rev is HEAD, one "git status" (started at once,
+// it needs neither) tells both the changes and the untracked files.
+func readState(ctx context.Context, dir, rev string) (root, commit string, st *state, err error) {
+	head := rev == "HEAD"
 	var wg sync.WaitGroup
-	for i, run := range []func() ([]byte, error){
-		func() ([]byte, error) { return git(ctx, root, "ls-tree", "-r", "-z", "--full-tree", commit) },
-		func() ([]byte, error) {
-			return git(ctx, root, "diff", "--no-ext-diff", "-M", "--name-status", "-z", commit, "--")
-		},
-		func() ([]byte, error) { return git(ctx, root, "ls-files", "-z", "--others", "--exclude-standard") },
-	} {
+	var status []byte
+	var statusErr error
+	if head {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := run()
-			errs[i] = err
-			switch i {
-			case 0:
-				tree = out
-			case 1:
-				diff = out
-			default:
-				others = out
-			}
+			status, statusErr = git(ctx, dir, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--renames", "--ignore-submodules=none")
+		}()
+	}
+	defer wg.Wait()
+	root, commit, err = locate(ctx, dir, rev)
+	if err != nil {
+		return "", "", nil, err
+	}
+	cmds := [][]string{{"ls-tree", "-r", "-z", "--full-tree", commit}}
+	if !head {
+		cmds = append(cmds, []string{"diff", "--no-ext-diff", "-M", "--name-status", "-z", commit, "--"},
+			[]string{"ls-files", "-z", "--others", "--exclude-standard"})
+	}
+	outs := make([][]byte, len(cmds))
+	errs := make([]error, len(cmds))
+	for i, args := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], errs[i] = git(ctx, root, args...)
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	if err := errors.Join(append(errs, statusErr)...); err != nil {
+		return "", "", nil, err
 	}
+	tree := outs[0]
 	n := bytes.Count(tree, []byte{0})
-	st := &state{base: make(map[string]entry, n), basePaths: make([]string, 0, n), changed: map[string]bool{}, moved: map[string]string{}}
-	for _, rec := range strings.Split(string(tree), "\x00") {
-		// "<mode> <type> <oid>\t<path>"
+	st = &state{base: make(map[string]entry, n), basePaths: make([]string, 0, n), changed: map[string]bool{}, moved: map[string]string{}}
+	for rest := string(tree); rest != ""; {
+		// "<mode> <type> <oid>\t<path>\x00"
+		var rec string
+		rec, rest, _ = strings.Cut(rest, "\x00")
 		meta, p, ok := strings.Cut(rec, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 {
+		mode, meta, ok1 := strings.Cut(meta, " ")
+		_, oid, ok2 := strings.Cut(meta, " ")
+		if !ok || !ok1 || !ok2 {
 			continue
 		}
-		st.base[p] = entry{mode: f[0], oid: f[2]}
+		st.base[p] = entry{mode: mode, oid: oid, query: languageOf(p) != ""}
 		st.basePaths = append(st.basePaths, p)
 	}
 	sort.Strings(st.basePaths)
-	f := strings.Split(string(diff), "\x00")
+	if head {
+		st.status(status)
+		return root, commit, st, nil
+	}
+	f := strings.Split(string(outs[1]), "\x00")
 	for i := 0; i < len(f); {
 		code := f[i]
 		switch {
@@ -232,13 +250,50 @@ func readState(ctx context.Context, root, commit string) (*state, error) {
 			i += 2
 		}
 	}
-	for _, p := range strings.Split(string(others), "\x00") {
+	for _, p := range strings.Split(string(outs[2]), "\x00") {
 		if p != "" {
 			st.untracked = append(st.untracked, p)
 			st.changed[p] = true
 		}
 	}
-	return st, nil
+	return root, commit, st, nil
+}
+
+// status reads "git status --porcelain=v2 -z" into the changed paths,
+// renames and untracked files.
+func (s *state) status(out []byte) {
+	f := strings.Split(string(out), "\x00")
+	for i := 0; i < len(f); i++ {
+		rec := f[i]
+		if rec == "" {
+			continue
+		}
+		switch rec[0] {
+		case '1': // 1 XY sub mH mI mW hH hI path
+			if x := strings.SplitN(rec, " ", 9); len(x) == 9 {
+				s.changed[x[8]] = true
+			}
+		case '2': // 2 XY sub mH mI mW hH hI Xscore path, then the original path
+			x := strings.SplitN(rec, " ", 10)
+			if len(x) != 10 || i+1 >= len(f) {
+				continue
+			}
+			i++
+			s.changed[x[9]] = true
+			if strings.HasPrefix(x[8], "R") {
+				s.moved[x[9]] = f[i]
+				s.changed[f[i]] = true
+			}
+		case 'u': // u XY sub m1 m2 m3 mW h1 h2 h3 path
+			if x := strings.SplitN(rec, " ", 11); len(x) == 11 {
+				s.changed[x[10]] = true
+			}
+		case '?':
+			p := strings.TrimPrefix(rec, "? ")
+			s.untracked = append(s.untracked, p)
+			s.changed[p] = true
+		}
+	}
 }
 
 // below returns the base paths below the directory dir (a slash path).
@@ -282,9 +337,57 @@ func (s *state) files(p string) ([]string, error) {
 	return out, nil
 }
 
+// catFile is one "git cat-file --batch" process, started on the first
+// request and answering every fetch of a run.
+type catFile struct {
+	ctx  context.Context
+	root string
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	errb bytes.Buffer
+}
+
+// start starts the process unless it runs.
+func (c *catFile) start() error {
+	if c.cmd != nil {
+		return nil
+	}
+	cmd := exec.CommandContext(c.ctx, "git", "cat-file", "--batch")
+	cmd.Dir = c.root
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd.Stderr = &c.errb
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	c.cmd, c.in, c.out = cmd, in, bufio.NewReaderSize(out, 1<<16)
+	return nil
+}
+
+// close ends the process.
+func (c *catFile) close() error {
+	if c.cmd == nil {
+		return nil
+	}
+	c.in.Close()
+	io.Copy(io.Discard, c.out)
+	if err := c.cmd.Wait(); err != nil {
+		return fmt.Errorf("git cat-file: %s", strings.TrimSpace(c.errb.String()))
+	}
+	return nil
+}
+
 // fetch writes the base files at paths (slash paths relative to the top,
-// regular files only) into dir, with one git cat-file process.
-func (s *state) fetch(ctx context.Context, root, dir string, paths []string) error {
+// regular files only) into dir, those not written yet.
+func (s *state) fetch(c *catFile, dir string, paths []string) error {
 	var todo []string
 	seen := map[string]bool{}
 	for _, p := range paths {
@@ -302,30 +405,19 @@ func (s *state) fetch(ctx context.Context, root, dir string, paths []string) err
 	if len(todo) == 0 {
 		return nil
 	}
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-	var in strings.Builder
-	for _, p := range todo {
-		in.WriteString(s.base[p].oid)
-		in.WriteByte('\n')
-	}
-	cmd.Stdin = strings.NewReader(in.String())
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
+	if err := c.start(); err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git cat-file: %w", err)
-	}
-	werr := writeBlobs(ctx, bufio.NewReaderSize(pipe, 1<<16), dir, todo)
-	io.Copy(io.Discard, pipe)
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("git cat-file: %s", strings.TrimSpace(errb.String()))
-	}
-	return werr
+	// Requests go in while answers come out: neither pipe fills up.
+	go func() {
+		w := bufio.NewWriter(c.in)
+		for _, p := range todo {
+			w.WriteString(s.base[p].oid)
+			w.WriteByte('\n')
+		}
+		w.Flush()
+	}()
+	return writeBlobs(c.ctx, c.out, dir, todo)
 }
 
 // writeBlobs reads git cat-file --batch answers, one per path, and writes

@@ -159,11 +159,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := repoRoot(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	commit, err := resolve(ctx, root, opts.Base)
+	root, commit, st, err := readState(ctx, dir, opts.Base)
 	if err != nil {
 		return nil, err
 	}
@@ -187,10 +183,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, err
 		}
 		defer os.RemoveAll(baseDir)
-	}
-	st, err := readState(ctx, root, commit)
-	if err != nil {
-		return nil, err
 	}
 	// A renamed file is selected by either of its names.
 	baseFilter := append([]string(nil), filter...)
@@ -218,13 +210,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := c.extract(ctx, root, commit, pairs); err != nil {
 		return nil, err
 	}
+	// Each side of each pair is one task: even one changed file uses two
+	// cores.
 	results := make([][2]*evaluated, len(pairs))
-	if err := parallel(ctx, len(pairs), func(i int) {
-		if bp := pairs[i].base; bp != "" {
-			results[i][0] = base.evaluate(ctx, bp)
-		}
-		if wp := pairs[i].work; wp != "" {
-			results[i][1] = work.evaluate(ctx, wp)
+	if err := parallel(ctx, 2*len(pairs), func(i int) {
+		pr := pairs[i/2]
+		switch {
+		case i%2 == 0 && pr.base != "":
+			results[i/2][0] = base.evaluate(ctx, pr.base)
+		case i%2 == 1 && pr.work != "":
+			results[i/2][1] = work.evaluate(ctx, pr.work)
 		}
 	}); err != nil {
 		return nil, err
@@ -317,7 +312,7 @@ func (c *comparison) pairs(baseFilter []string, rep *Report) []pair {
 	// A file git sees unchanged is the base's file; only the others are
 	// looked at.
 	for _, p := range c.st.basePaths {
-		if e := c.st.base[p]; e.isFile() && !c.st.changed[p] && query(p, c.filter) {
+		if e := c.st.base[p]; e.query && e.isFile() && !c.st.changed[p] && selected(p, c.filter) && !hasDir(p, "node_modules") {
 			addWork(p, e.isLink())
 		}
 	}
@@ -335,7 +330,7 @@ func (c *comparison) pairs(baseFilter []string, rep *Report) []pair {
 	baseSkipped := map[string]bool{}
 	inBase := func(p string) bool {
 		e, ok := c.st.base[p]
-		return ok && e.isFile() && query(p, baseFilter) && !baseSkipped[p]
+		return ok && e.query && e.isFile() && selected(p, baseFilter) && !hasDir(p, "node_modules") && !baseSkipped[p]
 	}
 	for _, p := range c.st.basePaths {
 		if e := c.st.base[p]; e.isLink() && inBase(p) {
@@ -494,7 +489,8 @@ func (c *comparison) extract(ctx context.Context, root, commit string, pairs []p
 	if len(files) == 0 {
 		return nil
 	}
-	err := c.fetch(ctx, root, need)
+	blobs := &catFile{ctx: ctx, root: root}
+	err := c.fetch(blobs, need)
 	if err == nil {
 		need = need[:0]
 		for _, p := range files {
@@ -507,7 +503,10 @@ func (c *comparison) extract(ctx context.Context, root, commit string, pairs []p
 				need = append(need, filepath.ToSlash(r))
 			}
 		}
-		err = c.fetch(ctx, root, need)
+		err = c.fetch(blobs, need)
+	}
+	if cerr := blobs.close(); err == nil {
+		err = cerr
 	}
 	if !errors.Is(err, errLinks) {
 		return err
@@ -527,7 +526,7 @@ func (c *comparison) extract(ctx context.Context, root, commit string, pairs []p
 }
 
 // fetch writes the base files that reading the paths needs.
-func (c *comparison) fetch(ctx context.Context, root string, paths []string) error {
+func (c *comparison) fetch(blobs *catFile, paths []string) error {
 	var all []string
 	for _, p := range paths {
 		fs, err := c.st.files(p)
@@ -536,7 +535,7 @@ func (c *comparison) fetch(ctx context.Context, root string, paths []string) err
 		}
 		all = append(all, fs...)
 	}
-	return c.st.fetch(ctx, root, c.base.root, all)
+	return c.st.fetch(blobs, c.base.root, all)
 }
 
 // selected reports whether the slash path p is one of filter or below one

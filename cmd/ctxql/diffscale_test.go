@@ -78,13 +78,19 @@ func TestDiffSkipsUnchanged(t *testing.T) {
 		change func()
 		want   int // changes reported
 	}{
-		{"query", func() { write(t, filepath.Join(dir, "q", "a.pact"), "// data: ../data/tree.json\n.block[ttl>=1]\n", 0o644) }, 1},
+		{"query", func() {
+			write(t, filepath.Join(dir, "q", "a.pact"), "// data: ../data/tree.json\n.block[ttl>=1]\n", 0o644)
+		}, 1},
 		{"data", func() {
 			write(t, filepath.Join(dir, "data", "tree2.json"), strings.Replace(diffTree, `"ttl": 2`, `"ttl": 0`, 1), 0o644)
 		}, 2},
-		{"facts declarations", func() { write(t, filepath.Join(dir, "facts", "edge.dl"), "relation edge(String, String);\nrelation x(String);\n", 0o644) }, 2},
+		{"facts declarations", func() {
+			write(t, filepath.Join(dir, "facts", "edge.dl"), "relation edge(String, String);\nrelation x(String);\n", 0o644)
+		}, 2},
 		{"facts", func() { write(t, filepath.Join(dir, "facts", "edge.facts"), "a\tb\nb\tc\nc\td\n", 0o644) }, 3},
-		{"config", func() { write(t, filepath.Join(dir, "cfg", ".ctxql.yaml"), "data:\n  \"*.pact\": ../data/tree2.json\n", 0o644) }, 4},
+		{"config", func() {
+			write(t, filepath.Join(dir, "cfg", ".ctxql.yaml"), "data:\n  \"*.pact\": ../data/tree2.json\n", 0o644)
+		}, 4},
 		{"link target", func() {
 			os.Remove(filepath.Join(dir, "data", "current.json"))
 			os.Symlink("tree2.json", filepath.Join(dir, "data", "current.json"))

@@ -100,3 +100,38 @@ func TestTestWatch(t *testing.T) {
 		t.Errorf("exit after an interrupt: %v, want status 130", err)
 	}
 }
+
+// TestCheckAndEvalWatch runs "ctxql check --watch DIR" and "ctxql eval
+// pact --watch": each runs again when a file it read changes under it, and
+// check also when a new query file appears in the directory.
+func TestCheckAndEvalWatch(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "d.json"), `{"root": {"children": [{"id": "a", "nodeType": "mt"}]}}`, 0o644)
+	write(t, filepath.Join(dir, "q.pact"), ".mt\n", 0o644)
+	start := func(args ...string) (*exec.Cmd, *lines, *lines) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		out, _ := cmd.StdoutPipe()
+		errp, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd, readLines(out), readLines(errp)
+	}
+
+	_, out, errs := start("check", "--watch", ".")
+	errs.waitFor(t, "watching for changes")
+	write(t, filepath.Join(dir, "q.pact"), ".mt[\n", 0o644)
+	out.waitFor(t, "q.pact:1:5: error")
+	errs.waitFor(t, "watching for changes")
+	write(t, filepath.Join(dir, "new.pact"), ".block:summary\n", 0o644)
+	out.waitFor(t, "PACT001")
+
+	write(t, filepath.Join(dir, "q.pact"), ".mt\n", 0o644)
+	_, eout, eerrs := start("eval", "pact", "--watch", "--data", "d.json", ".mt")
+	eout.waitFor(t, `["a"]`)
+	eerrs.waitFor(t, "watching for changes")
+	write(t, filepath.Join(dir, "d.json"), `{"root": {"children": [{"id": "b", "nodeType": "mt"}]}}`, 0o644)
+	eout.waitFor(t, `["b"]`)
+}
