@@ -5,14 +5,13 @@ import (
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // tellLeftAsIs says on stderr which queries of a PACT file fmt left as they
 // are written because they are invalid: the formatter never changes whether
 // a query is valid (an omitted time prefix written out as "@t0" would make
 // "@mode" valid), so it does not touch them.
-func tellLeftAsIs(env Env, l *lang.Language, name string, src []byte, d pact.Dialect) {
+func tellLeftAsIs(env Env, l *lang.Language, name string, src []byte, d lang.Dialect) {
 	if l.ID != lang.PACT {
 		return
 	}

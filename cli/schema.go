@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/internal/jsonenc"
-	syn "github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/lang"
 )
 
 // newSchemaCmd builds `ctxql schema jql [--json]`.
@@ -29,7 +29,7 @@ func newSchemaCmd(env Env) *cobra.Command {
 }
 
 func writeJQLSchema(w io.Writer, asJSON bool) error {
-	s := syn.NewSchema()
+	s := lang.JQLSchema()
 	if !asJSON {
 		return s.WriteText(w)
 	}

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -48,6 +49,9 @@ func PACTIsCanonical(src []byte) (bool, error) { return PACTIsCanonicalDialect(s
 
 // PACTIsCanonicalDialect is PACTIsCanonical for a file read in dialect def.
 func PACTIsCanonicalDialect(src []byte, def pact.Dialect) (bool, error) {
+	if bytes.IndexByte(src, '\r') >= 0 {
+		return canonicalCR(src, func(b []byte) ([]byte, error) { return PACTDialect(b, def) })
+	}
 	_, ok, err := printPACT(src, def, true)
 	return ok, err
 }

@@ -38,7 +38,7 @@ func (s *server) didOpen(params json.RawMessage) error {
 // projectChanged re-diagnoses every open document when uri is a
 // configuration file: its text applies at once, saved or not.
 func (s *server) projectChanged(uri string) {
-	if path.Base(FilePath(uri)) == config.FileName {
+	if filepath.Base(FilePath(uri)) == config.FileName {
 		s.ws.invalidate()
 		s.rediagnoseAll()
 	}
@@ -70,6 +70,8 @@ func (s *server) didChangeWatchedFiles(params json.RawMessage) error {
 		s.rediagnoseAll()
 		return nil
 	}
+	s.ws.forgetIDs()
+	stale := false
 	for _, snap := range s.session.all() {
 		data := snap.Workspace.DataPath(snap)
 		if data == "" {
@@ -80,9 +82,14 @@ func (s *server) didChangeWatchedFiles(params json.RawMessage) error {
 				if fresh := snap.fresh(); s.session.replace(snap, fresh) {
 					s.diags.schedule(fresh)
 				}
+				stale = true
 				break
 			}
 		}
+	}
+	if stale {
+		// A pull client's findings over the old data are stale.
+		s.refreshDiagnostics()
 	}
 	return nil
 }
@@ -141,6 +148,7 @@ func (s *server) didClose(params json.RawMessage) error {
 	s.session.remove(p.TextDocument.URI)
 	s.diags.clear(p.TextDocument.URI)
 	s.projectChanged(p.TextDocument.URI)
+	s.ws.release() // its sample data may be used by no open document now
 	return nil
 }
 
@@ -150,10 +158,11 @@ func (s *server) didSave(params json.RawMessage) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	if path.Base(FilePath(p.TextDocument.URI)) == config.FileName {
+	if filepath.Base(FilePath(p.TextDocument.URI)) == config.FileName {
 		s.projectChanged(p.TextDocument.URI)
 		return nil
 	}
+	s.ws.forgetIDs() // the data may have changed on disk
 	if snap := s.session.get(p.TextDocument.URI); snap != nil {
 		if fresh := snap.fresh(); s.session.replace(snap, fresh) {
 			s.diags.schedule(fresh) // the data may have changed on disk

@@ -8,12 +8,14 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/ctxql/ctxql/internal/fileuri"
 	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -338,8 +340,12 @@ func writeSARIF(w io.Writer, fs []Finding, opts Options) error {
 	return err
 }
 
-// uriPath turns a file path into a relative URI reference.
+// uriPath turns a file path into a relative URI reference, or, for a path
+// with a Windows volume (a drive letter or a UNC share), a file: URI.
 func uriPath(p string) string {
+	if filepath.VolumeName(p) != "" {
+		return fileuri.FromPath(p)
+	}
 	p = strings.ReplaceAll(p, "\\", "/")
 	p = strings.TrimPrefix(p, "./")
 	var b strings.Builder

@@ -695,7 +695,7 @@ type tree struct {
 // loadResult is data loaded once, however many files ask for it at once.
 type loadResult struct {
 	once sync.Once
-	val  any
+	val  lang.Data
 	err  error
 }
 
@@ -733,21 +733,16 @@ func hasDir(p, dir string) bool {
 	return strings.HasPrefix(p, dir+"/") || strings.Contains(p, "/"+dir+"/")
 }
 
-// dataPath returns the sample data of the file at rel with text src (an
-// absolute path), or "" when none is named.
+// dataPath returns the sample data the file at rel (holding src) names,
+// resolved as every tool resolves it (lang.Settings.DataPath): its "data:"
+// pragma, else the tree's configuration; "" when it names none.
 func (t *tree) dataPath(rel, src string) string {
 	abs := filepath.Join(t.root, filepath.FromSlash(rel))
-	if p, ok := DataPragma(src); ok {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(abs), p)
-		}
-		return p
-	}
-	cfg := t.config(abs)
-	if cfg == nil {
+	p, ok := lang.Settings{Config: t.config(abs)}.DataPathText(abs, src)
+	if !ok {
 		return ""
 	}
-	return cfg.DataFor(abs)
+	return p
 }
 
 // config returns the .ctxql.yaml that applies to the file at abs, or nil
@@ -773,30 +768,6 @@ func (t *tree) config(abs string) *config.Config {
 	return cfg
 }
 
-// DataPragma returns the path of a "data:" comment on one of the first
-// five lines of src ("// data: ./sample.json" or "# data: ...").
-func DataPragma(src string) (string, bool) {
-	lines := strings.SplitN(src, "\n", 6)
-	for i, line := range lines {
-		if i == 5 {
-			break
-		}
-		line = strings.TrimSpace(line)
-		for _, lead := range []string{"//", "#"} {
-			rest, ok := strings.CutPrefix(line, lead)
-			if !ok {
-				continue
-			}
-			if p, ok := strings.CutPrefix(strings.TrimSpace(rest), "data:"); ok {
-				if p = strings.TrimSpace(p); p != "" {
-					return p, true
-				}
-			}
-		}
-	}
-	return "", false
-}
-
 // evaluate reads and evaluates the file at rel; nil when it has no sample
 // data.
 func (t *tree) evaluate(ctx context.Context, rel string) *evaluated {
@@ -810,20 +781,20 @@ func (t *tree) evaluate(ctx context.Context, rel string) *evaluated {
 	}
 	src := string(b)
 	e.file = syntax.NewFile(rel, src)
-	data := t.dataPath(rel, src)
-	if data == "" {
+	// The file's dialect and sample data are resolved as every tool
+	// resolves them: its pragmas, else the tree's configuration.
+	settings := lang.Settings{Config: t.config(abs)}
+	p, err := lang.ParseFile(abs, src, settings)
+	if err != nil {
+		return nil
+	}
+	data, ok := settings.DataPath(abs, p)
+	if !ok {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	switch e.lang {
-	case "pact":
-		e.queries = t.evalPACT(ctx, abs, src, data)
-	case "jql":
-		e.queries = t.evalJQL(ctx, rel, src, data)
-	case "datalog":
-		e.queries = t.evalDatalog(ctx, rel, src, data)
-	}
+	e.queries = t.evalFile(ctx, rel, p, data)
 	for i := range e.queries {
 		if e.queries[i].err == "" && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			e.queries[i].err = fmt.Sprintf("evaluation exceeded %v", t.timeout)
@@ -838,21 +809,22 @@ func (t *tree) clean(err error) string {
 	return strings.ReplaceAll(err.Error(), t.root+string(filepath.Separator), "")
 }
 
-// load returns data of a kind at path, loaded once per tree.
-func (t *tree) load(kind, path string, fn func(string) (any, error)) (any, error) {
-	key := kind + "\x00" + path
+// load returns the data of language l at path, loaded once per tree
+// however many files ask for it at once.
+func (t *tree) load(l *lang.Language, path string) (lang.Data, error) {
+	key := string(l.ID) + "\x00" + path
 	t.mu.Lock()
-	l, ok := t.loaded[key]
+	r, ok := t.loaded[key]
 	if !ok {
-		l = &loadResult{}
-		t.loaded[key] = l
+		r = &loadResult{}
+		t.loaded[key] = r
 	}
 	t.mu.Unlock()
-	l.once.Do(func() {
-		l.val, l.err = fn(path)
-		if l.err != nil {
-			l.err = fmt.Errorf("sample data %s", t.clean(l.err))
+	r.once.Do(func() {
+		r.val, r.err = l.Load(context.Background(), t.files, path)
+		if r.err != nil {
+			r.err = fmt.Errorf("sample data %s", t.clean(r.err))
 		}
 	})
-	return l.val, l.err
+	return r.val, r.err
 }

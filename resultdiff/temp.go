@@ -1,13 +1,13 @@
 package resultdiff
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/ctxql/ctxql/internal/process"
 )
 
 // tempPrefix starts the name of the directory a run extracts the base
@@ -41,7 +41,7 @@ func CleanStale(dir string) int {
 		}
 		p, _, ok := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(p)
-		if (!ok || err != nil || pid <= 0 || alive(pid)) && !staleUnnumbered(rest, e) {
+		if (!ok || err != nil || pid <= 0 || process.Alive(pid)) && !staleUnnumbered(rest, e) {
 			continue
 		}
 		if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {
@@ -49,11 +49,4 @@ func CleanStale(dir string) int {
 		}
 	}
 	return n
-}
-
-// alive reports whether a process with this id exists (one of another
-// user counts).
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxql/ctxql/internal/ostest"
 )
 
 // usage is what a capped run of the binary used.
@@ -48,8 +50,8 @@ func capped(t *testing.T, dir string, timeout time.Duration, args ...string) usa
 	}
 	u := usage{result: result{out.String(), errb.String(), code}}
 	u.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		u.maxRSS = ru.Maxrss << 10
+	if rss, ok := ostest.PeakRSS(cmd.ProcessState); ok {
+		u.maxRSS = rss
 	}
 	t.Logf("ctxql %.60s…: exit %d, %v CPU, peak RSS %d MB", strings.Join(args, " "), code, u.cpu, u.maxRSS>>20)
 	return u
@@ -361,7 +363,7 @@ func TestConfigSpecialFile(t *testing.T) {
 			cfg := filepath.Join(dir, ".ctxql.yaml")
 			var err error
 			if kind == "fifo" {
-				err = syscall.Mkfifo(cfg, 0o644)
+				err = ostest.Mkfifo(cfg)
 			} else {
 				err = os.Symlink("/dev/zero", cfg)
 			}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxql/ctxql/internal/ostest"
 )
 
 // bin is the ctxql binary built once for the tests that run it as a user
@@ -114,7 +116,7 @@ func TestSourcesSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "good.pact"), "@t0 .seg .block:summary\n", 0o644)
 	write(t, filepath.Join(dir, "big.pact"), strings.Repeat("@t0 .seg > .summary\n", 20), 0o644)
-	if err := syscall.Mkfifo(filepath.Join(dir, "x.pact"), 0o644); err != nil {
+	if err := ostest.Mkfifo(filepath.Join(dir, "x.pact")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.pact")); err != nil {
@@ -170,7 +172,7 @@ func TestSourcesSpecialFiles(t *testing.T) {
 func TestEvalDataSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := ostest.Mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.json")); err != nil {
@@ -178,7 +180,7 @@ func TestEvalDataSpecialFiles(t *testing.T) {
 	}
 	os.Mkdir(filepath.Join(dir, "facts"), 0o755)
 	write(t, filepath.Join(dir, "facts", "r.dl"), "relation r(String);\n", 0o644)
-	if err := syscall.Mkfifo(filepath.Join(dir, "facts", "r.facts"), 0o644); err != nil {
+	if err := ostest.Mkfifo(filepath.Join(dir, "facts", "r.facts")); err != nil {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, "real.json"), `{"relations": {"r": {"param_types": ["String"], "tuples": [["a"]]}}}`, 0o644)

@@ -255,6 +255,7 @@ type evaluator struct {
 	held     []heldBuf    // scratch sets to give back when the evaluation ends
 	trace    *[]StepCount // step counts, recorded only by Explain
 	tried    int          // trace entries of fallback sides that matched nothing
+	lastStep time.Time    // when the last step count was recorded (Explain)
 }
 
 // heldBuf is a scratch set taken from a snapshot's pool.

@@ -161,3 +161,15 @@ func Holds(op string, cmp int) (holds, ok bool) {
 	}
 	return false, false
 }
+
+// NumericType reports whether values of a declared parameter type
+// compare as numbers in conditions: the integer and float types of Rust
+// and the names Int, Integer, Float and Number, in any case.
+func NumericType(t string) bool {
+	switch strings.ToLower(t) {
+	case "int", "integer", "float", "number", "i8", "i16", "i32", "i64", "i128", "isize",
+		"u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64":
+		return true
+	}
+	return false
+}
