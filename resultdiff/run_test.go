@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxql/ctxql/internal/gittest"
 )
 
 // TestRunParallel: twenty query files sharing one data file whose content
@@ -19,16 +21,7 @@ func TestRunParallel(t *testing.T) {
 		t.Skip("git is not installed")
 	}
 	dir := t.TempDir()
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-			"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	run := func(args ...string) { gittest.Run(t, dir, args...) }
 	put := func(rel, content string) {
 		t.Helper()
 		p := filepath.Join(dir, filepath.FromSlash(rel))
