@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -203,45 +202,35 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if err != nil {
 		return err
 	}
-	var out any
 	if haveRule {
-		res, err := datalog.EvalRuleWith(ctx, db, rule, opts)
+		res, rows, err := datalog.EvalRuleRows(ctx, db, rule, opts)
 		if err != nil {
 			return evalError(err)
 		}
 		if printDiagnostics(env.Stderr, "", syntax.NewFile("rule", rule), res.Diagnostics) {
 			return &ExitError{Code: ExitFindings}
 		}
-		out = nonNil(res.Tuples)
-	} else {
-		src, err := sourceFiles(ctx).ReadFile(rulesPath)
-		if err != nil {
-			return Usagef("read rules: %w", err)
-		}
-		res, err := datalog.EvalProgramWith(ctx, db, rulesPath, string(src), opts)
-		if err != nil {
-			return evalError(err)
-		}
-		if printDiagnostics(env.Stderr, rulesPath+":", res.Program.File, res.Diagnostics) {
-			return &ExitError{Code: ExitFindings}
-		}
-		m := map[string][][]string{}
-		for k, v := range res.Relations {
-			m[k] = nonNil(v)
-		}
-		out = m
+		return writeLine(env.Stdout, rows.WriteJSON)
 	}
-	b, err := json.Marshal(out)
+	src, err := sourceFiles(ctx).ReadFile(rulesPath)
 	if err != nil {
-		return fmt.Errorf("encode result: %w", err)
+		return Usagef("read rules: %w", err)
 	}
-	_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
-	return err
+	res, rels, err := datalog.EvalProgramRows(ctx, db, rulesPath, string(src), opts)
+	if err != nil {
+		return evalError(err)
+	}
+	if printDiagnostics(env.Stderr, rulesPath+":", res.Program.File, res.Diagnostics) {
+		return &ExitError{Code: ExitFindings}
+	}
+	return writeLine(env.Stdout, func(w io.Writer) error { return datalog.WriteRelationsJSON(w, rels) })
 }
 
-func nonNil(t [][]string) [][]string {
-	if t == nil {
-		return [][]string{}
+// writeLine writes what write writes to w, then a newline.
+func writeLine(w io.Writer, write func(io.Writer) error) error {
+	if err := write(w); err != nil {
+		return err
 	}
-	return t
+	_, err := io.WriteString(w, "\n")
+	return err
 }

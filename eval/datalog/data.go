@@ -21,6 +21,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/internal/files"
 	syn "github.com/ctxql/ctxql/syntax/datalog"
@@ -211,11 +212,15 @@ type DB struct {
 	// by table and key columns. They are built on first use and kept, as a
 	// database keeps its indexes.
 	base map[*table]map[string]*index
+	// mu guards rank, order and base, which evaluations fill in lazily.
+	mu sync.Mutex
 }
 
 // baseIndex returns the index over a loaded relation's table on cols, and
 // false when t is not a loaded relation.
 func (db *DB) baseIndex(t *table, cols []int) (*index, bool) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	m, ok := db.base[t]
 	if !ok {
 		return nil, false
@@ -231,6 +236,8 @@ func (db *DB) baseIndex(t *table, cols []int) (*index, bool) {
 
 // dropIndexes forgets the indexes built so far.
 func (db *DB) dropIndexes() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	for t := range db.base {
 		db.base[t] = map[string]*index{}
 	}
@@ -295,21 +302,4 @@ func (db *DB) Relations() []RelationSummary {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-}
-
-func (db *DB) ranks() []uint32 {
-	if len(db.rank) == len(db.strs) {
-		return db.rank
-	}
-	order := make([]uint32, len(db.strs))
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(db.strs[a], db.strs[b]) })
-	db.rank = make([]uint32, len(db.strs))
-	db.order = order
-	for r, id := range order {
-		db.rank[id] = uint32(r)
-	}
-	return db.rank
 }
