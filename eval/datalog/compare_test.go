@@ -207,7 +207,7 @@ func (w *workload) runFloor(q query) [][]string { return w.db.strings(q.floor(w)
 
 func floorNormalFormsOne(w *workload) *table {
 	path, rw := w.db.rels["path"].tab, w.db.rels["rw_proc"].tab
-	t := w.db.ids[w.start]
+	t, _ := w.db.lookup(w.start)
 	cand := map[uint32]struct{}{}
 	for i := 0; i < path.len(); i++ {
 		if path.data[2*i] == t {
@@ -241,7 +241,7 @@ func floorNormalFormsAll(w *workload) *table {
 
 func floorJoin3(w *workload) *table {
 	path, rw := w.db.rels["path"].tab, w.db.rels["rw_proc"].tab
-	t := w.db.ids[w.start]
+	t, _ := w.db.lookup(w.start)
 	xs := map[uint32]struct{}{}
 	for i := 0; i < path.len(); i++ {
 		if path.data[2*i] == t {

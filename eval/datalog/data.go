@@ -201,7 +201,7 @@ type relation struct {
 // concurrent use: evaluation interns the constants of the rules it runs.
 type DB struct {
 	strs []string
-	ids  map[string]uint32
+	ids  interner
 	rels map[string]*relation
 	// rank[id] is the position of strs[id] in sorted order; rebuilt lazily
 	// when strings were added.
@@ -248,7 +248,7 @@ func Load(d *Data) (*DB, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
-	db := &DB{ids: map[string]uint32{}, rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
+	db := &DB{ids: newInterner(0), rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
 	for _, name := range d.names() {
 		rd := d.Relations[name]
 		tab := newTable(len(rd.ParamTypes))
@@ -266,16 +266,6 @@ func Load(d *Data) (*DB, error) {
 		db.base[tab] = map[string]*index{}
 	}
 	return db, nil
-}
-
-func (db *DB) intern(s string) uint32 {
-	if id, ok := db.ids[s]; ok {
-		return id
-	}
-	id := uint32(len(db.strs))
-	db.strs = append(db.strs, s)
-	db.ids[s] = id
-	return id
 }
 
 // Schema returns the parameter types of every relation.

@@ -100,7 +100,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		if intern {
 			return carg{kind: aConst, id: db.intern(t.Value), ok: true}
 		}
-		id, ok := db.ids[t.Value]
+		id, ok := db.lookup(t.Value)
 		return carg{kind: aConst, id: id, ok: ok}
 	}
 	for at, b := range r.Body {
@@ -153,7 +153,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 				return nil, err
 			}
 			o := operand{str: t.Value, numeric: t.Kind == syn.Num}
-			o.id, o.idOK = db.ids[t.Value]
+			o.id, o.idOK = db.lookup(t.Value)
 			if t.Kind == syn.Var {
 				o = operand{isVar: true, slot: slot(t.Value), numeric: numericType(varType[t.Value])}
 			}

@@ -26,13 +26,15 @@ func (t *table) append(row []uint32) {
 // tupleSet is an exact set of rows of one arity.
 type tupleSet struct {
 	arity int
-	small map[uint64]struct{} // arity <= 2: packed exactly
+	small *u64set // arity <= 2: packed exactly
 	large map[string]struct{}
 	buf   []byte
 	// bits, for arity 1 and 2 over a small id space, holds the rows whose
 	// values are all below side as one bit each; other rows go to small.
 	bits []uint64
 	side uint64
+	// touched sums what dedup read ahead, so that the reads are kept.
+	touched uint64
 }
 
 // maxSetBits bounds the bitmap of a tuple set (8 MiB).
@@ -48,7 +50,7 @@ func newTupleSetFor(arity, idSpace int) *tupleSet {
 func newTupleSetSized(arity, idSpace, n int) *tupleSet {
 	s := &tupleSet{arity: arity}
 	if arity <= 2 {
-		s.small = make(map[uint64]struct{}, n)
+		s.small = newU64Set(n)
 	} else {
 		s.large = make(map[string]struct{}, n)
 	}
@@ -78,7 +80,7 @@ func (s *tupleSet) bit(row []uint32) (uint64, bool) {
 func newTupleSet(arity int) *tupleSet {
 	s := &tupleSet{arity: arity}
 	if arity <= 2 {
-		s.small = map[uint64]struct{}{}
+		s.small = newU64Set(0)
 	} else {
 		s.large = map[string]struct{}{}
 	}
@@ -106,12 +108,7 @@ func (s *tupleSet) add(row []uint32) bool {
 		return true
 	}
 	if s.small != nil {
-		k := pack(row)
-		if _, ok := s.small[k]; ok {
-			return false
-		}
-		s.small[k] = struct{}{}
-		return true
+		return s.small.add(pack(row))
 	}
 	s.buf = s.buf[:0]
 	for _, v := range row {
@@ -124,13 +121,36 @@ func (s *tupleSet) add(row []uint32) bool {
 	return true
 }
 
+// dedup adds the rows of vals (s.arity values each) to s and moves the
+// new ones to the front of vals, in order; it returns them.
+func (s *tupleSet) dedup(vals []uint32) []uint32 {
+	ar := s.arity
+	n := len(vals) / ar
+	w := 0
+	// In the hashed set, read the slot of the row a few rows ahead so
+	// that the processor overlaps the cache misses.
+	const ahead = 8
+	var touch uint64
+	for i := range n {
+		if h := s.small; h != nil && s.bits == nil && i+ahead < n {
+			touch += h.slots[h.home(pack(vals[(i+ahead)*ar:(i+ahead+1)*ar]))]
+		}
+		row := vals[i*ar : (i+1)*ar]
+		if s.add(row) {
+			copy(vals[w*ar:], row)
+			w++
+		}
+	}
+	s.touched += touch
+	return vals[:w*ar]
+}
+
 func (s *tupleSet) has(row []uint32) bool {
 	if k, ok := s.bit(row); ok {
 		return s.bits[k>>6]&(uint64(1)<<(k&63)) != 0
 	}
 	if s.small != nil {
-		_, ok := s.small[pack(row)]
-		return ok
+		return s.small.has(pack(row))
 	}
 	s.buf = s.buf[:0]
 	for _, v := range row {
@@ -321,3 +341,86 @@ func (ix *index) has(v uint32) bool {
 
 // exact reports whether lookups need no verification.
 func (ix *index) exact() bool { return len(ix.cols) <= 2 }
+
+// u64set is a set of uint64 keys: open addressing with linear probing
+// over a power-of-two table at most half full, the slot chosen by the
+// high bits of the key times a Fibonacci constant. Slot value 0 means
+// empty; the key 0 is kept apart.
+type u64set struct {
+	slots []uint64
+	shift uint
+	n     int
+	zero  bool
+}
+
+func newU64Set(size int) *u64set {
+	n, shift := 16, uint(60)
+	for n < 2*size {
+		n *= 2
+		shift--
+	}
+	return &u64set{slots: make([]uint64, n), shift: shift}
+}
+
+func (s *u64set) home(k uint64) uint64 { return (k * 0x9e3779b97f4a7c15) >> s.shift }
+
+// add inserts k and reports whether it was new.
+func (s *u64set) add(k uint64) bool {
+	if k == 0 {
+		if s.zero {
+			return false
+		}
+		s.zero = true
+		return true
+	}
+	mask := uint64(len(s.slots) - 1)
+	i := s.home(k)
+	for {
+		e := s.slots[i]
+		if e == k {
+			return false
+		}
+		if e == 0 {
+			break
+		}
+		i = (i + 1) & mask
+	}
+	s.slots[i] = k
+	s.n++
+	if 2*s.n > len(s.slots) {
+		s.grow()
+	}
+	return true
+}
+
+func (s *u64set) has(k uint64) bool {
+	if k == 0 {
+		return s.zero
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := s.home(k); ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case k:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
+func (s *u64set) grow() {
+	old := s.slots
+	s.slots = make([]uint64, 2*len(old))
+	s.shift--
+	mask := uint64(len(s.slots) - 1)
+	for _, k := range old {
+		if k == 0 {
+			continue
+		}
+		i := s.home(k)
+		for s.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = k
+	}
+}
