@@ -228,7 +228,7 @@ func (db *DB) baseIndex(t *table, cols []int) (*index, bool) {
 	key := fmt.Sprint(cols)
 	ix, ok := m[key]
 	if !ok {
-		ix = buildIndex(t.data, t.arity, t.len(), cols, len(db.strs))
+		ix = t.index(t.len(), cols, len(db.strs))
 		m[key] = ix
 	}
 	return ix, true

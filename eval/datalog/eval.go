@@ -347,8 +347,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		endRound := func(add map[string]*table) {
 			for _, n := range stratum {
 				t := st.full[n]
-				t.data = append(t.data, add[n].data...)
-				t.n += add[n].n
+				t.appendTable(add[n])
 				st.rounds[n] = append(st.rounds[n], t.len())
 			}
 		}
@@ -373,8 +372,8 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			// of them as the first delta.
 			name := stratum[0]
 			full := st.full[name]
-			base := &table{arity: 2, data: slices.Clone(full.data), n: full.n}
-			all := &table{arity: 2, data: slices.Clone(full.data), n: full.n}
+			base := full.clone()
+			all := full.clone()
 			cr := *rules[tc].cr
 			cr.pos = []*catom{cr.pos[0], cr.pos[1]}
 			if cr.pos[1].args[0].slot != cr.pos[0].args[1].slot {

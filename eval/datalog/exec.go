@@ -267,7 +267,7 @@ func (ev *evaluator) relIndex(s source, cols []int) *index {
 	if ix, ok := ev.cache[k]; ok {
 		return ix
 	}
-	ix := buildIndex(s.t.data, s.t.arity, s.n, cols, len(ev.db.strs))
+	ix := s.t.index(s.n, cols, len(ev.db.strs))
 	ev.cache[k] = ix
 	return ix
 }

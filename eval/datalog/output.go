@@ -215,9 +215,11 @@ func eachSorted1(t *table, rank, order []uint32, fn func([]uint32) bool) {
 	row := make([]uint32, 1)
 	if n*8 >= len(rank) {
 		set := make([]uint64, (len(rank)+63)/64)
-		for _, id := range t.data[:n] {
-			r := rank[id]
-			set[r>>6] |= 1 << (r & 63)
+		for _, c := range t.chunks {
+			for _, id := range c {
+				r := rank[id]
+				set[r>>6] |= 1 << (r & 63)
+			}
 		}
 		for w, word := range set {
 			for word != 0 {
@@ -231,9 +233,11 @@ func eachSorted1(t *table, rank, order []uint32, fn func([]uint32) bool) {
 		}
 		return
 	}
-	rs := make([]uint32, n)
-	for i, id := range t.data[:n] {
-		rs[i] = rank[id]
+	rs := make([]uint32, 0, n)
+	for _, c := range t.chunks {
+		for _, id := range c {
+			rs = append(rs, rank[id])
+		}
 	}
 	slices.Sort(rs)
 	for _, r := range rs {
@@ -252,9 +256,11 @@ func eachSorted2(t *table, rank, order []uint32, fn func([]uint32) bool) {
 	n := t.len()
 	row := make([]uint32, 2)
 	if n*4 < len(rank) {
-		keys := make([]uint64, n)
-		for i := range keys {
-			keys[i] = uint64(rank[t.data[2*i]])<<32 | uint64(rank[t.data[2*i+1]])
+		keys := make([]uint64, 0, n)
+		for _, c := range t.chunks {
+			for o := 0; o+1 < len(c); o += 2 {
+				keys = append(keys, uint64(rank[c[o]])<<32|uint64(rank[c[o+1]]))
+			}
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
@@ -266,18 +272,22 @@ func eachSorted2(t *table, rank, order []uint32, fn func([]uint32) bool) {
 		return
 	}
 	start := make([]int32, len(rank)+1)
-	for i := range n {
-		start[rank[t.data[2*i]]+1]++
+	for _, c := range t.chunks {
+		for o := 0; o+1 < len(c); o += 2 {
+			start[rank[c[o]]+1]++
+		}
 	}
 	for r := range len(rank) {
 		start[r+1] += start[r]
 	}
 	next := slices.Clone(start[:len(rank)])
 	second := make([]uint32, n)
-	for i := range n {
-		r := rank[t.data[2*i]]
-		second[next[r]] = rank[t.data[2*i+1]]
-		next[r]++
+	for _, c := range t.chunks {
+		for o := 0; o+1 < len(c); o += 2 {
+			r := rank[c[o]]
+			second[next[r]] = rank[c[o+1]]
+			next[r]++
+		}
 	}
 	for r := range len(rank) {
 		b := second[start[r]:start[r+1]]

@@ -58,8 +58,7 @@ func LoadJSON(src []byte) (*DB, error) {
 			}
 		} else {
 			set := newTupleSetSized(ar, len(db.strs), len(sr.lens))
-			tab.data = set.dedup(sr.vals)
-			tab.n = len(tab.data) / ar
+			tab = tableOf(ar, set.dedup(sr.vals))
 		}
 		db.rels[strings.Clone(name)] = &relation{types: sr.types, tab: tab}
 		db.base[tab] = map[string]*index{}

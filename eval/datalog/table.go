@@ -5,22 +5,92 @@ import (
 	"slices"
 )
 
-// table is a list of rows of interned ids, stored flat.
+// table is a list of rows of interned ids, stored in chunks of up to
+// chunkRows rows each: a table grows without copying its rows, so a
+// relation of millions of tuples never needs twice its size to grow.
+// The first chunk grows like a slice, so that small tables stay small.
 type table struct {
-	arity int
-	data  []uint32
-	n     int // rows; tracked separately so that arity-0 tables work
+	arity  int
+	chunks [][]uint32
+	n      int // rows; tracked separately so that arity-0 tables work
 }
+
+const (
+	chunkShift = 14
+	chunkRows  = 1 << chunkShift
+	chunkMask  = chunkRows - 1
+)
 
 func newTable(arity int) *table { return &table{arity: arity} }
 
+// tableOf returns a table over the rows of data (arity values each),
+// which it keeps.
+func tableOf(arity int, data []uint32) *table {
+	t := &table{arity: arity}
+	if arity == 0 {
+		return t
+	}
+	t.n = len(data) / arity
+	size := chunkRows * arity
+	for len(data) > 0 {
+		k := min(size, len(data))
+		t.chunks = append(t.chunks, data[:k:k])
+		data = data[k:]
+	}
+	return t
+}
+
 func (t *table) len() int { return t.n }
 
-func (t *table) row(i int) []uint32 { return t.data[i*t.arity : (i+1)*t.arity] }
+func (t *table) row(i int) []uint32 {
+	if t.arity == 0 {
+		return nil
+	}
+	c := t.chunks[i>>chunkShift]
+	o := (i & chunkMask) * t.arity
+	return c[o : o+t.arity : o+t.arity]
+}
 
 func (t *table) append(row []uint32) {
-	t.data = append(t.data, row...)
+	if t.arity == 0 {
+		t.n++
+		return
+	}
+	k := t.n >> chunkShift
+	if k == len(t.chunks) {
+		size := chunkRows * t.arity
+		if k == 0 {
+			size = 0
+		}
+		t.chunks = append(t.chunks, make([]uint32, 0, size))
+	}
+	t.chunks[k] = append(t.chunks[k], row...)
 	t.n++
+}
+
+// appendTable appends the rows of u.
+func (t *table) appendTable(u *table) {
+	if t.arity == 0 {
+		t.n += u.n
+		return
+	}
+	for i := range u.n {
+		t.append(u.row(i))
+	}
+}
+
+// clone returns a copy of t.
+func (t *table) clone() *table {
+	c := &table{arity: t.arity, n: t.n, chunks: make([][]uint32, len(t.chunks))}
+	for i, ch := range t.chunks {
+		c.chunks[i] = slices.Clone(ch)
+	}
+	return c
+}
+
+// index builds the index of t's first n rows on cols (see buildIndex).
+func (t *table) index(n int, cols []int, idSpace int) *index {
+	return buildIndexChunks(t.chunks, t.arity, n, cols, idSpace)
 }
 
 // tupleSet is an exact set of rows of one arity.
@@ -164,8 +234,6 @@ func (s *tupleSet) has(row []uint32) bool {
 // Keys of up to two columns are packed exactly; longer keys are hashed and
 // verified on lookup.
 type index struct {
-	data   []uint32
-	stride int
 	cols   []int
 	groups map[uint64]int32
 	// dense, for one-column keys over a dense id space, maps a value to
@@ -194,7 +262,7 @@ func newGrowingIndex(cols []int) *index {
 // extend indexes the rows of t not indexed yet.
 func (ix *index) extend(t *table) {
 	for i := ix.done; i < t.n; i++ {
-		row := t.data[i*t.arity : (i+1)*t.arity]
+		row := t.row(i)
 		var g int32
 		if ix.dense != nil {
 			v := row[ix.cols[0]]
@@ -262,14 +330,39 @@ func keyOfVals(vals []uint32) uint64 {
 // when positive, bounds the values: a one-column index over enough rows
 // then uses an array instead of a hash map.
 func buildIndex(data []uint32, stride, n int, cols []int, idSpace int) *index {
-	ix := &index{data: data, stride: stride, cols: cols}
+	return buildIndexChunks([][]uint32{data}, stride, n, cols, idSpace)
+}
+
+// buildIndexChunks is buildIndex over rows stored in consecutive chunks.
+func buildIndexChunks(chunks [][]uint32, stride, n int, cols []int, idSpace int) *index {
+	ix := &index{cols: cols}
 	gid := make([]int32, n)
 	var counts []int32
+	// each calls f with every row of the first n, in order.
+	each := func(f func(i int, row []uint32)) {
+		i := 0
+		for _, c := range chunks {
+			for o := 0; o+stride <= len(c) && i < n; o += stride {
+				f(i, c[o:o+stride])
+				i++
+			}
+			if i >= n {
+				return
+			}
+		}
+	}
+	if stride == 0 {
+		each = func(f func(int, []uint32)) {
+			for i := range n {
+				f(i, nil)
+			}
+		}
+	}
 	if len(cols) == 1 && idSpace > 0 && n*4 >= idSpace {
 		ix.dense = make([]int32, idSpace)
 		c := cols[0]
-		for i := 0; i < n; i++ {
-			v := data[i*stride+c]
+		each(func(i int, row []uint32) {
+			v := row[c]
 			g := ix.dense[v] - 1
 			if g < 0 {
 				g = int32(len(counts))
@@ -278,11 +371,11 @@ func buildIndex(data []uint32, stride, n int, cols []int, idSpace int) *index {
 			}
 			gid[i] = g
 			counts[g]++
-		}
+		})
 	} else {
 		ix.groups = make(map[uint64]int32, n/4+1)
-		for i := 0; i < n; i++ {
-			k := keyOf(data[i*stride:(i+1)*stride], cols)
+		each(func(i int, row []uint32) {
+			k := keyOf(row, cols)
 			g, ok := ix.groups[k]
 			if !ok {
 				g = int32(len(counts))
@@ -291,7 +384,7 @@ func buildIndex(data []uint32, stride, n int, cols []int, idSpace int) *index {
 			}
 			gid[i] = g
 			counts[g]++
-		}
+		})
 	}
 	ix.start = make([]int32, len(counts)+1)
 	for g, c := range counts {
