@@ -397,8 +397,8 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 						return nil
 					}
 				}
-				for _, c := range conds {
-					if !ev.compare(row, c) {
+				for i := range conds {
+					if !ev.compare(row, &conds[i]) {
 						return nil
 					}
 				}
@@ -585,9 +585,13 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 		return true
 	}
 	scratch := make([]uint32, cur.width)
+	var copied []uint32 // the binding scratch holds, apart from newSlots
 	emit := func(b, tup []uint32) error {
 		if final != nil {
-			copy(scratch, b)
+			if len(b) > 0 && (copied == nil || &copied[0] != &b[0]) {
+				copy(scratch, b)
+				copied = b
+			}
 			for i, p := range newPos {
 				scratch[newSlots[i]] = tup[p]
 			}
@@ -841,7 +845,7 @@ func (ev *evaluator) filter(cur *bindings, c ccond) *bindings {
 	out := &bindings{width: cur.width}
 	for i := 0; i < cur.n; i++ {
 		b := cur.row(i)
-		if ev.compare(b, c) {
+		if ev.compare(b, &c) {
 			out.data = append(out.data, b...)
 			out.n++
 		}
@@ -859,7 +863,7 @@ func (ev *evaluator) value(b []uint32, o operand) string {
 // compare evaluates a condition. Values compare as numbers when an operand
 // is a number literal or a variable of a numeric type and both values
 // parse as numbers; otherwise they compare as strings, bytewise.
-func (ev *evaluator) compare(b []uint32, c ccond) bool {
+func (ev *evaluator) compare(b []uint32, c *ccond) bool {
 	if c.eqIDs {
 		// Bytewise equality of interned strings is equality of ids.
 		l, lok := c.l.id, c.l.idOK

@@ -23,13 +23,10 @@ const (
 
 func newTable(arity int) *table { return &table{arity: arity} }
 
-// tableOf returns a table over the rows of data (arity values each),
+// tableOf returns a table over the rows of data (arity > 0 values each),
 // which it keeps.
 func tableOf(arity int, data []uint32) *table {
 	t := &table{arity: arity}
-	if arity == 0 {
-		return t
-	}
 	t.n = len(data) / arity
 	size := chunkRows * arity
 	for len(data) > 0 {
@@ -43,19 +40,12 @@ func tableOf(arity int, data []uint32) *table {
 func (t *table) len() int { return t.n }
 
 func (t *table) row(i int) []uint32 {
-	if t.arity == 0 {
-		return nil
-	}
 	c := t.chunks[i>>chunkShift]
 	o := (i & chunkMask) * t.arity
 	return c[o : o+t.arity : o+t.arity]
 }
 
 func (t *table) append(row []uint32) {
-	if t.arity == 0 {
-		t.n++
-		return
-	}
 	k := t.n >> chunkShift
 	if k == len(t.chunks) {
 		size := chunkRows * t.arity
@@ -70,10 +60,6 @@ func (t *table) append(row []uint32) {
 
 // appendTable appends the rows of u.
 func (t *table) appendTable(u *table) {
-	if t.arity == 0 {
-		t.n += u.n
-		return
-	}
 	for i := range u.n {
 		t.append(u.row(i))
 	}
