@@ -122,6 +122,74 @@ type pendingVal struct {
 // processor to overlap their table lookups' cache misses.
 const internBatch = 64
 
+// maxFastValues bounds the tuples fastTuple scans, and the columns whose
+// last value is remembered.
+const maxFastValues = 8
+
+// fastTuple scans a tuple whose values are all plain strings (no escape,
+// no byte outside printable ASCII) and reports whether it did; otherwise
+// it leaves the scanner where it was, for the general path.
+func (sc *scanner) fastTuple(sr *scanRel, last []lastVal) bool {
+	start := sc.I
+	if sc.Peek() != '[' {
+		return false
+	}
+	sc.I++
+	var vals [maxFastValues]string
+	n := 0
+	if sc.Peek() != ']' {
+		for {
+			if n == len(vals) || sc.Peek() != '"' {
+				sc.I = start
+				return false
+			}
+			v, ok := sc.PlainStr()
+			if !ok {
+				sc.I = start
+				return false
+			}
+			vals[n] = v
+			n++
+			c := sc.Peek()
+			if c == ']' {
+				break
+			}
+			if c != ',' {
+				sc.I = start
+				return false
+			}
+			sc.I++
+		}
+	}
+	sc.I++
+	for i, v := range vals[:n] {
+		sc.value(sr, last, i, v)
+	}
+	sr.lens = append(sr.lens, n)
+	return true
+}
+
+// value records the scanned value v in column n of the tuple being
+// scanned. Its id is set when the batch of pending values is interned.
+// Tuples often repeat the previous tuple's value in a column (grouped
+// data): that one takes the id of the earlier value.
+func (sc *scanner) value(sr *scanRel, last []lastVal, n int, v string) {
+	at := int32(len(sr.vals))
+	sr.vals = append(sr.vals, 0)
+	from := int32(-1)
+	if n < len(last) {
+		if last[n].ok && last[n].s == v {
+			from = last[n].at
+		} else {
+			last[n] = lastVal{s: v, at: at, ok: true}
+		}
+	}
+	sc.pend = append(sc.pend, pendingVal{s: v, at: at, from: from})
+	if len(sc.pend) == internBatch {
+		sc.resolve(sr.vals)
+	}
+}
+
 // resolve interns the pending values into vals.
 func (sc *scanner) resolve(vals []uint32) {
 	db := sc.db
@@ -295,14 +363,16 @@ func (sc *scanner) relation(sr *scanRel) error {
 				return err
 			}
 			sr.vals, sr.lens = sr.vals[:0], sr.lens[:0]
-			lasts := make([]lastVal, 8)
+			last := make([]lastVal, maxFastValues)
 			err := sc.Array(func(int) error {
+				if sc.fastTuple(sr, last) {
+					return nil
+				}
 				if ok, err := sc.null(); ok || err != nil {
 					sr.lens = append(sr.lens, 0)
 					return err
 				}
 				n := 0
-				last := lasts
 				err := sc.Array(func(int) error {
 					if ok, err := sc.null(); ok || err != nil {
 						// encoding/json leaves a string unset for null.
@@ -317,24 +387,7 @@ func (sc *scanner) relation(sr *scanRel) error {
 					if err != nil {
 						return err
 					}
-					// The value's id is set when the batch of pending
-					// values is interned. Tuples often repeat the
-					// previous tuple's value in a column (grouped data):
-					// that one takes the id of the earlier value.
-					at := int32(len(sr.vals))
-					sr.vals = append(sr.vals, 0)
-					from := int32(-1)
-					if n < len(last) {
-						if last[n].ok && last[n].s == v {
-							from = last[n].at
-						} else {
-							last[n] = lastVal{s: v, at: at, ok: true}
-						}
-					}
-					sc.pend = append(sc.pend, pendingVal{s: v, at: at, from: from})
-					if len(sc.pend) == internBatch {
-						sc.resolve(sr.vals)
-					}
+					sc.value(sr, last, n, v)
 					n++
 					return nil
 				})

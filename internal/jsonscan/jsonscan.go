@@ -211,6 +211,28 @@ func (s *Scanner) Number() (string, error) {
 	return src[start:i], nil
 }
 
+// PlainStr scans a string at the current byte (a quote) whose bytes are
+// all printable ASCII without escapes, and returns it. It returns false,
+// and leaves the position unspecified, for any other string: Str reads
+// those.
+func (s *Scanner) PlainStr() (string, bool) {
+	i := s.I + 1
+	for i+8 <= len(s.S) && plain8(s.S[i:i+8]) {
+		i += 8
+	}
+	for ; i < len(s.S); i++ {
+		switch c := s.S[i]; {
+		case c == '"':
+			v := s.S[s.I+1 : i]
+			s.I = i + 1
+			return v, true
+		case c < 0x20 || c >= 0x80 || c == '\\':
+			return "", false
+		}
+	}
+	return "", false
+}
+
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080

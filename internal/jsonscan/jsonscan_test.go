@@ -105,3 +105,32 @@ func TestStrUnterminated(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainStr checks that PlainStr reads what Str reads wherever it
+// accepts a string, and refuses escapes, control bytes, non-ASCII text
+// and unterminated strings.
+func TestPlainStr(t *testing.T) {
+	for _, tc := range []struct {
+		src   string
+		plain bool
+	}{
+		{`""`, true}, {`"abc"`, true}, {`"{ p12 | serv!(req) }",`, true}, {`"0123456789abcdefghij"]`, true},
+		{`"a\"b"`, false}, {`"a\\b"`, false}, {"\"tab\there\"", false}, {`"é"`, false},
+		{`"0123456789abcdef\u0041"`, false}, {`"unterminated`, false}, {`"01234567`, false},
+	} {
+		p := &Scanner{S: tc.src}
+		got, ok := p.PlainStr()
+		if ok != tc.plain {
+			t.Errorf("PlainStr(%s): ok = %v, want %v", tc.src, ok, tc.plain)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		s := &Scanner{S: tc.src}
+		want, err := s.Str()
+		if err != nil || got != want || p.I != s.I {
+			t.Errorf("PlainStr(%s) = %q at %d; Str = %q at %d (%v)", tc.src, got, p.I, want, s.I, err)
+		}
+	}
+}
