@@ -115,3 +115,24 @@ func TestRowsWriteJSONError(t *testing.T) {
 		t.Fatalf("error %v, want the writer's", err)
 	}
 }
+
+// TestLoadJSONNullary checks that a relation without parameters loaded
+// from JSON holds its one tuple when it has any, and that rules read it.
+func TestLoadJSONNullary(t *testing.T) {
+	for _, tc := range []struct {
+		tuples string
+		want   int
+	}{{`[[], []]`, 1}, {`[]`, 0}} {
+		db, err := LoadJSON([]byte(`{"relations": {"e": {"param_types": [], "tuples": ` + tc.tuples + `}, "p": {"param_types": ["A"], "tuples": [["a"]]}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, rows, err := EvalRuleRows(context.Background(), db, "q(x) <-- p(x), e()", Options{})
+		if err != nil || len(res.Diagnostics) > 0 {
+			t.Fatalf("%v %v", err, res.Diagnostics)
+		}
+		if rows.Len() != tc.want {
+			t.Errorf("e = %s: %d tuples, want %d", tc.tuples, rows.Len(), tc.want)
+		}
+	}
+}

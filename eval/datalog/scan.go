@@ -46,18 +46,20 @@ func LoadJSON(src []byte) (*DB, error) {
 			return nil, fmt.Errorf("relation %s: missing param_types and tuples", name)
 		}
 		ar := len(sr.types)
-		for i, l := range sr.lens {
-			if l != ar {
-				return nil, fmt.Errorf("relation %s: tuple %d has %d values, want %d", name, i, l, ar)
+		tuples := 0
+		for _, r := range sr.lens {
+			if r.len != ar {
+				return nil, fmt.Errorf("relation %s: tuple %d has %d values, want %d", name, tuples, r.len, ar)
 			}
+			tuples += r.count
 		}
 		tab := newTable(ar)
 		if ar == 0 {
-			if len(sr.lens) > 0 {
-				tab.n = 1
+			if tuples > 0 {
+				tab.append(nil)
 			}
 		} else {
-			set := newTupleSetSized(ar, len(db.strs), len(sr.lens))
+			set := newTupleSetSized(ar, len(db.strs), tuples)
 			tab = tableOf(ar, set.dedup(sr.vals))
 		}
 		db.rels[strings.Clone(name)] = &relation{types: sr.types, tab: tab}
@@ -99,7 +101,19 @@ func LoadPathFrom(r *files.Reader, path string) (*DB, error) {
 type scanRel struct {
 	types []string
 	vals  []uint32
-	lens  []int
+	lens  []lenRun
+}
+
+// lenRun is a run of count consecutive tuples of len values each.
+type lenRun struct{ len, count int }
+
+// tuple records the end of a tuple of n values.
+func (sr *scanRel) tuple(n int) {
+	if k := len(sr.lens) - 1; k >= 0 && sr.lens[k].len == n {
+		sr.lens[k].count++
+		return
+	}
+	sr.lens = append(sr.lens, lenRun{len: n, count: 1})
 }
 
 // lastVal is the value last seen in a column of a relation's tuples and
@@ -165,7 +179,7 @@ func (sc *scanner) fastTuple(sr *scanRel, last []lastVal) bool {
 	for i, v := range vals[:n] {
 		sc.value(sr, last, i, v)
 	}
-	sr.lens = append(sr.lens, n)
+	sr.tuple(n)
 	return true
 }
 
@@ -369,7 +383,7 @@ func (sc *scanner) relation(sr *scanRel) error {
 					return nil
 				}
 				if ok, err := sc.null(); ok || err != nil {
-					sr.lens = append(sr.lens, 0)
+					sr.tuple(0)
 					return err
 				}
 				n := 0
@@ -391,7 +405,7 @@ func (sc *scanner) relation(sr *scanRel) error {
 					n++
 					return nil
 				})
-				sr.lens = append(sr.lens, n)
+				sr.tuple(n)
 				return err
 			})
 			sc.resolve(sr.vals)
