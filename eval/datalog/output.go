@@ -21,9 +21,6 @@ type Rows struct {
 // Len is the number of tuples.
 func (r *Rows) Len() int { return r.t.len() }
 
-// Arity is the number of values of each tuple.
-func (r *Rows) Arity() int { return r.t.arity }
-
 // Tuples returns the tuples as strings, sorted.
 func (r *Rows) Tuples() [][]string { return r.db.strings(r.t) }
 
@@ -39,18 +36,38 @@ func (r *Rows) appendJSON(jw *jsonWriter) {
 	strs := r.db.strs
 	jw.buf = append(jw.buf, '[')
 	first := true
+	// Sorted rows share their first value in runs: its encoding, with
+	// the brackets and commas around it, is kept and copied.
+	var prefix []byte
+	prevFirst := uint32(0)
 	r.db.eachSorted(r.t, func(row []uint32) bool {
 		if !first {
 			jw.buf = append(jw.buf, ',')
 		}
-		first = false
-		jw.buf = append(jw.buf, '[')
-		for i, id := range row {
-			if i > 0 {
+		if len(row) > 1 {
+			if first || row[0] != prevFirst {
+				start := len(jw.buf)
+				jw.buf = append(jw.buf, '[')
+				jw.str(strs[row[0]])
 				jw.buf = append(jw.buf, ',')
+				prefix = append(prefix[:0], jw.buf[start:]...)
+				prevFirst = row[0]
+			} else {
+				jw.buf = append(jw.buf, prefix...)
 			}
-			jw.str(strs[id])
+			for i, id := range row[1:] {
+				if i > 0 {
+					jw.buf = append(jw.buf, ',')
+				}
+				jw.str(strs[id])
+			}
+		} else {
+			jw.buf = append(jw.buf, '[')
+			for _, id := range row {
+				jw.str(strs[id])
+			}
 		}
+		first = false
 		jw.buf = append(jw.buf, ']')
 		return jw.spill()
 	})
@@ -271,6 +288,27 @@ func eachSorted2(t *table, rank, order []uint32, fn func([]uint32) bool) {
 		}
 		return
 	}
+	if side := uint64(len(rank)); side*side <= maxSetBits {
+		// Few strings: one bit per pair of ranks, read in order.
+		set := make([]uint64, (side*side+63)/64)
+		for _, c := range t.chunks {
+			for o := 0; o+1 < len(c); o += 2 {
+				k := uint64(rank[c[o]])*side + uint64(rank[c[o+1]])
+				set[k>>6] |= 1 << (k & 63)
+			}
+		}
+		for w, word := range set {
+			for word != 0 {
+				k := uint64(w)<<6 | uint64(bits.TrailingZeros64(word))
+				word &= word - 1
+				row[0], row[1] = order[k/side], order[k%side]
+				if !fn(row) {
+					return
+				}
+			}
+		}
+		return
+	}
 	start := make([]int32, len(rank)+1)
 	for _, c := range t.chunks {
 		for o := 0; o+1 < len(c); o += 2 {
@@ -289,17 +327,43 @@ func eachSorted2(t *table, rank, order []uint32, fn func([]uint32) bool) {
 			next[r]++
 		}
 	}
+	// A bucket of many rows is ordered through a bitmap over the ranks
+	// (the rows are distinct), a small one by sorting.
+	var set []uint64
 	for r := range len(rank) {
 		b := second[start[r]:start[r+1]]
 		if len(b) == 0 {
 			continue
 		}
-		slices.Sort(b)
 		row[0] = order[r]
+		if len(b)*16 < len(rank) {
+			slices.Sort(b)
+			for _, r1 := range b {
+				row[1] = order[r1]
+				if !fn(row) {
+					return
+				}
+			}
+			continue
+		}
+		if set == nil {
+			set = make([]uint64, (len(rank)+63)/64)
+		}
+		lo, hi := len(set), 0
 		for _, r1 := range b {
-			row[1] = order[r1]
-			if !fn(row) {
-				return
+			w := int(r1 >> 6)
+			set[w] |= 1 << (r1 & 63)
+			lo, hi = min(lo, w), max(hi, w)
+		}
+		for w := lo; w <= hi; w++ {
+			word := set[w]
+			set[w] = 0
+			for word != 0 {
+				row[1] = order[w<<6|bits.TrailingZeros64(word)]
+				word &= word - 1
+				if !fn(row) {
+					return
+				}
 			}
 		}
 	}

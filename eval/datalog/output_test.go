@@ -136,3 +136,56 @@ func TestLoadJSONNullary(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsSortedManyStrings checks the order and the JSON of two-column
+// rows over more strings than the pair bitmap covers: buckets by first
+// value, large ones ordered by a bitmap, small ones sorted.
+func TestRowsSortedManyStrings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	rel := &RelationData{ParamTypes: []string{"A", "B"}}
+	want := map[[2]string]bool{}
+	for range 4000 {
+		a := fmt.Sprint("hub", rng.IntN(3))
+		if rng.IntN(10) == 0 {
+			a = fmt.Sprint("a", rng.IntN(5000))
+		}
+		b := fmt.Sprint("b", rng.IntN(3000))
+		if rng.IntN(50) == 0 {
+			b = outputValues[rng.IntN(len(outputValues))]
+		}
+		rel.Tuples = append(rel.Tuples, []string{a, b})
+		want[[2]string{a, b}] = true
+	}
+	other := &RelationData{ParamTypes: []string{"T"}}
+	for i := range 9000 {
+		other.Tuples = append(other.Tuples, []string{fmt.Sprint("other", i)})
+	}
+	db, err := Load(&Data{Relations: map[string]*RelationData{"r": rel, "other": other}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, rows, err := EvalRuleRows(context.Background(), db, "q(a, b) <-- r(a, b)", Options{})
+	if err != nil || len(res.Diagnostics) > 0 {
+		t.Fatalf("%v %v", err, res.Diagnostics)
+	}
+	tuples := rows.Tuples()
+	if len(tuples) != len(want) {
+		t.Fatalf("%d tuples, want %d", len(tuples), len(want))
+	}
+	for i, tup := range tuples {
+		if !want[[2]string{tup[0], tup[1]}] {
+			t.Fatalf("tuple %q not in the data", tup)
+		}
+		if i > 0 && slices.Compare(tuples[i-1], tup) >= 0 {
+			t.Fatalf("tuples %q and %q out of order", tuples[i-1], tup)
+		}
+	}
+	var got bytes.Buffer
+	if err := rows.WriteJSON(&got); err != nil {
+		t.Fatal(err)
+	}
+	wantJSON, _ := json.Marshal(tuples)
+	if !bytes.Equal(got.Bytes(), wantJSON) {
+		t.Fatal("WriteJSON differs from json.Marshal of Tuples")
+	}
+}
