@@ -189,3 +189,33 @@ func TestRowsSortedManyStrings(t *testing.T) {
 		t.Fatal("WriteJSON differs from json.Marshal of Tuples")
 	}
 }
+
+// TestU64Set checks the set against a map over keys that collide in
+// their low and high bits, the key 0 included, through several growths.
+func TestU64Set(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	s, ref := newU64Set(0), map[uint64]bool{}
+	for i := range 20000 {
+		var k uint64
+		switch i % 4 {
+		case 0:
+			k = uint64(rng.IntN(3000))
+		case 1:
+			k = uint64(rng.IntN(3000)) << 32
+		case 2:
+			k = rng.Uint64()
+		}
+		if got, want := s.add(k), !ref[k]; got != want {
+			t.Fatalf("add(%#x) = %v, want %v", k, got, want)
+		}
+		ref[k] = true
+		if q := rng.Uint64() % 4000; s.has(q) != ref[q] {
+			t.Fatalf("has(%#x) = %v, want %v", q, s.has(q), ref[q])
+		}
+	}
+	for k := range ref {
+		if !s.has(k) {
+			t.Fatalf("has(%#x) = false after add", k)
+		}
+	}
+}

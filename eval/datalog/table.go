@@ -422,7 +422,7 @@ func (ix *index) has(v uint32) bool {
 func (ix *index) exact() bool { return len(ix.cols) <= 2 }
 
 // u64set is a set of uint64 keys: open addressing with linear probing
-// over a power-of-two table at most half full, the slot chosen by the
+// over a power-of-two table at most three quarters full, the slot chosen by the
 // high bits of the key times a Fibonacci constant. Slot value 0 means
 // empty; the key 0 is kept apart.
 type u64set struct {
@@ -434,7 +434,7 @@ type u64set struct {
 
 func newU64Set(size int) *u64set {
 	n, shift := 16, uint(60)
-	for n < 2*size {
+	for 3*n < 4*size {
 		n *= 2
 		shift--
 	}
@@ -466,7 +466,7 @@ func (s *u64set) add(k uint64) bool {
 	}
 	s.slots[i] = k
 	s.n++
-	if 2*s.n > len(s.slots) {
+	if 4*s.n > 3*len(s.slots) {
 		s.grow()
 	}
 	return true
