@@ -197,8 +197,11 @@ type relation struct {
 	tab   *table
 }
 
-// DB is loaded, interned data ready for evaluation. A DB is not safe for
-// concurrent use: evaluation interns the constants of the rules it runs.
+// DB is loaded, interned data ready for evaluation. Evaluations may run
+// concurrently over one DB as long as every constant in their rules'
+// heads occurs in the data: the indexes and string ranks they add are
+// guarded, but a head constant new to the DB is interned into it, which
+// other evaluations read without a lock.
 type DB struct {
 	strs []string
 	ids  interner
