@@ -58,32 +58,13 @@ func TestRowsWriteJSON(t *testing.T) {
 				if err != nil || len(res.Diagnostics) > 0 {
 					t.Fatalf("%v %v", err, res.Diagnostics)
 				}
-				tuples := rows.Tuples()
-				if len(tuples) != len(want) || rows.Len() != len(want) {
-					t.Fatalf("%d tuples (Len %d), want %d", len(tuples), rows.Len(), len(want))
-				}
-				for i, tup := range tuples {
-					if !want[strings.Join(tup, "\x00")] {
-						t.Fatalf("tuple %q not in the data", tup)
-					}
-					if i > 0 && slices.Compare(tuples[i-1], tup) >= 0 {
-						t.Fatalf("tuples %q and %q out of order", tuples[i-1], tup)
-					}
-				}
+				tuples := checkRows(t, rows, want)
 				var got bytes.Buffer
-				if err := rows.WriteJSON(&got); err != nil {
-					t.Fatal(err)
-				}
-				wantJSON, _ := json.Marshal(tuples)
-				if !bytes.Equal(got.Bytes(), wantJSON) {
-					t.Fatalf("WriteJSON:\n%s\njson.Marshal:\n%s", got.Bytes(), wantJSON)
-				}
-				got.Reset()
 				rels := map[string]*Rows{"q": rows, "a<b": rows, "z": rows}
 				if err := WriteRelationsJSON(&got, rels); err != nil {
 					t.Fatal(err)
 				}
-				wantJSON, _ = json.Marshal(map[string][][]string{"q": tuples, "a<b": tuples, "z": tuples})
+				wantJSON, _ := json.Marshal(map[string][][]string{"q": tuples, "a<b": tuples, "z": tuples})
 				if !bytes.Equal(got.Bytes(), wantJSON) {
 					t.Fatalf("WriteRelationsJSON:\n%s\njson.Marshal:\n%s", got.Bytes(), wantJSON)
 				}
@@ -168,12 +149,24 @@ func TestRowsSortedManyStrings(t *testing.T) {
 	if err != nil || len(res.Diagnostics) > 0 {
 		t.Fatalf("%v %v", err, res.Diagnostics)
 	}
+	set := map[string]bool{}
+	for k := range want {
+		set[k[0]+"\x00"+k[1]] = true
+	}
+	checkRows(t, rows, set)
+}
+
+// checkRows checks that rows holds the tuples of want (joined by NUL
+// bytes), sorted, that WriteJSON writes what json.Marshal writes for
+// them, and returns them.
+func checkRows(t *testing.T, rows *Rows, want map[string]bool) [][]string {
+	t.Helper()
 	tuples := rows.Tuples()
-	if len(tuples) != len(want) {
-		t.Fatalf("%d tuples, want %d", len(tuples), len(want))
+	if len(tuples) != len(want) || rows.Len() != len(want) {
+		t.Fatalf("%d tuples (Len %d), want %d", len(tuples), rows.Len(), len(want))
 	}
 	for i, tup := range tuples {
-		if !want[[2]string{tup[0], tup[1]}] {
+		if !want[strings.Join(tup, "\x00")] {
 			t.Fatalf("tuple %q not in the data", tup)
 		}
 		if i > 0 && slices.Compare(tuples[i-1], tup) >= 0 {
@@ -186,8 +179,9 @@ func TestRowsSortedManyStrings(t *testing.T) {
 	}
 	wantJSON, _ := json.Marshal(tuples)
 	if !bytes.Equal(got.Bytes(), wantJSON) {
-		t.Fatal("WriteJSON differs from json.Marshal of Tuples")
+		t.Fatalf("WriteJSON:\n%s\njson.Marshal:\n%s", got.Bytes(), wantJSON)
 	}
+	return tuples
 }
 
 // TestU64Set checks the set against a map over keys that collide in
