@@ -288,20 +288,25 @@ func eachSorted2(t *table, rank, order []uint32, fn func([]uint32) bool) {
 		}
 		return
 	}
-	if side := uint64(len(rank)); side*side <= maxSetBits {
-		// Few strings: one bit per pair of ranks, read in order.
-		set := make([]uint64, (side*side+63)/64)
+	if side, stride := len(rank), (len(rank)+63)/64; side*stride*64 <= maxSetBits {
+		// Few strings: one bit per pair of ranks, a row of stride words
+		// per first rank, read in order.
+		set := make([]uint64, side*stride)
 		for _, c := range t.chunks {
 			for o := 0; o+1 < len(c); o += 2 {
-				k := uint64(rank[c[o]])*side + uint64(rank[c[o+1]])
-				set[k>>6] |= 1 << (k & 63)
+				r1 := rank[c[o+1]]
+				set[int(rank[c[o]])*stride+int(r1>>6)] |= 1 << (r1 & 63)
 			}
 		}
 		for w, word := range set {
+			if word == 0 {
+				continue
+			}
+			row[0] = order[w/stride]
+			base := (w % stride) << 6
 			for word != 0 {
-				k := uint64(w)<<6 | uint64(bits.TrailingZeros64(word))
+				row[1] = order[base|bits.TrailingZeros64(word)]
 				word &= word - 1
-				row[0], row[1] = order[k/side], order[k%side]
 				if !fn(row) {
 					return
 				}
