@@ -54,7 +54,15 @@ func (t *table) append(row []uint32) {
 		}
 		t.chunks = append(t.chunks, make([]uint32, 0, size))
 	}
-	t.chunks[k] = append(t.chunks[k], row...)
+	c := t.chunks[k]
+	if len(c)+len(row) > cap(c) {
+		// Only the first chunk grows: fourfold, so that a table of one
+		// round copies its rows a third of the times doubling would.
+		nc := make([]uint32, len(c), min(max(4*cap(c), 64*t.arity), chunkRows*t.arity))
+		copy(nc, c)
+		c = nc
+	}
+	t.chunks[k] = append(c, row...)
 	t.n++
 }
 
