@@ -118,17 +118,7 @@ func TestPullAnswersBeforeEvaluating(t *testing.T) {
 	}, map[string]any{"diagnosticsDelay": 300}) // pulls come before the diagnoser's evaluations
 	uri := fileURIOf(dir, "q.pact")
 	c.open(uri, sixteenQueries())
-	refreshes := func() int {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		n := 0
-		for _, m := range c.notes {
-			if m.Method == "workspace/diagnostic/refresh" {
-				n++
-			}
-		}
-		return n
-	}
+	refreshes := func() int { return c.received("workspace/diagnostic/refresh") }
 	awaitRefresh := func(n int) {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); refreshes() < n; time.Sleep(5 * time.Millisecond) {
