@@ -65,6 +65,12 @@ func jqlError(res *Result, err error) error {
 
 func (e jqlEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Result, error) {
 	res := &Result{Lang: ByID(JQL), File: syntax.NewFile(q.Name, q.Src), Key: strings.TrimSpace(q.Src), Span: syntax.Sp(0, len(q.Src))}
+	// The query's errors are those of validity, as check reports them:
+	// the evaluator refuses exactly the queries that have them.
+	if ds := ByID(JQL).CheckQuery(q.Name, q.Src, DialectUnset); syntax.HasErrors(ds) {
+		res.Diagnostics = ds
+		return res, nil
+	}
 	pq, ds := parseJQLQuery(q.Name, q.Src)
 	r, err := evjql.EvalQueryOptions(ctx, pq, ds, d.(jqlData).src, e.options(b))
 	if err != nil {

@@ -23,7 +23,10 @@
 //     (every query of a parsed file), Language.Explain, one Result type;
 //     DataCache; budget errors (*LimitError) name no flag, the calling
 //     tool adds how to raise the limit;
-//   - descriptions: DescribeNodes, JQLSchema, RelationSizes;
+//   - descriptions: Parsed.Describe (hover text of every query language),
+//     PACTVocabulary (the documented words, for completion),
+//     Parsed.SymbolAt and Parsed.Occurrences (Datalog symbols),
+//     DescribeNodes (PACT result nodes), JQLSchema, RelationSizes;
 //   - rules: Language.Analyzers, Registry.
 //
 // Each query language implements one Evaluator (pacteval.go, jqleval.go,

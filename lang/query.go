@@ -29,10 +29,11 @@ func (l *Language) CheckQuery(name, src string, d Dialect) []syntax.Diagnostic {
 		}
 	case JQL:
 		q, pds := parseJQLQuery(name, src)
-		ds = withOrigins(pds, jql.CodeSyntax)
-		if q != nil && !syntax.HasErrors(ds) {
-			ds = append(ds, withOrigins(jql.NewSchema().Check(q), jql.CodeSyntax)...)
+		f := &jql.File{Name: name, Text: src, Diagnostics: pds}
+		if q != nil {
+			f.Queries = []*jql.Query{q}
 		}
+		ds = validateJQL(f)
 	case Datalog:
 		r, pds := datalog.ParseRule(src)
 		ds = withOrigins(pds, datalog.CodeSyntax)

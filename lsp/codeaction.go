@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -131,9 +132,9 @@ func lintActions(ctx context.Context, l *lint.Linter, s *Snapshot, diags []synta
 			out = append(out, CodeAction{Title: title, Kind: "quickfix", Edits: f.TextEdits,
 				Diagnostics: []syntax.Diagnostic{d}, Preferred: !f.Unsafe})
 		}
-		// Only a rule's finding can be suppressed: a syntax or check
-		// error makes the file invalid whatever a directive says.
-		if canSuppress && d.Code != "" && d.Origin == syntax.OriginRule {
+		// A syntax or check error makes the file invalid whatever a
+		// directive says: the table says what can be suppressed.
+		if canSuppress && lang.Suppressible(d) {
 			out = append(out, CodeAction{Title: "Suppress " + d.Code + " on this line", Kind: "quickfix",
 				Edits: []syntax.TextEdit{lint.SuppressEdit(s.File.Name(), s.File, d)}, Diagnostics: []syntax.Diagnostic{d}})
 		}

@@ -168,3 +168,99 @@ func TestFrontDoorRules(t *testing.T) {
 		}
 	}
 }
+
+// layerOf is the node of docs/architecture.md's diagram a package belongs
+// to, "" for packages the diagram leaves out (internal helpers, editors).
+func layerOf(p string) string {
+	switch {
+	case p == "syntax":
+		return "syntax"
+	case strings.HasPrefix(p, "syntax/"):
+		return "frontends"
+	case p == "eval" || strings.HasPrefix(p, "eval/"):
+		return "eval"
+	case p == "analysis" || strings.HasPrefix(p, "analysis/"):
+		return "analysis"
+	case p == "cli" || strings.HasPrefix(p, "cmd/"):
+		return "cli"
+	case strings.HasPrefix(p, "internal/") || strings.HasPrefix(p, "editors/") || strings.HasPrefix(p, "bench"):
+		return ""
+	}
+	return p
+}
+
+// TestArchitectureDiagram checks that the import diagram of
+// docs/architecture.md has exactly the edges the packages' imports give
+// (test files aside), node by node. The edges of a front door marked
+// pending in frontDoors are logged, not compared.
+func TestArchitectureDiagram(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	doc, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(doc), "```mermaid\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("docs/architecture.md has no mermaid diagram")
+	}
+	node := func(s string) string {
+		s = strings.TrimSpace(s)
+		if i := strings.IndexByte(s, '['); i >= 0 {
+			s = s[:i]
+		}
+		return s
+	}
+	drawn := map[string]bool{}
+	for _, line := range strings.Split(block, "\n") {
+		from, to, ok := strings.Cut(line, "-->")
+		if ok {
+			drawn[node(from)+" --> "+node(to)] = true
+		}
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	pending := map[string]bool{}
+	for _, d := range frontDoors {
+		if d.pending != "" {
+			pending[layerOf(d.pkg)] = true
+		}
+	}
+	actual := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		from := layerOf(strings.TrimPrefix(f[0], module+"/"))
+		if from == "" {
+			continue
+		}
+		for _, i := range f[1:] {
+			rel, ok := strings.CutPrefix(i, module+"/")
+			if to := layerOf(rel); ok && to != "" && to != from {
+				actual[from+" --> "+to] = true
+			}
+		}
+	}
+	if len(drawn) < 20 || len(actual) < 20 {
+		t.Fatalf("%d edges drawn, %d imported", len(drawn), len(actual))
+	}
+	for e := range actual {
+		if pending[strings.Fields(e)[0]] {
+			if !drawn[e] {
+				t.Logf("PENDING %s (imported, not drawn)", e)
+			}
+			continue
+		}
+		if !drawn[e] {
+			t.Errorf("the diagram lacks %s", e)
+		}
+	}
+	for e := range drawn {
+		if !actual[e] && !pending[strings.Fields(e)[0]] {
+			t.Errorf("the diagram draws %s, which no import makes", e)
+		}
+	}
+}
