@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unsafe"
@@ -66,6 +67,15 @@ func newCheckCmd(env Env, fix bool) *cobra.Command {
 	cmd.Flags().StringVar(&f.config, "config", "", "configuration file (default: the nearest .ctxql.yaml)")
 	f.limits.register(cmd.Flags())
 	cmd.Flags().IntVar(&f.maxFindings, "max-findings", report.DefaultMaxPerFile, "text output: findings printed per file before a summary line (0: all)")
+	if !fix {
+		// check --watch: the named files and, below named directories,
+		// every file of a known language or configuration.
+		watchable(env, cmd, func(name string) bool {
+			return lang.ForName(name) != nil || filepath.Base(name) == config.FileName
+		}, func(args []string) []string {
+			return append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-" }), flagInputs(cmd, "config")...)
+		})
+	}
 	return cmd
 }
 
@@ -96,6 +106,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 		changed bool
 		unread  bool // a file could not be read or written
 	)
+	walker := newWalk("check", env, args)
 	for _, arg := range args {
 		if arg == "-" {
 			src, err := f.limits.readStdin(env.Stdin)
@@ -109,7 +120,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 			all, files, changed = append(all, fs...), append(files, f.stdinFilename), changed || ch
 			continue
 		}
-		paths, err := collect(arg, func(p string) bool {
+		paths, err := walker.collect(arg, func(p string) bool {
 			l := lang.ForName(p)
 			return l != nil && (l.ID != lang.Host || cfg.Embedded(absPath(p)))
 		}, cfg)

@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -215,7 +215,7 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if printDiagnostics(env.Stderr, prefix, res.File, res.Diagnostics) {
 		return &ExitError{Code: ExitFindings}
 	}
-	out, err := json.Marshal(res.Value)
+	out, err := jsonenc.Marshal(res.Value)
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
 	}

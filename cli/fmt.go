@@ -60,6 +60,7 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 		return err
 	}
 	var changed, broken bool
+	walker := newWalk("fmt", env, args)
 	for _, arg := range args {
 		if arg == "-" {
 			src, err := f.limits.readStdin(env.Stdin)
@@ -73,7 +74,7 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 			changed = changed || ch
 			continue
 		}
-		paths, err := collect(arg, formattable, cfg)
+		paths, err := walker.collect(arg, formattable, cfg)
 		if err != nil {
 			return Usagef("fmt: %w", err)
 		}
@@ -145,6 +146,9 @@ func fmtOne(ctx context.Context, env Env, f *fmtFlags, cfg *config.Config, name 
 		canonical, err = l.IsCanonical(name, src, dialect)
 	} else {
 		out, err = l.Format(name, src, dialect)
+		if err == nil {
+			tellLeftAsIs(env, l, name, src, dialect)
+		}
 	}
 	var se *lang.SyntaxError
 	switch {

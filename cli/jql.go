@@ -17,7 +17,7 @@ import (
 func newEvalJQLCmd(env Env) *cobra.Command {
 	var data, queryFile string
 	var maxBytes int64
-	var explain bool
+	var explain, profile bool
 	cmd := &cobra.Command{
 		Use:   "jql [--explain] --data FILE (QUERY | --query-file F)",
 		Short: "Evaluate a JQL query",
@@ -32,20 +32,21 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 			if maxBytes <= 0 {
 				return Usagef("ctxql eval jql: --max-bytes must be positive")
 			}
-			return runEvalJQL(cmd.Context(), env, data, queryFile, args, lang.Budget{MaxBytes: maxBytes}, explain)
+			return runEvalJQL(cmd.Context(), env, data, queryFile, args, lang.Budget{MaxBytes: maxBytes}, lang.Explain{Profile: profile}, explain || profile)
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "", "data file or directory (required)")
 	cmd.Flags().StringVar(&queryFile, "query-file", "", "read the query from this file instead of the argument")
 	cmd.Flags().Int64Var(&maxBytes, "max-bytes", lang.DefaultMaxBytes, "most bytes of result documents a query may produce")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the documents left after each where condition instead of the results")
+	cmd.Flags().BoolVar(&profile, "profile", false, "--explain with the time of each condition, and the slowest conditions")
 	return cmd
 }
 
 // jqlLang is the JQL row of the language table.
 func jqlLang() *lang.Language { return lang.ByID(lang.JQL) }
 
-func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []string, b lang.Budget, explain bool) error {
+func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []string, b lang.Budget, xo lang.Explain, explain bool) error {
 	if data == "" {
 		return Usagef("ctxql eval jql: --data is required")
 	}
@@ -70,7 +71,7 @@ func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []str
 	}
 	q := lang.Query{Name: name, Src: src}
 	if explain {
-		return explainJQL(ctx, env.Stdout, env.Stderr, q, loaded)
+		return explainJQL(ctx, env.Stdout, env.Stderr, q, loaded, xo)
 	}
 	return evalJQL(ctx, env.Stdout, env.Stderr, q, loaded, b)
 }
@@ -133,8 +134,8 @@ func jqlInvalid(errw io.Writer, name string, f *syntax.File, ds []syntax.Diagnos
 // explainJQL prints the documents of the domain, the documents left after
 // each where condition, after the startAfter cursor, and the condition
 // that left none, in the style of `eval pact --explain`.
-func explainJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lang.Data) error {
-	x, err := jqlLang().Explain(ctx, data, q, lang.Explain{})
+func explainJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lang.Data, xo lang.Explain) error {
+	x, err := jqlLang().Explain(ctx, data, q, xo)
 	if err != nil {
 		return Usagef("ctxql eval jql: %w", err)
 	}

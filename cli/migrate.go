@@ -80,6 +80,7 @@ func runMigrate(ctx context.Context, env Env, f *migrateFlags, args []string) er
 	}
 	manual := false
 	failed := 0 // files left alone: syntax errors, unreadable, not writable
+	walker := newWalk("migrate", env, args)
 	for _, arg := range args {
 		if arg == "-" {
 			src, err := f.limits.readStdin(env.Stdin)
@@ -93,7 +94,7 @@ func runMigrate(ctx context.Context, env Env, f *migrateFlags, args []string) er
 			manual = manual || m
 			continue
 		}
-		paths, err := collect(arg, func(p string) bool { return lang.ForName(p) == lang.ByID(lang.PACT) }, cfg)
+		paths, err := walker.collect(arg, func(p string) bool { return lang.ForName(p) == lang.ByID(lang.PACT) }, cfg)
 		if err != nil {
 			return Usagef("migrate: %w", err)
 		}

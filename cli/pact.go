@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -16,7 +16,7 @@ import (
 // newEvalPactCmd builds `ctxql eval pact [--dialect v1|v2] --data FILE [--options JSON] SELECTOR`.
 func newEvalPactCmd(env Env) *cobra.Command {
 	var data, dialect, options string
-	var explain bool
+	var explain, profile bool
 	cmd := &cobra.Command{
 		Use:   "pact [--dialect v1|v2] --data FILE [--options JSON] SELECTOR",
 		Short: "Evaluate a PACT selector or query",
@@ -27,8 +27,8 @@ func newEvalPactCmd(env Env) *cobra.Command {
 			"applies to ranges. Exit 1 on an invalid selector, 2 on usage or data errors.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if explain {
-				return runExplainPact(cmd.Context(), env.Stdout, data, dialect, args[0])
+			if explain || profile {
+				return runExplainPact(cmd.Context(), env.Stdout, data, dialect, args[0], profile)
 			}
 			return runEvalPact(cmd.Context(), env.Stdout, data, dialect, options, args[0])
 		},
@@ -37,6 +37,7 @@ func newEvalPactCmd(env Env) *cobra.Command {
 	cmd.Flags().StringVar(&dialect, "dialect", "v2", "selector dialect: v1 or v2")
 	cmd.Flags().StringVar(&options, "options", "", "range options as a JSON object")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the candidate count after each step and filter instead of the ids")
+	cmd.Flags().BoolVar(&profile, "profile", false, "--explain with the time of each step, and the slowest steps")
 	return cmd
 }
 
@@ -62,9 +63,9 @@ func runEvalPact(ctx context.Context, out io.Writer, data, dialect, options, src
 	}
 	var b []byte
 	if res.Range {
-		b, err = json.MarshalIndent(res.Value, "", "  ")
+		b, err = jsonenc.MarshalIndent(res.Value, "", "  ")
 	} else {
-		b, err = json.Marshal(res.Value)
+		b, err = jsonenc.Marshal(res.Value)
 	}
 	if err != nil {
 		return fmt.Errorf("ctxql eval pact: %w", err)
@@ -108,12 +109,12 @@ func preparePACT(ctx context.Context, data, dialect, src string) (lang.Query, la
 
 // runExplainPact prints the candidate count after each step and filter of
 // the query, and the step that emptied it when it matches nothing.
-func runExplainPact(ctx context.Context, out io.Writer, data, dialect, src string) error {
+func runExplainPact(ctx context.Context, out io.Writer, data, dialect, src string, profile bool) error {
 	q, ds, err := preparePACT(ctx, data, dialect, src)
 	if err != nil {
 		return err
 	}
-	x, err := pactLang().Explain(ctx, ds, q, lang.Explain{})
+	x, err := pactLang().Explain(ctx, ds, q, lang.Explain{Profile: profile})
 	if err != nil {
 		return &ExitError{Code: 1, Err: fmt.Errorf("ctxql eval pact: %w", err)}
 	}

@@ -5,11 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/internal/ostest"
 )
 
 // TestOpenHistory: the REPL's history file is opened through
@@ -19,7 +19,7 @@ import (
 func TestOpenHistory(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := ostest.Mkfifo(fifo); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	zero := filepath.Join(dir, "zero")

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/lang"
 )
 
@@ -33,7 +33,7 @@ func writeJQLSchema(w io.Writer, asJSON bool) error {
 	if !asJSON {
 		return s.WriteText(w)
 	}
-	b, err := json.MarshalIndent(s, "", "  ")
+	b, err := jsonenc.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 )
 
@@ -98,4 +99,15 @@ func (c *DataCache) Load(l *Language, path string) (Data, error) {
 	c.mu.Unlock()
 	e.once.Do(func() { e.d, e.err = l.Load(c.ctx, c.r, path) })
 	return e.d, e.err
+}
+
+// DataPathText is DataPath for the text src of the file name, read without
+// parsing it: the pragma stands in the leading comment block, which a scan
+// of the text in the file's comment syntax finds as the parser does.
+func (s Settings) DataPathText(name, src string) (path string, ok bool) {
+	l := ForName(name)
+	if l == nil {
+		return "", false
+	}
+	return s.DataPath(name, &Parsed{Lang: l, File: syntax.NewFile(name, src)})
 }

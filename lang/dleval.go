@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	evdl "github.com/ctxql/ctxql/eval/datalog"
@@ -47,6 +48,20 @@ func (datalogEval) Load(_ context.Context, r *files.Reader, path string) (Data, 
 	if err != nil {
 		return nil, &DataError{Err: err}
 	}
+	return newDatalogData(raw)
+}
+
+func (datalogEval) LoadBytes(_ context.Context, _ string, b []byte) (Data, error) {
+	raw, err := evdl.ReadJSON(bytes.NewReader(b))
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	return newDatalogData(raw)
+}
+
+// newDatalogData loads decoded data into its first database, which also
+// gives the schema and the relation sizes.
+func newDatalogData(raw *evdl.Data) (Data, error) {
 	db, err := evdl.Load(raw)
 	if err != nil {
 		return nil, &DataError{Err: err}
@@ -251,6 +266,96 @@ func (datalogEval) Explain(ctx context.Context, d Data, q Query, x Explain) (*Ex
 		out.Holds = w.Holds
 	}
 	out.Text = b.String()
+	return out, nil
+}
+
+// coveragePrefix names the probe relations Parts adds to a program.
+const coveragePrefix = "ctxql__probe_"
+
+// Parts lists each rule and body item of the program. It evaluates the
+// program once with a probe rule per body item, "probe() <-- item1, ...,
+// itemK;", whose zero-arity head holds exactly when the body up to that
+// item matches: a body item's Rows is 1 then, and a rule's Rows is its
+// last item's. A program whose prefixes are not valid rules on their own
+// (a condition before the atom that binds its variable) is probed by
+// whole bodies only, each item taking its rule's answer.
+func (datalogEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.Span, b Budget) ([]Part, error) {
+	prog, ok := p.AST.(*datalog.Program)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a parsed Datalog program", p.File.Name())
+	}
+	dd := d.(*datalogData)
+	if syntax.HasErrors(prog.Diagnostics) || syntax.HasErrors(datalog.Check(prog, dd.schema).Diagnostics) {
+		return nil, nil
+	}
+	src := p.File.Text()
+	ran := overlaps(syntax.Sp(0, len(src)), within)
+	type probe struct {
+		part int    // index into out
+		rel  string // the probe relation
+	}
+	var (
+		out           []Part
+		byItem, whole []probe
+		prefixes      strings.Builder
+		bodies        strings.Builder
+	)
+	for i, r := range prog.Rules {
+		if r.IsFact() || len(r.Body) == 0 {
+			continue
+		}
+		ruleAt := len(out)
+		out = append(out, Part{Span: r.Sp, Kind: "rule", Text: oneLineText(src[r.Sp.Start:r.Sp.End])})
+		var items []string
+		for k, it := range r.Body {
+			sp := it.Span()
+			items = append(items, src[sp.Start:sp.End])
+			out = append(out, Part{Span: sp, Kind: "body item", Text: oneLineText(src[sp.Start:sp.End])})
+			rel := fmt.Sprintf("%s%d_%d", coveragePrefix, i, k)
+			fmt.Fprintf(&prefixes, "\n%s() <-- %s;", rel, strings.Join(items, ", "))
+			byItem = append(byItem, probe{len(out) - 1, rel})
+		}
+		rel := fmt.Sprintf("%s%d", coveragePrefix, i)
+		fmt.Fprintf(&bodies, "\n%s() <-- %s;", rel, strings.Join(items, ", "))
+		whole = append(whole, probe{ruleAt, rel})
+	}
+	if !ran || len(out) == 0 {
+		return out, nil
+	}
+	db, err := dd.take()
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	defer dd.put(db)
+	run := func(extra string) (map[string][][]string, bool, error) {
+		r, err := evdl.EvalProgramWith(ctx, db, p.File.Name(), src+extra, dlOptions(b))
+		if err != nil {
+			return nil, false, datalogError(err)
+		}
+		return r.Relations, !syntax.HasErrors(r.Diagnostics), nil
+	}
+	rels, ok, err := run(prefixes.String() + bodies.String())
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if rels, ok, err = run(bodies.String()); err != nil || !ok {
+			return nil, err
+		}
+		// Each item takes its rule's answer.
+		byItem = byItem[:0]
+		for _, w := range whole {
+			for k := w.part + 1; k < len(out) && out[k].Kind == "body item"; k++ {
+				byItem = append(byItem, probe{k, w.rel})
+			}
+		}
+	}
+	for _, pr := range append(byItem, whole...) {
+		out[pr.part].Ran = true
+		if len(rels[pr.rel]) > 0 {
+			out[pr.part].Rows = 1
+		}
+	}
 	return out, nil
 }
 

@@ -2,10 +2,13 @@ package lang
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"time"
 
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/syntax"
@@ -19,6 +22,10 @@ type Evaluator interface {
 	// Load reads the sample data at path through r. The Data is
 	// immutable: any number of evaluations may share it concurrently.
 	Load(ctx context.Context, r *files.Reader, path string) (Data, error)
+	// LoadBytes decodes sample data held in memory (pasted into a
+	// playground, written inline in a test); name tells its format by
+	// its suffix where the language reads several (JQL's YAML).
+	LoadBytes(ctx context.Context, name string, b []byte) (Data, error)
 	// Evaluate runs one query given as text (a command line, an MCP
 	// argument).
 	Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Result, error)
@@ -27,6 +34,10 @@ type Evaluator interface {
 	EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget) ([]Result, error)
 	// Explain tells how a query arrives at its result.
 	Explain(ctx context.Context, d Data, q Query, x Explain) (*Explanation, error)
+	// Parts lists the parts of a parsed file's queries that coverage and
+	// profiles count, with what each did on d for the queries that
+	// overlap within.
+	Parts(ctx context.Context, d Data, p *Parsed, within syntax.Span, b Budget) ([]Part, error)
 }
 
 // Data is sample data loaded for one language by Language.Load. It is
@@ -124,11 +135,16 @@ type Explain struct {
 	Why, WhyNot string // Datalog: the tuple, e.g. q("a", "b")
 	Depth       int    // Datalog: levels of the proof tree (0: the default)
 	Budget      Budget
+	// Profile measures the time of each step (PACT steps, JQL
+	// conditions): Step.Time, and Format prints it.
+	Profile bool
 }
 
 // Explanation is how a query arrives at its result.
 type Explanation struct {
 	File *syntax.File
+	// Profiled is set when the steps carry their times (Explain.Profile).
+	Profiled bool
 	// Diagnostics are the errors for which nothing was explained, or
 	// warnings.
 	Diagnostics []syntax.Diagnostic
@@ -155,6 +171,9 @@ type Step struct {
 	At    int // byte offset of the step in the query; -1 when it has none
 	Text  string
 	Count int
+	// Time is the time the step took, when the explanation was asked with
+	// Profile.
+	Time time.Duration
 }
 
 // Format writes the steps, one per line (position, text, count, and a
@@ -174,10 +193,37 @@ func (e *Explanation) Format(w io.Writer) error {
 		if i == e.Emptied {
 			mark = "  <- emptied here"
 		}
-		fmt.Fprintf(w, "%-6s %-*s %8d%s\n", e.pos(st.At), width, st.Text, st.Count, mark)
+		took := ""
+		if e.Profiled {
+			took = fmt.Sprintf(" %10s", st.Time.Round(100*time.Nanosecond))
+		}
+		fmt.Fprintf(w, "%-6s %-*s %8d%s%s\n", e.pos(st.At), width, st.Text, st.Count, took, mark)
 	}
-	_, err := fmt.Fprintf(w, "%s\n", e.Summary)
-	return err
+	if _, err := fmt.Fprintf(w, "%s\n", e.Summary); err != nil || !e.Profiled {
+		return err
+	}
+	return e.formatSlowest(w, 3)
+}
+
+// formatSlowest writes the n steps that took the most time.
+func (e *Explanation) formatSlowest(w io.Writer, n int) error {
+	idx := make([]int, len(e.Steps))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(e.Steps[b].Time, e.Steps[a].Time) })
+	var total time.Duration
+	for _, st := range e.Steps {
+		total += st.Time
+	}
+	fmt.Fprintf(w, "slowest steps (of %s):\n", total.Round(100*time.Nanosecond))
+	for _, i := range idx[:min(n, len(idx))] {
+		st := e.Steps[i]
+		if _, err := fmt.Fprintf(w, "  %-6s %s: %s, %d left\n", e.pos(st.At), st.Text, st.Time.Round(100*time.Nanosecond), st.Count); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (e *Explanation) pos(at int) string {
@@ -259,6 +305,16 @@ func (l *Language) Load(ctx context.Context, r *files.Reader, path string) (Data
 		r = &files.Reader{}
 	}
 	return l.eval.Load(ctx, r, path)
+}
+
+// LoadBytes decodes the language's sample data from b (name tells its
+// format where the language reads several). The result is immutable and
+// safe for concurrent evaluations.
+func (l *Language) LoadBytes(ctx context.Context, name string, b []byte) (Data, error) {
+	if l.eval == nil {
+		return nil, fmt.Errorf("%s: %w", l.Name, ErrUnsupported)
+	}
+	return l.eval.LoadBytes(ctx, name, b)
 }
 
 // Evaluate runs one query given as text over d. A query that does not

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	evjql "github.com/ctxql/ctxql/eval/jql"
 	"github.com/ctxql/ctxql/internal/files"
@@ -17,9 +18,10 @@ import (
 // jqlEval is JQL's Evaluator.
 type jqlEval struct{}
 
-// jqlData is a JQL data file or directory: every evaluation scans it
-// afresh, so nothing is shared but the path and the reader.
-type jqlData struct{ src evjql.File }
+// jqlData is a JQL data file or directory, or data held in memory: every
+// evaluation scans it afresh, so nothing is shared but the path and the
+// reader, or the bytes, which nothing modifies.
+type jqlData struct{ src evjql.Source }
 
 func (jqlData) Language() ID                { return JQL }
 func (jqlData) Schema() map[string][]string { return nil }
@@ -29,6 +31,10 @@ func (jqlEval) Load(_ context.Context, r *files.Reader, path string) (Data, erro
 		return nil, &DataError{Err: err}
 	}
 	return jqlData{evjql.File{Path: path, Files: r}}, nil
+}
+
+func (jqlEval) LoadBytes(_ context.Context, name string, b []byte) (Data, error) {
+	return jqlData{evjql.Bytes{Name: name, Data: b}}, nil
 }
 
 // parseJQLQuery parses the query of a command line or query file: a YAML
@@ -124,11 +130,15 @@ func (e jqlEval) EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget) 
 	return out, nil
 }
 
-func (jqlEval) Explain(ctx context.Context, d Data, q Query, _ Explain) (*Explanation, error) {
+func (jqlEval) Explain(ctx context.Context, d Data, q Query, xo Explain) (*Explanation, error) {
 	f := syntax.NewFile(q.Name, q.Src)
-	x := &Explanation{File: f, Emptied: -1}
+	x := &Explanation{File: f, Emptied: -1, Profiled: xo.Profile}
 	pq, ds := parseJQLQuery(q.Name, q.Src)
-	ex, err := evjql.Explain(ctx, pq, ds, d.(jqlData).src)
+	explain := evjql.Explain
+	if xo.Profile {
+		explain = evjql.ExplainTimed
+	}
+	ex, err := explain(ctx, pq, ds, d.(jqlData).src)
 	if err != nil {
 		res := &Result{}
 		if err := jqlError(res, err); err != nil {
@@ -146,7 +156,7 @@ func (jqlEval) Explain(ctx context.Context, d Data, q Query, _ Explain) (*Explan
 		if i > 0 && ex.Steps[i-1].KeySpan == st.KeySpan {
 			at = st.OpSpan.Start // a further operator of the same where entry
 		}
-		steps = append(steps, Step{At: at, Text: jqlStepText(q.Src, pq.Where[i]), Count: st.Left})
+		steps = append(steps, Step{At: at, Text: jqlStepText(q.Src, pq.Where[i]), Count: st.Left, Time: st.Time})
 	}
 	emptied := -1
 	switch {
@@ -188,4 +198,53 @@ func jqlStepText(src string, c *jql.Condition) string {
 		t += " " + op
 	}
 	return t
+}
+
+// Parts lists the domain, the where conditions and the cursor of each
+// query, as Explain counts them.
+func (jqlEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.Span, _ Budget) ([]Part, error) {
+	jf, ok := p.AST.(*jql.File)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a parsed JQL file", p.File.Name())
+	}
+	src := p.File.Text()
+	var out []Part
+	for _, q := range jf.Queries {
+		if q == nil {
+			continue
+		}
+		var diags []syntax.Diagnostic
+		for _, dg := range jf.Diagnostics {
+			if q.Sp.Covers(dg.Span) {
+				diags = append(diags, dg)
+			}
+		}
+		ex, err := evjql.ExplainTimed(ctx, q, diags, d.(jqlData).src)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		ran := overlaps(q.Sp, within)
+		add := func(sp syntax.Span, kind, text string, rows int, t time.Duration) {
+			pt := Part{Span: sp, Kind: kind, Text: text, Ran: ran}
+			if ran {
+				pt.Rows, pt.Time = rows, t
+			}
+			out = append(out, pt)
+		}
+		from := q.Sp
+		if q.From != nil {
+			from = q.From.Sp
+		}
+		add(from, "domain", "from "+ex.Domain, ex.Total, 0)
+		for i, st := range ex.Steps {
+			add(st.Span, "condition", jqlStepText(src, q.Where[i]), st.Left, st.Time)
+		}
+		if ex.Cursor && q.StartAfterValue != nil {
+			add(q.StartAfterValue.Sp, "cursor", "startAfter "+q.StartAfter, ex.AfterCursor, 0)
+		}
+	}
+	return out, nil
 }

@@ -48,6 +48,7 @@ import (
 	"github.com/ctxql/ctxql/analysis/pactlint"
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/internal/fileuri"
 	"github.com/ctxql/ctxql/syntax/host"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -241,12 +242,17 @@ func (l *Language) CanFormat() bool { return l.format != nil }
 // Format prints src in the language's canonical form. PACT files without a
 // pragma are read (and printed) in dialect d. A source with syntax errors is
 // not formatted: the error is a *format.SyntaxError. Languages without a
-// formatter return ErrUnsupported.
+// formatter return ErrUnsupported. The output has the source's line ends:
+// CRLF when its first line ends in CRLF, else LF.
 func (l *Language) Format(name string, src []byte, d pact.Dialect) ([]byte, error) {
 	if l.format == nil {
 		return nil, ErrUnsupported
 	}
-	return l.format(name, src, d)
+	out, err := l.format(name, src, d)
+	if err != nil {
+		return nil, err
+	}
+	return format.KeepLineEnds(src, out), nil
 }
 
 // SyntaxError is the error of Format and IsCanonical for a source with
@@ -297,7 +303,7 @@ func Registry() (*analysis.Registry, error) {
 // configuration's file queries take.
 func AbsName(name string) string {
 	if u, err := url.Parse(name); err == nil && u.Scheme == "file" {
-		return filepath.FromSlash(u.Path)
+		return fileuri.Path(name)
 	}
 	if a, err := filepath.Abs(name); err == nil {
 		return a
@@ -312,7 +318,7 @@ func AbsName(name string) string {
 func ConfigName(cfg *config.Config, name string) string {
 	if cfg != nil && cfg.Dir() == "" {
 		if u, err := url.Parse(name); err == nil && u.Scheme == "file" {
-			return filepath.FromSlash(u.Path)
+			return fileuri.Path(name)
 		}
 		return name
 	}

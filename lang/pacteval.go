@@ -35,6 +35,14 @@ func (pactEval) Load(_ context.Context, r *files.Reader, path string) (Data, err
 	return pactData{d}, nil
 }
 
+func (pactEval) LoadBytes(_ context.Context, _ string, b []byte) (Data, error) {
+	d, err := evpact.LoadBytes(b)
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	return pactData{d}, nil
+}
+
 // compile parses q and compiles it; a refusal is returned as the result's
 // diagnostics.
 func (pactEval) compile(q Query) (*evpact.Plan, evpact.Options, *Result, error) {
@@ -138,12 +146,12 @@ func (pactEval) EvaluateFile(ctx context.Context, d Data, p *Parsed, _ Budget) (
 	return out, nil
 }
 
-func (e pactEval) Explain(ctx context.Context, d Data, q Query, _ Explain) (*Explanation, error) {
+func (e pactEval) Explain(ctx context.Context, d Data, q Query, xo Explain) (*Explanation, error) {
 	plan, _, res, err := e.compile(q)
 	if err != nil {
 		return nil, err
 	}
-	x := &Explanation{File: res.File, Emptied: -1}
+	x := &Explanation{File: res.File, Emptied: -1, Profiled: xo.Profile}
 	if plan == nil {
 		x.Diagnostics = res.Diagnostics
 		return x, nil
@@ -156,7 +164,7 @@ func (e pactEval) Explain(ctx context.Context, d Data, q Query, _ Explain) (*Exp
 		return nil, err
 	}
 	for _, st := range ex.Steps {
-		x.Steps = append(x.Steps, Step{At: st.Span.Start, Text: st.Text, Count: st.Count})
+		x.Steps = append(x.Steps, Step{At: st.Span.Start, Text: st.Text, Count: st.Count, Time: st.Time})
 	}
 	x.Emptied = ex.Emptied
 	if st, ok := ex.EmptiedBy(); ok {
@@ -234,4 +242,44 @@ func clip(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// Parts lists the steps and filters of each query, as Explain counts
+// them.
+func (pactEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.Span, _ Budget) ([]Part, error) {
+	pf, ok := p.AST.(*pact.File)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a parsed PACT file", p.File.Name())
+	}
+	src := p.File.Text()
+	var out []Part
+	for _, q := range pf.Queries {
+		if q.Bad {
+			continue
+		}
+		plan, err := evpact.Compile(q, src)
+		if err != nil {
+			continue
+		}
+		ex, err := plan.Explain(ctx, d.(pactData).d)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		ran := overlaps(q.Sp, within)
+		for _, st := range ex.Steps {
+			kind := "step"
+			if strings.HasPrefix(st.Text, "[") || strings.HasPrefix(st.Text, "{") || strings.HasPrefix(st.Text, "@") || strings.HasPrefix(st.Text, ":") {
+				kind = "filter"
+			}
+			pt := Part{Span: st.Span, Kind: kind, Text: oneLineText(st.Text), Ran: ran}
+			if ran {
+				pt.Rows, pt.Time = st.Count, st.Time
+			}
+			out = append(out, pt)
+		}
+	}
+	return out, nil
 }

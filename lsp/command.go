@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path"
+	"path/filepath"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -46,8 +46,8 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		return s.runFailed(ctx, uri, Range{}, fmt.Sprintf("%s: the second argument must be a range", p.Command)), nil
 	}
 	snap := s.session.get(uri)
-	name := path.Base(FilePath(uri))
-	if name == "." || name == "/" {
+	name := filepath.Base(FilePath(uri))
+	if name == "." || name == string(filepath.Separator) {
 		name = uri
 	}
 	switch {

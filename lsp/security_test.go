@@ -6,9 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxql/ctxql/internal/ostest"
 )
 
 const samplePACT = `{"root":{"id":"root","nodeType":"^root","children":[
@@ -62,7 +63,7 @@ func messageOf(ds []map[string]any, code string) string {
 // with good data.
 func TestHostileDataProcess(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o644); err != nil {
+	if err := ostest.Mkfifo(filepath.Join(dir, "fifo.json")); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "good.json"), []byte(samplePACT), 0o644); err != nil {

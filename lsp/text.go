@@ -38,7 +38,7 @@ func (s *server) didOpen(params json.RawMessage) error {
 // projectChanged re-diagnoses every open document when uri is a
 // configuration file: its text applies at once, saved or not.
 func (s *server) projectChanged(uri string) {
-	if path.Base(FilePath(uri)) == config.FileName {
+	if filepath.Base(FilePath(uri)) == config.FileName {
 		s.ws.invalidate()
 		s.rediagnoseAll()
 	}
@@ -158,7 +158,7 @@ func (s *server) didSave(params json.RawMessage) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	if path.Base(FilePath(p.TextDocument.URI)) == config.FileName {
+	if filepath.Base(FilePath(p.TextDocument.URI)) == config.FileName {
 		s.projectChanged(p.TextDocument.URI)
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/internal/fileuri"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -222,11 +222,7 @@ func overlayOf(overlay func(string) ([]byte, bool), p string) ([]byte, bool) {
 // FilePath returns the file system path of a document URI, or "" for
 // other schemes.
 func FilePath(uri string) string {
-	u, err := url.Parse(uri)
-	if err != nil || (u.Scheme != "file" && u.Scheme != "") {
-		return ""
-	}
-	return filepath.FromSlash(u.Path)
+	return fileuri.Path(uri)
 }
 
 // dataPragma finds a "data:" pragma in a comment on one of the first five

@@ -75,14 +75,14 @@ func diags(name, src string, ds []syntax.Diagnostic) []Diag {
 // dataPath checks a data argument and returns it relative to the project
 // directory, the name the confined reader opens (links resolved, every file
 // checked as it is opened).
-func (s *Server) dataPath(p string) (string, error) {
+func (s *Server) dataPath(ctx context.Context, p string) (string, error) {
 	if p == "" {
 		return "", errors.New("data is required")
 	}
 	if s.filesErr != nil {
 		return "", s.filesErr
 	}
-	rel, _, err := acp.Confine(s.ix.Root, p)
+	rel, _, err := acp.ConfineContext(ctx, s.ix.Root, p)
 	return filepath.FromSlash(rel), err
 }
 
@@ -121,7 +121,7 @@ func (s *Server) PACT(ctx context.Context, a PactArgs) (any, error) {
 // load loads the data argument of a tool for the language l through the
 // project's confined reader.
 func (s *Server) load(ctx context.Context, tool string, l *lang.Language, data string) (lang.Data, error) {
-	rel, err := s.dataPath(data)
+	rel, err := s.dataPath(ctx, data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}

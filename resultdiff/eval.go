@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -71,7 +72,7 @@ func itemTexts(items []any) ([]string, string) {
 		case json.RawMessage:
 			out = append(out, string(v))
 		default:
-			b, err := json.Marshal(v)
+			b, err := jsonenc.Marshal(v)
 			if err != nil {
 				return nil, err.Error()
 			}

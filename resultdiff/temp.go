@@ -1,13 +1,13 @@
 package resultdiff
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/ctxql/ctxql/internal/process"
 )
 
 // tempPrefix starts the name of the directory a run extracts the base
@@ -24,8 +24,10 @@ func TempDir() (string, error) {
 }
 
 // CleanStale removes from dir every ctxql-diff-PID-* directory whose
-// process is gone and returns how many it removed. Directories of running
-// processes, and names of any other form, are left alone.
+// process is gone, and every ctxql-diff-RANDOM directory (the name earlier
+// releases used, without the process id) older than a day, and returns how
+// many it removed. Directories of running processes, and names of any other
+// form, are left alone.
 func CleanStale(dir string) int {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -39,7 +41,7 @@ func CleanStale(dir string) int {
 		}
 		p, _, ok := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(p)
-		if !ok || err != nil || pid <= 0 || alive(pid) {
+		if (!ok || err != nil || pid <= 0 || process.Alive(pid)) && !staleUnnumbered(rest, e) {
 			continue
 		}
 		if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {
@@ -47,11 +49,4 @@ func CleanStale(dir string) int {
 		}
 	}
 	return n
-}
-
-// alive reports whether a process with this id exists (one of another
-// user counts).
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

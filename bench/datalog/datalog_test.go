@@ -14,11 +14,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	dl "github.com/ctxql/ctxql/eval/datalog"
+	"github.com/ctxql/ctxql/internal/ostest"
 	_ "modernc.org/sqlite"
 )
 
@@ -125,11 +125,8 @@ func sqliteCLI(tb testing.TB, bin, dbPath string) (int, time.Duration) {
 
 // cpuTime is the CPU time this process has used (all threads).
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := ostest.CPUTime()
+	return d
 }
 
 func sqliteInProcess(tb testing.TB, db *sql.DB) int {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ctxql/ctxql/format"
+	"github.com/ctxql/ctxql/internal/ostest"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -38,11 +38,11 @@ func canonicalFile(b *testing.B) string {
 // cpuTime returns the CPU time (user and system) the process has used so
 // far: on a shared machine it moves far less than wall time with the load.
 func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	d, err := ostest.CPUTime()
+	if err != nil {
 		b.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d
 }
 
 // reportCPU reports the CPU time per operation since start as cpu-ms/op.

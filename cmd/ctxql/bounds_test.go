@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxql/ctxql/internal/ostest"
 )
 
 // usage is what a capped run of the binary used.
@@ -48,8 +50,8 @@ func capped(t *testing.T, dir string, timeout time.Duration, args ...string) usa
 	}
 	u := usage{result: result{out.String(), errb.String(), code}}
 	u.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		u.maxRSS = ru.Maxrss << 10
+	if rss, ok := ostest.PeakRSS(cmd.ProcessState); ok {
+		u.maxRSS = rss
 	}
 	t.Logf("ctxql %.60s…: exit %d, %v CPU, peak RSS %d MB", strings.Join(args, " "), code, u.cpu, u.maxRSS>>20)
 	return u
@@ -170,21 +172,11 @@ func TestCheckManyFindingsFormats(t *testing.T) {
 	}
 }
 
-// datalogBudget skips a test when the binary has no Datalog tuple budget.
-func datalogBudget(t *testing.T) {
-	t.Helper()
-	r := ctxql(t, t.TempDir(), nil, "eval", "datalog", "--help")
-	if !strings.Contains(r.stdout, "--max-tuples") {
-		t.Skip("needs the Datalog tuple budget and join planning (eval datalog --max-tuples)")
-	}
-}
-
 // TestDatalogChainPlanned: a 50-atom chain q(x0) <-- path(x0, x1), …,
 // path(x49, x50) over 11 tuples, which needed more than 848 MB at 40
 // atoms when joined left to right keeping every variable, evaluates in a
 // small process.
 func TestDatalogChainPlanned(t *testing.T) {
-	datalogBudget(t)
 	dir := t.TempDir()
 	var tuples []string
 	for _, a := range []string{"a", "b", "c"} {
@@ -213,7 +205,6 @@ func TestDatalogChainPlanned(t *testing.T) {
 // flag that raises it (exit 1), in a small process; a lower budget stops
 // a smaller product, and a product within the budget is answered.
 func TestDatalogCrossProductBudget(t *testing.T) {
-	datalogBudget(t)
 	dir := t.TempDir()
 	var rows []string
 	for i := range 2000 {
@@ -247,7 +238,9 @@ func diffTemps(dir string) []string {
 // (SIGINT, SIGTERM) exits 130 or 143 and leaves no ctxql-diff-* directory
 // in the temporary directory; one left by a run killed with SIGKILL, or by
 // any process that no longer exists, is removed by the next run, while one
-// of a running process is kept.
+// of a running process is kept. A directory named the way earlier releases
+// named it (ctxql-diff-RANDOM, no process id) is removed once it is a day
+// old.
 func TestDiffInterruptCleansUp(t *testing.T) {
 	dir, gitRun := gitRepo(t)
 	// Sample data large enough that loading it takes a while.
@@ -332,8 +325,14 @@ func TestDiffInterruptCleansUp(t *testing.T) {
 	dead := filepath.Join(tmp, "ctxql-diff-999999999-1")
 	live := filepath.Join(tmp, fmt.Sprintf("ctxql-diff-%d-1", os.Getpid()))
 	other := filepath.Join(tmp, "ctxql-diff-notapid")
-	for _, d := range []string{dead, live, other} {
+	// Earlier releases named it ctxql-diff-RANDOM: removed once a day old.
+	oldForm, recentOldForm := filepath.Join(tmp, "ctxql-diff-4181726354"), filepath.Join(tmp, "ctxql-diff-2739104455")
+	for _, d := range []string{dead, live, other, oldForm, recentOldForm} {
 		write(t, filepath.Join(d, "x"), "x", 0o644)
+	}
+	longAgo := time.Now().Add(-25 * time.Hour)
+	if err := os.Chtimes(oldForm, longAgo, longAgo); err != nil {
+		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "diff", "queries/q01.pact")
 	cmd.Dir, cmd.Env = dir, env
@@ -343,7 +342,10 @@ func TestDiffInterruptCleansUp(t *testing.T) {
 	if _, err := os.Stat(dead); err == nil {
 		t.Error("the directory of a gone process was not removed")
 	}
-	for _, d := range []string{live, other} {
+	if _, err := os.Stat(oldForm); err == nil {
+		t.Error("a day-old directory named the earlier way was not removed")
+	}
+	for _, d := range []string{live, other, recentOldForm} {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s was removed", filepath.Base(d))
 		}
@@ -361,7 +363,7 @@ func TestConfigSpecialFile(t *testing.T) {
 			cfg := filepath.Join(dir, ".ctxql.yaml")
 			var err error
 			if kind == "fifo" {
-				err = syscall.Mkfifo(cfg, 0o644)
+				err = ostest.Mkfifo(cfg)
 			} else {
 				err = os.Symlink("/dev/zero", cfg)
 			}

@@ -80,6 +80,7 @@ var frontDoors = []struct {
 	{pkg: "cmd/ctxql"},
 	{pkg: "cmd/lint"},
 	{pkg: "cmd/lsp"},
+	{pkg: "qtest"},
 	{pkg: "lsp", pending: "the language server is converted to the table on its own branch"},
 }
 

@@ -19,7 +19,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/ctxql/ctxql/internal/process"
 )
 
 // ErrReadOnly reports a file without write permission.
@@ -48,7 +49,7 @@ func Write(path string, data []byte) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
-	if fi.Mode().Perm()&0o222 == 0 || syscall.Access(target, 2 /* W_OK */) != nil {
+	if fi.Mode().Perm()&0o222 == 0 || !writable(target) {
 		return fmt.Errorf("%s: %w (mode %04o): not rewritten", path, ErrReadOnly, fi.Mode().Perm())
 	}
 	dir, base := filepath.Split(target)
@@ -75,11 +76,7 @@ func Write(path string, data []byte) error {
 		tmp.Close()
 		return err
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		// Keep the owner when we may (running as root over a user's file);
-		// an ordinary user cannot give a file away and keeps it anyway.
-		_ = tmp.Chown(int(st.Uid), int(st.Gid))
-	}
+	keepOwner(tmp, fi)
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return err
@@ -117,7 +114,7 @@ func CleanStale(path string) int {
 			continue
 		}
 		pid, ok := tempPID(rest)
-		if !ok || alive(pid) {
+		if !ok || process.Alive(pid) {
 			continue
 		}
 		if os.Remove(filepath.Join(dir, e.Name())) == nil {
@@ -128,7 +125,7 @@ func CleanStale(path string) int {
 }
 
 // tempPID parses "PID-N.tmp" (older releases wrote "N" alone: those are
-// stale too, reported as pid 0).
+// stale too, reported as pid 0, which is never alive).
 func tempPID(rest string) (int, bool) {
 	p, _, ok := strings.Cut(rest, "-")
 	if !ok {
@@ -139,16 +136,4 @@ func tempPID(rest string) (int, bool) {
 		return 0, false
 	}
 	return pid, true
-}
-
-// alive reports whether a process with pid runs (pid 0: none).
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if pid == os.Getpid() {
-		return true
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

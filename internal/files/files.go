@@ -15,7 +15,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // ErrNotRegular reports a path that names something other than a regular
@@ -119,11 +118,11 @@ func (r *Reader) Stat(name string) (fs.FileInfo, error) {
 
 // Open opens name for reading. It refuses anything but a regular file, and a
 // file over the size limit. The open itself never blocks: a FIFO is refused,
-// not waited on.
+// not waited on (openFlags says how each platform makes sure of that).
 func (r *Reader) Open(name string) (*os.File, error) {
 	var f *os.File
 	var err error
-	flags := os.O_RDONLY | syscall.O_NONBLOCK
+	flags := os.O_RDONLY | openFlags
 	if r.root == nil {
 		f, err = os.OpenFile(name, flags, 0)
 	} else {

@@ -1,0 +1,17 @@
+//go:build windows
+
+package files
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestRefusesDevices(t *testing.T) {
+	r := New(0, "")
+	for _, name := range []string{"NUL", `\\.\NUL`, t.TempDir()} {
+		if _, err := r.ReadFile(name); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadFile(%q): err = %v, want ErrNotRegular", name, err)
+		}
+	}
+}
