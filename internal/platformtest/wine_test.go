@@ -398,6 +398,38 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 			t.Errorf("ctxql lsp: %v\n%s", err, stderr.String())
 		}
 	})
+
+	// Wine delivers SIGINT to a console program as Ctrl-C.
+	t.Run("ctrl-c", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := w.command(ctx, dir, exe, "lsp")
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stdin.Close()
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cmd.WaitDelay = 10 * time.Second
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		c := &lspClient{t: t, in: stdin, out: bufio.NewReader(stdout)}
+		c.call(1, "initialize", map[string]any{"processId": nil, "rootUri": driveURI(dir), "capabilities": map[string]any{}})
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Wait()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted (SIGINT)") {
+			t.Errorf("after Ctrl-C: %v, stderr %q; want exit 130 and \"interrupted (SIGINT)\"", err, stderr.String())
+		}
+	})
 }
 
 // lspClient speaks JSON-RPC with Content-Length framing over a server's
