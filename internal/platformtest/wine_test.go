@@ -218,11 +218,15 @@ func runToFiles(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, err error) 
 }
 
 // buildWindows builds a Windows amd64 binary of pkg (the same way
-// scripts/release does) into dir.
-func buildWindows(t *testing.T, dir, pkg, name string) string {
+// scripts/release does) into dir; with test set, the package's test binary.
+func buildWindows(t *testing.T, dir, pkg, name string, test bool) string {
 	t.Helper()
 	exe := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-trimpath", "-o", exe, pkg)
+	args := []string{"build", "-trimpath", "-o", exe, pkg}
+	if test {
+		args = []string{"test", "-c", "-trimpath", "-o", exe, pkg}
+	}
+	cmd := exec.Command("go", args...)
 	cmd.Dir = repoRoot(t)
 	cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -246,7 +250,7 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 	}
 	w := startWine(t)
 	bin := t.TempDir()
-	exe := buildWindows(t, bin, "./cmd/ctxql", "ctxql.exe")
+	exe := buildWindows(t, bin, "./cmd/ctxql", "ctxql.exe", false)
 	root := repoRoot(t)
 	dir := t.TempDir()
 	fixture, err := os.ReadFile(filepath.Join(root, "testdata", "pact", "spec-v1-fixture.json"))
@@ -335,13 +339,7 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 	// way Go 1.26 does, nor make symbolic links).
 	t.Run("windows-implementations", func(t *testing.T) {
 		for _, pkg := range []string{"./internal/process", "./internal/fileuri"} {
-			test := filepath.Join(bin, filepath.Base(pkg)+".test.exe")
-			cmd := exec.Command("go", "test", "-c", "-trimpath", "-o", test, pkg)
-			cmd.Dir = root
-			cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("build the tests of %s for windows: %v\n%s", pkg, err, out)
-			}
+			test := buildWindows(t, bin, pkg, filepath.Base(pkg)+".test.exe", true)
 			out, errOut, code := w.run(t, dir, test, "-test.v")
 			if code != 0 || !strings.Contains(out, "--- PASS") {
 				t.Errorf("%s tests under Wine: exit %d\n%s%s", pkg, code, out, errOut)
@@ -351,24 +349,7 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 
 	t.Run("lsp", func(t *testing.T) {
 		write("q.pact", "// pact: v1\n// data: ./data.json\n@t0 ^seq .mt:depth(1-2) .cb[ttl<=1]\n")
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := w.command(ctx, dir, exe, "lsp")
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		cmd.WaitDelay = 10 * time.Second
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		c := &lspClient{t: t, in: stdin, out: bufio.NewReader(stdout)}
+		cmd, c, stderr := w.startLSP(t, dir, exe)
 		uri := driveURI(filepath.Join(dir, "q.pact"))
 		doc := map[string]any{"uri": uri}
 		c.call(1, "initialize", map[string]any{"processId": nil, "rootUri": driveURI(dir), "capabilities": map[string]any{}})
@@ -393,7 +374,7 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 		}
 		c.call(4, "shutdown", nil)
 		c.notify("exit", nil)
-		stdin.Close()
+		c.in.Close()
 		if err := cmd.Wait(); err != nil {
 			t.Errorf("ctxql lsp: %v\n%s", err, stderr.String())
 		}
@@ -401,30 +382,13 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 
 	// Wine delivers SIGINT to a console program as Ctrl-C.
 	t.Run("ctrl-c", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := w.command(ctx, dir, exe, "lsp")
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer stdin.Close()
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		cmd.WaitDelay = 10 * time.Second
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		c := &lspClient{t: t, in: stdin, out: bufio.NewReader(stdout)}
+		cmd, c, stderr := w.startLSP(t, dir, exe)
+		defer c.in.Close()
 		c.call(1, "initialize", map[string]any{"processId": nil, "rootUri": driveURI(dir), "capabilities": map[string]any{}})
 		if err := cmd.Process.Signal(os.Interrupt); err != nil {
 			t.Fatal(err)
 		}
-		err = cmd.Wait()
+		err := cmd.Wait()
 		ee, ok := err.(*exec.ExitError)
 		if !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted (SIGINT)") {
 			t.Errorf("after Ctrl-C: %v, stderr %q; want exit 130 and \"interrupted (SIGINT)\"", err, stderr.String())
@@ -432,11 +396,36 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 	})
 }
 
+// startLSP starts "ctxql lsp" under Wine in dir and returns the process, a
+// client on its stdin and stdout, and what it writes to stderr. The test's
+// end kills a server still running.
+func (w *wineEnv) startLSP(t *testing.T, dir, exe string) (*exec.Cmd, *lspClient, *bytes.Buffer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cmd := w.command(ctx, dir, exe, "lsp")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := new(bytes.Buffer)
+	cmd.Stderr = stderr
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &lspClient{t: t, in: stdin, out: bufio.NewReader(stdout)}, stderr
+}
+
 // lspClient speaks JSON-RPC with Content-Length framing over a server's
 // stdin and stdout.
 type lspClient struct {
 	t   *testing.T
-	in  io.Writer
+	in  io.WriteCloser
 	out *bufio.Reader
 }
 

@@ -28,6 +28,16 @@ before(() => {
 
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+/** Makes an extension directory named name with bin/ctxql of the given mode; returns both paths. */
+function fakePackage(name: string, mode: number): [string, string] {
+  const ext = path.join(dir, name);
+  fs.mkdirSync(path.join(ext, 'bin'), { recursive: true });
+  const bundled = path.join(ext, 'bin', 'ctxql');
+  fs.writeFileSync(bundled, '#!/bin/sh\n');
+  fs.chmodSync(bundled, mode);
+  return [ext, bundled];
+}
+
 const unix = (PATH: string, ws?: string) => ({ env: { PATH, HOME: '/home/u' }, platform: 'linux' as const, workspaceFolder: ws });
 
 describe('resolveServer', () => {
@@ -74,11 +84,7 @@ describe('resolveServer', () => {
   });
 
   it('prefers the bundled server to PATH, and ctxql.path to both', () => {
-    const ext = path.join(dir, 'ext');
-    fs.mkdirSync(path.join(ext, 'bin'), { recursive: true });
-    const bundled = path.join(ext, 'bin', 'ctxql');
-    fs.writeFileSync(bundled, '#!/bin/sh\n');
-    fs.chmodSync(bundled, 0o755);
+    const [ext, bundled] = fakePackage('ext', 0o755);
     const env = { ...unix(path.join(dir, 'a')), extensionPath: ext };
     assert.deepEqual(resolveServer('', env), { ok: true, command: bundled, from: 'bundled' });
     assert.deepEqual(resolveServer(bin2, env), { ok: true, command: bin2, from: 'setting' });
@@ -88,11 +94,7 @@ describe('resolveServer', () => {
   });
 
   it('gives a bundled server that lost its execute bit the bit back', () => {
-    const ext = path.join(dir, 'ext-noexec');
-    fs.mkdirSync(path.join(ext, 'bin'), { recursive: true });
-    const bundled = path.join(ext, 'bin', 'ctxql');
-    fs.writeFileSync(bundled, '#!/bin/sh\n');
-    fs.chmodSync(bundled, 0o644);
+    const [ext, bundled] = fakePackage('ext-noexec', 0o644);
     assert.equal(bundledServer({ ...unix(''), extensionPath: ext }), bundled);
     assert.equal(fs.statSync(bundled).mode & 0o111, 0o111);
   });
