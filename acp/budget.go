@@ -92,6 +92,16 @@ func heapBytes(s []metrics.Sample) int64 {
 	return n
 }
 
+// HeapBytes returns the bytes of heap objects (live or not yet swept) and
+// goroutine stacks, the measure the memory budget bounds.
+func HeapBytes() int64 {
+	samples := make([]metrics.Sample, len(heapMetrics))
+	for i, n := range heapMetrics {
+		samples[i].Name = n
+	}
+	return heapBytes(samples)
+}
+
 // watchInterval is how often the memory watchdog samples the heap.
 const watchInterval = 2 * time.Millisecond
 

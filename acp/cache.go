@@ -50,28 +50,28 @@ type Stats struct {
 
 // File is the metadata of one source file.
 type File struct {
-	Path      string   `json:"path"`
-	Module    string   `json:"module,omitempty"`
-	Summary   string   `json:"summary,omitempty"`
-	Lines     int      `json:"lines,omitempty"`
-	Language  string   `json:"language,omitempty"`
-	Domains   []string `json:"domains,omitempty"`
-	Layer     string   `json:"layer,omitempty"`
-	Stability string   `json:"stability,omitempty"`
+	Path      string   `json:"path" jsonschema:"the file path, relative to the project directory"`
+	Module    string   `json:"module,omitempty" jsonschema:"the module the file belongs to"`
+	Summary   string   `json:"summary,omitempty" jsonschema:"what the file does"`
+	Lines     int      `json:"lines,omitempty" jsonschema:"the number of lines"`
+	Language  string   `json:"language,omitempty" jsonschema:"the programming language"`
+	Domains   []string `json:"domains,omitempty" jsonschema:"the domains the file belongs to"`
+	Layer     string   `json:"layer,omitempty" jsonschema:"the architectural layer"`
+	Stability string   `json:"stability,omitempty" jsonschema:"how stable the file is"`
 }
 
 // Symbol is the metadata of one symbol, keyed by its qualified name
 // ("path:Name" or "path:Class.method").
 type Symbol struct {
-	Name          string `json:"name"`
-	QualifiedName string `json:"qualified_name"`
-	Type          string `json:"type,omitempty"`
-	File          string `json:"file,omitempty"`
-	Lines         []int  `json:"lines,omitempty"`
-	Signature     string `json:"signature,omitempty"`
-	Summary       string `json:"summary,omitempty"`
-	Exported      *bool  `json:"exported,omitempty"`
-	Async         *bool  `json:"async,omitempty"`
+	Name          string `json:"name" jsonschema:"the symbol name"`
+	QualifiedName string `json:"qualified_name" jsonschema:"the qualified name, path:Name or path:Class.method"`
+	Type          string `json:"type,omitempty" jsonschema:"the kind of symbol (function, class, method, ...)"`
+	File          string `json:"file,omitempty" jsonschema:"the file defining it"`
+	Lines         []int  `json:"lines,omitempty" jsonschema:"its first and last line"`
+	Signature     string `json:"signature,omitempty" jsonschema:"its signature"`
+	Summary       string `json:"summary,omitempty" jsonschema:"what it does"`
+	Exported      *bool  `json:"exported,omitempty" jsonschema:"whether it is exported"`
+	Async         *bool  `json:"async,omitempty" jsonschema:"whether it is asynchronous"`
 }
 
 // SymbolView is the symbol record the CLI prints for `query symbol`: the
@@ -100,10 +100,10 @@ type Graph struct {
 
 // Domain is one domain with its files and symbols.
 type Domain struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description,omitempty"`
-	Files       []string `json:"files"`
-	Symbols     []string `json:"symbols"`
+	Name        string   `json:"name" jsonschema:"the domain name"`
+	Description string   `json:"description,omitempty" jsonschema:"what the domain covers"`
+	Files       []string `json:"files" jsonschema:"the files of the domain"`
+	Symbols     []string `json:"symbols" jsonschema:"the qualified names of its symbols"`
 }
 
 // Constraints indexes constraints by file and files by lock level.

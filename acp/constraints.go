@@ -68,20 +68,20 @@ type ConstraintReport struct {
 // ModifyDecision is the can_modify object of the MCP acp_constraints
 // response.
 type ModifyDecision struct {
-	Allowed        bool     `json:"allowed"`
-	ApprovalNeeded bool     `json:"approval_needed"`
-	Requirements   []string `json:"requirements"`
+	Allowed        bool     `json:"allowed" jsonschema:"whether the file may be modified"`
+	ApprovalNeeded bool     `json:"approval_needed" jsonschema:"whether a change needs approval"`
+	Requirements   []string `json:"requirements" jsonschema:"what a change must satisfy"`
 }
 
 // ToolConstraints is the response of the MCP acp_constraints tool.
 type ToolConstraints struct {
-	File       string         `json:"file"`
-	LockLevel  string         `json:"lock_level"`
-	LockReason *string        `json:"lock_reason"`
-	Style      *string        `json:"style"`
-	Behavior   string         `json:"behavior"`
-	Quality    []string       `json:"quality"`
-	CanModify  ModifyDecision `json:"can_modify"`
+	File       string         `json:"file" jsonschema:"the file checked"`
+	LockLevel  string         `json:"lock_level" jsonschema:"its lock level (frozen, restricted, approval-required, tests-required, docs-required, normal or experimental)"`
+	LockReason *string        `json:"lock_reason" jsonschema:"why it is locked"`
+	Style      *string        `json:"style" jsonschema:"the style guide it follows"`
+	Behavior   string         `json:"behavior" jsonschema:"how to approach changes to it"`
+	Quality    []string       `json:"quality" jsonschema:"the quality requirements"`
+	CanModify  ModifyDecision `json:"can_modify" jsonschema:"whether and how the file may be modified"`
 }
 
 // LockLevel returns the lock level of path: its by_file entry's lock_level,

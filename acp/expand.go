@@ -1,10 +1,11 @@
 package acp
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/ctxql/ctxql/internal/jsonenc"
 )
 
 // Expansion modes of acp_expand.
@@ -17,11 +18,11 @@ const (
 
 // Expansion is the acp_expand response.
 type Expansion struct {
-	Original            string   `json:"original"`
-	Expanded            string   `json:"expanded"`
-	VariablesFound      []string `json:"variables_found"`
-	VariablesResolved   []string `json:"variables_resolved"`
-	VariablesUnresolved []string `json:"variables_unresolved"`
+	Original            string   `json:"original" jsonschema:"the text given"`
+	Expanded            string   `json:"expanded" jsonschema:"the text with its references expanded"`
+	VariablesFound      []string `json:"variables_found" jsonschema:"the variables referenced, in order of first appearance"`
+	VariablesResolved   []string `json:"variables_resolved" jsonschema:"the referenced variables that are defined"`
+	VariablesUnresolved []string `json:"variables_unresolved" jsonschema:"the referenced variables that are not defined"`
 }
 
 var varRef = regexp.MustCompile(`\$[A-Z][A-Z0-9_]*`)
@@ -97,7 +98,7 @@ func expandOne(ix *Index, ref, mode string, e *Expansion, seen map[string]bool, 
 	case ExpandFull:
 		s, ok := full[name]
 		if !ok {
-			b, _ := json.Marshal(ix.varTarget(v))
+			b, _ := jsonenc.Marshal(ix.varTarget(v))
 			s = string(b)
 			full[name] = s
 		}

@@ -45,7 +45,8 @@ type JQ struct {
 // long time in one step, out of reach of the deadline (the regular
 // expression functions compute every match's offset from the start of the
 // string, quadratic in the number of matches; indices compares every
-// position), by definitions over bounded functions that observe the deadline
+// position; the sorting built-ins sort millions of elements in one step),
+// by definitions over bounded functions that observe the deadline
 // and cap the number of matches. Definitions in a query's scope take
 // precedence over built-ins, so the prelude's shadow gojq's own.
 const jqPrelude = `
@@ -67,6 +68,11 @@ def gsub($re; str; $flags): sub($re; str; $flags + "g");
 def indices($i): _ctxql_indices($i; 0);
 def index($i): _ctxql_indices($i; 1);
 def rindex($i): _ctxql_indices($i; 2);
+def sort: _ctxql_sort("sort"; .; .);
+def sort_by(f): _ctxql_sort("sort_by"; .; map([f]));
+def group_by(f): _ctxql_sort("group_by"; .; map([f]));
+def unique: _ctxql_sort("unique"; .; .);
+def unique_by(f): _ctxql_sort("unique_by"; .; map([f]));
 .`
 
 // CompileJQ parses and compiles a jq expression in a sandbox: the
@@ -108,6 +114,7 @@ func (j *JQ) compile(ctx context.Context, maxMatches int, maxRepeat int64) (*goj
 		gojq.WithFunction("_ctxql_splits", 2, 2, b.splits),
 		gojq.WithFunction("_ctxql_subst", 2, 2, b.subst),
 		gojq.WithFunction("_ctxql_mulcheck", 2, 2, b.mulcheck),
+		gojq.WithFunction("_ctxql_sort", 3, 3, b.sort),
 	)
 }
 

@@ -113,6 +113,21 @@ func agreeWithGojq(t *testing.T, inputs []any, exprs []string) {
 	}
 }
 
+// TestJQSortingAgreesWithGojq checks the bounded sorting built-ins against
+// gojq's own: order across types, stability, keys, groups, duplicates, and
+// the errors of input that is not an array.
+func TestJQSortingAgreesWithGojq(t *testing.T) {
+	inputs := []any{
+		[]any{}, []any{3.0, 1.0, 2.0}, []any{"b", nil, 1.0, true, false, []any{1.0}, map[string]any{"a": 1.0}, "a", 1.0, nil},
+		[]any{map[string]any{"k": 2.0, "i": 0.0}, map[string]any{"k": 1.0, "i": 1.0}, map[string]any{"k": 2.0, "i": 2.0}, map[string]any{"i": 3.0}},
+		[]any{5.0, 3.0, 5.0, 1.0, 3.0, 3.0, 9.0, 0.0, -1.0, 2.5, 7.0, 7.0, 8.0, 6.0, 4.0, 3.5, 1.0},
+		1.0, "s", nil, map[string]any{"a": 2.0, "b": 1.0},
+	}
+	exprs := []string{`sort`, `unique`, `sort_by(.k)`, `sort_by(.k, .i)`, `group_by(.k)`, `unique_by(.k)`, `sort_by(-.)`, `group_by(. % 2)`,
+		`unique_by(length)`, `[.[] | tostring] | sort`, `try sort catch "e"`, `try sort_by(.) catch "e"`}
+	agreeWithGojq(t, inputs, exprs)
+}
+
 // TestJQMultiplicationAgreesWithGojq checks that the rewrite guarding
 // string repetition keeps gojq's multiplication: products of numbers, big
 // integers, objects, strings and numbers in both orders, the order of the
@@ -209,6 +224,37 @@ func TestJQBoundedBuiltinsStop(t *testing.T) {
 		}
 		if err != nil && !errors.Is(err, acp.ErrLimit) {
 			t.Errorf("%s: %v, want a result or a limit error", expr, err)
+		}
+	}
+}
+
+// TestJQAbandonedRunStops runs, on an input of 3 million numbers, the
+// built-ins that gojq would run in one step for seconds (sort, unique,
+// group_by, sort_by), each under a 100 ms deadline, and checks that the
+// abandoned evaluation's goroutine ends soon after the deadline.
+func TestJQAbandonedRunStops(t *testing.T) {
+	in := make([]any, 3_000_000)
+	for i := range in {
+		in[i] = float64((i * 7919) % 1_000_003)
+	}
+	for _, expr := range []string{`sort | length`, `unique | length`, `group_by(. % 7) | length`, `sort_by(-.) | length`} {
+		q, err := acp.CompileJQ(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := runtime.NumGoroutine()
+		_, err = q.Run(context.Background(), in, acp.JQLimits{Timeout: 100 * time.Millisecond, MaxMemoryBytes: -1})
+		if !errors.Is(err, acp.ErrLimit) {
+			t.Errorf("%s: %v, want a time limit", expr, err)
+		}
+		returned := time.Now()
+		for runtime.NumGoroutine() > base && time.Since(returned) < 10*time.Second {
+			time.Sleep(5 * time.Millisecond)
+		}
+		// gojq's own sort runs on for 6 s and more here; the bound leaves
+		// room for a loaded machine.
+		if d := time.Since(returned); d > 3*time.Second {
+			t.Errorf("%s: the abandoned evaluation ran on for %s after the deadline", expr, d)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ctxql/ctxql/internal/jsonenc"
 )
 
 // Output formats of the CLI.
@@ -256,16 +258,14 @@ func writeJSON(w io.Writer, v any, pretty bool) error {
 // MarshalJSON encodes v without HTML escaping; pretty output indents by two
 // spaces and writes short arrays of scalars on one line.
 func MarshalJSON(v any, pretty bool) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
+	indent := ""
 	if pretty {
-		enc.SetIndent("", "  ")
+		indent = "  "
 	}
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonenc.MarshalIndent(v, "", indent)
+	if err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
 	}
-	b := bytes.TrimRight(buf.Bytes(), "\n")
 	if pretty {
 		b = compactScalarArrays(b)
 	}

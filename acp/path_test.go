@@ -1,9 +1,11 @@
 package acp_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxql/ctxql/acp"
@@ -50,5 +52,43 @@ func TestConfineRefusesEscapes(t *testing.T) {
 		if err != nil || rel != want {
 			t.Errorf("Confine(%q) = %q, %v; want %q", p, rel, err, want)
 		}
+	}
+}
+
+// TestConfineBounds checks that a path over the length or segment bound is
+// refused up front, that a path at the bounds is still confined, that a
+// looping link is refused, and that a cancelled context stops the walk.
+func TestConfineBounds(t *testing.T) {
+	root := t.TempDir()
+	long := strings.Repeat("a/", 32000) + "a" // 64 KiB, 32,001 segments
+	if _, _, err := acp.Confine(root, long); !errors.Is(err, acp.ErrPathTooLong) || !strings.Contains(err.Error(), "longer than 4096 bytes") {
+		t.Errorf("a 64 KiB path: %v", err)
+	}
+	many := strings.Repeat("a/", acp.MaxPathSegments) + "a" // under 4096 bytes
+	if _, _, err := acp.Confine(root, many); !errors.Is(err, acp.ErrPathTooLong) || !strings.Contains(err.Error(), "more than 256") {
+		t.Errorf("a path of %d segments: %v", acp.MaxPathSegments+1, err)
+	}
+	deep := strings.Repeat("d/", acp.MaxPathSegments-1) + "f"
+	must(t, os.MkdirAll(filepath.Join(root, filepath.FromSlash(strings.Repeat("d/", acp.MaxPathSegments-1))), 0o755))
+	if rel, _, err := acp.Confine(root, deep); err != nil || rel != deep {
+		t.Errorf("a path of %d segments: %q, %v", acp.MaxPathSegments, rel, err)
+	}
+	if err := os.Symlink("loop", filepath.Join(root, "loop")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	if _, _, err := acp.Confine(root, "loop/x"); !errors.Is(err, acp.ErrOutsideRoot) {
+		t.Errorf("a looping link: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := acp.ConfineContext(ctx, root, deep); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled context: %v", err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

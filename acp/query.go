@@ -149,12 +149,12 @@ func (ix *Index) DomainSummaries() []DomainSummary {
 // StatsView is the output of `query stats`: the cache's stored statistics
 // plus the number of domains and of distinct file layers.
 type StatsView struct {
-	Files    int     `json:"files"`
-	Symbols  int     `json:"symbols"`
-	Lines    int     `json:"lines"`
-	Coverage float64 `json:"annotation_coverage"`
-	Domains  int     `json:"domains"`
-	Layers   int     `json:"layers"`
+	Files    int     `json:"files" jsonschema:"the number of files"`
+	Symbols  int     `json:"symbols" jsonschema:"the number of symbols"`
+	Lines    int     `json:"lines" jsonschema:"the number of lines"`
+	Coverage float64 `json:"annotation_coverage" jsonschema:"the share of annotated symbols, 0 to 1"`
+	Domains  int     `json:"domains" jsonschema:"the number of domains"`
+	Layers   int     `json:"layers" jsonschema:"the number of distinct file layers"`
 }
 
 // Stats returns the statistics view.
@@ -171,9 +171,9 @@ func (ix *Index) Stats() StatsView {
 
 // SearchResult lists the symbols and files matching a search pattern.
 type SearchResult struct {
-	Pattern string   `json:"pattern"`
-	Symbols []string `json:"symbols"`
-	Files   []string `json:"files"`
+	Pattern string   `json:"pattern" jsonschema:"the pattern searched for"`
+	Symbols []string `json:"symbols" jsonschema:"the qualified names of the matching symbols"`
+	Files   []string `json:"files" jsonschema:"the paths of the matching files"`
 }
 
 // Search returns the qualified symbol names and file paths that contain

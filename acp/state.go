@@ -27,37 +27,37 @@ type State struct {
 
 // DebugSession is one reversible troubleshooting session.
 type DebugSession struct {
-	ID         string     `json:"session_id"`
-	Problem    string     `json:"problem"`
-	Hypothesis string     `json:"hypothesis,omitempty"`
-	Status     string     `json:"status"` // open or resolved
-	StartedAt  string     `json:"started_at"`
-	Attempts   []*Attempt `json:"attempts"`
-	Resolution string     `json:"resolution,omitempty"`
-	ResolvedAt string     `json:"resolved_at,omitempty"`
+	ID         string     `json:"session_id" jsonschema:"the session id"`
+	Problem    string     `json:"problem" jsonschema:"the problem being debugged"`
+	Hypothesis string     `json:"hypothesis,omitempty" jsonschema:"the first hypothesis"`
+	Status     string     `json:"status" jsonschema:"open or resolved"` // open or resolved
+	StartedAt  string     `json:"started_at" jsonschema:"when the session started (RFC 3339)"`
+	Attempts   []*Attempt `json:"attempts" jsonschema:"the attempts logged"`
+	Resolution string     `json:"resolution,omitempty" jsonschema:"how the problem was solved"`
+	ResolvedAt string     `json:"resolved_at,omitempty" jsonschema:"when it was resolved (RFC 3339)"`
 }
 
 // Attempt is one logged attempt of a debug session.
 type Attempt struct {
-	ID          string   `json:"attempt_id"`
-	Description string   `json:"description"`
-	Files       []string `json:"files"`
-	Status      string   `json:"status"` // pending, success, failed or reverted
-	Success     *bool    `json:"success,omitempty"`
-	Notes       string   `json:"notes,omitempty"`
-	LoggedAt    string   `json:"logged_at"`
+	ID          string   `json:"attempt_id" jsonschema:"the attempt id"`
+	Description string   `json:"description" jsonschema:"what the attempt changes"`
+	Files       []string `json:"files" jsonschema:"the files it touches"`
+	Status      string   `json:"status" jsonschema:"pending, success, failed or reverted"` // pending, success, failed or reverted
+	Success     *bool    `json:"success,omitempty" jsonschema:"whether it worked"`
+	Notes       string   `json:"notes,omitempty" jsonschema:"notes on the outcome"`
+	LoggedAt    string   `json:"logged_at" jsonschema:"when it was logged (RFC 3339)"`
 }
 
 // Hack is a marker on temporary or experimental code.
 type Hack struct {
-	ID        string `json:"id"`
-	File      string `json:"file"`
-	Line      int    `json:"line,omitempty"`
-	Reason    string `json:"reason"`
-	Ticket    string `json:"ticket,omitempty"`
-	Expires   string `json:"expires,omitempty"`
-	CreatedAt string `json:"created_at"`
-	Expired   bool   `json:"expired"`
+	ID        string `json:"id" jsonschema:"the marker id"`
+	File      string `json:"file" jsonschema:"the file holding the temporary code"`
+	Line      int    `json:"line,omitempty" jsonschema:"the line of the temporary code"`
+	Reason    string `json:"reason" jsonschema:"why the code is there"`
+	Ticket    string `json:"ticket,omitempty" jsonschema:"a ticket tracking its removal"`
+	Expires   string `json:"expires,omitempty" jsonschema:"when it should be gone"`
+	CreatedAt string `json:"created_at" jsonschema:"when it was marked (RFC 3339)"`
+	Expired   bool   `json:"expired" jsonschema:"whether it has expired"`
 }
 
 // LoadState reads the state file; a missing file is an empty state.

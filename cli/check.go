@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unsafe"
@@ -17,7 +18,6 @@ import (
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // checkFlags are the flags of "ctxql check" and "ctxql fix".
@@ -67,6 +67,15 @@ func newCheckCmd(env Env, fix bool) *cobra.Command {
 	cmd.Flags().StringVar(&f.config, "config", "", "configuration file (default: the nearest .ctxql.yaml)")
 	f.limits.register(cmd.Flags())
 	cmd.Flags().IntVar(&f.maxFindings, "max-findings", report.DefaultMaxPerFile, "text output: findings printed per file before a summary line (0: all)")
+	if !fix {
+		// check --watch: the named files and, below named directories,
+		// every file of a known language or configuration.
+		watchable(env, cmd, func(name string) bool {
+			return lang.ForName(name) != nil || filepath.Base(name) == config.FileName
+		}, func(args []string) []string {
+			return append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-" }), flagInputs(cmd, "config")...)
+		})
+	}
 	return cmd
 }
 
@@ -84,17 +93,20 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 	if err != nil {
 		return err
 	}
-	l, err := lint.New(pact.DialectUnset)
+	l, err := lint.New(lang.DialectUnset)
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
-	l = l.WithConfig(cfg)
+	// A file's sample data (its pragma, else the configuration) gives
+	// Datalog programs the data's schema, as every tool does.
+	l = l.WithConfig(cfg).WithData(lang.NewDataCache(ctx, dataFiles(ctx)).Load)
 	var (
 		all     []report.Finding
 		files   []string
 		changed bool
 		unread  bool // a file could not be read or written
 	)
+	walker := newWalk("check", env, args)
 	for _, arg := range args {
 		if arg == "-" {
 			src, err := f.limits.readStdin(env.Stdin)
@@ -108,7 +120,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 			all, files, changed = append(all, fs...), append(files, f.stdinFilename), changed || ch
 			continue
 		}
-		paths, err := collect(arg, func(p string) bool {
+		paths, err := walker.collect(arg, func(p string) bool {
 			l := lang.ForName(p)
 			return l != nil && (l.ID != lang.Host || cfg.Embedded(absPath(p)))
 		}, cfg)

@@ -123,12 +123,14 @@ func NewRoot(env Env) *cobra.Command {
 		newACPCmd(env),
 		newMCPCmd(env),
 		newLSPCmd(env),
+		newPlayCmd(env),
 		newCheckCmd(env, false),
 		newFixCmd(env),
 		newRulesCmd(env),
 		newFmtCmd(env),
 		newMigrateCmd(env),
 		newDiffCmd(env),
+		newTestCmd(env),
 	)
 	return root
 }
@@ -159,7 +161,10 @@ func newEvalCmd(env Env) *cobra.Command {
 		c.SetContext(withDataReader(c.Context(), files.New(*maxData, "--max-data-bytes")))
 		return nil
 	}
-	cmd.AddCommand(newEvalPactCmd(env), newEvalJQLCmd(env), newEvalDatalogCmd(env))
+	for _, sub := range []*cobra.Command{newEvalPactCmd(env), newEvalJQLCmd(env), newEvalDatalogCmd(env)} {
+		watchable(env, sub, nil, func([]string) []string { return flagInputs(sub, "data", "query-file", "rules") })
+		cmd.AddCommand(sub)
+	}
 	return cmd
 }
 

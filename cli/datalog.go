@@ -2,17 +2,15 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
-	"github.com/ctxql/ctxql/eval/datalog"
-	"github.com/ctxql/ctxql/syntax"
-	dlsyn "github.com/ctxql/ctxql/syntax/datalog"
 	"github.com/spf13/cobra"
+
+	"github.com/ctxql/ctxql/internal/jsonenc"
+	"github.com/ctxql/ctxql/lang"
+	"github.com/ctxql/ctxql/syntax"
 )
 
 // newEvalDatalogCmd builds "ctxql eval datalog".
@@ -67,15 +65,15 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 			if lim.why != "" || lim.whyNot != "" {
 				return explainDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, lim)
 			}
-			return evalDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, lim.options())
+			return evalDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, lim.budget())
 		},
 	}
 	cmd.Flags().StringVar(&dataPath, "data", "", "data: a JSON file or a facts directory (required)")
 	cmd.Flags().StringVar(&rulesPath, "rules", "", "evaluate the whole program in this .dl file")
 	cmd.Flags().StringVar(&lim.why, "why", "", "print the proof tree of this tuple, e.g. 'q(\"a\", \"b\")'")
 	cmd.Flags().StringVar(&lim.whyNot, "why-not", "", "name, for each rule of the tuple's relation, the first body item that fails")
-	cmd.Flags().IntVar(&lim.whyDepth, "why-depth", datalog.DefaultExplainDepth, "levels of the --why proof tree")
-	cmd.Flags().IntVar(&lim.maxTuples, "max-tuples", datalog.DefaultMaxTuples, "budget of intermediate and derived tuples (0: no limit)")
+	cmd.Flags().IntVar(&lim.whyDepth, "why-depth", lang.DefaultExplainDepth, "levels of the --why proof tree")
+	cmd.Flags().IntVar(&lim.maxTuples, "max-tuples", lang.DefaultMaxTuples, "budget of intermediate and derived tuples (0: no limit)")
 	cmd.Flags().DurationVar(&lim.timeout, "timeout", 0, "time limit of the evaluation (0: none)")
 	return cmd
 }
@@ -88,17 +86,36 @@ type datalogLimits struct {
 	timeout     time.Duration
 }
 
-func (l datalogLimits) options() datalog.Options {
+func (l datalogLimits) budget() lang.Budget {
 	if l.maxTuples <= 0 {
-		return datalog.Options{MaxTuples: -1}
+		return lang.Budget{MaxTuples: -1}
 	}
-	return datalog.Options{MaxTuples: l.maxTuples}
+	return lang.Budget{MaxTuples: l.maxTuples}
 }
+
+// datalogLang is the Datalog row of the language table.
+func datalogLang() *lang.Language { return lang.ByID(lang.Datalog) }
 
 // evalError maps an evaluation error (the budget exceeded, the deadline
 // passed) to a failure of the query: exit 1 with its message.
 func evalError(err error) error {
-	return Failf("%w", err)
+	return Failf("%w", limitError(err, "--max-tuples"))
+}
+
+// datalogQuery reads the program of --rules FILE, or takes the RULE
+// argument.
+func datalogQuery(ctx context.Context, rulesPath, rule string, haveRule, program bool) (lang.Query, error) {
+	if haveRule == (rulesPath != "") {
+		return lang.Query{}, Usagef("ctxql eval datalog: give either a RULE argument or --rules FILE")
+	}
+	if haveRule {
+		return lang.Query{Name: "rule", Src: rule}, nil
+	}
+	b, err := sourceFiles(ctx).ReadFile(rulesPath)
+	if err != nil {
+		return lang.Query{}, Usagef("read rules: %w", err)
+	}
+	return lang.Query{Name: rulesPath, Src: string(b), Program: program}, nil
 }
 
 // explainDatalog answers --why and --why-not.
@@ -109,70 +126,50 @@ func explainDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule stri
 	if lim.why != "" && lim.whyNot != "" {
 		return Usagef("ctxql eval datalog: give --why or --why-not, not both")
 	}
-	q := lim.why
-	if q == "" {
-		q = lim.whyNot
+	tuple := lim.why
+	if tuple == "" {
+		tuple = lim.whyNot
 	}
-	rel, vals, err := datalog.ParseTuple(q)
-	if err != nil {
+	if err := lang.CheckTuple(tuple); err != nil {
 		return Usagef("%w", err)
 	}
 	db, err := loadDatalogData(ctx, dataPath)
 	if err != nil {
 		return err
 	}
-	name, src := "rule", rule
-	if !haveRule {
-		b, err := sourceFiles(ctx).ReadFile(rulesPath)
-		if err != nil {
-			return Usagef("read rules: %w", err)
-		}
-		name, src = rulesPath, string(b)
+	q, err := datalogQuery(ctx, rulesPath, rule, haveRule, true)
+	if err != nil {
+		return err
 	}
-	prog := dlsyn.ParseProgram(name, src)
-	info := dlsyn.Check(prog, db.Schema())
-	ds := append(slices.Clone(prog.Diagnostics), info.Diagnostics...)
-	syntax.SortDiagnostics(ds)
+	x, err := datalogLang().Explain(ctx, db, q, lang.Explain{Why: lim.why, WhyNot: lim.whyNot, Depth: lim.whyDepth, Budget: lim.budget()})
+	if err != nil {
+		return evalError(err)
+	}
 	prefix := rulesPath + ":"
 	if haveRule {
 		prefix = ""
 	}
-	if printDiagnostics(env.Stderr, prefix, prog.File, ds) {
+	if printDiagnostics(env.Stderr, prefix, x.File, x.Diagnostics) {
 		return &ExitError{Code: ExitFindings}
 	}
-	x, err := datalog.NewExplainer(ctx, db, prog, info, datalog.ExplainOptions{Options: lim.options(), MaxDepth: lim.whyDepth})
-	if err != nil {
-		return evalError(err)
+	if x.NotDerived {
+		fmt.Fprintf(env.Stderr, "%s; see --why-not\n", x.Summary)
+		return &ExitError{Code: ExitFindings}
 	}
-	if lim.why != "" {
-		p, err := x.Why(ctx, rel, vals)
-		if errors.Is(err, datalog.ErrNotDerived) {
-			fmt.Fprintf(env.Stderr, "%v; see --why-not\n", err)
-			return &ExitError{Code: ExitFindings}
-		}
-		if err != nil {
-			return evalError(err)
-		}
-		return p.Format(env.Stdout, prog.File)
-	}
-	w, err := x.WhyNot(ctx, rel, vals)
-	if err != nil {
-		return evalError(err)
-	}
-	if err := w.Format(env.Stdout, prog.File); err != nil {
+	if err := x.Format(env.Stdout); err != nil {
 		return err
 	}
-	if w.Holds {
+	if x.Holds {
 		return &ExitError{Code: ExitFindings}
 	}
 	return nil
 }
 
-func loadDatalogData(ctx context.Context, path string) (*datalog.DB, error) {
+func loadDatalogData(ctx context.Context, path string) (lang.Data, error) {
 	if path == "" {
 		return nil, Usagef("--data is required")
 	}
-	db, err := datalog.LoadPathFrom(dataFiles(ctx), path)
+	db, err := datalogLang().Load(ctx, dataFiles(ctx), path)
 	if err != nil {
 		return nil, Usagef("%w", err)
 	}
@@ -192,7 +189,7 @@ func printDiagnostics(w io.Writer, prefix string, f *syntax.File, ds []syntax.Di
 	return syntax.HasErrors(ds)
 }
 
-func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string, haveRule bool, opts datalog.Options) error {
+func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string, haveRule bool, b lang.Budget) error {
 	if haveRule == (rulesPath != "") {
 		return Usagef("ctxql eval datalog: give either a RULE argument or --rules FILE")
 	}
@@ -203,45 +200,25 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if err != nil {
 		return err
 	}
-	var out any
-	if haveRule {
-		res, err := datalog.EvalRuleWith(ctx, db, rule, opts)
-		if err != nil {
-			return evalError(err)
-		}
-		if printDiagnostics(env.Stderr, "", syntax.NewFile("rule", rule), res.Diagnostics) {
-			return &ExitError{Code: ExitFindings}
-		}
-		out = nonNil(res.Tuples)
-	} else {
-		src, err := sourceFiles(ctx).ReadFile(rulesPath)
-		if err != nil {
-			return Usagef("read rules: %w", err)
-		}
-		res, err := datalog.EvalProgramWith(ctx, db, rulesPath, string(src), opts)
-		if err != nil {
-			return evalError(err)
-		}
-		if printDiagnostics(env.Stderr, rulesPath+":", res.Program.File, res.Diagnostics) {
-			return &ExitError{Code: ExitFindings}
-		}
-		m := map[string][][]string{}
-		for k, v := range res.Relations {
-			m[k] = nonNil(v)
-		}
-		out = m
+	q, err := datalogQuery(ctx, rulesPath, rule, haveRule, true)
+	if err != nil {
+		return err
 	}
-	b, err := json.Marshal(out)
+	res, err := datalogLang().Evaluate(ctx, db, q, b)
+	if err != nil {
+		return evalError(err)
+	}
+	prefix := rulesPath + ":"
+	if haveRule {
+		prefix = ""
+	}
+	if printDiagnostics(env.Stderr, prefix, res.File, res.Diagnostics) {
+		return &ExitError{Code: ExitFindings}
+	}
+	out, err := jsonenc.Marshal(res.Value)
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
 	}
-	_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
+	_, err = fmt.Fprintf(env.Stdout, "%s\n", out)
 	return err
-}
-
-func nonNil(t [][]string) [][]string {
-	if t == nil {
-		return [][]string{}
-	}
-	return t
 }

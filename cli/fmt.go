@@ -9,12 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/config"
-	"github.com/ctxql/ctxql/format"
 	"github.com/ctxql/ctxql/internal/atomicfile"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // fmtFlags are the flags of "ctxql fmt".
@@ -62,6 +60,7 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 		return err
 	}
 	var changed, broken bool
+	walker := newWalk("fmt", env, args)
 	for _, arg := range args {
 		if arg == "-" {
 			src, err := f.limits.readStdin(env.Stdin)
@@ -75,7 +74,7 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 			changed = changed || ch
 			continue
 		}
-		paths, err := collect(arg, formattable, cfg)
+		paths, err := walker.collect(arg, formattable, cfg)
 		if err != nil {
 			return Usagef("fmt: %w", err)
 		}
@@ -94,7 +93,7 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 				return formatted{broken: true}, nil
 			}
 			ch, err := fmtOne(ctx, env, f, cfg, p, src, false)
-			var se *format.SyntaxError
+			var se *lang.SyntaxError
 			var we *writeErr
 			switch {
 			case errors.As(err, &se):
@@ -136,22 +135,22 @@ func fmtOne(ctx context.Context, env Env, f *fmtFlags, cfg *config.Config, name 
 	if l == nil || !l.CanFormat() {
 		return false, Usagef("fmt: %s: %w", name, lang.ErrUnsupported)
 	}
-	dialect := lang.Settings{Config: cfg}.Dialect(name, pact.DialectUnset)
+	dialect := lang.Settings{Config: cfg}.Dialect(name, lang.DialectUnset)
 	var out []byte
 	var err error
 	yesNo := (f.check || f.list) && (l.ID == lang.PACT || l.ID == lang.Datalog)
 	canonical := false
-	switch {
-	case yesNo && l.ID == lang.PACT:
+	if yesNo {
 		// Only whether the file would change is asked: compare while
 		// printing and stop at the first difference.
-		canonical, err = format.PACTIsCanonicalDialect(src, dialect)
-	case yesNo:
-		canonical, err = format.DatalogIsCanonical(src)
-	default:
+		canonical, err = l.IsCanonical(name, src, dialect)
+	} else {
 		out, err = l.Format(name, src, dialect)
+		if err == nil {
+			tellLeftAsIs(env, l, name, src, dialect)
+		}
 	}
-	var se *format.SyntaxError
+	var se *lang.SyntaxError
 	switch {
 	case errors.As(err, &se):
 		file := syntax.NewFile(name, string(src))

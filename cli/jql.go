@@ -1,25 +1,23 @@
 package cli
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	evjql "github.com/ctxql/ctxql/eval/jql"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	syn "github.com/ctxql/ctxql/syntax/jql"
 )
 
 // newEvalJQLCmd builds `ctxql eval jql --data FILE QUERY`.
 func newEvalJQLCmd(env Env) *cobra.Command {
 	var data, queryFile string
 	var maxBytes int64
-	var explain bool
+	var explain, profile bool
 	cmd := &cobra.Command{
 		Use:   "jql [--explain] --data FILE (QUERY | --query-file F)",
 		Short: "Evaluate a JQL query",
@@ -34,21 +32,26 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 			if maxBytes <= 0 {
 				return Usagef("ctxql eval jql: --max-bytes must be positive")
 			}
-			return runEvalJQL(cmd.Context(), env, data, queryFile, args, evjql.Options{MaxBytes: maxBytes}, explain)
+			return runEvalJQL(cmd.Context(), env, data, queryFile, args, lang.Budget{MaxBytes: maxBytes}, lang.Explain{Profile: profile}, explain || profile)
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "", "data file or directory (required)")
 	cmd.Flags().StringVar(&queryFile, "query-file", "", "read the query from this file instead of the argument")
-	cmd.Flags().Int64Var(&maxBytes, "max-bytes", evjql.DefaultMaxBytes, "most bytes of result documents a query may produce")
+	cmd.Flags().Int64Var(&maxBytes, "max-bytes", lang.DefaultMaxBytes, "most bytes of result documents a query may produce")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the documents left after each where condition instead of the results")
+	cmd.Flags().BoolVar(&profile, "profile", false, "--explain with the time of each condition, and the slowest conditions")
 	return cmd
 }
 
-func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []string, opts evjql.Options, explain bool) error {
+// jqlLang is the JQL row of the language table.
+func jqlLang() *lang.Language { return lang.ByID(lang.JQL) }
+
+func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []string, b lang.Budget, xo lang.Explain, explain bool) error {
 	if data == "" {
 		return Usagef("ctxql eval jql: --data is required")
 	}
-	if _, err := dataFiles(ctx).Stat(data); err != nil {
+	loaded, err := jqlLang().Load(ctx, dataFiles(ctx), data)
+	if err != nil {
 		return Usagef("ctxql eval jql: %w", err)
 	}
 	name, src := "query", ""
@@ -66,145 +69,78 @@ func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []str
 	default:
 		return Usagef("ctxql eval jql: missing QUERY (or --query-file)")
 	}
-	source := evjql.File{Path: data, Files: dataFiles(ctx)}
+	q := lang.Query{Name: name, Src: src}
 	if explain {
-		return explainJQL(ctx, env.Stdout, env.Stderr, name, src, source)
+		return explainJQL(ctx, env.Stdout, env.Stderr, q, loaded, xo)
 	}
-	return evalJQL(ctx, env.Stdout, env.Stderr, name, src, source, opts)
+	return evalJQL(ctx, env.Stdout, env.Stderr, q, loaded, b)
 }
 
-// evalJQL parses and evaluates one query, printing results to out and
-// diagnostics ("name:line:col: Kind: message") to errw.
-func evalJQL(ctx context.Context, out, errw io.Writer, name, src string, data evjql.Source, opts evjql.Options) error {
-	f := syntax.NewFile(name, src)
-	q, ds := parseJQL(name, src)
-	res, err := evjql.EvalQueryOptions(ctx, q, ds, data, opts)
-	if err := jqlError(errw, name, f, err); err != nil {
-		return err
+// evalJQL evaluates one query, printing results to out and diagnostics
+// ("name:line:col: Kind: message") to errw.
+func evalJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lang.Data, b lang.Budget) error {
+	res, err := jqlLang().Evaluate(ctx, data, q, b)
+	if err != nil {
+		return Usagef("ctxql eval jql: %w", limitError(err, "--max-bytes"))
 	}
-	for _, d := range res.Warnings {
-		fmt.Fprintf(errw, "%s:%s: warning: %s\n", name, f.Position(d.Span.Start), d.Message)
+	if res.Invalid() {
+		return jqlInvalid(errw, q.Name, res.File, res.Diagnostics)
 	}
-	if err := res.WriteJSON(out); err != nil {
+	for _, d := range res.Diagnostics {
+		fmt.Fprintf(errw, "%s:%s: warning: %s\n", q.Name, res.File.Position(d.Span.Start), d.Message)
+	}
+	if err := writeJSONLines(out, res.Items); err != nil {
 		return fmt.Errorf("ctxql eval jql: %w", err)
 	}
 	return nil
 }
 
-// parseJQL parses the query of a command line or query file: a YAML file
-// holding one query document gives that query, anything else is parsed
-// as a single query.
-func parseJQL(name, src string) (*syn.Query, []syntax.Diagnostic) {
-	var q *syn.Query
-	var ds []syntax.Diagnostic
-	if syn.IsYAMLName(name) {
-		pf := syn.ParseFile(name, src)
-		ds = pf.Diagnostics
-		if len(pf.Queries) > 0 {
-			q = pf.Queries[0]
+// writeJSONLines writes JSON documents as a JSON array, one document per
+// line.
+func writeJSONLines(w io.Writer, docs []any) error {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, d := range docs {
+		if i > 0 {
+			b.WriteString(",")
 		}
-		if len(pf.Queries) != 1 {
-			q2, d2 := syn.ParseQuery(src)
-			q, ds = q2, d2
+		b.WriteString("\n  ")
+		raw, ok := d.(json.RawMessage)
+		if !ok {
+			var err error
+			if raw, err = json.Marshal(d); err != nil {
+				return err
+			}
 		}
-	} else {
-		q, ds = syn.ParseQuery(src)
+		b.Write(raw)
 	}
-	return q, ds
+	if len(docs) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("]\n")
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
-// jqlError prints the diagnostics of an invalid query and returns the
-// command's error for err (nil when err is nil).
-func jqlError(errw io.Writer, name string, f *syntax.File, err error) error {
-	var qe *evjql.QueryError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &qe):
-		for _, d := range qe.Diagnostics {
-			fmt.Fprintf(errw, "%s:%s\n", name, d.Format(f))
-		}
-		return &ExitError{Code: ExitFindings, Err: fmt.Errorf("ctxql eval jql: invalid query (%d error(s))", len(qe.Diagnostics))}
-	default: // data errors, unreadable data, cancellation
-
-		return Usagef("ctxql eval jql: %w", err)
+// jqlInvalid prints the diagnostics of an invalid query and returns the
+// command's failure.
+func jqlInvalid(errw io.Writer, name string, f *syntax.File, ds []syntax.Diagnostic) error {
+	for _, d := range ds {
+		fmt.Fprintf(errw, "%s:%s\n", name, d.Format(f))
 	}
+	return &ExitError{Code: ExitFindings, Err: fmt.Errorf("ctxql eval jql: invalid query (%d error(s))", len(ds))}
 }
 
 // explainJQL prints the documents of the domain, the documents left after
 // each where condition, after the startAfter cursor, and the condition
 // that left none, in the style of `eval pact --explain`.
-func explainJQL(ctx context.Context, out, errw io.Writer, name, src string, data evjql.Source) error {
-	f := syntax.NewFile(name, src)
-	q, ds := parseJQL(name, src)
-	ex, err := evjql.Explain(ctx, q, ds, data)
-	if err := jqlError(errw, name, f, err); err != nil {
-		return err
+func explainJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lang.Data, xo lang.Explain) error {
+	x, err := jqlLang().Explain(ctx, data, q, xo)
+	if err != nil {
+		return Usagef("ctxql eval jql: %w", err)
 	}
-	type line struct {
-		pos   string
-		text  string
-		count int
+	if x.Invalid() {
+		return jqlInvalid(errw, q.Name, x.File, x.Diagnostics)
 	}
-	lines := []line{{"", "from " + ex.Domain, ex.Total}}
-	if q.From != nil {
-		lines[0].pos = f.Position(q.From.Sp.Start).String()
-	}
-	for i, st := range ex.Steps {
-		at := st.Span.Start
-		if i > 0 && ex.Steps[i-1].KeySpan == st.KeySpan {
-			at = st.OpSpan.Start // a further operator of the same where entry
-		}
-		lines = append(lines, line{f.Position(at).String(), jqlStepText(src, q.Where[i]), st.Left})
-	}
-	emptied := -1
-	switch {
-	case ex.Total == 0:
-		emptied = 0
-	case ex.Emptied() >= 0:
-		emptied = ex.Emptied() + 1
-	}
-	if ex.Cursor {
-		l := line{"", "startAfter " + strconv.Quote(q.StartAfter), ex.AfterCursor}
-		if q.StartAfterValue != nil {
-			l.pos = f.Position(q.StartAfterValue.Sp.Start).String()
-		}
-		lines = append(lines, l)
-		if emptied < 0 && ex.AfterCursor == 0 {
-			emptied = len(lines) - 1
-		}
-	}
-	w := 0
-	for _, l := range lines {
-		w = max(w, len(l.text))
-	}
-	for i, l := range lines {
-		mark := ""
-		if i == emptied {
-			mark = "  <- emptied here"
-		}
-		fmt.Fprintf(out, "%-6s %-*s %8d%s\n", l.pos, w, l.text, l.count, mark)
-	}
-	if emptied >= 0 {
-		l := lines[emptied]
-		_, err = fmt.Fprintf(out, "no match: %s at %s left no documents\n", l.text, l.pos)
-	} else {
-		_, err = fmt.Fprintf(out, "%d document(s) returned (limit %d)\n", ex.Returned, q.Limit)
-	}
-	return err
-}
-
-// jqlStepText renders a where condition on one line for explanations:
-// its path, operator and operand as written ("type eq 'planGenerated'",
-// "artifacts.exitCode gt 1"), the operand cut to 40 characters.
-func jqlStepText(src string, c *syn.Condition) string {
-	t := c.Path.Text + " " + c.Op
-	if c.Operand != nil && c.Operand.Sp.End <= len(src) && c.Operand.Sp.Start < c.Operand.Sp.End {
-		op := strings.Join(strings.Fields(src[c.Operand.Sp.Start:c.Operand.Sp.End]), " ")
-		if r := []rune(op); len(r) > 40 {
-			op = string(r[:39]) + "…"
-		}
-		t += " " + op
-	}
-	return t
+	return x.Format(out)
 }

@@ -42,7 +42,7 @@ func newMCPCmd(env Env) *cobra.Command {
 	cmd.Flags().DurationVar(&lim.timeout, "timeout", mcpserver.DefaultTimeout, "time limit of one tool call")
 	cmd.Flags().IntVar(&lim.maxResults, "max-results", mcpserver.DefaultMaxResults, "most rows (JQL documents, Datalog tuples) one tool call may return")
 	cmd.Flags().IntVar(&lim.maxQuery, "max-query-bytes", mcpserver.DefaultMaxQueryBytes, "largest query text of a language tool")
-	cmd.Flags().IntVar(&lim.maxOutput, "max-output-bytes", acp.DefaultMaxOutputBytes, "most bytes of JSON one tool call may return")
+	cmd.Flags().IntVar(&lim.maxOutput, "max-output-bytes", mcpserver.DefaultMaxOutputBytes, "most bytes one tool result or resource read may write")
 	cmd.Flags().Int64Var(&lim.maxMemory, "max-memory", acp.DefaultMaxMemory, "most bytes the heap may grow during one tool call")
 	cmd.Flags().Int64Var(&lim.maxData, "max-data-bytes", acp.DefaultMaxDataBytes, "largest file read (cache, data, state)")
 	cmd.Flags().IntVar(&lim.maxMessage, "max-message-bytes", mcpserver.DefaultMaxMessageBytes, "largest incoming message")
@@ -115,7 +115,7 @@ func runMCP(ctx context.Context, env Env, dir, cache string, force bool, lim mcp
 		out = nopWriteCloser{env.Stdout}
 	}
 	// At the end of the input, running calls end within their deadline.
-	t := &mcpserver.Transport{Reader: in, Writer: out, MaxMessageBytes: lim.maxMessage, DrainTimeout: lim.timeout + 5*time.Second}
+	t := &mcpserver.Transport{Reader: in, Writer: out, MaxMessageBytes: lim.maxMessage, MaxWriteBytes: lim.maxOutput + mcpserver.WriteSlack, DrainTimeout: lim.timeout + 5*time.Second}
 	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		return Failf("ctxql mcp: %w", err)
 	}

@@ -12,10 +12,8 @@ import (
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/internal/atomicfile"
 	"github.com/ctxql/ctxql/lang"
-	"github.com/ctxql/ctxql/migrate"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // migrateFlags are the flags of "ctxql migrate".
@@ -60,23 +58,19 @@ func runMigrate(ctx context.Context, env Env, f *migrateFlags, args []string) er
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	opts := migrate.Options{Unsafe: f.unsafe}
-	switch f.to {
-	case "":
-	case "v2":
-		opts.ToV2 = true
+	opts := lang.MigrateOptions{Unsafe: f.unsafe}
+	switch to, _ := lang.ParseDialect(f.to); {
+	case f.to == "":
+	case to == lang.V2:
+		opts.To = to
 	default:
 		return Usagef("migrate: --to must be v2, not %q", f.to)
 	}
-	switch f.dialect {
-	case "":
-	case "v1":
-		opts.Default = pact.V1
-	case "v2":
-		opts.Default = pact.V2
-	default:
-		return Usagef("migrate: --dialect must be v1 or v2, not %q", f.dialect)
+	editor, err := lang.DialectOr(f.dialect, lang.DialectUnset)
+	if err != nil {
+		return Usagef("migrate: --dialect %w", err)
 	}
+	opts.From = editor
 	cfg, err := loadConfig(f.config, args)
 	if err != nil {
 		return err
@@ -86,6 +80,7 @@ func runMigrate(ctx context.Context, env Env, f *migrateFlags, args []string) er
 	}
 	manual := false
 	failed := 0 // files left alone: syntax errors, unreadable, not writable
+	walker := newWalk("migrate", env, args)
 	for _, arg := range args {
 		if arg == "-" {
 			src, err := f.limits.readStdin(env.Stdin)
@@ -99,7 +94,7 @@ func runMigrate(ctx context.Context, env Env, f *migrateFlags, args []string) er
 			manual = manual || m
 			continue
 		}
-		paths, err := collect(arg, func(p string) bool { return lang.ForName(p) == lang.ByID(lang.PACT) }, cfg)
+		paths, err := walker.collect(arg, func(p string) bool { return lang.ForName(p) == lang.ByID(lang.PACT) }, cfg)
 		if err != nil {
 			return Usagef("migrate: %w", err)
 		}
@@ -148,13 +143,13 @@ func runMigrate(ctx context.Context, env Env, f *migrateFlags, args []string) er
 
 // migrateOne migrates one source and reports whether places were left for
 // a manual decision.
-func migrateOne(ctx context.Context, env Env, f *migrateFlags, opts migrate.Options, name string, src []byte, stdin bool) (bool, error) {
-	res, err := migrate.PACT(src, opts)
-	if errors.Is(err, migrate.ErrSyntax) {
-		pf := pact.ParseFile(name, string(src), opts.Default)
-		for _, d := range pf.Diagnostics {
+func migrateOne(ctx context.Context, env Env, f *migrateFlags, opts lang.MigrateOptions, name string, src []byte, stdin bool) (bool, error) {
+	res, err := pactLang().Migrate(name, src, opts)
+	var pe *lang.ParseError
+	if errors.As(err, &pe) {
+		for _, d := range pe.Diagnostics {
 			if d.Severity == syntax.SeverityError {
-				fmt.Fprintf(env.Stderr, "%s:%s: %s\n", name, pf.Src.Position(d.Span.Start), d.Message)
+				fmt.Fprintf(env.Stderr, "%s:%s: %s\n", name, pe.File.Position(d.Span.Start), d.Message)
 			}
 		}
 		return false, &ExitError{Code: ExitUsage}
@@ -195,8 +190,8 @@ func migrateOne(ctx context.Context, env Env, f *migrateFlags, opts migrate.Opti
 // withDialect sets the dialect of a file without a pragma as the language
 // table resolves it: --dialect (a setting, like an editor's), else the
 // configuration, else v2.
-func withDialect(opts migrate.Options, cfg *config.Config, name string) migrate.Options {
-	opts.Default = lang.Settings{Editor: opts.Default, Config: cfg}.Dialect(name, pact.DialectUnset)
+func withDialect(opts lang.MigrateOptions, cfg *config.Config, name string) lang.MigrateOptions {
+	opts.From = lang.Settings{Editor: opts.From, Config: cfg}.Dialect(name, lang.DialectUnset)
 	return opts
 }
 

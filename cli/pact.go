@@ -2,22 +2,21 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	evpact "github.com/ctxql/ctxql/eval/pact"
+	"github.com/ctxql/ctxql/internal/jsonenc"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	syn "github.com/ctxql/ctxql/syntax/pact"
 )
 
 // newEvalPactCmd builds `ctxql eval pact [--dialect v1|v2] --data FILE [--options JSON] SELECTOR`.
 func newEvalPactCmd(env Env) *cobra.Command {
 	var data, dialect, options string
-	var explain bool
+	var explain, profile bool
 	cmd := &cobra.Command{
 		Use:   "pact [--dialect v1|v2] --data FILE [--options JSON] SELECTOR",
 		Short: "Evaluate a PACT selector or query",
@@ -28,8 +27,8 @@ func newEvalPactCmd(env Env) *cobra.Command {
 			"applies to ranges. Exit 1 on an invalid selector, 2 on usage or data errors.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if explain {
-				return runExplainPact(cmd.Context(), env.Stdout, data, dialect, args[0])
+			if explain || profile {
+				return runExplainPact(cmd.Context(), env.Stdout, data, dialect, args[0], profile)
 			}
 			return runEvalPact(cmd.Context(), env.Stdout, data, dialect, options, args[0])
 		},
@@ -38,28 +37,35 @@ func newEvalPactCmd(env Env) *cobra.Command {
 	cmd.Flags().StringVar(&dialect, "dialect", "v2", "selector dialect: v1 or v2")
 	cmd.Flags().StringVar(&options, "options", "", "range options as a JSON object")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the candidate count after each step and filter instead of the ids")
+	cmd.Flags().BoolVar(&profile, "profile", false, "--explain with the time of each step, and the slowest steps")
 	return cmd
 }
 
+// pactLang is the PACT row of the language table.
+func pactLang() *lang.Language { return lang.ByID(lang.PACT) }
+
 // runEvalPact is the command's logic, free of cobra types.
 func runEvalPact(ctx context.Context, out io.Writer, data, dialect, options, src string) error {
-	opts, err := evpact.ParseOptions([]byte(options))
-	if err != nil {
+	if err := pactLang().CheckOptions([]byte(options)); err != nil {
 		return Usagef("ctxql eval pact: %w", err)
 	}
-	plan, ds, file, err := preparePACT(ctx, data, dialect, src)
+	q, ds, err := preparePACT(ctx, data, dialect, src)
 	if err != nil {
 		return err
 	}
-	res, err := plan.Eval(ctx, ds, opts)
+	q.Options = []byte(options)
+	res, err := pactLang().Evaluate(ctx, ds, q, lang.Budget{})
 	if err != nil {
-		return queryError(file, err)
+		return &ExitError{Code: 1, Err: fmt.Errorf("ctxql eval pact: %w", err)}
+	}
+	if res.Invalid() {
+		return invalidQuery(res.File, res.Diagnostics)
 	}
 	var b []byte
-	if res.Range != nil {
-		b, err = json.MarshalIndent(res, "", "  ")
+	if res.Range {
+		b, err = jsonenc.MarshalIndent(res.Value, "", "  ")
 	} else {
-		b, err = json.Marshal(res)
+		b, err = jsonenc.Marshal(res.Value)
 	}
 	if err != nil {
 		return fmt.Errorf("ctxql eval pact: %w", err)
@@ -68,73 +74,62 @@ func runEvalPact(ctx context.Context, out io.Writer, data, dialect, options, src
 	return err
 }
 
-func queryError(file *syntax.File, err error) error {
-	var qe *evpact.Error
-	if errors.As(err, &qe) {
-		return Failf("%s: %s", file.Position(qe.Span.Start), qe.Msg)
-	}
-	return &ExitError{Code: 1, Err: fmt.Errorf("ctxql eval pact: %w", err)}
-}
-
-// preparePACT checks the flags, compiles the query in its dialect and
-// loads the data, as eval and --explain both need.
-func preparePACT(ctx context.Context, data, dialect, src string) (*evpact.Plan, *evpact.Data, *syntax.File, error) {
-	var d syn.Dialect
-	switch dialect {
-	case "v1":
-		d = syn.V1
-	case "v2", "":
-		d = syn.V2
-	default:
-		return nil, nil, nil, Usagef("ctxql eval pact: --dialect must be v1 or v2, not %q", dialect)
-	}
-	if data == "" {
-		return nil, nil, nil, Usagef("ctxql eval pact: --data is required")
-	}
-	file := syntax.NewFile("selector", src)
-	q, diags := syn.ParseQuery(src, d)
-	for _, dg := range diags {
-		if dg.Severity == syntax.SeverityError {
-			return nil, nil, nil, Failf("%s", dg.Format(file))
+// invalidQuery is the failure of a query with errors: exit 1 with the
+// first one.
+func invalidQuery(file *syntax.File, ds []syntax.Diagnostic) error {
+	for _, d := range ds {
+		if d.Severity == syntax.SeverityError {
+			return Failf("%s", d.Format(file))
 		}
 	}
-	plan, err := evpact.Compile(q, src)
+	return Failf("invalid query")
+}
+
+// preparePACT checks the flags and the query in its dialect (an invalid
+// query fails before the data is read) and loads the data, as eval and
+// --explain both need.
+func preparePACT(ctx context.Context, data, dialect, src string) (lang.Query, lang.Data, error) {
+	d, err := lang.DialectOr(dialect, lang.V2)
 	if err != nil {
-		return nil, nil, nil, queryError(file, err)
+		return lang.Query{}, nil, Usagef("ctxql eval pact: --dialect %w", err)
 	}
-	ds, err := evpact.LoadFileFrom(dataFiles(ctx), data)
+	if data == "" {
+		return lang.Query{}, nil, Usagef("ctxql eval pact: --data is required")
+	}
+	q := lang.Query{Name: "selector", Src: src, Dialect: d}
+	if ds := pactLang().CheckQuery(q.Name, src, d); syntax.HasErrors(ds) {
+		return q, nil, invalidQuery(syntax.NewFile(q.Name, src), ds)
+	}
+	loaded, err := pactLang().Load(ctx, dataFiles(ctx), data)
 	if err != nil {
-		return nil, nil, nil, Usagef("ctxql eval pact: %w", err)
+		return q, nil, Usagef("ctxql eval pact: %w", err)
 	}
-	return plan, ds, file, nil
+	return q, loaded, nil
 }
 
 // runExplainPact prints the candidate count after each step and filter of
 // the query, and the step that emptied it when it matches nothing.
-func runExplainPact(ctx context.Context, out io.Writer, data, dialect, src string) error {
-	plan, ds, file, err := preparePACT(ctx, data, dialect, src)
+func runExplainPact(ctx context.Context, out io.Writer, data, dialect, src string, profile bool) error {
+	q, ds, err := preparePACT(ctx, data, dialect, src)
 	if err != nil {
 		return err
 	}
-	e, err := plan.Explain(ctx, ds)
+	x, err := pactLang().Explain(ctx, ds, q, lang.Explain{Profile: profile})
 	if err != nil {
-		return queryError(file, err)
+		return &ExitError{Code: 1, Err: fmt.Errorf("ctxql eval pact: %w", err)}
 	}
-	w := 0
-	for _, st := range e.Steps {
-		w = max(w, len(st.Text))
+	if x.Invalid() {
+		return invalidQuery(x.File, x.Diagnostics)
 	}
-	for i, st := range e.Steps {
-		mark := ""
-		if i == e.Emptied {
-			mark = "  <- emptied here"
-		}
-		fmt.Fprintf(out, "%-6s %-*s %8d%s\n", file.Position(st.Span.Start), w, st.Text, st.Count, mark)
-	}
-	if st, ok := e.EmptiedBy(); ok {
-		_, err = fmt.Fprintf(out, "no match: %s at %s left no candidates\n", st.Text, file.Position(st.Span.Start))
-	} else {
-		_, err = fmt.Fprintf(out, "%d match(es)\n", len(e.IDs))
+	return x.Format(out)
+}
+
+// limitError adds to an evaluation stopped by its budget how to raise the
+// limit on the command line.
+func limitError(err error, flag string) error {
+	var le *lang.LimitError
+	if errors.As(err, &le) {
+		return le.RaiseWith(flag)
 	}
 	return err
 }

@@ -2,12 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -64,42 +61,6 @@ func absPath(p string) string {
 		return a
 	}
 	return p
-}
-
-// collect expands a path: a file as itself (whatever its name), a directory
-// into the files below it that keep accepts, sorted. Directories .git and
-// node_modules and the files and directories cfg excludes are skipped
-// (cfg may be nil).
-func collect(root string, keep func(name string) bool, cfg *config.Config) ([]string, error) {
-	info, err := os.Stat(root)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return []string{root}, nil
-	}
-	var out []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		excluded := cfg != nil && p != root && cfg.Excluded(absPath(p))
-		if d.IsDir() {
-			if p != root && (d.Name() == ".git" || d.Name() == "node_modules" || excluded) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if keep(p) && !excluded {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	if err != nil {
-		return out, fmt.Errorf("walk %s: %w", root, err)
-	}
-	return out, nil
 }
 
 // perFile runs work on every path, one worker per CPU, each with its own

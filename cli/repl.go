@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxql/ctxql/eval/datalog/repl"
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/peterh/liner"
 	"github.com/spf13/cobra"
 )
@@ -50,14 +50,17 @@ func runRepl(ctx context.Context, env Env, dataPath, current string) error {
 	if err != nil {
 		return err
 	}
-	s := repl.NewSession(db)
+	s, err := lang.NewSession(db)
+	if err != nil {
+		return Usagef("%w", err)
+	}
 	if current != "" {
-		s.Bind(repl.CurrentTerm, current)
+		s.Bind(lang.CurrentTerm, current)
 	}
 	if f, ok := env.Stdin.(*os.File); ok && isTerminal(f) && liner.TerminalSupported() {
 		return interactive(ctx, s, env.Stdout)
 	}
-	return repl.Run(ctx, s, env.Stdin, env.Stdout, "")
+	return lang.RunSession(ctx, s, env.Stdin, env.Stdout, "")
 }
 
 func isTerminal(f *os.File) bool {
@@ -75,7 +78,7 @@ func openHistory(path string) (*os.File, error) {
 	return files.New(maxHistoryBytes, "").Open(path)
 }
 
-func interactive(ctx context.Context, s *repl.Session, w io.Writer) error {
+func interactive(ctx context.Context, s lang.Session, w io.Writer) error {
 	ln := liner.NewLiner()
 	defer ln.Close()
 	ln.SetCtrlCAborts(true)

@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	syn "github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/internal/jsonenc"
+	"github.com/ctxql/ctxql/lang"
 )
 
 // newSchemaCmd builds `ctxql schema jql [--json]`.
@@ -29,11 +29,11 @@ func newSchemaCmd(env Env) *cobra.Command {
 }
 
 func writeJQLSchema(w io.Writer, asJSON bool) error {
-	s := syn.NewSchema()
+	s := lang.JQLSchema()
 	if !asJSON {
 		return s.WriteText(w)
 	}
-	b, err := json.MarshalIndent(s, "", "  ")
+	b, err := jsonenc.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}

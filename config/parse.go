@@ -67,10 +67,9 @@ var keys = map[string]valueKind{
 	"exclude":             kindList,
 }
 
-// severityNames and dialectNames are the accepted spellings.
+// severityNames are the accepted spellings of a severity.
 var (
 	severityNames = []string{"error", "warning", "info", "hint"}
-	dialectNames  = []string{"v1", "v2"}
 	// SupportedExtensions are the host-file extensions embedded.extensions
 	// accepts: the languages whose string literals ctxql can scan.
 	supportedExtensions = []string{".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".py", ".go"}
@@ -385,8 +384,8 @@ func (p *parser) checkItem(path string, v *value) error {
 			return p.errAt(v.off, "unknown severity %q (want %s)", s, strings.Join(severityNames, ", "))
 		}
 	case "dialect.default", "dialect.files.*":
-		if !slices.Contains(dialectNames, s) {
-			return p.errAt(v.off, "unknown dialect %q (want v1 or v2)", s)
+		if _, ok := pact.ParseDialect(s); !ok {
+			return p.errAt(v.off, "unknown dialect %q (want %s)", s, strings.Join(pact.DialectNames(), " or "))
 		}
 	case "data.*":
 		if s == "" {
@@ -426,9 +425,9 @@ func (p *parser) store(c *Config, path string, keyPath []string, v *value, strs 
 	case "per-file-ignores.*":
 		c.perFile = append(c.perFile, globRules{glob: last, selectors: strs})
 	case "dialect.default":
-		c.dialect = parseDialect(strs[0])
+		c.dialect, _ = pact.ParseDialect(strs[0])
 	case "dialect.files.*":
-		c.dialects = append(c.dialects, globDialect{glob: last, dialect: parseDialect(strs[0])})
+		c.dialects = append(c.dialects, globDialect{glob: last, dialect: must(pact.ParseDialect(strs[0]))})
 	case "data.*":
 		c.data = append(c.data, globPath{glob: last, path: strs[0]})
 	case "embedded.calls":
@@ -443,12 +442,8 @@ func (p *parser) store(c *Config, path string, keyPath []string, v *value, strs 
 	return nil
 }
 
-func parseDialect(s string) pact.Dialect {
-	if s == "v1" {
-		return pact.V1
-	}
-	return pact.V2
-}
+// must returns the dialect of a name the checks before accepted.
+func must(d pact.Dialect, _ bool) pact.Dialect { return d }
 
 // parseYAML runs the YAML parser, turning a panic inside it into an error so
 // that no input can crash the caller.

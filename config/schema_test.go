@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxql/ctxql/syntax/pact"
+
 	"github.com/goccy/go-yaml"
 )
 
@@ -221,8 +223,8 @@ func TestSchemaMatchesParser(t *testing.T) {
 		t.Errorf("schema severities %v, parser %v", sev, severityNames)
 	}
 	dia := s.root["$defs"].(map[string]any)["dialect"].(map[string]any)["enum"]
-	if fmt.Sprint(dia) != fmt.Sprint(dialectNames) {
-		t.Errorf("schema dialects %v, parser %v", dia, dialectNames)
+	if fmt.Sprint(dia) != fmt.Sprint(pact.DialectNames()) {
+		t.Errorf("schema dialects %v, parser %v", dia, pact.DialectNames())
 	}
 	ext := props["embedded"].(map[string]any)["properties"].(map[string]any)["extensions"].(map[string]any)["items"].(map[string]any)["enum"]
 	if fmt.Sprint(ext) != fmt.Sprint(supportedExtensions) {

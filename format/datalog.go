@@ -201,7 +201,11 @@ func (p *dlPrinter) blankBefore(from int) {
 
 func (p *dlPrinter) decl(d *datalog.Decl) string {
 	var b strings.Builder
-	b.WriteString("relation ")
+	if d.Lattice {
+		b.WriteString("lattice ")
+	} else {
+		b.WriteString("relation ")
+	}
 	b.WriteString(d.Name.Name)
 	b.WriteByte('(')
 	for i, t := range d.Types {
@@ -215,7 +219,12 @@ func (p *dlPrinter) decl(d *datalog.Decl) string {
 }
 
 func (p *dlPrinter) rule(r *datalog.Rule, inner []syntax.Span, startLine, endLine int) {
-	head := dlAtom(r.Head)
+	heads := r.AllHeads()
+	hs := make([]string, len(heads))
+	for i, h := range heads {
+		hs[i] = dlAtom(h)
+	}
+	head := strings.Join(hs, ", ")
 	if r.IsFact() {
 		p.single(head+";", inner, startLine, endLine)
 		return
@@ -311,19 +320,122 @@ func dlAtom(a *datalog.Atom) string {
 	return b.String()
 }
 
-func dlBodyItem(it datalog.BodyItem) string {
-	if it.Atom != nil {
+func dlBodyItem(it datalog.BodyItem) string { return dlBodyItemIn(it, 0) }
+
+// dlBodyItemIn prints a body item whose expressions bind at least as tightly
+// as min: inside a disjunction, where "||" separates alternatives, a
+// condition's "||" takes parentheses.
+func dlBodyItemIn(it datalog.BodyItem, min int) string {
+	switch {
+	case it.Atom != nil:
 		return dlAtom(it.Atom)
+	case it.Cond != nil:
+		c := it.Cond
+		return "if " + dlTerm(c.Left) + " " + c.Op + " " + dlTerm(c.Right)
+	case it.If != nil:
+		return "if " + dlExpr(it.If.X, min)
+	case it.Let != nil:
+		return "let " + dlTerm(it.Let.Var) + " = " + dlExpr(it.Let.X, min)
+	case it.For != nil:
+		rg := ".."
+		if it.For.Inclusive {
+			rg = "..="
+		}
+		return "for " + dlTerm(it.For.Var) + " in " + dlExpr(it.For.Lo, precAdd) + rg + dlExpr(it.For.Hi, precAdd)
+	case it.Agg != nil:
+		g := it.Agg
+		v := "()"
+		if g.Var != nil {
+			v = dlTerm(g.Var)
+		}
+		args := make([]string, len(g.Args))
+		for i, a := range g.Args {
+			args[i] = dlTerm(a)
+		}
+		return "agg " + v + " = " + g.Func.Name + "(" + strings.Join(args, ", ") + ") in " + dlAtom(g.Atom)
+	case it.Disj != nil:
+		alts := make([]string, len(it.Disj.Alts))
+		for i, alt := range it.Disj.Alts {
+			items := make([]string, len(alt))
+			for j, x := range alt {
+				items[j] = dlBodyItemIn(x, precAnd)
+			}
+			alts[i] = strings.Join(items, ", ")
+		}
+		return "(" + strings.Join(alts, " || ") + ")"
 	}
-	c := it.Cond
-	return "if " + dlTerm(c.Left) + " " + c.Op + " " + dlTerm(c.Right)
+	return ""
+}
+
+// Operator precedences, loosest first, as Rust has them.
+const (
+	precOr = iota + 1
+	precAnd
+	precCmp
+	precAdd
+	precMul
+	precUnary
+)
+
+func dlPrec(op string) int {
+	switch op {
+	case "||":
+		return precOr
+	case "&&":
+		return precAnd
+	case "+", "-":
+		return precAdd
+	case "*", "/", "%":
+		return precMul
+	}
+	return precCmp
+}
+
+// dlExpr prints an expression with the parentheses its structure needs
+// and no others, in a context that binds at least as tightly as min.
+func dlExpr(x datalog.Expr, min int) string {
+	var s string
+	prec := precUnary + 1
+	switch x := x.(type) {
+	case *datalog.Term:
+		return dlTerm(x)
+	case *datalog.Unary:
+		prec = precUnary
+		s = x.Op + dlExpr(x.X, precUnary)
+	case *datalog.Binary:
+		prec = dlPrec(x.Op)
+		right := prec + 1
+		left := prec
+		if prec == precCmp {
+			left = prec + 1
+		}
+		s = dlExpr(x.L, left) + " " + x.Op + " " + dlExpr(x.R, right)
+	}
+	if prec < min {
+		return "(" + s + ")"
+	}
+	return s
 }
 
 // dlTerm prints a term canonically: variables as written, strings quoted
 // by datalog.Quote (the raw text when the value is not valid UTF-8, which
 // Quote cannot round-trip), integers in canonical decimal form.
 func dlTerm(t *datalog.Term) string {
+	if !t.Dual.IsZero() || !t.Pattern.IsZero() {
+		inner := *t
+		inner.Dual, inner.Pattern = syntax.Span{}, syntax.Span{}
+		s := dlTerm(&inner)
+		if !t.Dual.IsZero() {
+			s = "Dual(" + s + ")"
+		}
+		if !t.Pattern.IsZero() {
+			s = "?" + s
+		}
+		return s
+	}
 	switch t.Kind {
+	case datalog.Computed:
+		return dlExpr(t.X, 0)
 	case datalog.Str:
 		if v, ok := datalog.Unquote(t.Text); ok && utf8.ValidString(v) {
 			return datalog.Quote(v)
@@ -361,6 +473,15 @@ func datalogKey(prog *datalog.Program) string {
 		b.WriteString(t.Kind.String())
 		b.WriteByte(':')
 		quote(t.Value)
+		if t.X != nil {
+			b.WriteString(dlExprKey(t.X))
+		}
+		if !t.Dual.IsZero() {
+			b.WriteString("[dual]")
+		}
+		if !t.Pattern.IsZero() {
+			b.WriteString("[?]")
+		}
 		b.WriteByte(' ')
 	}
 	atom := func(a *datalog.Atom) {
@@ -392,21 +513,46 @@ func datalogKey(prog *datalog.Program) string {
 		}
 		r := it.rule
 		b.WriteString("rule ")
-		atom(r.Head)
+		for _, h := range r.AllHeads() {
+			atom(h)
+		}
 		b.WriteString("fact=")
 		b.WriteString(strconv.FormatBool(r.IsFact()))
 		b.WriteString(" <-- ")
-		for _, x := range r.Body {
-			if x.Atom != nil {
-				atom(x.Atom)
-			} else if x.Cond != nil {
-				b.WriteString("if ")
-				term(x.Cond.Left)
-				b.WriteString(x.Cond.Op)
-				b.WriteByte(' ')
-				term(x.Cond.Right)
+		var items func([]datalog.BodyItem)
+		items = func(body []datalog.BodyItem) {
+			for _, x := range body {
+				switch {
+				case x.Atom != nil:
+					atom(x.Atom)
+				case x.Cond != nil:
+					b.WriteString("if ")
+					term(x.Cond.Left)
+					b.WriteString(x.Cond.Op)
+					b.WriteByte(' ')
+					term(x.Cond.Right)
+				case x.Agg != nil:
+					b.WriteString("agg ")
+					term(x.Agg.Var)
+					b.WriteString(x.Agg.Func.Name)
+					for _, a := range x.Agg.Args {
+						term(a)
+					}
+					atom(x.Agg.Atom)
+				case x.Disj != nil:
+					b.WriteString("disj(")
+					for _, alt := range x.Disj.Alts {
+						items(alt)
+						b.WriteString("|| ")
+					}
+					b.WriteString(") ")
+				default:
+					b.WriteString(dlExprKey(x.Node()))
+					b.WriteByte(' ')
+				}
 			}
 		}
+		items(r.Body)
 		b.WriteString("\n")
 	}
 	for _, c := range prog.Comments {
@@ -415,4 +561,28 @@ func datalogKey(prog *datalog.Program) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// dlExprKey renders an expression or a let, if or for item by its
+// structure, for datalogKey.
+func dlExprKey(n datalog.Node) string {
+	switch n := n.(type) {
+	case *datalog.Term:
+		s := n.Kind.String() + ":" + strconv.Quote(n.Value)
+		if n.X != nil {
+			s += dlExprKey(n.X)
+		}
+		return s
+	case *datalog.Binary:
+		return "(" + dlExprKey(n.L) + " " + n.Op + " " + dlExprKey(n.R) + ")"
+	case *datalog.Unary:
+		return "(" + n.Op + dlExprKey(n.X) + ")"
+	case *datalog.If:
+		return "if " + dlExprKey(n.X)
+	case *datalog.Let:
+		return "let " + dlExprKey(n.Var) + " = " + dlExprKey(n.X)
+	case *datalog.For:
+		return "for " + dlExprKey(n.Var) + " in " + dlExprKey(n.Lo) + " " + strconv.FormatBool(n.Inclusive) + " " + dlExprKey(n.Hi)
+	}
+	return "<nil>"
 }

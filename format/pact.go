@@ -17,7 +17,9 @@ import (
 // collapsed to one, no leading or trailing blank lines (except one before a
 // comment that would otherwise become the first-line dialect pragma), one
 // final newline. A file with syntax errors is not formatted: the error is a
-// *SyntaxError holding the file's diagnostics.
+// *SyntaxError holding the file's diagnostics. A query that parses but is
+// invalid (pact.Validate rejects it) is left as it is, so formatting never
+// turns an invalid query into a valid one or the reverse.
 //
 // Every query gets canonical spacing: one space for the descendant
 // combinator, " > ", ", " in unions, positions, coordinate sets and value
@@ -179,8 +181,15 @@ func (p *printer) legacyKind(n pact.Node) (pact.LegacyKind, bool) {
 	return 0, false
 }
 
-// query prints q canonically into p.b.
+// query prints q canonically into p.b; a query pact.Validate rejects is
+// printed as it is, so that formatting never changes whether a query is
+// valid (writing out the "@t0" an omitted time prefix means would make
+// "@mode" valid, say).
 func (p *printer) query(q *pact.Query) {
+	if len(pact.Validate(q)) > 0 {
+		p.str(p.slice(q.Sp))
+		return
+	}
 	p.q, p.v2 = q, q.Dialect != pact.V1
 	switch {
 	case q.Time != nil:

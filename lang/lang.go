@@ -1,13 +1,37 @@
-// Package lang is the one table of the languages ctxql knows. For each
-// language it holds the identifier, the file name suffixes (host source
-// files included), the comment syntax, how a file is parsed under its
-// resolved dialect, which diagnostics make it invalid, its formatter and its
-// analysis rules. The lint driver behind "ctxql check", "ctxql fmt",
-// "ctxql migrate", "ctxql diff" and the language server ask this table what
-// a file is, so they agree on it.
+// Package lang is the one table of the languages ctxql knows. Every tool
+// (the command line, the language server, the MCP server, "ctxql diff")
+// asks it what a file is and does everything language-specific through it,
+// so the tools agree:
 //
-// The table is built once and read-only: callers must not modify the
-// *Language values it returns.
+//   - what a file is: ForName, ByID, All, Queries; Language.Extensions,
+//     Language.Comment (comment syntax per suffix);
+//   - dialects: ParseDialect (the one parser of "v1"/"v2"),
+//     Settings.Resolve (pragma, editor, configuration, default);
+//   - parsing and validity: ParseFile (with Settings: the resolved dialect
+//     and, for Datalog, the schema of the file's sample data), Parsed,
+//     Validate, CheckQuery;
+//   - comments and pragmas: Parsed.Comments, Parsed.Directives (only in
+//     real comments), Suppressible and SuppressEdit (never for an error
+//     that makes a query invalid), Parsed.LeadingComments,
+//     Parsed.DataPragma and Settings.DataPath (the one resolution of a
+//     file's sample data);
+//   - formatting: Language.Format, Language.IsCanonical;
+//   - migration: Language.Migrate (resolved source and target dialects;
+//     the output parses in its dialect);
+//   - evaluation: Language.Load (immutable Data, safe for concurrent
+//     evaluations), Language.Evaluate (query text), Language.EvaluateFile
+//     (every query of a parsed file), Language.Explain, one Result type;
+//     DataCache; budget errors (*LimitError) name no flag, the calling
+//     tool adds how to raise the limit;
+//   - descriptions: Parsed.Describe (hover text of every query language),
+//     PACTVocabulary (the documented words, for completion),
+//     Parsed.SymbolAt and Parsed.Occurrences (Datalog symbols),
+//     DescribeNodes (PACT result nodes), JQLSchema, RelationSizes;
+//   - rules: Language.Analyzers, Registry.
+//
+// Each query language implements one Evaluator (pacteval.go, jqleval.go,
+// dleval.go). The table is built once and read-only: callers must not
+// modify the *Language values it returns.
 package lang
 
 import (
@@ -83,6 +107,13 @@ type Language struct {
 
 	parse  func(name, src string, d pact.Dialect) *Parsed
 	format func(name string, src []byte, d pact.Dialect) ([]byte, error)
+	// canonical reports whether src is in canonical form without printing
+	// it whole; nil: compare with format's output.
+	canonical func(src []byte, d pact.Dialect) (bool, error)
+	eval      Evaluator
+	// quotes are the string quote characters, inside which comment
+	// markers are text.
+	quotes string
 }
 
 var (
@@ -104,21 +135,29 @@ func table() []*Language {
 	return []*Language{
 		{
 			ID: PACT, Name: "PACT", Dialects: true,
-			suffixes: []suffix{{".pact", slash}},
-			parse:    parsePACT,
-			format:   func(_ string, src []byte, d pact.Dialect) ([]byte, error) { return format.PACTDialect(src, d) },
+			suffixes:  []suffix{{".pact", slash}},
+			parse:     parsePACT,
+			format:    func(_ string, src []byte, d pact.Dialect) ([]byte, error) { return format.PACTDialect(src, d) },
+			canonical: format.PACTIsCanonicalDialect,
+			eval:      pactEval{},
+			quotes:    `"'`,
 		},
 		{
 			ID: JQL, Name: "JQL",
 			suffixes: []suffix{{".jql", slash}, {".jql.json", slash}, {".jql.yaml", hash}, {".jql.yml", hash}},
 			parse:    parseJQL,
 			format:   func(name string, src []byte, _ pact.Dialect) ([]byte, error) { return format.JQL(name, src) },
+			eval:     jqlEval{},
+			quotes:   `"'`,
 		},
 		{
 			ID: Datalog, Name: "Datalog",
-			suffixes: []suffix{{".dl", slash}},
-			parse:    parseDatalog,
-			format:   func(_ string, src []byte, _ pact.Dialect) ([]byte, error) { return format.Datalog(src) },
+			suffixes:  []suffix{{".dl", slash}},
+			parse:     parseDatalog,
+			format:    func(_ string, src []byte, _ pact.Dialect) ([]byte, error) { return format.Datalog(src) },
+			canonical: func(src []byte, _ pact.Dialect) (bool, error) { return format.DatalogIsCanonical(src) },
+			eval:      datalogEval{},
+			quotes:    `"`,
 		},
 		{
 			ID: Markdown, Name: "Markdown",
@@ -129,6 +168,7 @@ func table() []*Language {
 			ID: Host, Name: "host source", Dialects: true,
 			suffixes: hostSuffixes,
 			parse:    parseHost,
+			quotes:   "\"'`",
 		},
 	}
 }
@@ -213,6 +253,23 @@ func (l *Language) Format(name string, src []byte, d pact.Dialect) ([]byte, erro
 		return nil, err
 	}
 	return format.KeepLineEnds(src, out), nil
+}
+
+// SyntaxError is the error of Format and IsCanonical for a source with
+// syntax errors: it is not formatted.
+type SyntaxError = format.SyntaxError
+
+// IsCanonical reports whether src is already in the language's canonical
+// form, comparing as it prints where the language can (PACT, Datalog).
+func (l *Language) IsCanonical(name string, src []byte, d pact.Dialect) (bool, error) {
+	if l.format == nil {
+		return false, ErrUnsupported
+	}
+	if l.canonical != nil {
+		return l.canonical(src, d)
+	}
+	out, err := l.format(name, src, d)
+	return err == nil && string(out) == string(src), err
 }
 
 // Analyzers returns the analysis rules of the language, in code order

@@ -69,13 +69,15 @@ func (l *Language) Parse(name, src string, d pact.Dialect) *Parsed {
 }
 
 // ParseFile parses src as the language of name under s, or returns
-// ErrUnsupported.
+// ErrUnsupported. A Datalog program whose sample data s can load (its
+// pragma or the configuration names it) is checked against the data's
+// schema: the relations the data provides are known.
 func ParseFile(name, src string, s Settings) (*Parsed, error) {
 	l := ForName(name)
 	if l == nil {
 		return nil, fmt.Errorf("%s: %w", name, ErrUnsupported)
 	}
-	return l.Parse(name, src, s.Dialect(name, pact.DialectUnset)), nil
+	return s.withSchema(name, l.Parse(name, src, s.Dialect(name, pact.DialectUnset))), nil
 }
 
 // ParseFileIn is ParseFile for a caller that is done with the parse before
@@ -89,7 +91,7 @@ func ParseFileIn(ar *pact.Arena, name, src string, s Settings) (*Parsed, error) 
 	}
 	d := s.Dialect(name, pact.DialectUnset)
 	if l.ID != PACT || ar == nil {
-		return l.Parse(name, src, d), nil
+		return s.withSchema(name, l.Parse(name, src, d)), nil
 	}
 	f := pact.ParseFileTreeIn(ar, name, src, d)
 	return &Parsed{Lang: l, File: f.Src, Dialect: f.Dialect, AST: f, Diagnostics: Validate(f)}, nil
@@ -238,6 +240,13 @@ func parseHost(name, src string, d pact.Dialect) *Parsed {
 type Settings struct {
 	Editor pact.Dialect   // the editor's dialect setting; DialectUnset when none
 	Config *config.Config // the project configuration; nil when none
+	// EditorData names the sample data the editor's settings give a file
+	// (between its pragma and the configuration); nil when none.
+	EditorData func(name string) (path string, ok bool)
+	// Load loads a file's sample data (DataCache.Load); ParseFile gives
+	// a Datalog program the schema of its data through it. nil: data is
+	// not loaded.
+	Load func(l *Language, path string) (Data, error)
 }
 
 // Source says where a resolved dialect came from.
@@ -245,7 +254,7 @@ type Source uint8
 
 // The dialect sources, from strongest to weakest.
 const (
-	FromPragma  Source = iota + 1 // the file's "// pact: vN" first line
+	FromPragma  Source = iota + 1 // the file's "// pact: vN" pragma
 	FromEditor                    // the editor setting
 	FromConfig                    // .ctxql.yaml (dialect.files, dialect.default)
 	FromDefault                   // v2

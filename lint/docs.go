@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxql/ctxql/analysis"
+	"github.com/ctxql/ctxql/lang"
 )
 
 // fence returns the Markdown code-fence language of a rule's examples.
@@ -30,8 +31,19 @@ func RuleDoc(a *analysis.Analyzer) string {
 		fmt.Fprintf(&b, "%s\n\n", a.Doc.Details)
 	}
 	fmt.Fprintf(&b, "## Bad\n\n```%s\n%s\n```\n\n## Good\n\n```%s\n%s\n```\n\n", fence(a.Language), a.Doc.Bad, fence(a.Language), a.Doc.Good)
-	fmt.Fprintf(&b, "Suppress one finding with `// ctxql:ignore %s -- reason` on the line or the line above.\n", a.Code)
+	fmt.Fprintf(&b, "Suppress one finding with `%s` on the line or the line above.\n", suppression(a))
 	return b.String()
+}
+
+// suppression is the directive that silences a rule's finding, in the
+// comment syntax of the rule's language (an HTML comment in Markdown;
+// JQL's YAML files use "#" instead of "//").
+func suppression(a *analysis.Analyzer) string {
+	c := lang.Comment{Line: "//"}
+	if l := lang.ByID(a.Language); l != nil {
+		c = l.Comment(l.Extensions()[0])
+	}
+	return c.Wrap("ctxql:ignore " + a.Code + " -- reason")
 }
 
 // RuleIndex renders the index page docs/rules/README.md.

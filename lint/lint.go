@@ -8,7 +8,6 @@ package lint
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/ctxql/ctxql/analysis"
@@ -65,6 +64,15 @@ func (l *Linter) WithEditorDialect(d pact.Dialect) *Linter {
 	return &cp
 }
 
+// WithData returns a copy of l that loads each file's sample data (its
+// data pragma, else the configuration's data entry) with load, so that a
+// Datalog program is checked against the data's schema.
+func (l *Linter) WithData(load func(*lang.Language, string) (lang.Data, error)) *Linter {
+	cp := *l
+	cp.settings.Load = load
+	return &cp
+}
+
 // Config returns the linter's configuration, or nil.
 func (l *Linter) Config() *config.Config { return l.settings.Config }
 
@@ -116,7 +124,7 @@ func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.Fi
 	if p.Lang.ID == lang.Host {
 		return p.File, l.embedded(ctx, p.File), ctx.Err()
 	}
-	return p.File, l.Finish(p.File, l.findings(ctx, p.File, p.AST, p), commentTest(p.AST)), ctx.Err()
+	return p.File, l.configure(name, suppress(p, l.findings(ctx, p.File, p.AST, p), nil)), ctx.Err()
 }
 
 // Analyze returns the diagnostics of an already parsed file: its parse
@@ -126,21 +134,24 @@ func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.Fi
 // *syntax.File itself (lang.Parsed.AST). The language server calls it once
 // per document version.
 func (l *Linter) Analyze(ctx context.Context, file *syntax.File, ast any) []syntax.Diagnostic {
-	return l.Finish(file, l.Findings(ctx, file, ast), commentTest(ast))
+	return l.configure(file.Name(), suppress(parsed(file, ast), l.Findings(ctx, file, ast), nil))
 }
 
-// commentTest reports, for the file parsed as ast, whether a suppression
-// directive at an offset is a comment of the language (nil: every one is).
-func commentTest(ast any) func(int) bool {
-	switch a := ast.(type) {
+// parsed is the table's view of an already parsed file, for its comments.
+func parsed(file *syntax.File, ast any) *lang.Parsed {
+	lg := lang.ForName(file.Name())
+	switch ast.(type) {
 	case *pact.File:
-		return pactComments(a)
-	case *syntax.File:
-		// Markdown: directives are HTML comments; "// ctxql:..." inside a
-		// code example is part of the example.
-		return func(off int) bool { return strings.HasPrefix(a.Text()[off:], "<!--") }
+		lg = lang.ByID(lang.PACT)
+	case *jql.File:
+		lg = lang.ByID(lang.JQL)
+	case *datalog.Program:
+		lg = lang.ByID(lang.Datalog)
 	}
-	return nil
+	if lg == nil {
+		lg = lang.ByID(lang.Markdown)
+	}
+	return &lang.Parsed{Lang: lg, File: file, AST: ast}
 }
 
 // Findings returns what Analyze does before suppression directives and
@@ -228,11 +239,12 @@ func merge(valid, rules []syntax.Diagnostic) []syntax.Diagnostic {
 	return append(out, rules...)
 }
 
-// Finish applies the file's suppression directives (inComment reports
-// whether an offset is inside a comment; nil accepts any) and the
-// configuration to findings.
+// Finish applies the file's suppression directives and the configuration
+// to findings. The directives are those in the comments of the file in its
+// language's comment syntax (lang.Parsed.Directives); inComment, when not
+// nil, must also hold at a directive's offset.
 func (l *Linter) Finish(file *syntax.File, diags []syntax.Diagnostic, inComment func(int) bool) []syntax.Diagnostic {
-	return l.configure(file.Name(), suppress(file, diags, inComment))
+	return l.configure(file.Name(), suppress(parsed(file, file), diags, inComment))
 }
 
 // embedded lints the PACT queries passed as string literals to the
@@ -257,7 +269,7 @@ func (l *Linter) embedded(ctx context.Context, file *syntax.File) []syntax.Diagn
 		}
 	}
 	syntax.SortDiagnostics(diags)
-	return l.Finish(file, diags, nil)
+	return l.configure(file.Name(), suppress(&lang.Parsed{Lang: lang.ByID(lang.Host), File: file, AST: file}, diags, nil))
 }
 
 // configure drops the findings of rules the configuration disables for the
@@ -290,30 +302,14 @@ func (l *Linter) AnalyzePACT(ctx context.Context, pf *pact.File) []syntax.Diagno
 	return l.Analyze(ctx, pf.Src, pf)
 }
 
-func pactComments(pf *pact.File) func(int) bool {
-	return func(off int) bool {
-		for _, c := range pf.Comments {
-			if c.Sp.Contains(off) {
-				return true
-			}
-		}
-		return false
-	}
-}
-
 // SuppressEdit returns the edit that silences d: a "ctxql:ignore" comment
-// at the end of the line where d starts, in the comment syntax of the file
-// (lang.Language.Comment: "//", "#" in YAML and Python, an HTML comment in
-// Markdown).
+// at the end of the line where d starts, in the comment syntax of the file.
+// Offer it only when lang.Suppressible(d): no directive silences an error
+// that makes a query invalid.
 func SuppressEdit(name string, f *syntax.File, d syntax.Diagnostic) syntax.TextEdit {
-	line := f.LineOf(d.Span.Start)
-	end := f.LineEnd(line)
-	c := lang.Comment{Line: "//"}
-	if lg := lang.ForName(name); lg != nil {
-		c = lg.Comment(name)
-	}
-	text := " " + c.Wrap("ctxql:ignore "+d.Code+" -- reason")
-	return syntax.TextEdit{Span: syntax.Sp(end, end), NewText: text}
+	d.Origin, d.Severity = syntax.OriginRule, syntax.SeverityWarning // the edit itself does not depend on it
+	e, _ := lang.SuppressEdit(name, f, d)
+	return e
 }
 
 // Fix applies the first suggested fix of every finding (unsafe ones only

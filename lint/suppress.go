@@ -2,10 +2,10 @@ package lint
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -13,64 +13,40 @@ import (
 // directive that suppresses nothing.
 const CodeUnusedSuppression = "LINT001"
 
-// directiveRE matches a suppression directive inside a comment:
-// "ctxql:ignore CODE[, CODE] -- reason", "ctxql:disable CODE", "ctxql:enable CODE".
-var directiveRE = regexp.MustCompile(`(?://|#|<!--)\s*ctxql:(ignore|disable|enable)\s+([A-Za-z]+[0-9]{3}(?:\s*,\s*[A-Za-z]+[0-9]{3})*)`)
-
-// directive is one suppression comment.
+// directive is one suppression directive and whether it suppressed
+// something.
 type directive struct {
-	kind  string   // ignore, disable or enable
-	codes []string // upper case
-	span  syntax.Span
-	line  int // 0-based line the directive applies to (ignore)
-	used  bool
+	lang.Directive
+	used bool
 }
 
-// suppress removes the diagnostics that directives in the file suppress and
+// suppress removes the diagnostics that the file's directives suppress and
 // adds a warning for every ignore or disable directive that suppresses
-// nothing. Parse errors cannot be suppressed. inComment reports whether an
-// offset lies in a comment of the file's language, so that directive text
-// inside a string is not a directive.
-func suppress(f *syntax.File, diags []syntax.Diagnostic, inComment func(off int) bool) []syntax.Diagnostic {
-	if !strings.Contains(f.Text(), "ctxql:") {
-		return diags // no directive anywhere
-	}
+// nothing. Directives are those of the language table: only text inside a
+// real comment of the file's language (and, when inComment is not nil,
+// where it holds). Errors that make a query invalid (origin syntax or
+// check) are never suppressed.
+func suppress(p *lang.Parsed, diags []syntax.Diagnostic, inComment func(int) bool) []syntax.Diagnostic {
 	var dirs []*directive
-	for l := 0; l < f.LineCount(); l++ {
-		line := f.Line(l)
-		if !strings.Contains(line, "ctxql:") {
-			continue
+	for _, d := range p.Directives() {
+		if inComment == nil || inComment(d.Span.Start) {
+			dirs = append(dirs, &directive{Directive: d})
 		}
-		m := directiveRE.FindStringSubmatchIndex(line)
-		if m == nil {
-			continue
-		}
-		start := f.LineStart(l)
-		if inComment != nil && !inComment(start+m[0]) {
-			continue
-		}
-		d := &directive{kind: line[m[2]:m[3]], span: syntax.Sp(start+m[0], start+m[1]), line: l}
-		for _, c := range strings.Split(line[m[4]:m[5]], ",") {
-			d.codes = append(d.codes, strings.ToUpper(strings.TrimSpace(c)))
-		}
-		if d.kind == "ignore" && strings.TrimSpace(line[:m[0]]) == "" && l+1 < f.LineCount() {
-			d.line = l + 1 // a directive alone on its line applies to the next line
-		}
-		dirs = append(dirs, d)
 	}
 	if len(dirs) == 0 {
 		return diags
 	}
+	f := p.File
 	out := diags[:0:0]
 	for _, d := range diags {
-		if isParseError(d) || !suppressed(f, dirs, d) {
+		if !lang.Suppressible(d) || !suppressed(f, dirs, d) {
 			out = append(out, d)
 		}
 	}
 	for _, d := range dirs {
-		if !d.used && d.kind != "enable" {
-			out = append(out, syntax.Diagnostic{Span: d.span, Severity: syntax.SeverityWarning, Code: CodeUnusedSuppression,
-				Message: fmt.Sprintf("ctxql:%s %s suppresses nothing", d.kind, strings.Join(d.codes, ", ")),
+		if !d.used && d.Kind != "enable" {
+			out = append(out, syntax.Diagnostic{Span: d.Span, Severity: syntax.SeverityWarning, Code: CodeUnusedSuppression,
+				Message: fmt.Sprintf("ctxql:%s %s suppresses nothing", d.Kind, strings.Join(d.Codes, ", ")),
 				Tags:    []syntax.Tag{syntax.TagUnnecessary}})
 		}
 	}
@@ -83,21 +59,21 @@ func suppressed(f *syntax.File, dirs []*directive, d syntax.Diagnostic) bool {
 	line := f.LineOf(d.Span.Start)
 	var open *directive // the innermost disable in force for d's code
 	for _, dir := range dirs {
-		if !slices.Contains(dir.codes, d.Code) {
+		if !slices.Contains(dir.Codes, d.Code) {
 			continue
 		}
-		switch dir.kind {
+		switch dir.Kind {
 		case "ignore":
-			if dir.line == line {
+			if dir.Line == line {
 				dir.used = true
 				return true
 			}
 		case "disable":
-			if dir.span.Start <= d.Span.Start {
+			if dir.Span.Start <= d.Span.Start {
 				open = dir
 			}
 		case "enable":
-			if dir.span.Start <= d.Span.Start {
+			if dir.Span.Start <= d.Span.Start {
 				open = nil
 			}
 		}

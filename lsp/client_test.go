@@ -54,15 +54,24 @@ func (s *syncBuffer) String() string {
 // client end and a channel receiving the server's exit code.
 func startServer(t testing.TB, opts Options) (net.Conn, chan int, *syncBuffer) {
 	t.Helper()
+	cli, done, stderr, _ := startServerState(t, opts)
+	return cli, done, stderr
+}
+
+// startServerState is startServer, also returning the server's state for
+// tests that look inside (the loaded data, the evaluation counters).
+func startServerState(t testing.TB, opts Options) (net.Conn, chan int, *syncBuffer, *server) {
+	t.Helper()
 	srv, cli := net.Pipe()
 	stderr := &syncBuffer{}
 	if opts.Log == nil {
 		opts.Log = stderr
 	}
+	s := newServer(opts)
 	done := make(chan int, 1)
-	go func() { done <- Serve(context.Background(), srv, opts) }()
+	go func() { done <- s.serve(context.Background(), srv) }()
 	t.Cleanup(func() { cli.Close() })
-	return cli, done, stderr
+	return cli, done, stderr, s
 }
 
 // queuedConn queues the client's writes and sends them from a goroutine,
@@ -113,7 +122,14 @@ func (q *queuedConn) Close() error {
 // newClient starts a server and connects a client; it does not initialize.
 func newClient(t testing.TB, opts Options) *testClient {
 	t.Helper()
-	raw, done, stderr := startServer(t, opts)
+	c, _ := newClientServer(t, opts)
+	return c
+}
+
+// newClientServer is newClient, also returning the server's state.
+func newClientServer(t testing.TB, opts Options) (*testClient, *server) {
+	t.Helper()
+	raw, done, stderr, srv := startServerState(t, opts)
 	c := &testClient{t: t, notify: make(chan struct{}, 1), done: done, stderr: stderr}
 	c.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(newQueuedConn(raw)))
 	c.conn.Go(context.Background(), c.handle)
@@ -123,12 +139,13 @@ func newClient(t testing.TB, opts Options) *testClient {
 			t.Logf("server log:\n%s", stderr.String())
 		}
 	})
-	return c
+	return c, srv
 }
 
 func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if req.IsCall() {
-		if req.Method() == "client/registerCapability" || req.Method() == "workspace/inlayHint/refresh" {
+		if req.Method() == "client/registerCapability" || req.Method() == "workspace/inlayHint/refresh" ||
+			req.Method() == "workspace/diagnostic/refresh" {
 			c.mu.Lock()
 			c.notes = append(c.notes, note{strings.Clone(req.Method()), json.RawMessage(bytes.Clone(req.Params()))})
 			c.mu.Unlock()

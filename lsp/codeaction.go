@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -115,7 +116,8 @@ func kindMatches(kind string, only []string) bool {
 // fix as a quick fix (safe ones preferred, unsafe ones titled as such; the
 // parsers' fixes, such as Datalog's ':-' → '<--', included) and, for rule
 // findings when the file's syntax has comments, a directive suppressing
-// the finding on its line; and "fix all" when the file has safe fixes.
+// the finding on its line (rule findings only); and "fix all" when the
+// file has safe fixes.
 func lintActions(ctx context.Context, l *lint.Linter, s *Snapshot, diags []syntax.Diagnostic, span syntax.Span, canSuppress bool) []CodeAction {
 	var out []CodeAction
 	for _, d := range diags {
@@ -130,7 +132,7 @@ func lintActions(ctx context.Context, l *lint.Linter, s *Snapshot, diags []synta
 			out = append(out, CodeAction{Title: title, Kind: "quickfix", Edits: f.TextEdits,
 				Diagnostics: []syntax.Diagnostic{d}, Preferred: !f.Unsafe})
 		}
-		if canSuppress && d.Code != "" && !lint.IsParseError(d) {
+		if canSuppress && lang.Suppressible(d) {
 			out = append(out, CodeAction{Title: "Suppress " + d.Code + " on this line", Kind: "quickfix",
 				Edits: []syntax.TextEdit{lint.SuppressEdit(s.File.Name(), s.File, d)}, Diagnostics: []syntax.Diagnostic{d}})
 		}

@@ -144,6 +144,14 @@ func TestJQLAndDatalogCodeActions(t *testing.T) {
 	if _, ok := dl["Suppress DL008 on this line"]; !ok || !found {
 		t.Fatalf("Datalog actions: %v", dl)
 	}
+	// No suppression for an error that makes the query invalid: the
+	// evaluator refuses the query whatever a directive says.
+	pq := titles("file:///w/q.pact", ".mt:nth(0)\n", 0, 5)
+	for title := range pq {
+		if strings.HasPrefix(title, "Suppress") {
+			t.Errorf("suppression offered for a check error: %q", title)
+		}
+	}
 }
 
 // TestQuickFixOnly checks that a request for quick fixes only

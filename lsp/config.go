@@ -37,6 +37,10 @@ type Config struct {
 	RunTimeout       time.Duration // bound of one preview evaluation (0: 2 s)
 	MaxDocumentBytes int64         // 0: DefaultMaxDocumentBytes
 	MaxDataBytes     int64         // 0: DefaultMaxDataBytes
+	// DataCacheBytes bounds the sample data kept loaded (by file size)
+	// when no open document uses it; -1 keeps none, 0 means
+	// DefaultDataCacheBytes.
+	DataCacheBytes int64
 	// NoStepHints turns off the inlay hints with the count after each
 	// step of a query ("inlayHints": {"steps": false}).
 	NoStepHints bool
@@ -55,6 +59,7 @@ type Config struct {
 const (
 	DefaultMaxDocumentBytes = 8 << 20
 	DefaultMaxDataBytes     = 256 << 20
+	DefaultDataCacheBytes   = 512 << 20
 )
 
 // The names of the settings that raise the limits, for messages.
@@ -79,6 +84,7 @@ type wireConfig struct {
 	RunTimeout       *int              `json:"runTimeout"`
 	MaxDocumentBytes *int64            `json:"maxDocumentBytes"`
 	MaxDataBytes     *int64            `json:"maxDataBytes"`
+	DataCacheBytes   *int64            `json:"dataCacheBytes"`
 	InlayHints       *struct {
 		Steps *bool `json:"steps"`
 	} `json:"inlayHints"`
@@ -102,6 +108,12 @@ func (c *Config) apply(raw json.RawMessage) {
 	}
 	if w.MaxDataBytes != nil && *w.MaxDataBytes > 0 {
 		c.MaxDataBytes = *w.MaxDataBytes
+	}
+	if w.DataCacheBytes != nil && *w.DataCacheBytes >= 0 {
+		c.DataCacheBytes = *w.DataCacheBytes
+		if c.DataCacheBytes == 0 {
+			c.DataCacheBytes = -1
+		}
 	}
 	if w.InlayHints != nil && w.InlayHints.Steps != nil {
 		c.NoStepHints = !*w.InlayHints.Steps
@@ -199,6 +211,18 @@ func (c Config) maxDocumentBytes() int64 {
 	return DefaultMaxDocumentBytes
 }
 
+// dataCacheBytes is the bound of the sample data kept loaded that no open
+// document uses.
+func (c Config) dataCacheBytes() int64 {
+	switch {
+	case c.DataCacheBytes < 0:
+		return 0
+	case c.DataCacheBytes == 0:
+		return DefaultDataCacheBytes
+	}
+	return c.DataCacheBytes
+}
+
 func (c Config) maxDataBytes() int64 {
 	if c.MaxDataBytes > 0 {
 		return c.MaxDataBytes
@@ -231,6 +255,7 @@ func (s *server) setConfig(raw json.RawMessage) {
 	s.mu.Unlock()
 	s.ws.invalidate()
 	s.rediagnoseAll()
+	s.ws.release()
 }
 
 // didChangeConfiguration applies {"settings": {"ctxql": {...}}}; a
@@ -265,7 +290,6 @@ func (s *server) rediagnoseAll() {
 		}
 	}
 	s.mu.Lock()
-	refresh := s.pull && s.refresh && s.initialized && !s.shutdown
 	hints := s.hintRefresh && s.initialized && !s.shutdown
 	s.mu.Unlock()
 	if hints {
@@ -277,13 +301,5 @@ func (s *server) rediagnoseAll() {
 			}
 		}()
 	}
-	if refresh {
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if _, err := s.conn.Call(ctx, "workspace/diagnostic/refresh", nil, nil); err != nil {
-				s.log.printf("workspace/diagnostic/refresh: %v", err)
-			}
-		}()
-	}
+	s.refreshDiagnostics()
 }

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
@@ -18,7 +17,7 @@ type datalogLanguage struct {
 	linter *lint.Linter
 }
 
-func (datalogLanguage) ID() string { return string(lang.Datalog) }
+func (datalogLanguage) ID() lang.ID { return lang.Datalog }
 
 // Parse parses the program through the language table.
 func (datalogLanguage) Parse(f *syntax.File) any {
@@ -108,63 +107,6 @@ func datalogOccurrences(s *Snapshot, off int) []dlOccurrence {
 	return dlOccurrences(p, sym)
 }
 
-// Hover shows a relation's signature or a variable's inferred type, with
-// the number of tuples the rule's relation holds over the sample data.
-func (l datalogLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
-	p := datalogProgram(s)
-	if p == nil {
-		return "", syntax.Span{}, false
-	}
-	md, sp, ok := describeDatalog(p, datalogInfo(s, p), off)
-	if lt := linterFor(l.linter, s); lt != nil {
-		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
-	}
-	// On a relation name: that relation's own count, not the count of the
-	// rule the name appears in.
-	if sym, symSpan, found := dlSymbolAt(p, off); found && sym.Kind == dlRelation {
-		run, has := l.evaluate(ctx, s)
-		if !has {
-			return md, sp, ok
-		}
-		line := ""
-		switch n, known := run.relationCount(sym.Name); {
-		case run.err != nil:
-			line = fmt.Sprintf("Sample data: %v", run.err)
-		case run.res == nil || syntax.HasErrors(run.res.Diagnostics):
-			line = "Sample data: the program has errors"
-		case known:
-			line = fmt.Sprintf("Sample data: `%s` holds **%d** tuple(s)", sym.Name, n)
-		default:
-			line = fmt.Sprintf("Sample data: `%s` holds no tuples", sym.Name)
-		}
-		if !ok {
-			return line, symSpan, true
-		}
-		return md + "\n\n---\n\n" + line, sp, true
-	}
-	return withCount(ctx, s, off, md, sp, ok)
-}
-
-// Complete proposes relations with argument snippets and the variables of
-// the current rule.
-func (datalogLanguage) Complete(_ context.Context, s *Snapshot, off int) []CompletionItem {
-	p := datalogProgram(s)
-	if p == nil {
-		return nil
-	}
-	var out []CompletionItem
-	for _, c := range completeDatalog(p, datalogInfo(s, p), off) {
-		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
-		kind, snippet := 6, false // Variable
-		if c.Kind == dlRelation {
-			kind, snippet = 3, true // Function, with argument placeholders
-			edit.NewText = c.Snippet
-		}
-		out = append(out, CompletionItem{Label: c.Label, Kind: kind, Detail: c.Detail, Edit: &edit, Snippet: snippet})
-	}
-	return out
-}
-
 // datalogInfo checks the program once per snapshot.
 func datalogInfo(s *Snapshot, p *datalog.Program) *datalog.Info {
 	return s.derived("datalog-check", func() any { return datalog.Check(p, nil) }).(*datalog.Info)
@@ -250,4 +192,9 @@ func (l datalogLanguage) CodeActions(ctx context.Context, s *Snapshot, span synt
 		out = lintActions(ctx, linterFor(l.linter, s), s, l.Diagnostics(ctx, s), span, true)
 	}
 	return append(out, explainActions(ctx, s, span)...)
+}
+
+// Format formats the program with the canonical Datalog printer.
+func (datalogLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
+	return formatWith(s)
 }

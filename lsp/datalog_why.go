@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	evaldl "github.com/ctxql/ctxql/eval/datalog"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 )
@@ -38,6 +38,24 @@ type whyResult struct {
 	Error    string   `json:"error,omitempty"`
 }
 
+// parseTuple reads a ground atom written as rel("a", "b") (numbers may go
+// unquoted).
+func parseTuple(src string) (string, []string, error) {
+	if err := lang.CheckTuple(src); err != nil {
+		return "", nil, err
+	}
+	p := datalog.ParseProgram("tuple", strings.TrimSuffix(strings.TrimSpace(src), ".")+".")
+	if len(p.Rules) != 1 || !p.Rules[0].IsFact() || p.Rules[0].Head == nil {
+		return "", nil, fmt.Errorf("%q is not a tuple such as rel(\"a\", \"b\")", src)
+	}
+	h := p.Rules[0].Head
+	vals := make([]string, len(h.Args))
+	for i, a := range h.Args {
+		vals[i] = a.Value
+	}
+	return h.Name.Name, vals, nil
+}
+
 // whyArgs reads the tuple of CommandWhy's arguments after the uri.
 func whyArgs(args []json.RawMessage) (string, []string, error) {
 	const usage = "ctxql.why needs the arguments [uri, \"rel(\\\"a\\\", \\\"b\\\")\"] or [uri, \"rel\", [\"a\", \"b\"]]"
@@ -46,7 +64,7 @@ func whyArgs(args []json.RawMessage) (string, []string, error) {
 		return "", nil, errors.New(usage)
 	}
 	if len(args) == 2 {
-		return evaldl.ParseTuple(first)
+		return parseTuple(first)
 	}
 	var raw []any
 	if json.Unmarshal(args[2], &raw) != nil {
@@ -66,80 +84,73 @@ func whyArgs(args []json.RawMessage) (string, []string, error) {
 	return first, vals, nil
 }
 
-// explainerKey keys a snapshot's Datalog explainer in its memo.
-type explainerKey struct{}
-
-type memoExplainer struct {
-	x    *evaldl.Explainer
-	prog *datalog.Program
-	err  error
+// TupleExplainer explains one result tuple of a document over its sample
+// data (CommandWhy).
+type TupleExplainer interface {
+	ExplainTuple(ctx context.Context, s *Snapshot, rel string, vals []string) whyResult
 }
 
-// datalogExplainer evaluates the document's program over its sample data
-// for explanations, once per snapshot, within the run timeout.
-func datalogExplainer(ctx context.Context, s *Snapshot) (*evaldl.Explainer, *datalog.Program, error) {
-	if v, ok := s.memo.Load(explainerKey{}); ok {
-		m := v.(memoExplainer)
-		return m.x, m.prog, m.err
-	}
-	run, ok := datalogLanguage{}.evaluate(ctx, s)
-	if !ok {
-		return nil, nil, errors.New("the document has no sample data")
-	}
-	switch {
-	case run.err != nil:
-		return nil, nil, run.err
-	case run.res == nil || run.db == nil || syntax.HasErrors(run.res.Diagnostics):
-		return nil, nil, errors.New("the program has errors")
-	}
-	rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
-	defer cancel()
-	s.Workspace.datalog.Lock()
-	x, err := evaldl.NewExplainer(rctx, run.db, run.res.Program, run.res.Info, evaldl.ExplainOptions{})
-	s.Workspace.datalog.Unlock()
-	err = timeoutMessage(err, s.runTimeout())
-	if ctx.Err() == nil {
-		s.memo.Store(explainerKey{}, memoExplainer{x, run.res.Program, err})
-	}
-	return x, run.res.Program, err
-}
-
-// explainTuple explains rel(vals...) over the document's sample data: its
-// proof tree when the program derives it, else why not.
-func explainTuple(ctx context.Context, s *Snapshot, rel string, vals []string) whyResult {
+// ExplainTuple explains rel(vals...) over the document's sample data
+// through the language table: its proof tree when the program derives it,
+// else why not. Explanations are cached, as evaluations are, by the
+// program, the tuple and the data version.
+func (l datalogLanguage) ExplainTuple(ctx context.Context, s *Snapshot, rel string, vals []string) whyResult {
 	out := whyResult{Relation: rel, Tuple: vals}
-	x, prog, err := datalogExplainer(ctx, s)
+	run, ok := l.evaluate(ctx, s)
+	switch {
+	case !ok:
+		out.Error = "the document has no sample data"
+		return out
+	case run.err != nil:
+		out.Error = run.err.Error()
+		return out
+	case run.invalid:
+		out.Error = "the program has errors"
+		return out
+	}
+	q := make([]string, len(vals))
+	for i, v := range vals {
+		q[i] = strconv.Quote(v)
+	}
+	atom := rel + "(" + strings.Join(q, ", ") + ")"
+	path := s.Workspace.DataPath(s)
+	id, err := s.dataID(path)
 	if err != nil {
 		out.Error = err.Error()
 		return out
 	}
-	rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
-	defer cancel()
-	var b strings.Builder
-	f := prog.File
-	if path := FilePath(s.URI); path != "" {
-		f = syntax.NewFile(path, f.Text()) // rules are named by path, as the command line names them
+	// Rules are named by path, as the command line names them.
+	name := FilePath(s.URI)
+	if name == "" {
+		name = s.File.Name()
 	}
-	s.Workspace.datalog.Lock() // the explainer reads and interns into the shared data
-	p, err := x.Why(rctx, rel, vals)
-	var w *evaldl.WhyNot
-	if errors.Is(err, evaldl.ErrNotDerived) {
-		w, err = x.WhyNot(rctx, rel, vals)
-	}
-	s.Workspace.datalog.Unlock()
-	switch {
-	case err == nil && w == nil:
-		out.Derived = true
-		err = p.Format(&b, f)
-	case err == nil:
-		err = w.Format(&b, f)
-	}
+	key := evalKey{kind: "datalog-why", data: id.String(), path: path, text: name + "\x00" + s.File.Text() + "\x00" + atom}
+	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+		ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
+		defer cancel()
+		dl, prog := lang.ByID(lang.Datalog), lang.Query{Name: name, Src: s.File.Text(), Program: true}
+		res := out
+		x, err := dl.Explain(ctx, run.data, prog, lang.Explain{Why: atom})
+		if err == nil && x.NotDerived {
+			x, err = dl.Explain(ctx, run.data, prog, lang.Explain{WhyNot: atom})
+		} else if err == nil {
+			res.Derived = true
+		}
+		switch {
+		case err != nil:
+			res.Derived, res.Error = false, timeoutMessage(err, s.runTimeout()).Error()
+		case x.Invalid():
+			res.Derived, res.Error = false, "the program has errors"
+		default:
+			res.Text = x.Text
+		}
+		return res, true
+	})
 	if err != nil {
-		out.Error = timeoutMessage(err, s.runTimeout()).Error()
+		out.Error = err.Error()
 		return out
 	}
-	out.Text = b.String()
-	return out
+	return v.(whyResult)
 }
 
 // why answers CommandWhy.
@@ -156,13 +167,15 @@ func (s *server) why(ctx context.Context, args []json.RawMessage) (any, error) {
 	switch {
 	case snap == nil:
 		return whyResult{Relation: rel, Tuple: vals, Error: "the document is not open"}, nil
-	case snap.Lang == nil || snap.Lang.ID() != (datalogLanguage{}).ID():
+	}
+	x, ok := snap.Lang.(TupleExplainer)
+	if !ok {
 		return whyResult{Relation: rel, Tuple: vals, Error: "only Datalog results can be explained"}, nil
 	}
 	if _, msg, bad := snap.Degraded(); bad {
 		return whyResult{Relation: rel, Tuple: vals, Error: msg}, nil
 	}
-	res := explainTuple(ctx, snap, rel, vals)
+	res := x.ExplainTuple(ctx, snap, rel, vals)
 	// Shown as ctxql.run shows its preview, so that a client that only
 	// runs the code action's command sees the explanation too.
 	if res.Error != "" {
@@ -189,10 +202,10 @@ func explainActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAc
 			continue
 		}
 		run, ok := datalogLanguage{}.evaluate(ctx, s)
-		if !ok || run.err != nil || run.res == nil {
+		if !ok || run.err != nil || run.invalid {
 			return nil
 		}
-		rows := run.res.Relations[r.Head.Name.Name]
+		rows := run.rels[r.Head.Name.Name]
 		if len(rows) == 0 {
 			continue
 		}

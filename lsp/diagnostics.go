@@ -97,6 +97,33 @@ func (d *diagnoser) diagnose(ctx context.Context, snap *Snapshot) {
 	s.mu.Lock()
 	pull := s.pull
 	s.mu.Unlock()
+	if pull && snap.Workspace != nil && snap.Workspace.DataPath(snap) != "" {
+		// Pull: the client asks for the diagnostics itself, right after
+		// the change; let its pull go first (it is answered from the
+		// cache) or give it pullGrace. Then evaluate the data findings,
+		// so that its pulls find them in the cache, and ask it to pull
+		// again when a pull went without them.
+		t := time.NewTimer(pullGrace)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-snap.pull.answeredCh():
+			t.Stop()
+		case <-t.C:
+		}
+		s.documentDiagnostics(ctx, snap, true)
+		if ctx.Err() != nil {
+			return
+		}
+		snap.pull.mu.Lock()
+		snap.pull.filled = true
+		again := snap.pull.waiting
+		snap.pull.mu.Unlock()
+		if again && s.session.get(snap.URI) == snap {
+			s.refreshDiagnostics()
+		}
+	}
 	if !pull {
 		// Push: first what the text alone gives, then with what needs the
 		// sample data (queries that match nothing), in a second
@@ -250,7 +277,7 @@ func (s *server) toWire(snap *Snapshot, ds []syntax.Diagnostic) []wireDiagnostic
 	out := make([]wireDiagnostic, 0, len(ds))
 	source := "ctxql"
 	if snap.Lang != nil {
-		source = snap.Lang.ID()
+		source = string(snap.Lang.ID())
 	}
 	for _, d := range ds {
 		w := wireDiagnostic{
@@ -292,5 +319,57 @@ func (s *server) pullDiagnostics(ctx context.Context, params json.RawMessage) (a
 	if snap == nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "document not open: %s", p.TextDocument.URI)
 	}
-	return fullDocumentDiagnosticReport{Kind: "full", Items: s.toWire(snap, s.documentDiagnostics(ctx, snap, true))}, nil
+	return fullDocumentDiagnosticReport{Kind: "full", Items: s.toWire(snap, s.pulled(ctx, snap))}, nil
+}
+
+// pulled returns the diagnostics of a pull: the findings of the text at
+// once and the data findings evaluated so far (the evaluations are cached
+// across versions, so a keystroke leaves those of the other queries in
+// place). When some are not evaluated yet and the client accepts
+// workspace/diagnostic/refresh, the diagnoser evaluates them and asks the
+// client to pull again; other clients wait for them.
+func (s *server) pulled(ctx context.Context, snap *Snapshot) []syntax.Diagnostic {
+	s.mu.Lock()
+	refresh := s.refresh
+	s.mu.Unlock()
+	if !refresh {
+		return s.documentDiagnostics(ctx, snap, true)
+	}
+	defer snap.pull.answer()
+	cctx, missed := cachedOnly(ctx)
+	ds := s.documentDiagnostics(cctx, snap, true)
+	if !missed.Load() || ctx.Err() != nil {
+		return ds
+	}
+	snap.pull.mu.Lock()
+	filled := snap.pull.filled
+	snap.pull.waiting = !filled
+	snap.pull.mu.Unlock()
+	if filled {
+		// Evaluated since, or dropped from the cache meanwhile.
+		return s.documentDiagnostics(ctx, snap, true)
+	}
+	return ds
+}
+
+// pullGrace is how long the diagnoser waits, after a change, for a pull
+// client's pull before it evaluates the document's data findings.
+const pullGrace = 50 * time.Millisecond
+
+// refreshDiagnostics asks a pull client to pull the diagnostics of its
+// documents again.
+func (s *server) refreshDiagnostics() {
+	s.mu.Lock()
+	refresh := s.pull && s.refresh && s.initialized && !s.shutdown
+	s.mu.Unlock()
+	if !refresh {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := s.conn.Call(ctx, "workspace/diagnostic/refresh", nil, nil); err != nil {
+			s.log.printf("workspace/diagnostic/refresh: %v", err)
+		}
+	}()
 }

@@ -25,7 +25,7 @@ type hostLanguage struct {
 	linter *lint.Linter
 }
 
-func (hostLanguage) ID() string { return string(lang.Host) }
+func (hostLanguage) ID() lang.ID { return lang.Host }
 
 // Parse finds the literals of the default calls.
 func (hostLanguage) Parse(f *syntax.File) any {

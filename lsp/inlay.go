@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -48,4 +49,28 @@ func (s *server) inlayHint(ctx context.Context, params json.RawMessage) (any, er
 		}
 	}
 	return out, nil
+}
+
+// countHints evaluates the queries inside span and labels each with its
+// result count at its end.
+func countHints(ctx context.Context, s *Snapshot, spans []syntax.Span, span syntax.Span) []InlayHint {
+	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		return nil
+	}
+	var out []InlayHint
+	for _, sp := range spans {
+		if sp.End < span.Start || sp.Start > span.End {
+			continue
+		}
+		r, ok := run(ctx, s, sp.Start)
+		if !ok || ctx.Err() != nil {
+			continue
+		}
+		label := fmt.Sprintf(" → %d", r.Count)
+		if r.Err != nil {
+			label = " → error"
+		}
+		out = append(out, InlayHint{Offset: sp.End, Label: label})
+	}
+	return out
 }

@@ -17,7 +17,7 @@ type jqlLanguage struct {
 	linter *lint.Linter
 }
 
-func (jqlLanguage) ID() string { return string(lang.JQL) }
+func (jqlLanguage) ID() lang.ID { return lang.JQL }
 
 // Parse parses every query of the file through the language table; the
 // form follows the file name.
@@ -53,46 +53,6 @@ func (jqlLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
 			name, sel = "from "+q.From.Str, q.From.Sp
 		}
 		out = append(out, Symbol{Name: name, Kind: SymbolStruct, Span: q.Sp, Selection: sel})
-	}
-	return out
-}
-
-// Hover explains the field path, domain, key or operator at off, with the
-// query's result count over the sample data.
-func (l jqlLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
-	jf := jqlFile(s)
-	if jf == nil {
-		return "", syntax.Span{}, false
-	}
-	md, sp, ok := describeJQL(jf, jql.NewSchema(), off)
-	if lt := linterFor(l.linter, s); lt != nil {
-		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
-	}
-	md, sp, ok = withStep(ctx, s, l.Queries(s), off, jqlTrace, md, sp, ok)
-	return withCount(ctx, s, off, md, sp, ok)
-}
-
-// Complete proposes field names inside paths (with the top-level fields of
-// the sample data), domains at from and, inside a condition's operator
-// object, the operators valid for the field's type.
-func (jqlLanguage) Complete(ctx context.Context, s *Snapshot, off int) []CompletionItem {
-	jf := jqlFile(s)
-	if jf == nil {
-		return nil
-	}
-	var out []CompletionItem
-	for _, c := range completeJQL(jf, jql.NewSchema(), off, sampleKeys(ctx, s, jf, off)) {
-		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
-		kind := 5 // Field
-		switch c.Kind {
-		case "domain":
-			kind = 9 // Module
-		case "operator":
-			kind = 24 // Operator
-		case "key":
-			kind = 14 // Keyword
-		}
-		out = append(out, CompletionItem{Label: c.Label, Kind: kind, Detail: c.Detail, Edit: &edit})
 	}
 	return out
 }
@@ -181,29 +141,7 @@ func (l jqlLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.S
 	return lintActions(ctx, lt, s, l.Diagnostics(ctx, s), span, comments)
 }
 
-// sampleKeys lists the top-level field names of the first sample
-// documents of the query's domain at off, when the document has data.
-func sampleKeys(ctx context.Context, s *Snapshot, jf *jql.File, off int) []string {
-	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
-		return nil
-	}
-	for _, q := range jf.Queries {
-		if q == nil || !q.Sp.Touches(off) {
-			continue
-		}
-		seen := map[string]bool{}
-		var out []string
-		for _, d := range sampleDocs(s.Workspace, s.Workspace.DataPath(s), q.Domain()) {
-			if m, ok := d.(map[string]any); ok {
-				for k := range m {
-					if !seen[k] {
-						seen[k] = true
-						out = append(out, k)
-					}
-				}
-			}
-		}
-		return out
-	}
-	return nil
+// Format formats the document with the canonical JQL printer.
+func (jqlLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
+	return formatWith(s)
 }

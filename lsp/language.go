@@ -2,9 +2,7 @@ package lsp
 
 import (
 	"context"
-	"path"
 	"slices"
-	"strings"
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
@@ -12,30 +10,26 @@ import (
 	"github.com/ctxql/ctxql/syntax/pact"
 )
 
-// Language is what the server needs from a query language. Each language
-// implements it next to its parser; the server dispatches every request to
-// the language of the document. Parse is the only required feature: every
-// other feature is a separate small interface (Diagnoser, Symbolizer,
-// Highlighter, Hoverer, Completer, Formatter, CodeActioner, CodeLenser,
-// Runner, InlayHinter) that a language implements when it supports it, and
-// the server advertises a capability only when at least one of its languages
-// implements the matching interface.
+// Language is what the server needs from a language of the language
+// table (package lang), which alone decides which language a document is.
+// The server holds one implementation per table language it serves and
+// dispatches every request to the document's. Parse is the only required
+// feature: every other feature is a separate small interface (Diagnoser,
+// Symbolizer, Highlighter, Hoverer, Completer, Formatter, CodeActioner,
+// CodeLenser, Runner, InlayHinter, Navigator, Tracer, TupleExplainer) that
+// an implementation has when the language supports it, and the server
+// advertises a capability only when at least one of its languages has
+// the matching interface.
 //
 // Implementations must be safe for concurrent use: a snapshot's parse result
 // is shared by every request on that snapshot and must not be mutated.
 type Language interface {
-	// ID is the LSP language identifier, e.g. "pact": the language table's
-	// (lang.ID) for the languages it knows.
-	ID() string
+	// ID is the language's identifier in the table, also its LSP language
+	// identifier.
+	ID() lang.ID
 	// Parse parses a document. The result is stored in the snapshot and handed
 	// back to the other methods through Snapshot.Parsed; it may be nil.
 	Parse(f *syntax.File) any
-}
-
-// Suffixer is implemented by a served language the language table does
-// not know: it lists the file name suffixes of its documents, with the dot.
-type Suffixer interface {
-	Extensions() []string
 }
 
 // Diagnoser reports the diagnostics of a parsed document: parse errors and
@@ -95,41 +89,25 @@ func sortSymbols(ss []Symbol) {
 	slices.SortStableFunc(ss, func(a, b Symbol) int { return a.Span.Start - b.Span.Start })
 }
 
-// languageFor picks the language of a document: the language table's
-// (lang.ForName, by the longest file name suffix, host files included) when
-// the server serves it, else by a served language's own suffixes
-// (Suffixer), else by the client's language id.
+// languageFor picks the served language of a document: the language
+// table's for its file name (lang.ForName, by the longest suffix, host
+// files included), else, for a document that is not a file, the table's
+// language of the client's language id; nil when the server serves
+// neither.
 func languageFor(langs []Language, uri, languageID string) Language {
 	name := FilePath(uri)
 	if name == "" {
 		name = uri
 	}
-	if tl := lang.ForName(name); tl != nil {
-		for _, l := range langs {
-			if l.ID() == string(tl.ID) {
-				return l
-			}
-		}
+	tl := lang.ForName(name)
+	if tl == nil {
+		tl = lang.ByID(lang.ID(languageID))
 	}
-	base := strings.ToLower(path.Base(uri))
-	var best Language
-	bestLen := 0
-	for _, l := range langs {
-		sf, ok := l.(Suffixer)
-		if !ok {
-			continue
-		}
-		for _, ext := range sf.Extensions() {
-			if strings.HasSuffix(base, ext) && len(ext) > bestLen {
-				best, bestLen = l, len(ext)
-			}
-		}
-	}
-	if best != nil {
-		return best
+	if tl == nil {
+		return nil
 	}
 	for _, l := range langs {
-		if l.ID() == languageID {
+		if l.ID() == tl.ID {
 			return l
 		}
 	}

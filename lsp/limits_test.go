@@ -3,11 +3,13 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	evaldl "github.com/ctxql/ctxql/eval/datalog"
+	"github.com/ctxql/ctxql/lang"
 )
 
 // TestLimitMessages checks that the evaluation limits an editor user meets
@@ -15,11 +17,18 @@ import (
 // Datalog tuple budget (which has none) says how to evaluate past it, not a
 // bare CLI flag.
 func TestLimitMessages(t *testing.T) {
-	db, err := evaldl.LoadJSON([]byte(`{"relations": {"r": {"param_types": ["i32"], "tuples": [` + rows(300) + `]}}}`))
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.json")
+	if err := os.WriteFile(data, []byte(`{"relations": {"r": {"param_types": ["i32"], "tuples": [`+rows(300)+`]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dl := lang.ByID(lang.Datalog)
+	d, err := dl.Load(context.Background(), nil, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = evaldl.EvalProgramWith(context.Background(), db, "x.dl", "relation q(i32, i32, i32);\nq(a, b, c) <-- r(a), r(b), r(c);\n", evaldl.Options{MaxTuples: 1000})
+	_, err = dl.Evaluate(context.Background(), d, lang.Query{Name: "x.dl", Src: "relation q(i32, i32, i32);\nq(a, b, c) <-- r(a), r(b), r(c);\n", Program: true},
+		lang.Budget{MaxTuples: 1000})
 	if err == nil {
 		t.Fatal("no budget error")
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
-	"github.com/ctxql/ctxql/migrate"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -18,7 +17,7 @@ type pactLanguage struct {
 	linter *lint.Linter
 }
 
-func (pactLanguage) ID() string { return string(lang.PACT) }
+func (pactLanguage) ID() lang.ID { return lang.PACT }
 
 // Parse parses the whole file through the language table; the dialect
 // comes from the pragma (V2 when absent).
@@ -84,7 +83,10 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 	}
 	out := lintActions(ctx, linterFor(l.linter, s), s, l.Diagnostics(ctx, s), span, true)
 	if pf.Dialect == pact.V1 && wanted(ctx, "source.migrate") {
-		if res, err := migrate.PACT([]byte(s.File.Text()), migrate.Options{ToV2: true}); err == nil && res.Changed {
+		// The file's lines without a pragma are read in its resolved
+		// dialect, as the parse above read them.
+		opts := lang.MigrateOptions{From: s.Workspace.Dialect(s), To: lang.V2}
+		if res, err := lang.ByID(lang.PACT).Migrate(s.File.Name(), []byte(s.File.Text()), opts); err == nil && res.Changed {
 			out = append(out, CodeAction{Title: "Migrate file to v2", Kind: "source.migrate", Edits: res.Edits})
 		}
 	}
@@ -159,4 +161,46 @@ func (pactLanguage) SemanticTokens(_ context.Context, s *Snapshot) []SemanticTok
 		out = append(out, tok)
 	}
 	return out
+}
+
+// Format formats the whole file with the language table's printer, under
+// the document's resolved dialect.
+func (pactLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
+	out, err := lang.ByID(lang.PACT).Format(s.File.Name(), []byte(s.File.Text()), s.Workspace.Dialect(s))
+	if err != nil {
+		return nil, err
+	}
+	return minimalEdit(s.File.Text(), string(out)), nil
+}
+
+// FormatRange formats the queries on the lines span touches, each as the
+// whole-file formatter would (under the file's pragma), leaving the other
+// lines alone.
+func (pactLanguage) FormatRange(_ context.Context, s *Snapshot, span syntax.Span) ([]syntax.TextEdit, error) {
+	pf := pactFile(s)
+	if pf == nil {
+		return nil, nil
+	}
+	if syntax.HasErrors(pf.Diagnostics) {
+		return nil, &lang.SyntaxError{Diagnostics: pf.Diagnostics}
+	}
+	header := "// pact: " + pf.Dialect.String() + "\n"
+	edits := []syntax.TextEdit{}
+	first, last := s.File.LineOf(span.Start), s.File.LineOf(max(span.End-1, span.Start))
+	for line := first; line <= last; line++ {
+		start, end := s.File.LineStart(line), s.File.LineEnd(line)
+		text := s.File.Text()[start:end]
+		if strings.TrimSpace(text) == "" || (line == 0 && pf.Pragma != nil) {
+			continue
+		}
+		out, err := lang.ByID(lang.PACT).Format(s.File.Name(), []byte(header+text), pf.Dialect)
+		if err != nil {
+			return nil, err
+		}
+		got := strings.TrimSuffix(strings.TrimPrefix(string(out), header), "\n")
+		if got != text {
+			edits = append(edits, syntax.TextEdit{Span: syntax.Sp(start, end), NewText: got})
+		}
+	}
+	return edits, nil
 }

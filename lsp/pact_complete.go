@@ -1,9 +1,13 @@
 package lsp
 
 import (
+	"context"
 	"sort"
 	"strings"
 
+	evalpact "github.com/ctxql/ctxql/eval/pact"
+
+	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -171,4 +175,80 @@ func inBrackets(line string) bool {
 		}
 	}
 	return depth > 0
+}
+
+// Complete proposes roots, types, pseudo-classes, attribute keys,
+// snapshots and controls, with the types and keys of the sample data.
+func (pactLanguage) Complete(ctx context.Context, s *Snapshot, off int) []CompletionItem {
+	pf := pactFile(s)
+	if pf == nil {
+		return nil
+	}
+	var known pactKnown
+	if s.Workspace != nil {
+		if path := s.Workspace.DataPath(s); path != "" {
+			// The types and keys of the data, found once per data file
+			// version. The language table has no vocabulary of loaded
+			// data: the file is decoded for it and only the lists kept.
+			v, err := s.Workspace.Load("pact-known", path, func(r *files.Reader, p string) (any, error) {
+				d, err := evalpact.LoadFileFrom(r, p)
+				if err != nil {
+					return nil, err
+				}
+				return knownOf(d), nil
+			})
+			if err == nil {
+				known, _ = v.(pactKnown)
+			}
+		}
+	}
+	var out []CompletionItem
+	for _, c := range completePACT(pf, off, known) {
+		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
+		out = append(out, CompletionItem{Label: c.Label, Kind: completionKind(c.Category), Detail: c.Detail, Edit: &edit})
+	}
+	return out
+}
+
+// completionKind maps a proposal's category to an LSP CompletionItemKind.
+func completionKind(cat string) int {
+	switch cat {
+	case "root":
+		return 9 // Module
+	case "type":
+		return 7 // Class
+	case "pseudo":
+		return 2 // Method
+	case "attribute":
+		return 10 // Property
+	case "control":
+		return 14 // Keyword
+	case "time":
+		return 21 // Constant
+	}
+	return 1 // Text
+}
+
+// knownOf lists the node types and attribute keys of the newest snapshot
+// (the first 20,000 nodes).
+func knownOf(d *evalpact.Data) pactKnown {
+	types, keys := map[string]bool{}, map[string]bool{}
+	s := d.Snapshots[len(d.Snapshots)-1]
+	for i := range min(s.Len(), 20000) {
+		n := s.Node(i)
+		types[n.NodeType()] = true
+		for _, a := range n.Attributes() {
+			keys[a.Key] = true
+		}
+	}
+	var k pactKnown
+	for t := range types {
+		k.Types = append(k.Types, t)
+	}
+	for t := range keys {
+		k.Keys = append(k.Keys, t)
+	}
+	sort.Strings(k.Types)
+	sort.Strings(k.Keys)
+	return k
 }

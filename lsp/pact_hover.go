@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -233,4 +234,24 @@ func legacyAdvice(k pact.LegacyKind) string {
 		return "`ttl` and `cad` are behavior: filter them in `[...]`, not `{...}`."
 	}
 	return "A legacy form; `ctxql migrate` rewrites it."
+}
+
+// Hover explains the token under the cursor (syntax/pact.Describe), the
+// rule behind a finding there, and the query's result count when the file
+// has sample data.
+func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
+	pf := pactFile(s)
+	if pf == nil {
+		return "", syntax.Span{}, false
+	}
+	md, sp, ok := describePACT(pf, off)
+	md, sp, ok = withRuleDocs(linterFor(l.linter, s), l.Diagnostics(ctx, s), off, md, sp, ok)
+	if pf.QueryAt(off) != nil {
+		md, sp, ok = withCount(ctx, s, off, md, sp, ok)
+	}
+	if !ok {
+		return "", syntax.Span{}, false
+	}
+	text, sp, _ := withStep(ctx, s, l.Queries(s), off, pactTrace, md, sp, true)
+	return text, sp, true
 }

@@ -72,14 +72,18 @@ func analyzeLine(ctx context.Context, l *lint.Linter, k lineKey) lineFindings {
 // (TestLineDiagnosticsMatchFile).
 func (c *lineCache) pactDiagnostics(ctx context.Context, l *lint.Linter, s *Snapshot, dialect pact.Dialect) []syntax.Diagnostic {
 	text := s.File.Text()
-	// The file's dialect: its first line's pragma, else the default.
-	first := text
-	if i := strings.IndexByte(text, '\n'); i >= 0 {
-		first = text[:i]
+	// The file's dialect: the pragma of its leading comment block, else
+	// the default. A pragma after a query, or a second one, is an error
+	// that depends on the lines around it: such a file is analysed whole.
+	dialect, whole := headerDialect(text, dialect)
+	if whole {
+		pf := pact.ParseFile(s.File.Name(), text, dialect)
+		if l == nil {
+			return pf.Diagnostics
+		}
+		return l.Analyze(ctx, s.File, pf)
 	}
-	if pf := pact.ParseFile("", first, dialect); pf.Pragma != nil && !syntax.HasErrors(pf.Diagnostics) {
-		dialect = pf.Dialect
-	}
+	seenQuery := false
 	var diags []syntax.Diagnostic
 	var comments []syntax.Span
 	for start, line := 0, 0; start <= len(text); line++ {
@@ -90,7 +94,10 @@ func (c *lineCache) pactDiagnostics(ctx context.Context, l *lint.Linter, s *Snap
 			end += start
 		}
 		k := lineKey{dialect: dialect, first: line == 0, text: text[start:end]}
-		if line > 0 && strings.HasPrefix(strings.TrimLeft(k.text, " \t"), "//") {
+		trimmed := strings.TrimLeft(k.text, " \t")
+		pragma := !seenQuery && pragmaLine(trimmed)
+		seenQuery = seenQuery || trimmed != "" && !strings.HasPrefix(trimmed, "//")
+		if line > 0 && strings.HasPrefix(trimmed, "//") && !pragma {
 			// A comment line: nothing to find, and parsed alone it could be
 			// taken for a pragma.
 			comments = append(comments, syntax.Sp(start+len(k.text)-len(strings.TrimLeft(k.text, " \t")), end))
@@ -125,4 +132,37 @@ func (c *lineCache) pactDiagnostics(ctx context.Context, l *lint.Linter, s *Snap
 		return false
 	}
 	return l.Finish(s.File, diags, inComment)
+}
+
+// pragmaLine reports whether a line (without its leading blanks) is a
+// comment that reads as the "// pact: vN" pragma.
+func pragmaLine(trimmed string) bool {
+	rest, ok := strings.CutPrefix(trimmed, "//")
+	return ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), "pact:")
+}
+
+// headerDialect returns the dialect the pragma of the leading comment
+// block sets (def when there is none or it is invalid), and whole when a
+// pragma-like comment line stands after a query or after another pragma.
+func headerDialect(text string, def pact.Dialect) (d pact.Dialect, whole bool) {
+	d = def
+	seenQuery, seenPragma := false, false
+	for line := range strings.Lines(text) {
+		trimmed := strings.TrimLeft(line, " \t")
+		switch {
+		case strings.TrimSpace(trimmed) == "":
+		case pragmaLine(trimmed):
+			if seenQuery || seenPragma {
+				return d, true
+			}
+			seenPragma = true
+			if pf := pact.ParseFile("", strings.TrimRight(trimmed, "\r\n"), def); pf.Pragma != nil && !syntax.HasErrors(pf.Diagnostics) {
+				d = pf.Dialect
+			}
+		case strings.HasPrefix(trimmed, "//"):
+		default:
+			seenQuery = true
+		}
+	}
+	return d, false
 }

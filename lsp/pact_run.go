@@ -2,212 +2,13 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"sort"
-	"strings"
 	"time"
-	"unicode/utf8"
 
-	evalpact "github.com/ctxql/ctxql/eval/pact"
-	"github.com/ctxql/ctxql/format"
-	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/lang"
-	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
-
-// Hover explains the token under the cursor (syntax/pact.Describe), the
-// rule behind a finding there, and the query's result count when the file
-// has sample data.
-func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
-	pf := pactFile(s)
-	if pf == nil {
-		return "", syntax.Span{}, false
-	}
-	var parts []string
-	md, sp, ok := describePACT(pf, off)
-	if ok {
-		parts = append(parts, md)
-	}
-	if l.linter != nil {
-		for _, d := range l.Diagnostics(ctx, s) {
-			if d.Code == "" || d.Code == pact.CodeSyntax || !(d.Span.Contains(off) || d.Span.End == off) {
-				continue
-			}
-			if a, found := l.linter.Registry().Lookup(d.Code); found {
-				parts = append(parts, fmt.Sprintf("**%s** %s: %s\n\n[rule documentation](%s)", a.Code, a.Name, a.Doc.Summary, lint.RuleURL(a.Code)))
-				if !ok {
-					sp, ok = d.Span, true
-				}
-			}
-		}
-	}
-	if q := pf.QueryAt(off); q != nil {
-		if r, found := run(ctx, s, off); found {
-			if r.Err != nil {
-				parts = append(parts, fmt.Sprintf("Sample data: %v", r.Err))
-			} else {
-				parts = append(parts, fmt.Sprintf("Sample data: **%d** result(s) in %.1f ms", r.Count, float64(r.Elapsed.Microseconds())/1000))
-			}
-			if !ok {
-				sp, ok = q.Sp, true
-			}
-		} else if hint, none := noDataHint(s); none && ok {
-			parts = append(parts, hint)
-		}
-	}
-	if !ok {
-		return "", syntax.Span{}, false
-	}
-	text, sp, _ := withStep(ctx, s, l.Queries(s), off, pactTrace, strings.Join(parts, "\n\n---\n\n"), sp, true)
-	return text, sp, true
-}
-
-// Complete proposes roots, types, pseudo-classes, attribute keys,
-// snapshots and controls, with the types and keys of the sample data.
-func (pactLanguage) Complete(ctx context.Context, s *Snapshot, off int) []CompletionItem {
-	pf := pactFile(s)
-	if pf == nil {
-		return nil
-	}
-	var known pactKnown
-	if d := pactData(s); d != nil {
-		// The types and keys of the data, found once per data file version
-		// (the load function must not use the workspace: Load holds it).
-		v, err := s.Workspace.Load("pact-known", s.Workspace.DataPath(s), func(*files.Reader, string) (any, error) { return knownOf(d), nil })
-		if err == nil {
-			known, _ = v.(pactKnown)
-		}
-	}
-	var out []CompletionItem
-	for _, c := range completePACT(pf, off, known) {
-		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
-		out = append(out, CompletionItem{Label: c.Label, Kind: completionKind(c.Category), Detail: c.Detail, Edit: &edit})
-	}
-	return out
-}
-
-// completionKind maps a proposal's category to an LSP CompletionItemKind.
-func completionKind(cat string) int {
-	switch cat {
-	case "root":
-		return 9 // Module
-	case "type":
-		return 7 // Class
-	case "pseudo":
-		return 2 // Method
-	case "attribute":
-		return 10 // Property
-	case "control":
-		return 14 // Keyword
-	case "time":
-		return 21 // Constant
-	}
-	return 1 // Text
-}
-
-// knownOf lists the node types and attribute keys of the newest snapshot
-// (the first 20,000 nodes).
-func knownOf(d *evalpact.Data) pactKnown {
-	types, keys := map[string]bool{}, map[string]bool{}
-	s := d.Snapshots[len(d.Snapshots)-1]
-	for i := range min(s.Len(), 20000) {
-		n := s.Node(i)
-		types[n.NodeType()] = true
-		for _, a := range n.Attributes() {
-			keys[a.Key] = true
-		}
-	}
-	var k pactKnown
-	for t := range types {
-		k.Types = append(k.Types, t)
-	}
-	for t := range keys {
-		k.Keys = append(k.Keys, t)
-	}
-	sort.Strings(k.Types)
-	sort.Strings(k.Keys)
-	return k
-}
-
-// Format formats the whole file with the language table's printer, under
-// the document's resolved dialect.
-func (pactLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
-	out, err := lang.ByID(lang.PACT).Format(s.File.Name(), []byte(s.File.Text()), s.Workspace.Dialect(s))
-	if err != nil {
-		return nil, err
-	}
-	return minimalEdit(s.File.Text(), string(out)), nil
-}
-
-// FormatRange formats the queries on the lines span touches, each as the
-// whole-file formatter would (under the file's pragma), leaving the other
-// lines alone.
-func (pactLanguage) FormatRange(_ context.Context, s *Snapshot, span syntax.Span) ([]syntax.TextEdit, error) {
-	pf := pactFile(s)
-	if pf == nil {
-		return nil, nil
-	}
-	if syntax.HasErrors(pf.Diagnostics) {
-		return nil, &format.SyntaxError{Diagnostics: pf.Diagnostics}
-	}
-	header := "// pact: " + pf.Dialect.String() + "\n"
-	edits := []syntax.TextEdit{}
-	first, last := s.File.LineOf(span.Start), s.File.LineOf(max(span.End-1, span.Start))
-	for line := first; line <= last; line++ {
-		start, end := s.File.LineStart(line), s.File.LineEnd(line)
-		text := s.File.Text()[start:end]
-		if strings.TrimSpace(text) == "" || (line == 0 && pf.Pragma != nil) {
-			continue
-		}
-		out, err := format.PACT([]byte(header + text))
-		if err != nil {
-			return nil, err
-		}
-		got := strings.TrimSuffix(strings.TrimPrefix(string(out), header), "\n")
-		if got != text {
-			edits = append(edits, syntax.TextEdit{Span: syntax.Sp(start, end), NewText: got})
-		}
-	}
-	return edits, nil
-}
-
-// minimalEdit is one edit replacing the part between the common prefix
-// and the common suffix of before and after (none when they are equal).
-func minimalEdit(before, after string) []syntax.TextEdit {
-	if before == after {
-		return []syntax.TextEdit{}
-	}
-	p := 0
-	for p < len(before) && p < len(after) && before[p] == after[p] {
-		p++
-	}
-	for p > 0 && !isRuneStart(before, p) {
-		p--
-	}
-	q := 0
-	for q < len(before)-p && q < len(after)-p && before[len(before)-1-q] == after[len(after)-1-q] {
-		q++
-	}
-	for q > 0 && !isRuneStart(before, len(before)-q) {
-		q--
-	}
-	// Neither end may fall between the "\r" and "\n" of a line break: an
-	// LSP position cannot address that place, and clients clamp it to the
-	// line's end.
-	if p > 0 && before[p-1] == '\r' && p < len(before) && before[p] == '\n' {
-		p--
-	}
-	if e := len(before) - q; q > 0 && e > 0 && before[e-1] == '\r' && before[e] == '\n' && q <= len(after)-p {
-		q--
-	}
-	return []syntax.TextEdit{{Span: syntax.Sp(p, len(before)-q), NewText: after[p : len(after)-q]}}
-}
-
-func isRuneStart(s string, i int) bool { return i >= len(s) || s[i]&0xC0 != 0x80 }
 
 // Queries lists the spans of the file's queries.
 func (pactLanguage) Queries(s *Snapshot) []syntax.Span {
@@ -222,24 +23,8 @@ func (pactLanguage) Queries(s *Snapshot) []syntax.Span {
 	return out
 }
 
-// pactData returns the sample data of the document, or nil.
-func pactData(s *Snapshot) *evalpact.Data {
-	if s.Workspace == nil {
-		return nil
-	}
-	path := s.Workspace.DataPath(s)
-	if path == "" {
-		return nil
-	}
-	v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
-	if err != nil {
-		return nil
-	}
-	d, _ := v.(*evalpact.Data)
-	return d
-}
-
 // Run evaluates the query at off against the sample data, with a timeout.
+// The evaluation is cached by the query's text, dialect and data version.
 func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
 	pf := pactFile(s)
 	if pf == nil || s.Workspace == nil {
@@ -250,51 +35,62 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 	if q == nil || path == "" {
 		return RunResult{}, false
 	}
-	res := RunResult{Span: q.Sp}
-	v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
-	if err != nil {
-		res.Err = fmt.Errorf("sample data %s: %w", path, err)
-		return res, true
-	}
-	data := v.(*evalpact.Data)
-	src := s.File.Slice(q.Sp)
 	if q.Bad {
-		res.Err = errors.New("the query has syntax errors")
-		return res, true
+		return RunResult{Span: q.Sp, Err: errors.New("the query has syntax errors")}, true
 	}
-	plan, err := evalpact.Compile(q, src)
+	id, err := s.dataID(path)
+	if err != nil {
+		return RunResult{Span: q.Sp, Err: err}, true
+	}
+	key := evalKey{kind: "pact-run", data: id.String(), path: path, dialect: int(q.Dialect), text: s.File.Slice(q.Sp)}
+	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+		return evalPACT(ctx, s, q, path), true
+	})
+	if err != nil {
+		return RunResult{}, false
+	}
+	res := v.(RunResult)
+	res.Span = q.Sp
+	return res, true
+}
+
+// evalPACT evaluates the query q of s over the data at path through the
+// language table.
+func evalPACT(ctx context.Context, s *Snapshot, q *pact.Query, path string) RunResult {
+	var res RunResult
+	data, err := s.Workspace.loadData(lang.PACT, path)
 	if err != nil {
 		res.Err = err
-		return res, true
+		return res
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := plan.Eval(ctx, data, evalpact.Options{})
+	r, err := lang.ByID(lang.PACT).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q.Sp), Dialect: q.Dialect}, lang.Budget{})
 	res.Elapsed = time.Since(t0)
-	if err != nil {
+	switch {
+	case err != nil:
 		res.Err = timeoutMessage(err, s.runTimeout())
-		return res, true
+	case r.Invalid():
+		res.Err = errors.New(syntax.Invalid(r.Diagnostics)[0].Message)
+	case r.Range:
+		res.Count, res.Range, res.Result, res.Sample = r.Count, true, r.Items[0], r.Items
+	default:
+		ids := make([]string, len(r.Items))
+		for i, it := range r.Items {
+			ids[i], _ = it.(string)
+		}
+		res.Nodes = lang.DescribeNodes(data, ids[:min(len(ids), maxNodeSummaries)], previewLength)
+		res.Count, res.Result = r.Count, r.Items
+		res.Sample = r.Items[:min(len(r.Items), previewLimit)]
 	}
-	if r.Range != nil {
-		res.Count, res.Result = len(r.Range.Diffs), r.Range
-		res.Sample = []any{r.Range}
-		return res, true
-	}
-	ids := make([]any, len(r.IDs))
-	for i, id := range r.IDs {
-		ids[i] = id
-	}
-	res.Nodes = summarize(data, r.IDs[:min(len(r.IDs), maxNodeSummaries)])
-	res.Count, res.Result = len(ids), ids
-	res.Sample = ids[:min(len(ids), previewLimit)]
-	return res, true
+	return res
 }
 
 // CodeLenses puts "▶ Run" above each query, with its result count once the
 // sample data has been evaluated for this version.
-func (l pactLanguage) CodeLenses(_ context.Context, s *Snapshot) []CodeLens {
-	return runLenses(s, l.Queries(s))
+func (l pactLanguage) CodeLenses(ctx context.Context, s *Snapshot) []CodeLens {
+	return runLenses(ctx, s, l.Queries(s))
 }
 
 // spanArg marks a code lens argument the server turns into an LSP range.
@@ -306,30 +102,6 @@ type spanArg struct{ Span syntax.Span }
 func (l pactLanguage) InlayHints(ctx context.Context, s *Snapshot, span syntax.Span) []InlayHint {
 	qs := l.Queries(s)
 	return append(stepHints(ctx, s, qs, span, pactTrace), countHints(ctx, s, qs, span)...)
-}
-
-// countHints evaluates the queries inside span and labels each with its
-// result count at its end.
-func countHints(ctx context.Context, s *Snapshot, spans []syntax.Span, span syntax.Span) []InlayHint {
-	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
-		return nil
-	}
-	var out []InlayHint
-	for _, sp := range spans {
-		if sp.End < span.Start || sp.Start > span.End {
-			continue
-		}
-		r, ok := run(ctx, s, sp.Start)
-		if !ok || ctx.Err() != nil {
-			continue
-		}
-		label := fmt.Sprintf(" → %d", r.Count)
-		if r.Err != nil {
-			label = " → error"
-		}
-		out = append(out, InlayHint{Offset: sp.End, Label: label})
-	}
-	return out
 }
 
 // DataDiagnostics warns about queries that match nothing in the sample
@@ -344,10 +116,7 @@ func (l pactLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax
 			break
 		}
 		r, ok := run(ctx, s, sp.Start)
-		if !ok || r.Err != nil || r.Count > 0 || r.Result == nil {
-			continue
-		}
-		if _, isRange := r.Result.(*evalpact.RangeDiffLatestResult); isRange {
+		if !ok || r.Err != nil || r.Count > 0 || r.Result == nil || r.Range {
 			continue
 		}
 		d := syntax.Diagnostic{Span: sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
@@ -367,58 +136,3 @@ const (
 	maxNodeSummaries = 1000
 	previewLength    = 80
 )
-
-// summarize describes the nodes of ids, looked up from the newest snapshot
-// back (ids not found are left out).
-func summarize(data *evalpact.Data, ids []string) []NodeSummary {
-	if len(ids) == 0 {
-		return nil
-	}
-	out := make([]NodeSummary, 0, len(ids))
-	for _, id := range ids {
-		var n evalpact.Node
-		for i := len(data.Snapshots) - 1; i >= 0 && !n.Valid(); i-- {
-			n = data.Snapshots[i].Lookup(id)
-		}
-		if !n.Valid() {
-			continue
-		}
-		sum := NodeSummary{ID: n.ID(), NodeType: n.NodeType(), Depth: n.Depth()}
-		if v, ok := n.Attr("role"); ok {
-			sum.Role = fmt.Sprint(v)
-		}
-		if v, ok := n.Attr("kind"); ok {
-			sum.Kind = fmt.Sprint(v)
-		}
-		for _, k := range []string{"content", "text", "summary", "value"} {
-			if v, ok := n.Attr(k); ok && v != nil {
-				sum.Preview = clip(oneLine(v), previewLength)
-				break
-			}
-		}
-		out = append(out, sum)
-	}
-	return out
-}
-
-// oneLine renders an attribute value on one line.
-func oneLine(v any) string {
-	var str string
-	if s, ok := v.(string); ok {
-		str = s
-	} else if b, err := json.Marshal(v); err == nil {
-		str = string(b)
-	} else {
-		str = fmt.Sprint(v)
-	}
-	return strings.Join(strings.Fields(str), " ")
-}
-
-// clip cuts s to n characters, marking the cut with "…".
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}

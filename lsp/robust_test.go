@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -273,12 +274,11 @@ func TestRapidChanges(t *testing.T) {
 	}
 }
 
-// testLang is a language with hover, used to check that optional features
+// testLang serves PACT files with hover, used to check that optional features
 // plug in: hover on "panic" panics, hover on "block" waits for cancellation.
 type testLang struct{ started chan struct{} }
 
-func (testLang) ID() string               { return "test" }
-func (testLang) Extensions() []string     { return []string{".test"} }
+func (testLang) ID() lang.ID              { return lang.PACT }
 func (testLang) Parse(f *syntax.File) any { return nil }
 func (l testLang) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
 	switch s.File.Text() {
@@ -306,33 +306,33 @@ func TestPluggedHoverPanicAndCancel(t *testing.T) {
 	hover := func(id int, uri string, char int) {
 		c.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"textDocument/hover","params":{"textDocument":{"uri":%q},"position":{"line":0,"character":%d}}}`, id, uri, char))
 	}
-	open("file:///h.test", "hello")
-	open("file:///p.test", "panic")
-	open("file:///b.test", "block")
-	hover(2, "file:///h.test", 2)
+	open("file:///h.pact", "hello")
+	open("file:///p.pact", "panic")
+	open("file:///b.pact", "block")
+	hover(2, "file:///h.pact", 2)
 	m := c.read()
 	if got := fmt.Sprint(m["result"]); got != "map[contents:map[kind:markdown value:**llo**] range:map[end:map[character:5 line:0] start:map[character:2 line:0]]]" {
 		t.Errorf("hover: %s", got)
 	}
-	hover(3, "file:///p.test", 0)
+	hover(3, "file:///p.pact", 0)
 	if m := c.read(); errCode(m) != -32603 {
 		t.Errorf("panicking handler: %v", m)
 	}
-	hover(4, "file:///b.test", 0)
+	hover(4, "file:///b.pact", 0)
 	<-lang.started
 	c.write(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":4}}`)
 	if m := c.read(); errCode(m) != -32800 || m["id"] != float64(4) {
 		t.Errorf("cancelled request: %v", m)
 	}
-	hover(5, "file:///h.test", 0) // the server is still alive
+	hover(5, "file:///h.pact", 0) // the server is still alive
 	if m := c.read(); m["result"] == nil {
 		t.Errorf("after cancel: %v", m)
 	}
 }
 
-// bareLanguage implements only the required Language methods.
+// bareLanguage serves PACT files with only the required Language
+// methods.
 type bareLanguage struct{}
 
-func (bareLanguage) ID() string               { return "bare" }
-func (bareLanguage) Extensions() []string     { return []string{".bare"} }
+func (bareLanguage) ID() lang.ID              { return lang.PACT }
 func (bareLanguage) Parse(f *syntax.File) any { return nil }

@@ -1,24 +1,3 @@
-// Package lsp is the ctxql language server: the Language Server Protocol
-// layer over the PACT, JQL and Datalog parsers.
-//
-// The layering follows gopls. A session holds the latest immutable Snapshot
-// of every open document (URI, language id, version, text as a
-// *syntax.File, the language's parse result). Text synchronization replaces
-// snapshots; every request reads the snapshot current when it arrived.
-// The methods the server serves, the language feature each needs and the
-// capability that advertises it are listed once, in the method table
-// (methods.go). Each LSP area lives in its own file (lifecycle, text,
-// diagnostics, symbols, semantic tokens, hover, completion, formatting,
-// code actions, code lenses, commands, inlay hints, configuration) and
-// dispatches to the document's Language, whose optional features are small
-// interfaces. The editor knowledge of each language (hover texts,
-// completion, navigation and rename) lives here too, a file per language
-// (pact_hover.go, pact_complete.go, jql_hover.go, datalog_refs.go,
-// host.go); which language a file is, its PACT dialect, its parse and its
-// formatter come from the language table (package lang).
-//
-// All positions go through the syntax.File mapper: the server advertises
-// UTF-16 and switches to UTF-8 when the client offers it.
 package lsp
 
 import (
@@ -89,7 +68,11 @@ type server struct {
 // the client sends "exit" or closes the stream. It returns the process exit
 // code: 0 after shutdown followed by exit, 1 otherwise.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
-	s := newServer(opts)
+	return newServer(opts).serve(ctx, rwc)
+}
+
+// serve runs the server s over rwc (see Serve).
+func (s *server) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	st := newStream(rwc, s.log)
 	s.conn = jsonrpc2.NewConn(st)
 	s.conn.Go(ctx, s.handle)
@@ -164,6 +147,15 @@ func newServer(opts Options) *server {
 			}
 		}
 		return nil, false
+	}
+	s.ws.inUse = func() map[string]bool {
+		used := map[string]bool{}
+		for _, snap := range s.session.all() {
+			if p := s.ws.DataPath(snap); p != "" {
+				used[p] = true
+			}
+		}
+		return used
 	}
 	return s
 }

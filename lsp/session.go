@@ -34,6 +34,41 @@ type Snapshot struct {
 	degCode string // why the document gets no features; "" when it does
 	degWhy  string
 	memo    sync.Map // query start offset → memoRun
+	// pull tracks a pull client's data findings for this version.
+	pull pullState
+}
+
+// pullState is whether a pull was answered before the data findings of
+// its version were evaluated (waiting), and whether the diagnoser has
+// evaluated them since (filled).
+type pullState struct {
+	mu       sync.Mutex
+	waiting  bool
+	filled   bool
+	answered chan struct{} // closed once a pull of this version was answered
+}
+
+// answeredCh returns the channel closed once a pull of this version was
+// answered.
+func (p *pullState) answeredCh() chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.answered == nil {
+		p.answered = make(chan struct{})
+	}
+	return p.answered
+}
+
+// answer records that a pull of this version was answered.
+func (p *pullState) answer() {
+	ch := p.answeredCh()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
 }
 
 // Parsed returns the language's parse result for this version, parsing on

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	evaljql "github.com/ctxql/ctxql/eval/jql"
-	evalpact "github.com/ctxql/ctxql/eval/pact"
-	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
 )
@@ -53,54 +53,90 @@ func stepHintsOn(s *Snapshot) bool {
 	return s.Workspace != nil && !s.Workspace.settings().NoStepHints
 }
 
-// traceKey keys a query's explanation in the snapshot's memo.
-type traceKey int
+// traced returns the explanation of the query at q, computed by f under
+// the run timeout and cached, as evaluations are, by the query's text,
+// dialect and data version; an explanation cut short by cancellation is
+// not kept. nil means the query has none (no data, a syntax error, a
+// snapshot range, the timeout).
+func traced(ctx context.Context, s *Snapshot, kind string, q syntax.Span, dialect int, f func(ctx context.Context, path string) *stepTrace) *stepTrace {
+	if s.Workspace == nil {
+		return nil
+	}
+	path := s.Workspace.DataPath(s)
+	if path == "" {
+		return nil
+	}
+	id, err := s.dataID(path)
+	if err != nil {
+		return nil
+	}
+	key := evalKey{kind: kind, data: id.String(), path: path, dialect: dialect, text: s.File.Slice(q)}
+	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+		rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
+		defer cancel()
+		return tracedAt{f(rctx, path), q.Start}, true
+	})
+	if err != nil {
+		return nil
+	}
+	return v.(tracedAt).at(q.Start)
+}
 
-// traced returns the explanation of the query starting at start, computed
-// once per snapshot by f under the run timeout; an explanation cut short
-// by cancellation is not kept. nil means the query has none (no data, a
-// syntax error, a snapshot range, the timeout).
-func traced(ctx context.Context, s *Snapshot, start int, f func(ctx context.Context) *stepTrace) *stepTrace {
-	if v, ok := s.memo.Load(traceKey(start)); ok {
-		return v.(*stepTrace)
+// tracedAt is a cached explanation with the offset of the query it was
+// computed for.
+type tracedAt struct {
+	t     *stepTrace
+	start int
+}
+
+// at returns the explanation moved to a query starting at start.
+func (t tracedAt) at(start int) *stepTrace {
+	if t.t == nil || start == t.start {
+		return t.t
 	}
-	rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
-	defer cancel()
-	t := f(rctx)
-	if ctx.Err() == nil { // finished, or stopped by the run timeout: kept for this version
-		s.memo.Store(traceKey(start), t)
+	d := start - t.start
+	out := &stepTrace{Emptied: t.t.Emptied, Noun: t.t.Noun, Steps: make([]step, len(t.t.Steps))}
+	for i, st := range t.t.Steps {
+		st.Span, st.At = st.Span.Shift(d), st.At+d
+		out.Steps[i] = st
 	}
-	return t
+	return out
+}
+
+// Trace explains the PACT query starting at start (pactTrace).
+func (pactLanguage) Trace(ctx context.Context, s *Snapshot, start int) *stepTrace {
+	return pactTrace(ctx, s, start)
+}
+
+// Trace explains the JQL query starting at start (jqlTrace).
+func (jqlLanguage) Trace(ctx context.Context, s *Snapshot, start int) *stepTrace {
+	return jqlTrace(ctx, s, start)
 }
 
 // pactTrace explains the PACT query starting at start over its sample data.
 func pactTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
-	return traced(ctx, s, start, func(ctx context.Context) *stepTrace {
-		pf := pactFile(s)
-		if pf == nil || s.Workspace == nil {
-			return nil
-		}
-		q := pf.QueryAt(start)
-		path := s.Workspace.DataPath(s)
-		if q == nil || q.Bad || path == "" {
-			return nil
-		}
-		v, err := s.Workspace.Load("pact", path, func(r *files.Reader, p string) (any, error) { return evalpact.LoadFileFrom(r, p) })
+	pf := pactFile(s)
+	if pf == nil {
+		return nil
+	}
+	q := pf.QueryAt(start)
+	if q == nil || q.Bad {
+		return nil
+	}
+	return traced(ctx, s, "pact-trace", q.Sp, int(q.Dialect), func(ctx context.Context, path string) *stepTrace {
+		data, err := s.Workspace.loadData(lang.PACT, path)
 		if err != nil {
 			return nil
 		}
-		// The plan reads the step texts at the query's offsets in the file.
-		plan, err := evalpact.Compile(q, s.File.Text())
-		if err != nil {
+		e, err := lang.ByID(lang.PACT).Explain(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q.Sp), Dialect: q.Dialect}, lang.Explain{})
+		if err != nil || e.Invalid() {
 			return nil
 		}
-		e, err := plan.Explain(ctx, v.(*evalpact.Data))
-		if err != nil {
-			return nil
-		}
+		// A PACT step's text is its source: it ends where its text does.
 		t := &stepTrace{Emptied: e.Emptied, Noun: "candidates"}
 		for _, st := range e.Steps {
-			t.Steps = append(t.Steps, step{Span: st.Span, Text: st.Text, Count: st.Count, At: st.Span.End})
+			sp := syntax.Sp(q.Sp.Start+st.At, q.Sp.Start+st.At+len(st.Text))
+			t.Steps = append(t.Steps, step{Span: sp, Text: st.Text, Count: st.Count, At: sp.End})
 		}
 		return t
 	})
@@ -110,21 +146,20 @@ func pactTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
 // steps are the domain ("from"), each where condition and the startAfter
 // cursor.
 func jqlTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
-	return traced(ctx, s, start, func(ctx context.Context) *stepTrace {
-		jf := jqlFile(s)
-		if jf == nil || s.Workspace == nil {
-			return nil
+	jf := jqlFile(s)
+	if jf == nil {
+		return nil
+	}
+	var q *jql.Query
+	for _, c := range jf.Queries {
+		if c != nil && c.Sp.Start == start {
+			q = c
 		}
-		path := s.Workspace.DataPath(s)
-		var q *jql.Query
-		for _, c := range jf.Queries {
-			if c != nil && c.Sp.Start == start {
-				q = c
-			}
-		}
-		if q == nil || path == "" || s.Workspace.CheckData(path) != nil {
-			return nil
-		}
+	}
+	if q == nil {
+		return nil
+	}
+	return traced(ctx, s, "jql-trace"+jqlFormat(s), q.Sp, 0, func(ctx context.Context, path string) *stepTrace {
 		var diags []syntax.Diagnostic
 		for _, d := range jf.Diagnostics {
 			if q.Sp.Covers(d.Span) {
@@ -256,4 +291,13 @@ func withStep(ctx context.Context, s *Snapshot, spans []syntax.Span, off int, tr
 		}
 	}
 	return md, sp, ok
+}
+
+// clip cuts s to n characters, marking the cut with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }

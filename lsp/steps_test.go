@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -40,12 +41,16 @@ func TestStepTraceBounds(t *testing.T) {
 	}
 
 	s := snapshot(time.Nanosecond)
-	pactData(s) // loading is not evaluation: load first
+	if _, err := s.Workspace.loadData(lang.PACT, filepath.Join(dir, "big.json")); err != nil { // loading is not evaluation: load first
+		t.Fatal(err)
+	}
 	if tr := pactTrace(context.Background(), s, start); tr != nil {
 		t.Fatalf("explained within a nanosecond: %+v", tr)
 	}
-	if _, kept := s.memo.Load(traceKey(start)); !kept {
-		t.Error("a trace stopped by the run timeout is computed again for the same version")
+	runs := s.Workspace.evals.runs.Load()
+	pactTrace(context.Background(), s, start)
+	if s.Workspace.evals.runs.Load() != runs {
+		t.Error("a trace stopped by the run timeout is computed again for the same query and data")
 	}
 	for _, h := range (pactLanguage{}).InlayHints(context.Background(), s, syntax.Sp(0, len(text))) {
 		if strings.HasSuffix(h.Label, "→") {
@@ -59,10 +64,11 @@ func TestStepTraceBounds(t *testing.T) {
 	if tr := pactTrace(ctx, s, start); tr != nil {
 		t.Fatalf("explained under a cancelled request: %+v", tr)
 	}
-	if _, kept := s.memo.Load(traceKey(start)); kept {
+	runs = s.Workspace.evals.runs.Load()
+	tr := pactTrace(context.Background(), s, start)
+	if s.Workspace.evals.runs.Load() != runs+1 {
 		t.Error("a trace cut short by cancellation was kept")
 	}
-	tr := pactTrace(context.Background(), s, start)
 	if tr == nil || len(tr.Steps) != 5 || tr.Steps[1].Count != 50000 || tr.Steps[4].Count != 21428 || tr.Emptied != -1 {
 		t.Fatalf("trace with time enough: %+v", tr)
 	}

@@ -70,6 +70,8 @@ func (s *server) didChangeWatchedFiles(params json.RawMessage) error {
 		s.rediagnoseAll()
 		return nil
 	}
+	s.ws.forgetIDs()
+	stale := false
 	for _, snap := range s.session.all() {
 		data := snap.Workspace.DataPath(snap)
 		if data == "" {
@@ -80,9 +82,14 @@ func (s *server) didChangeWatchedFiles(params json.RawMessage) error {
 				if fresh := snap.fresh(); s.session.replace(snap, fresh) {
 					s.diags.schedule(fresh)
 				}
+				stale = true
 				break
 			}
 		}
+	}
+	if stale {
+		// A pull client's findings over the old data are stale.
+		s.refreshDiagnostics()
 	}
 	return nil
 }
@@ -141,6 +148,7 @@ func (s *server) didClose(params json.RawMessage) error {
 	s.session.remove(p.TextDocument.URI)
 	s.diags.clear(p.TextDocument.URI)
 	s.projectChanged(p.TextDocument.URI)
+	s.ws.release() // its sample data may be used by no open document now
 	return nil
 }
 
@@ -154,6 +162,7 @@ func (s *server) didSave(params json.RawMessage) error {
 		s.projectChanged(p.TextDocument.URI)
 		return nil
 	}
+	s.ws.forgetIDs() // the data may have changed on disk
 	if snap := s.session.get(p.TextDocument.URI); snap != nil {
 		if fresh := snap.fresh(); s.session.replace(snap, fresh) {
 			s.diags.schedule(fresh) // the data may have changed on disk

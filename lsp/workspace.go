@@ -3,9 +3,7 @@ package lsp
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -28,17 +26,18 @@ import (
 // waited on), within the size limits of the settings.
 type workspace struct {
 	mu      sync.Mutex
-	data    map[string]*loaded // by kind and path
 	config  func() Config
 	project map[string]*projectConfig // by directory
 	lines   lineCache                 // PACT findings per line text
+	// data holds the loaded sample data; evals the evaluations over it.
+	data  dataCache
+	evals evalCache
+	ids   idCache
 	// overlay returns the editor's text of an open file (an unsaved
 	// .ctxql.yaml), if any.
 	overlay func(path string) ([]byte, bool)
-	// datalog serializes the evaluations over Datalog sample data: an
-	// evaluation interns the program's constants into the loaded data,
-	// which every snapshot of the data's documents shares.
-	datalog sync.Mutex
+	// inUse returns the sample data paths the open documents use.
+	inUse func() map[string]bool
 }
 
 // projectConfig is the configuration of a directory: its .ctxql.yaml with
@@ -57,7 +56,7 @@ type projectConfig struct {
 const maxConfigBytes = 1 << 20
 
 func newWorkspace(config func() Config) *workspace {
-	return &workspace{data: map[string]*loaded{}, config: config}
+	return &workspace{config: config}
 }
 
 // settings returns the server's settings.
@@ -82,6 +81,7 @@ func (w *workspace) invalidate() {
 	w.mu.Lock()
 	w.project = nil
 	w.mu.Unlock()
+	w.forgetIDs()
 }
 
 // Project returns the configuration that applies to a document: the
@@ -219,16 +219,6 @@ func overlayOf(overlay func(string) ([]byte, bool), p string) ([]byte, bool) {
 	return overlay(p)
 }
 
-type loaded struct {
-	mu   sync.Mutex // held while loading
-	mod  time.Time
-	size int64
-	done bool
-	gen  int64 // the data size limit it was loaded under
-	val  any
-	err  error
-}
-
 // FilePath returns the file system path of a document URI, or "" for
 // other schemes.
 func FilePath(uri string) string {
@@ -296,59 +286,4 @@ func matchPath(glob, p string) bool {
 		}
 	}
 	return false
-}
-
-// CheckData reports why the sample data at path cannot be read, or nil:
-// it must be a regular file (or, for JQL and Datalog, a directory) within
-// the data size limit. Opening it never blocks.
-func (w *workspace) CheckData(path string) error {
-	r := w.reader()
-	fi, err := r.Stat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("sample data %s does not exist", path)
-		}
-		return fmt.Errorf("sample data: %w", err)
-	}
-	if fi.IsDir() {
-		return nil
-	}
-	f, err := r.Open(path)
-	if err != nil {
-		return fmt.Errorf("sample data: %w", err)
-	}
-	f.Close()
-	return nil
-}
-
-// Load returns the data at path decoded by load, loading it once and again
-// only when the file's size or modification time (or the data size limit)
-// changed. The file must pass CheckData; load reads it through the reader
-// it is given. Loads of different files run in parallel; load must not call
-// the workspace's methods.
-func (w *workspace) Load(kind, path string, load func(r *files.Reader, path string) (any, error)) (any, error) {
-	if err := w.CheckData(path); err != nil {
-		return nil, err
-	}
-	r := w.reader()
-	fi, err := r.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	key := kind + "\x00" + path
-	w.mu.Lock()
-	l := w.data[key]
-	if l == nil {
-		l = &loaded{}
-		w.data[key] = l
-	}
-	w.mu.Unlock()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.done && l.mod.Equal(fi.ModTime()) && l.size == fi.Size() && l.gen == r.MaxBytes() {
-		return l.val, l.err
-	}
-	v, err := load(r, path)
-	l.done, l.mod, l.size, l.gen, l.val, l.err = true, fi.ModTime(), fi.Size(), r.MaxBytes(), v, err
-	return v, err
 }

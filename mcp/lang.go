@@ -9,12 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/ctxql/ctxql/acp"
-	evdatalog "github.com/ctxql/ctxql/eval/datalog"
-	evjql "github.com/ctxql/ctxql/eval/jql"
-	evpact "github.com/ctxql/ctxql/eval/pact"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	synjql "github.com/ctxql/ctxql/syntax/jql"
-	synpact "github.com/ctxql/ctxql/syntax/pact"
 )
 
 // LangArgs are the parameters of jql_query and datalog_query.
@@ -44,8 +40,12 @@ type SchemaArgs struct {
 }
 
 // Diag is a diagnostic with its byte span and 1-based line and byte column.
+// Origin says what produced it, as for the command line and the editor:
+// "syntax" (the query does not parse), "check" (it parses but the
+// evaluator refuses it), "rule" or "data".
 type Diag struct {
 	Severity string `json:"severity"`
+	Origin   string `json:"origin,omitempty"`
 	Code     string `json:"code,omitempty"`
 	Message  string `json:"message"`
 	Start    int    `json:"start"`
@@ -66,7 +66,7 @@ func diags(name, src string, ds []syntax.Diagnostic) []Diag {
 	out := make([]Diag, 0, len(ds))
 	for _, d := range ds {
 		p := f.Position(d.Span.Start)
-		out = append(out, Diag{Severity: d.Severity.String(), Code: d.Code, Message: d.Message,
+		out = append(out, Diag{Severity: d.Severity.String(), Origin: string(d.Origin), Code: d.Code, Message: d.Message,
 			Start: d.Span.Start, End: d.Span.End, Line: p.Line, Column: p.Column})
 	}
 	return out
@@ -75,14 +75,14 @@ func diags(name, src string, ds []syntax.Diagnostic) []Diag {
 // dataPath checks a data argument and returns it relative to the project
 // directory, the name the confined reader opens (links resolved, every file
 // checked as it is opened).
-func (s *Server) dataPath(p string) (string, error) {
+func (s *Server) dataPath(ctx context.Context, p string) (string, error) {
 	if p == "" {
 		return "", errors.New("data is required")
 	}
 	if s.filesErr != nil {
 		return "", s.filesErr
 	}
-	rel, _, err := acp.Confine(s.ix.Root, p)
+	rel, _, err := acp.ConfineContext(ctx, s.ix.Root, p)
 	return filepath.FromSlash(rel), err
 }
 
@@ -92,41 +92,49 @@ func (s *Server) PACT(ctx context.Context, a PactArgs) (any, error) {
 	if err := s.checkQuery("pact_select", a.Query); err != nil {
 		return nil, err
 	}
-	var dialect synpact.Dialect
-	switch a.Dialect {
-	case "", "v2":
-		dialect = synpact.V2
-	case "v1":
-		dialect = synpact.V1
-	default:
-		return nil, fmt.Errorf("pact_select: dialect must be v1 or v2, not %q", a.Dialect)
+	l := lang.ByID(lang.PACT)
+	dialect, err := lang.DialectOr(a.Dialect, lang.V2)
+	if err != nil {
+		return nil, fmt.Errorf("pact_select: dialect %w", err)
 	}
 	var raw []byte
 	if a.Options != nil {
 		raw, _ = json.Marshal(a.Options)
 	}
-	opts, err := evpact.ParseOptions(raw)
-	if err != nil {
+	if err := l.CheckOptions(raw); err != nil {
 		return nil, fmt.Errorf("pact_select: options: %w", err)
 	}
-	rel, err := s.dataPath(a.Data)
+	d, err := s.load(ctx, "pact_select", l, a.Data)
+	if err != nil {
+		return nil, err
+	}
+	res, err := l.Evaluate(ctx, d, lang.Query{Name: "query", Src: a.Query, Dialect: dialect, Options: raw}, lang.Budget{})
 	if err != nil {
 		return nil, fmt.Errorf("pact_select: %w", err)
 	}
-	d, err := evpact.LoadFileFrom(s.files, rel)
+	if res.Invalid() {
+		return LangResult{Results: []any{}, Diagnostics: diags("query", a.Query, res.Diagnostics)}, nil
+	}
+	return LangResult{Results: res.Value, Diagnostics: []Diag{}}, nil
+}
+
+// load loads the data argument of a tool for the language l through the
+// project's confined reader.
+func (s *Server) load(ctx context.Context, tool string, l *lang.Language, data string) (lang.Data, error) {
+	rel, err := s.dataPath(ctx, data)
 	if err != nil {
-		return nil, fmt.Errorf("pact_select: %w", err)
+		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
-	res, err := evpact.Select(ctx, d, a.Query, dialect, opts)
-	var pe *evpact.Error
-	if errors.As(err, &pe) {
-		ds := []syntax.Diagnostic{{Span: pe.Span, Severity: syntax.SeverityError, Code: "pact-invalid-query", Message: pe.Msg}}
-		return LangResult{Results: []any{}, Diagnostics: diags("query", a.Query, ds)}, nil
+	if l.ID == lang.JQL {
+		if err := s.checkJQLDir(rel); err != nil {
+			return nil, fmt.Errorf("%s: %w", tool, err)
+		}
 	}
+	d, err := l.Load(ctx, s.files, rel)
 	if err != nil {
-		return nil, fmt.Errorf("pact_select: %w", err)
+		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
-	return LangResult{Results: res, Diagnostics: []Diag{}}, nil
+	return d, nil
 }
 
 // MaxQueryDepth is the deepest bracket nesting a query may have.
@@ -170,29 +178,22 @@ func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
 	if err := s.checkQuery("jql_query", a.Query); err != nil {
 		return nil, err
 	}
-	rel, err := s.dataPath(a.Data)
+	l := lang.ByID(lang.JQL)
+	d, err := s.load(ctx, "jql_query", l, a.Data)
 	if err != nil {
-		return nil, fmt.Errorf("jql_query: %w", err)
-	}
-	if err := s.checkJQLDir(rel); err != nil {
-		return nil, fmt.Errorf("jql_query: %w", err)
-	}
-	res, err := evjql.Eval(ctx, a.Query, evjql.File{Path: rel, Files: s.files})
-	var qe *evjql.QueryError
-	if errors.As(err, &qe) {
-		return LangResult{Results: []any{}, Diagnostics: diags("query", a.Query, qe.Diagnostics)}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("jql_query: %w", err)
-	}
-	docs := make([]json.RawMessage, len(res.Docs))
-	for i, d := range res.Docs {
-		docs[i] = json.RawMessage(d)
-	}
-	if err := s.checkResults("jql_query", len(docs)); err != nil {
 		return nil, err
 	}
-	return LangResult{Results: docs, Diagnostics: diags("query", a.Query, res.Warnings)}, nil
+	res, err := l.Evaluate(ctx, d, lang.Query{Name: "query", Src: a.Query}, lang.Budget{})
+	if err != nil {
+		return nil, fmt.Errorf("jql_query: %w", err)
+	}
+	if res.Invalid() {
+		return LangResult{Results: []any{}, Diagnostics: diags("query", a.Query, res.Diagnostics)}, nil
+	}
+	if err := s.checkResults("jql_query", res.Count); err != nil {
+		return nil, err
+	}
+	return LangResult{Results: res.Value, Diagnostics: diags("query", a.Query, res.Diagnostics)}, nil
 }
 
 // jqlDomainFiles are the files a JQL data directory may hold.
@@ -224,15 +225,11 @@ func (s *Server) checkJQLDir(rel string) error {
 
 // JQLSchema answers jql_schema.
 func (s *Server) JQLSchema(a SchemaArgs) any {
-	sc := synjql.NewSchema()
+	sc := lang.JQLSchema()
 	if a.Query == "" {
 		return sc
 	}
-	q, ds := synjql.ParseQuery(a.Query)
-	if q != nil {
-		ds = append(ds, sc.Check(q)...)
-	}
-	syntax.SortDiagnostics(ds)
+	ds := lang.ByID(lang.JQL).CheckQuery("query", a.Query, lang.DialectUnset)
 	return LangResult{Results: map[string]any{"valid": !syntax.HasErrors(ds)}, Diagnostics: diags("query", a.Query, ds)}
 }
 
@@ -241,42 +238,17 @@ func (s *Server) Datalog(ctx context.Context, a DatalogArgs) (any, error) {
 	if err := s.checkQuery("datalog_query", a.Query); err != nil {
 		return nil, err
 	}
-	rel, err := s.dataPath(a.Data)
+	l := lang.ByID(lang.Datalog)
+	d, err := s.load(ctx, "datalog_query", l, a.Data)
 	if err != nil {
-		return nil, fmt.Errorf("datalog_query: %w", err)
-	}
-	db, err := evdatalog.LoadPathFrom(s.files, rel)
-	if err != nil {
-		return nil, fmt.Errorf("datalog_query: %w", err)
-	}
-	if a.Program {
-		r, err := evdatalog.EvalProgram(ctx, db, "query", a.Query)
-		if err != nil {
-			return nil, fmt.Errorf("datalog_query: %w", err)
-		}
-		rels := r.Relations
-		if rels == nil {
-			rels = map[string][][]string{}
-		}
-		n := 0
-		for _, ts := range rels {
-			n += len(ts)
-		}
-		if err := s.checkResults("datalog_query", n); err != nil {
-			return nil, err
-		}
-		return LangResult{Results: rels, Diagnostics: diags("query", a.Query, r.Diagnostics)}, nil
-	}
-	r, err := evdatalog.EvalRule(ctx, db, a.Query)
-	if err != nil {
-		return nil, fmt.Errorf("datalog_query: %w", err)
-	}
-	t := r.Tuples
-	if t == nil {
-		t = [][]string{}
-	}
-	if err := s.checkResults("datalog_query", len(t)); err != nil {
 		return nil, err
 	}
-	return LangResult{Results: t, Diagnostics: diags("query", a.Query, r.Diagnostics)}, nil
+	res, err := l.Evaluate(ctx, d, lang.Query{Name: "query", Src: a.Query, Program: a.Program}, lang.Budget{})
+	if err != nil {
+		return nil, fmt.Errorf("datalog_query: %w", err)
+	}
+	if err := s.checkResults("datalog_query", res.Count); err != nil {
+		return nil, err
+	}
+	return LangResult{Results: res.Value, Diagnostics: diags("query", a.Query, res.Diagnostics)}, nil
 }

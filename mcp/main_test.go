@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -60,6 +61,10 @@ type rawServer struct {
 	mu     sync.Mutex
 	waited chan struct{}
 	next   int
+	// init is the result of initialize.
+	init map[string]any
+	// longest is the length of the longest line the server wrote.
+	longest atomic.Int64
 }
 
 // startRaw starts `ctxql mcp --dir dir args...`, initialises the session
@@ -86,6 +91,9 @@ func startRaw(t *testing.T, dir string, args ...string) *rawServer {
 		br := bufio.NewReaderSize(out, 1<<20)
 		for {
 			l, err := br.ReadBytes('\n')
+			if n := int64(len(l)); n > s.longest.Load() {
+				s.longest.Store(n)
+			}
 			if len(l) > 0 {
 				s.lines <- l
 			}
@@ -113,6 +121,7 @@ func startRaw(t *testing.T, dir string, args ...string) *rawServer {
 	if r["result"] == nil {
 		t.Fatalf("initialize: %v\nstderr: %s", r, s.stderr)
 	}
+	s.init, _ = r["result"].(map[string]any)
 	s.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	return s
 }

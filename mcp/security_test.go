@@ -237,6 +237,7 @@ func TestMCPMalformedInput(t *testing.T) {
 	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
 	deepObj := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":` + strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100001) + "}"
 	huge := `{"jsonrpc":"2.0","id":77,"method":"ping","params":{"x":"` + strings.Repeat("x", 17<<20) + `"}}`
+	hugeIDLast := `{"jsonrpc":"2.0","method":"ping","params":{"x":"` + strings.Repeat("x", 17<<20) + `"},"id":78}`
 	for _, c := range []struct {
 		name string
 		line string
@@ -264,8 +265,11 @@ func TestMCPMalformedInput(t *testing.T) {
 		{"duplicate key", `{"jsonrpc":"2.0","id":5,"id":6,"method":"ping"}`, -32700, nil},
 		{"string params", `{"jsonrpc":"2.0","id":5,"method":"ping","params":"x"}`, -32602, 5.0},
 		{"100k-deep array", deep, -32600, nil},
-		{"100k-deep params", deepObj, -32600, nil},
-		{"over 16 MB", huge, -32600, nil},
+		{"100k-deep params", deepObj, -32600, 1.0},
+		{"over 16 MB", huge, -32600, 77.0},
+		{"over 16 MB, id last", hugeIDLast, -32600, 78.0},
+		{"lone surrogate", `{"jsonrpc":"2.0","id":79,"method":"tools/call","params":{"name":"jql_query","arguments":{"query":"\ud83d","data":"data/activities.json"}}}`, -32700, 79.0},
+		{"129-deep options", `{"jsonrpc":"2.0","id":80,"method":"tools/call","params":{"name":"pact_select","arguments":{"query":".a","data":"data/context.json","options":` + strings.Repeat(`{"a":`, 129) + "1" + strings.Repeat("}", 129) + `}}}`, -32600, 80.0},
 		{"control character in a resource URI", `{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"acp://file/a\u0001b"}}`, -32602, 9.0},
 		{"control character in an unknown resource URI", `{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":"acp://nowhere/a\u0001b"}}`, -32602, 10.0},
 		{"DEL in a resource URI", `{"jsonrpc":"2.0","id":11,"method":"resources/read","params":{"uri":"acp://file/a\u007fb"}}`, -32602, 11.0},
@@ -427,7 +431,7 @@ func TestMCPExpandBudget(t *testing.T) {
 	text := strings.Repeat("$BIG ", 20000)
 	start := time.Now()
 	got, isErr := s.toolWithin("acp_expand", map[string]any{"text": text, "mode": "full"}, 30*time.Second)
-	if !isErr || !strings.Contains(got, "larger than 16777216 bytes") || !strings.Contains(got, "--max-output-bytes") {
+	if !isErr || !strings.Contains(got, "larger than 8388608 bytes") || !strings.Contains(got, "--max-output-bytes") {
 		t.Errorf("acp_expand full of 100 KB: want an output budget error naming --max-output-bytes, got:\n%.300s", got)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -455,17 +459,24 @@ func TestMCPExpandBudget(t *testing.T) {
 	s2.alive()
 }
 
+// crossRelation writes into dir a relation r of 2,000 rows, whose cross
+// product r(a), r(b), r(c) has 8·10⁹ tuples.
+func crossRelation(t *testing.T, dir string) {
+	t.Helper()
+	var rows strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&rows, "r%d\n", i)
+	}
+	write(t, filepath.Join(dir, "d.dl"), "relation r(S);\n")
+	write(t, filepath.Join(dir, "r.facts"), rows.String())
+}
+
 // TestMCPToolBudget runs a Datalog cross product over 2,000 rows (8·10⁹
 // tuples) under a 1 s deadline and a 256 MB memory budget: the answer is a
 // limit error naming its flag, it comes promptly, and the server lives on.
 func TestMCPToolBudget(t *testing.T) {
 	_, proj := project(t)
-	var rows strings.Builder
-	for i := range 2000 {
-		fmt.Fprintf(&rows, "r%d\n", i)
-	}
-	write(t, filepath.Join(proj, "cross", "d.dl"), "relation r(S);\n")
-	write(t, filepath.Join(proj, "cross", "r.facts"), rows.String())
+	crossRelation(t, filepath.Join(proj, "cross"))
 	s := startRaw(t, proj, "--timeout", "1s", "--max-memory", "268435456")
 	start := time.Now()
 	got, isErr := s.toolWithin("datalog_query", map[string]any{"query": "q(a, b, c) <-- r(a), r(b), r(c).", "data": "cross"}, 30*time.Second)
@@ -530,10 +541,7 @@ func TestMCPQueryBounds(t *testing.T) {
 // 848 MB at 40 atoms when joined left to right keeping every variable: the
 // server answers it, stays small, and goes on.
 func TestMCPDatalogChain(t *testing.T) {
-	bin := needBinary(t)
-	if out, _ := exec.Command(bin, "eval", "datalog", "--help").Output(); !strings.Contains(string(out), "--max-tuples") {
-		t.Skip("needs the Datalog tuple budget and join planning (eval datalog --max-tuples)")
-	}
+	needBinary(t)
 	_, proj := project(t)
 	var facts strings.Builder
 	for _, a := range []string{"a", "b", "c"} {

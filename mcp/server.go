@@ -14,6 +14,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -47,8 +48,10 @@ type Options struct {
 type Budget struct {
 	// Timeout is the deadline of a call; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// MaxOutputBytes bounds the JSON of a result; 0 means
-	// acp.DefaultMaxOutputBytes.
+	// MaxOutputBytes bounds the bytes written for the result of a tool
+	// call or a resource read, as it goes out (a tool's structured result
+	// is written twice, as structured content and as its text); 0 means
+	// DefaultMaxOutputBytes.
 	MaxOutputBytes int
 	// MaxMemory bounds how far the heap may grow during a call; 0 means
 	// acp.DefaultMaxMemory, < 0 no limit.
@@ -60,6 +63,11 @@ type Budget struct {
 	// DefaultMaxQueryBytes.
 	MaxQueryBytes int
 }
+
+// DefaultMaxOutputBytes is the default output budget: a result that fits
+// it goes out on a line that the TypeScript SDK's stdio client, which reads
+// lines of up to 10 MiB, still accepts.
+const DefaultMaxOutputBytes = 8 << 20
 
 // DefaultMaxQueryBytes is the default bound on a query's text.
 const DefaultMaxQueryBytes = 1 << 20
@@ -78,7 +86,7 @@ func (b Budget) withDefaults() Budget {
 		b.Timeout = DefaultTimeout
 	}
 	if b.MaxOutputBytes <= 0 {
-		b.MaxOutputBytes = acp.DefaultMaxOutputBytes
+		b.MaxOutputBytes = DefaultMaxOutputBytes
 	}
 	if b.MaxMemory == 0 {
 		b.MaxMemory = acp.DefaultMaxMemory
@@ -123,6 +131,7 @@ func New(ix *acp.Index, o Options) *Server {
 		v = "devel"
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "ctxql-acp", Version: v}, nil)
+	s.srv.AddReceivingMiddleware(s.checkRequests)
 	s.addResources()
 	s.addTools()
 	return s
@@ -151,81 +160,123 @@ func jsonContents(uri string, v any) (*mcp.ReadResourceResult, error) {
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
 }
 
+// ErrInvalidURI is wrapped by the errors of resource URIs that cannot be
+// decoded.
+var ErrInvalidURI = errors.New("invalid resource URI")
+
 // ResourcePath extracts and decodes the part of uri after prefix
 // (for example "acp://file/") and confines it to root. It returns the
 // cleaned relative path.
 func ResourcePath(root, uri, prefix string) (string, error) {
+	return resourcePath(context.Background(), root, uri, prefix)
+}
+
+func resourcePath(ctx context.Context, root, uri, prefix string) (string, error) {
 	rest, ok := strings.CutPrefix(uri, prefix)
 	if !ok {
-		return "", fmt.Errorf("resource %q does not start with %s", uri, prefix)
+		return "", fmt.Errorf("resource %q does not start with %s: %w", clip([]byte(uri)), prefix, ErrInvalidURI)
 	}
 	if i := strings.IndexAny(rest, "?#"); i >= 0 {
 		rest = rest[:i]
 	}
 	p, err := url.PathUnescape(rest)
 	if err != nil {
-		return "", fmt.Errorf("resource %q: %w", uri, err)
+		return "", fmt.Errorf("resource %q: %w: %w", clip([]byte(uri)), ErrInvalidURI, err)
 	}
-	rel, _, err := acp.Confine(root, p)
+	rel, _, err := acp.ConfineContext(ctx, root, p)
 	if err != nil {
 		return "", err
 	}
 	return rel, nil
 }
 
+// readHandler makes the handler of a resource from f: the read runs under
+// the budget of a tool call, its contents must fit the output budget as
+// written, and its errors carry JSON-RPC codes: -32602 for a URI refused
+// (outside the project, too long, undecodable), the SDK's resource-not-found
+// code for a resource that does not exist, -32603 for the rest (a limit,
+// named in the message, or a failure).
+func (s *Server) readHandler(name string, f func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)) mcp.ResourceHandler {
+	return func(ctx context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		uri := r.Params.URI
+		v, err := s.bounded(ctx, r.Session, "resources/read "+name, func(ctx context.Context) (any, error) { return f(ctx, uri) })
+		if err == nil {
+			res := v.(*mcp.ReadResourceResult)
+			if err = s.fits(res); err == nil {
+				return res, nil
+			}
+			err = fmt.Errorf("resources/read %s: %w", name, err)
+		}
+		s.log(ctx, r.Session, "warning", "resources/read "+name, err)
+		return nil, rpcError(err)
+	}
+}
+
+// rpcError is the JSON-RPC error of a failed resource read.
+func rpcError(err error) error {
+	var we *jsonrpc.Error
+	switch {
+	case errors.As(err, &we):
+		return we
+	case errors.Is(err, acp.ErrOutsideRoot), errors.Is(err, acp.ErrPathTooLong), errors.Is(err, ErrInvalidURI):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + err.Error()}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
+
 func (s *Server) addResources() {
 	s.srv.AddResource(&mcp.Resource{URI: "acp://cache", Name: "cache", Description: "Full codebase cache", MIMEType: "application/json"},
-		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, MIMEType: "application/json", Text: string(s.ix.Bytes)}}}, nil
-		})
+		s.readHandler("cache", func(_ context.Context, uri string) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(s.ix.Bytes)}}}, nil
+		}))
 	s.srv.AddResource(&mcp.Resource{URI: "acp://vars", Name: "vars", Description: "Variable definitions", MIMEType: "application/json"},
-		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		s.readHandler("vars", func(_ context.Context, uri string) (*mcp.ReadResourceResult, error) {
 			vars := s.ix.Cache.Vars
 			if vars == nil {
 				vars = map[string]*acp.Var{}
 			}
-			return jsonContents(r.Params.URI, vars)
-		})
+			return jsonContents(uri, vars)
+		}))
 	s.srv.AddResource(&mcp.Resource{URI: "acp://constraints", Name: "constraints", Description: "Constraints summary", MIMEType: "application/json"},
-		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return jsonContents(r.Params.URI, s.constraintsSummary())
-		})
+		s.readHandler("constraints", func(_ context.Context, uri string) (*mcp.ReadResourceResult, error) {
+			return jsonContents(uri, s.constraintsSummary())
+		}))
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "acp://file/{+path}", Name: "file", Description: "Specific file metadata", MIMEType: "application/json"},
-		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			p, err := ResourcePath(s.ix.Root, r.Params.URI, "acp://file/")
+		s.readHandler("file", func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+			p, err := resourcePath(ctx, s.ix.Root, uri, "acp://file/")
 			if err != nil {
 				return nil, err
 			}
 			f, err := s.ix.File(p)
 			if err != nil {
-				return nil, notFound(r.Params.URI)
+				return nil, notFound(uri)
 			}
-			return jsonContents(r.Params.URI, f)
-		})
+			return jsonContents(uri, f)
+		}))
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "acp://symbol/{+qualified_name}", Name: "symbol", Description: "Specific symbol metadata", MIMEType: "application/json"},
-		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			name, err := url.PathUnescape(strings.TrimPrefix(r.Params.URI, "acp://symbol/"))
+		s.readHandler("symbol", func(_ context.Context, uri string) (*mcp.ReadResourceResult, error) {
+			name, err := url.PathUnescape(strings.TrimPrefix(uri, "acp://symbol/"))
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%w: %w", ErrInvalidURI, err)
 			}
 			sym, ok := s.ix.Cache.Symbols[name]
 			if !ok {
-				return nil, notFound(r.Params.URI)
+				return nil, notFound(uri)
 			}
-			return jsonContents(r.Params.URI, sym)
-		})
+			return jsonContents(uri, sym)
+		}))
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "acp://domain/{name}", Name: "domain", Description: "Specific domain metadata", MIMEType: "application/json"},
-		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			name, err := url.PathUnescape(strings.TrimPrefix(r.Params.URI, "acp://domain/"))
+		s.readHandler("domain", func(_ context.Context, uri string) (*mcp.ReadResourceResult, error) {
+			name, err := url.PathUnescape(strings.TrimPrefix(uri, "acp://domain/"))
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%w: %w", ErrInvalidURI, err)
 			}
 			d, err := s.ix.Domain(name)
 			if err != nil {
-				return nil, notFound(r.Params.URI)
+				return nil, notFound(uri)
 			}
-			return jsonContents(r.Params.URI, d)
-		})
+			return jsonContents(uri, d)
+		}))
 }
 
 // notFound is the resource-not-found error for uri, its data encoded as

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,15 +33,15 @@ type ExpandArgs struct {
 
 // DebugData are the action-specific fields of acp_debug.
 type DebugData struct {
-	Problem     string   `json:"problem,omitempty"`
-	Hypothesis  string   `json:"hypothesis,omitempty"`
-	SessionID   string   `json:"session_id,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Files       []string `json:"files,omitempty"`
-	AttemptID   string   `json:"attempt_id,omitempty"`
-	Success     *bool    `json:"success,omitempty"`
-	Notes       string   `json:"notes,omitempty"`
-	Resolution  string   `json:"resolution,omitempty"`
+	Problem     string   `json:"problem,omitempty" jsonschema:"the problem being debugged (start)"`
+	Hypothesis  string   `json:"hypothesis,omitempty" jsonschema:"the first hypothesis (start)"`
+	SessionID   string   `json:"session_id,omitempty" jsonschema:"the session (attempt, result, revert, resolve, status)"`
+	Description string   `json:"description,omitempty" jsonschema:"what the attempt changes (attempt)"`
+	Files       []string `json:"files,omitempty" jsonschema:"files the attempt touches, relative to the project directory (attempt)"`
+	AttemptID   string   `json:"attempt_id,omitempty" jsonschema:"the attempt (result, revert)"`
+	Success     *bool    `json:"success,omitempty" jsonschema:"whether the attempt worked (result)"`
+	Notes       string   `json:"notes,omitempty" jsonschema:"notes on the outcome (result)"`
+	Resolution  string   `json:"resolution,omitempty" jsonschema:"how the problem was solved (resolve)"`
 }
 
 // DebugArgs are the acp_debug parameters.
@@ -51,13 +52,13 @@ type DebugArgs struct {
 
 // HackData are the action-specific fields of acp_hack.
 type HackData struct {
-	File        string `json:"file,omitempty"`
-	Line        int    `json:"line,omitempty"`
-	Reason      string `json:"reason,omitempty"`
-	Ticket      string `json:"ticket,omitempty"`
-	Expires     string `json:"expires,omitempty"`
-	ID          string `json:"id,omitempty"`
-	ExpiredOnly bool   `json:"expired_only,omitempty"`
+	File        string `json:"file,omitempty" jsonschema:"the file holding the temporary code, relative to the project directory (mark; filters list)"`
+	Line        int    `json:"line,omitempty" jsonschema:"the 1-based line of the temporary code (mark)"`
+	Reason      string `json:"reason,omitempty" jsonschema:"why the code is there (mark)"`
+	Ticket      string `json:"ticket,omitempty" jsonschema:"a ticket tracking its removal (mark)"`
+	Expires     string `json:"expires,omitempty" jsonschema:"when it should be gone: an RFC 3339 time or a YYYY-MM-DD date (mark)"`
+	ID          string `json:"id,omitempty" jsonschema:"the marker to remove (revert)"`
+	ExpiredOnly bool   `json:"expired_only,omitempty" jsonschema:"list only expired markers (list)"`
 }
 
 // HackArgs are the acp_hack parameters.
@@ -66,50 +67,78 @@ type HackArgs struct {
 	Data   *HackData `json:"data,omitempty" jsonschema:"action-specific data"`
 }
 
-// CallList is the acp_query response for callers and callees.
-type CallList struct {
-	Symbol  string   `json:"symbol"`
-	Callers []string `json:"callers,omitempty"`
-	Callees []string `json:"callees,omitempty"`
+// HackReverted is the response of acp_hack revert.
+type HackReverted struct {
+	Reverted *acp.Hack `json:"reverted" jsonschema:"the marker removed"`
 }
 
-// addTool registers a tool whose handler returns a structured result or an
-// error, which the SDK turns into an error result. The handler runs under
-// the server's budget.
-func addTool[A any](s *Server, name, desc string, f func(context.Context, A) (any, error)) {
-	mcp.AddTool(s.srv, &mcp.Tool{Name: name, Description: desc},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a A) (*mcp.CallToolResult, any, error) {
-			v, err := s.bounded(ctx, name, func(ctx context.Context) (any, error) { return f(ctx, a) })
-			if err != nil {
-				return nil, nil, err
+// CallList is the acp_query response for callers and callees.
+type CallList struct {
+	Symbol  string   `json:"symbol" jsonschema:"the symbol asked about"`
+	Callers []string `json:"callers,omitempty" jsonschema:"the qualified names of its callers"`
+	Callees []string `json:"callees,omitempty" jsonschema:"the qualified names of its callees"`
+}
+
+// addTool registers the tool t, whose handler returns a structured result
+// or an error, which the SDK turns into an error result. The handler runs
+// under the server's budget, and its result goes out only if it fits the
+// output budget as written.
+func addTool[A any](s *Server, t *mcp.Tool, f func(context.Context, A) (any, error)) {
+	mcp.AddTool(s.srv, t,
+		func(ctx context.Context, req *mcp.CallToolRequest, a A) (*mcp.CallToolResult, any, error) {
+			v, err := s.bounded(ctx, req.Session, t.Name, func(ctx context.Context) (any, error) { return f(ctx, a) })
+			if err == nil {
+				var res *mcp.CallToolResult
+				if res, err = s.toolResult(t.Name, v); err == nil {
+					return res, nil, nil
+				}
 			}
-			return nil, v, nil
+			s.log(ctx, req.Session, mcp.LoggingLevel("warning"), t.Name, err)
+			return nil, nil, err
 		})
 }
 
 // bounded runs f under the budget: its context ends at the deadline or when
 // the heap grows past the memory budget, and bounded returns then even if f
-// has not (f is abandoned; the evaluators stop at their next look at the
-// context). A result whose JSON is larger than the output budget is refused.
-func (s *Server) bounded(ctx context.Context, name string, f func(context.Context) (any, error)) (any, error) {
+// has not (f is abandoned and stops at its next look at the context; once
+// it has, the memory it held is given back to the system).
+func (s *Server) bounded(ctx context.Context, ss *mcp.ServerSession, name string, f func(context.Context) (any, error)) (any, error) {
 	b := s.budget
 	ctx, cancel := context.WithTimeoutCause(ctx, b.Timeout, acp.TimeLimit(b.Timeout))
 	defer cancel()
 	ctx, stop := acp.WatchMemory(ctx, b.MaxMemory)
 	defer stop()
+	if ctx.Err() != nil {
+		// Spent before it started.
+		if le := acp.LimitCause(ctx); le != nil {
+			return nil, fmt.Errorf("%s: %w", name, le)
+		}
+		return nil, fmt.Errorf("%s: %w", name, ctx.Err())
+	}
 	type result struct {
 		v   any
 		err error
 	}
 	done := make(chan result, 1)
+	gaveUp := make(chan time.Time, 1)
+	logCtx := context.WithoutCancel(ctx)
 	go func() {
 		v, err := f(ctx)
+		select {
+		case at := <-gaveUp:
+			// Abandoned: give back what it held, and say how long it ran on.
+			reclaim()
+			s.logf(logCtx, ss, "debug", map[string]any{"request": name, "event": "abandoned work stopped",
+				"after_ms": time.Since(at).Milliseconds(), "heap_bytes": acp.HeapBytes()})
+		default:
+		}
 		done <- result{v, err}
 	}()
 	var r result
 	select {
 	case r = <-done:
 	case <-ctx.Done():
+		gaveUp <- time.Now()
 		if le := acp.LimitCause(ctx); le != nil {
 			return nil, fmt.Errorf("%s: %w", name, le)
 		}
@@ -119,23 +148,62 @@ func (s *Server) bounded(ctx context.Context, name string, f func(context.Contex
 		if le := acp.LimitCause(ctx); le != nil && !errors.Is(r.err, acp.ErrLimit) {
 			return nil, fmt.Errorf("%s: %w", name, le)
 		}
+		if errors.Is(r.err, context.DeadlineExceeded) && !errors.Is(r.err, acp.ErrLimit) {
+			// The evaluator saw the deadline pass before its timer fired.
+			return nil, fmt.Errorf("%s: %w", name, acp.TimeLimit(b.Timeout))
+		}
 		return nil, r.err
 	}
-	n, err := encodedSize(r.v, b.MaxOutputBytes)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encode result: %w", name, err)
-	}
-	if n > b.MaxOutputBytes {
-		return nil, fmt.Errorf("%s: %w", name, acp.OutputLimit("result", b.MaxOutputBytes))
-	}
 	return r.v, nil
+}
+
+// reclaim gives the memory of an abandoned call back to the system once its
+// work has stopped; without it the heap would stay at its peak until the
+// next collection, which an idle server may not run for minutes.
+func reclaim() { debug.FreeOSMemory() }
+
+// toolResult is the result of a tool: v as structured content and, for
+// clients that read only text, its JSON as a text block. It is refused when
+// the two together, as written, exceed the output budget.
+func (s *Server) toolResult(name string, v any) (*mcp.CallToolResult, error) {
+	max := s.budget.MaxOutputBytes
+	// Refuse early what could never fit, before encoding it whole.
+	if n, err := encodedSize(v, max); err != nil {
+		return nil, fmt.Errorf("%s: encode result: %w", name, err)
+	} else if n > max {
+		return nil, fmt.Errorf("%s: %w", name, acp.OutputLimit("result", max))
+	}
+	raw, err := acp.MarshalJSON(v, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: json.RawMessage(raw)}
+	if err := s.fits(res); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return res, nil
+}
+
+// fits checks that v, as written, is within the output budget.
+func (s *Server) fits(v any) error {
+	max := s.budget.MaxOutputBytes
+	n, err := encodedSize(v, max)
+	if err != nil {
+		return fmt.Errorf("encode result: %w", err)
+	}
+	if n > max {
+		return fmt.Errorf("%w (as written, with its text and its structured content)", acp.OutputLimit("result", max))
+	}
+	return nil
 }
 
 // encodedSize returns the length of v's JSON, stopping early once it passes
 // max.
 func encodedSize(v any, max int) (int, error) {
 	w := &countWriter{max: max}
-	err := json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
 	if errors.Is(err, errTooLong) {
 		return w.n, nil
 	}
@@ -155,32 +223,30 @@ func (w *countWriter) Write(p []byte) (int, error) {
 }
 
 func (s *Server) addTools() {
-	addTool(s, "acp_query", "Query the codebase index: symbol, file, domain, callers, callees, search or stats.",
-		func(_ context.Context, a QueryArgs) (any, error) { return s.Query(a) })
-	addTool(s, "acp_constraints", "Check constraints before modifying a file. Call this before modifying any file.",
-		func(_ context.Context, a ConstraintsArgs) (any, error) { return s.Constraints(a) })
-	addTool(s, "acp_expand", "Expand $VAR references to their values (modes: summary, full, inline, annotated).",
-		func(_ context.Context, a ExpandArgs) (any, error) {
-			return s.ix.ExpandWithin(a.Text, a.Mode, s.budget.MaxOutputBytes)
-		})
-	addTool(s, "acp_debug", "Manage debugging sessions: start, attempt, result, revert, resolve, status.",
-		func(_ context.Context, a DebugArgs) (any, error) { return s.Debug(a) })
-	addTool(s, "acp_hack", "Track temporary code: mark, list, revert, cleanup.",
-		func(_ context.Context, a HackArgs) (any, error) { return s.Hack(a) })
-	addTool(s, "pact_select", "Evaluate a PACT selector or query over a context snapshot file; returns node ids (or a range diff) or diagnostics with positions.", s.PACT)
-	addTool(s, "jql_query", "Evaluate a JQL query over sessions and activities data; returns documents or diagnostics with positions.", s.JQL)
-	addTool(s, "jql_schema", "Return the JQL schema, or check a JQL query against it and return diagnostics with positions.",
-		func(_ context.Context, a SchemaArgs) (any, error) {
-			if err := s.checkQuery("jql_schema", a.Query); err != nil {
-				return nil, err
-			}
-			return s.JQLSchema(a), nil
-		})
-	addTool(s, "datalog_query", "Evaluate a Datalog (Ascent) query rule or program over relation data; returns tuples or diagnostics with positions.", s.Datalog)
+	specs := map[string]*mcp.Tool{}
+	for _, t := range s.toolSpecs() {
+		specs[t.Name] = t
+	}
+	addTool(s, specs["acp_query"], s.Query)
+	addTool(s, specs["acp_constraints"], s.Constraints)
+	addTool(s, specs["acp_expand"], func(_ context.Context, a ExpandArgs) (any, error) {
+		return s.ix.ExpandWithin(a.Text, a.Mode, s.budget.MaxOutputBytes)
+	})
+	addTool(s, specs["acp_debug"], s.Debug)
+	addTool(s, specs["acp_hack"], s.Hack)
+	addTool(s, specs["pact_select"], s.PACT)
+	addTool(s, specs["jql_query"], s.JQL)
+	addTool(s, specs["jql_schema"], func(_ context.Context, a SchemaArgs) (any, error) {
+		if err := s.checkQuery("jql_schema", a.Query); err != nil {
+			return nil, err
+		}
+		return s.JQLSchema(a), nil
+	})
+	addTool(s, specs["datalog_query"], s.Datalog)
 }
 
 // Query answers acp_query.
-func (s *Server) Query(a QueryArgs) (any, error) {
+func (s *Server) Query(ctx context.Context, a QueryArgs) (any, error) {
 	need := func(field, v string) error {
 		if v == "" {
 			return fmt.Errorf("acp_query %s: %s is required", a.Type, field)
@@ -201,7 +267,7 @@ func (s *Server) Query(a QueryArgs) (any, error) {
 		if err := need("name", a.Name); err != nil {
 			return nil, err
 		}
-		rel, _, err := acp.Confine(s.ix.Root, a.Name)
+		rel, _, err := acp.ConfineContext(ctx, s.ix.Root, a.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -241,8 +307,8 @@ func (s *Server) Query(a QueryArgs) (any, error) {
 }
 
 // Constraints answers acp_constraints.
-func (s *Server) Constraints(a ConstraintsArgs) (any, error) {
-	rel, _, err := acp.Confine(s.ix.Root, a.File)
+func (s *Server) Constraints(ctx context.Context, a ConstraintsArgs) (any, error) {
+	rel, _, err := acp.ConfineContext(ctx, s.ix.Root, a.File)
 	if err != nil {
 		return nil, fmt.Errorf("acp_constraints: %w", err)
 	}
@@ -267,10 +333,10 @@ func (s *Server) update(f func(st *acp.State) (any, bool, error)) (any, error) {
 	return v, nil
 }
 
-func (s *Server) confineAll(files []string) ([]string, error) {
+func (s *Server) confineAll(ctx context.Context, files []string) ([]string, error) {
 	out := make([]string, 0, len(files))
 	for _, f := range files {
-		rel, _, err := acp.Confine(s.ix.Root, f)
+		rel, _, err := acp.ConfineContext(ctx, s.ix.Root, f)
 		if err != nil {
 			return nil, err
 		}
@@ -280,7 +346,7 @@ func (s *Server) confineAll(files []string) ([]string, error) {
 }
 
 // Debug answers acp_debug.
-func (s *Server) Debug(a DebugArgs) (any, error) {
+func (s *Server) Debug(ctx context.Context, a DebugArgs) (any, error) {
 	d := DebugData{}
 	if a.Data != nil {
 		d = *a.Data
@@ -334,7 +400,7 @@ func (s *Server) Debug(a DebugArgs) (any, error) {
 			if d.Description == "" {
 				return nil, false, errors.New("acp_debug attempt: description is required")
 			}
-			files, err := s.confineAll(d.Files)
+			files, err := s.confineAll(ctx, d.Files)
 			if err != nil {
 				return nil, false, fmt.Errorf("acp_debug attempt: %w", err)
 			}
@@ -399,12 +465,12 @@ func (s *Server) Debug(a DebugArgs) (any, error) {
 
 // HackList is the response of acp_hack list and cleanup.
 type HackList struct {
-	Hacks []*acp.Hack `json:"hacks"`
-	Count int         `json:"count"`
+	Hacks []*acp.Hack `json:"hacks" jsonschema:"the markers"`
+	Count int         `json:"count" jsonschema:"how many markers"`
 }
 
 // Hack answers acp_hack.
-func (s *Server) Hack(a HackArgs) (any, error) {
+func (s *Server) Hack(ctx context.Context, a HackArgs) (any, error) {
 	d := HackData{}
 	if a.Data != nil {
 		d = *a.Data
@@ -416,7 +482,7 @@ func (s *Server) Hack(a HackArgs) (any, error) {
 			if d.File == "" || d.Reason == "" {
 				return nil, false, errors.New("acp_hack mark: file and reason are required")
 			}
-			rel, _, err := acp.Confine(s.ix.Root, d.File)
+			rel, _, err := acp.ConfineContext(ctx, s.ix.Root, d.File)
 			if err != nil {
 				return nil, false, fmt.Errorf("acp_hack mark: %w", err)
 			}
@@ -439,7 +505,7 @@ func (s *Server) Hack(a HackArgs) (any, error) {
 		case "list", "cleanup":
 			file := ""
 			if d.File != "" && a.Action == "list" {
-				rel, _, err := acp.Confine(s.ix.Root, d.File)
+				rel, _, err := acp.ConfineContext(ctx, s.ix.Root, d.File)
 				if err != nil {
 					return nil, false, fmt.Errorf("acp_hack list: %w", err)
 				}
@@ -467,7 +533,7 @@ func (s *Server) Hack(a HackArgs) (any, error) {
 			}
 			delete(st.Hacks, d.ID)
 			h.Expired = h.ExpiredAt(now)
-			return map[string]any{"reverted": h}, true, nil
+			return HackReverted{Reverted: h}, true, nil
 		}
 		return nil, false, fmt.Errorf("acp_hack: unknown action %q (want mark, list, revert or cleanup)", a.Action)
 	})

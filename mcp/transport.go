@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 )
 
 // Limits of the message reader.
@@ -45,11 +46,24 @@ type Transport struct {
 	// MaxMessageBytes bounds one incoming line; 0 means
 	// DefaultMaxMessageBytes.
 	MaxMessageBytes int
+	// MaxWriteBytes bounds one outgoing line: a response over it is
+	// replaced by an error response naming the limit, so that no client's
+	// read buffer overflows. 0 means DefaultMaxWriteBytes.
+	MaxWriteBytes int
 	// DrainTimeout bounds how long the connection waits, at the end of its
 	// input, for the answers to requests still running; 0 means
 	// DefaultDrainTimeout.
 	DrainTimeout time.Duration
 }
+
+// DefaultMaxWriteBytes is the default of Transport.MaxWriteBytes: the
+// default output budget and room for the message around a result, well under
+// the 10 MiB a line may have for the TypeScript SDK's stdio client.
+const DefaultMaxWriteBytes = DefaultMaxOutputBytes + WriteSlack
+
+// WriteSlack is the room left for the JSON-RPC envelope around a result
+// that is within the output budget.
+const WriteSlack = 4 << 10
 
 // DefaultDrainTimeout is the default of Transport.DrainTimeout.
 const DefaultDrainTimeout = time.Minute
@@ -64,7 +78,11 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 	if drain <= 0 {
 		drain = DefaultDrainTimeout
 	}
-	c := &conn{w: t.Writer, r: t.Reader, lines: make(chan line), closed: make(chan struct{}), max: max, drainFor: drain}
+	maxWrite := t.MaxWriteBytes
+	if maxWrite <= 0 {
+		maxWrite = DefaultMaxWriteBytes
+	}
+	c := &conn{w: t.Writer, r: t.Reader, lines: make(chan line), closed: make(chan struct{}), max: max, maxWrite: maxWrite, drainFor: drain}
 	go c.readLoop(bufio.NewReaderSize(t.Reader, 64<<10))
 	return c, nil
 }
@@ -73,6 +91,7 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 type line struct {
 	data     []byte
 	tooLarge bool
+	id       json.RawMessage // the id of a line too large to read
 	err      error
 }
 
@@ -84,10 +103,15 @@ type conn struct {
 	closed chan struct{}
 	once   sync.Once
 	max    int
+	// maxWrite bounds an outgoing line.
+	maxWrite int
 
 	drainFor time.Duration
 	pmu      sync.Mutex
 	pending  map[jsonrpc.ID]bool // requests read and not yet answered
+	// cancelled are the pending requests the client has cancelled: their
+	// answers are dropped, as the protocol asks.
+	cancelled map[jsonrpc.ID]bool
 }
 
 // drain waits until every request read has been answered, the connection
@@ -110,29 +134,37 @@ func (c *conn) drain() {
 }
 
 // readLoop splits the input into lines of at most c.max bytes; the rest of
-// a longer line is read and dropped.
+// a longer line is read and dropped, its top-level id kept for the answer.
 func (c *conn) readLoop(br *bufio.Reader) {
 	for {
 		var buf []byte
 		tooLarge := false
+		var ids idScanner
 		var err error
 		for {
 			var chunk []byte
 			chunk, err = br.ReadSlice('\n')
-			if !tooLarge {
-				if len(buf)+len(chunk) > c.max+2 { // room for "\r\n"
-					tooLarge, buf = true, nil
-				} else {
-					buf = append(buf, chunk...)
-				}
+			switch {
+			case tooLarge:
+				ids.Feed(chunk)
+			case len(buf)+len(chunk) > c.max+2: // room for "\r\n"
+				ids.Feed(buf)
+				ids.Feed(chunk)
+				tooLarge, buf = true, nil
+			default:
+				buf = append(buf, chunk...)
 			}
 			if err != bufio.ErrBufferFull {
 				break
 			}
 		}
 		if len(buf) > 0 || tooLarge {
+			l := line{data: buf, tooLarge: tooLarge}
+			if tooLarge {
+				l.id = ids.ID()
+			}
 			select {
-			case c.lines <- line{data: buf, tooLarge: tooLarge}:
+			case c.lines <- l:
 			case <-c.closed:
 				return
 			}
@@ -166,7 +198,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		var msg jsonrpc.Message
 		var bad *Reject
 		if l.tooLarge {
-			bad = &Reject{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("message larger than %d bytes (raise with %s)", c.max, acp.FlagMaxMessageBytes)}
+			bad = &Reject{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("message larger than %d bytes (raise with %s)", c.max, acp.FlagMaxMessageBytes), ID: l.id}
 		} else {
 			msg, bad = Check(l.data)
 		}
@@ -178,6 +210,9 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		if msg == nil {
 			continue // a blank line
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && !req.ID.IsValid() && req.Method == "notifications/cancelled" {
+			c.cancel(req.Params)
 		}
 		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 			c.pmu.Lock()
@@ -202,19 +237,54 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// Write sends msg; a response that does not encode to valid JSON is
-// replaced by an internal error for its id.
+// cancel marks the request named by the params of a
+// notifications/cancelled as cancelled, when it is still pending.
+func (c *conn) cancel(params json.RawMessage) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	id, err := jsonrpc.MakeID(p.RequestID)
+	if err != nil || !id.IsValid() {
+		return
+	}
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if c.pending[id] {
+		if c.cancelled == nil {
+			c.cancelled = map[jsonrpc.ID]bool{}
+		}
+		c.cancelled[id] = true
+	}
+}
+
+// Write sends msg. The answer to a request the client has cancelled is
+// dropped. A response that does not encode to valid JSON is replaced by an
+// internal error for its id, and one larger than the write limit by an
+// error naming the limit.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	resp, isResp := msg.(*jsonrpc.Response)
+	if isResp {
+		c.pmu.Lock()
+		dropped := c.cancelled[resp.ID]
+		delete(c.cancelled, resp.ID)
+		delete(c.pending, resp.ID)
+		c.pmu.Unlock()
+		if dropped {
+			return nil
+		}
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err == nil && !json.Valid(data) {
 		err = errors.New("invalid JSON")
 	}
 	if err != nil {
-		resp, ok := msg.(*jsonrpc.Response)
-		if !ok {
+		if !isResp {
 			return fmt.Errorf("encode message: %w", err)
 		}
 		data, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID,
@@ -223,10 +293,16 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return fmt.Errorf("encode message: %w", err)
 		}
 	}
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.pmu.Lock()
-		delete(c.pending, resp.ID)
-		c.pmu.Unlock()
+	data = jsonenc.Unescape(data) // <, > and & as they are, as ctxql prints JSON
+	if len(data)+1 > c.maxWrite {
+		if !isResp {
+			return fmt.Errorf("message of %d bytes not sent: %w", len(data), acp.OutputLimit("message", c.maxWrite))
+		}
+		data, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID,
+			Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the response of %d bytes is larger than %d bytes (raise with %s)", len(data), c.maxWrite, acp.FlagMaxOutputBytes)}})
+		if err != nil {
+			return fmt.Errorf("encode message: %w", err)
+		}
 	}
 	return c.writeRaw(data)
 }
@@ -313,12 +389,16 @@ func Check(data []byte) (jsonrpc.Message, *Reject) {
 		return nil, parseError("NUL byte at offset %d", i)
 	}
 	if d := nestingDepth(data, MaxDepth); d > MaxDepth {
-		return nil, invalidRequest(nil, "nested deeper than %d levels", MaxDepth)
+		return nil, invalidRequest(recoverID(data), "nested deeper than %d levels", MaxDepth)
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
 	v, err := dec.ReadValue()
 	if err != nil {
-		return nil, parseError("%v", err)
+		// A string the decoder refuses (a lone surrogate such as "\ud83d"
+		// is valid JSON text) must not cost the client its answer.
+		rj := parseError("%v", err)
+		rj.ID = recoverID(data)
+		return nil, rj
 	}
 	v = v.Clone() // valid only until the next read
 
@@ -334,7 +414,9 @@ func Check(data []byte) (jsonrpc.Message, *Reject) {
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(v, &fields); err != nil {
-		return nil, parseError("%v", err)
+		rj := parseError("%v", err)
+		rj.ID = recoverID(data)
+		return nil, rj
 	}
 	rawID, hasID := fields["id"]
 	var id json.RawMessage

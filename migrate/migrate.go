@@ -368,8 +368,8 @@ func overlapping(edits []syntax.TextEdit) bool {
 // forms rewritten; with ToV2 a v1 file is rewritten into v2 when every one
 // of its selectors has a v2 form, and its pragma then says v2. Places
 // without an automatic rewrite are listed in Manual and left unchanged.
-// The output always parses; a source with syntax errors is refused with
-// ErrSyntax.
+// The output always parses in its dialect (v2 after a conversion); a source
+// with syntax errors is refused with ErrSyntax.
 func PACT(src []byte, opts Options) (Result, error) {
 	text := string(src)
 	f := pact.ParseFile("", text, opts.Default)
@@ -378,6 +378,7 @@ func PACT(src []byte, opts Options) (Result, error) {
 	}
 	var edits []syntax.TextEdit
 	var man []syntax.Diagnostic
+	target := f.Dialect // the dialect the output is read in
 	switch {
 	case f.Dialect == pact.V1 && opts.ToV2:
 		var v1 []syntax.TextEdit
@@ -393,12 +394,16 @@ func PACT(src []byte, opts Options) (Result, error) {
 		if len(failed) > 0 {
 			man = append(man, failed...)
 		} else {
-			edits = append(edits, v1...)
+			// The pragma comes first: an insertion at offset 0 must
+			// precede the rewrite of a selector that starts there, and
+			// sorting keeps the order of insertions at one offset.
 			if f.Pragma != nil {
 				edits = append(edits, syntax.TextEdit{Span: f.Pragma.ValueSpan, NewText: "v2"})
 			} else {
 				edits = append(edits, syntax.TextEdit{Span: syntax.Sp(0, 0), NewText: "// pact: v2\n"})
 			}
+			edits = append(edits, v1...)
+			target = pact.V2
 		}
 	case f.Dialect != pact.V1:
 		for _, q := range f.Queries {
@@ -413,7 +418,9 @@ func PACT(src []byte, opts Options) (Result, error) {
 	}
 	out := apply(text, edits)
 	if out != text {
-		if g := pact.ParseFile("", out, opts.Default); syntax.HasErrors(g.Diagnostics) {
+		// The output is read in the dialect it was written for: its
+		// pragma's, else the one its pragma-less lines were read in.
+		if g := pact.ParseFile("", out, target); syntax.HasErrors(g.Diagnostics) || g.Dialect != target {
 			return Result{}, fmt.Errorf("migrate: internal error: the rewritten source does not parse: %v", g.Diagnostics)
 		}
 	}

@@ -5,7 +5,6 @@
 package report
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/ctxql/ctxql/internal/fileuri"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -209,7 +209,7 @@ func writeJSON(w io.Writer, fs []Finding) error {
 		out = append(out, jsonFinding{File: x.Path, Line: s.Line, Column: s.Column, EndLine: e.Line, EndColumn: e.Column,
 			Severity: SeverityName(x.Diag.Severity), Code: x.Diag.Code, Message: x.Diag.Message, Fixable: x.Fixable})
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
+	b, err := jsonenc.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -332,7 +332,7 @@ func writeSARIF(w io.Writer, fs []Finding, opts Options) error {
 		run.Results = append(run.Results, res)
 	}
 	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
-	b, err := json.MarshalIndent(log, "", "  ")
+	b, err := jsonenc.MarshalIndent(log, "", "  ")
 	if err != nil {
 		return err
 	}

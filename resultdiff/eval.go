@@ -5,137 +5,89 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
-	evaldl "github.com/ctxql/ctxql/eval/datalog"
-	evaljql "github.com/ctxql/ctxql/eval/jql"
-	evalpact "github.com/ctxql/ctxql/eval/pact"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/jql"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
-// evalPACT evaluates every query of a .pact file: the results are node ids
-// (a snapshot range is one JSON result).
-func (t *tree) evalPACT(ctx context.Context, abs, src, data string) []query {
-	dialect := lang.Settings{Config: t.config(abs)}.Dialect(abs, pact.DialectUnset)
-	pf := pact.ParseFile(abs, src, dialect)
-	v, lerr := t.load("pact", data, func(p string) (any, error) { return evalpact.LoadFileFrom(t.files, p) })
+// programKey is the key of a Datalog program's own failure.
+const programKey = "\x00program"
+
+// evalFile evaluates every query of a parsed file over its sample data
+// through the language table: PACT and JQL queries one by one, a Datalog
+// program once with each relation a rule derives as one query.
+func (t *tree) evalFile(ctx context.Context, rel string, p *lang.Parsed, data string) []query {
+	d, lerr := t.load(p.Lang, data)
+	if lerr != nil && p.Lang.ID == lang.Datalog {
+		return []query{{key: programKey, text: rel, err: lerr.Error()}}
+	}
+	if lerr != nil {
+		// Each query reports the data's failure.
+		var out []query
+		for _, q := range p.Queries() {
+			out = append(out, query{key: q.Key, text: q.Text, span: q.Span, err: lerr.Error()})
+		}
+		return out
+	}
+	rs, err := p.Lang.EvaluateFile(ctx, d, p, lang.Budget{})
+	if err != nil {
+		return []query{{key: programKey, text: rel, err: t.clean(err)}}
+	}
 	var out []query
-	for _, q := range pf.Queries {
-		text := pf.Src.Slice(q.Sp)
-		r := query{key: strings.TrimSpace(text), text: text, span: q.Sp}
+	for _, r := range rs {
+		if p.Lang.ID == lang.Datalog && r.Invalid() {
+			return []query{{key: programKey, text: rel, err: "the program has errors: " + firstError(r)}}
+		}
+		q := query{key: r.Key, text: p.File.Slice(r.Span), span: r.Span}
+		if p.Lang.ID == lang.Datalog {
+			q.text = r.Relation
+		}
 		switch {
-		case lerr != nil:
-			r.err = lerr.Error()
-		case q.Bad:
-			r.err = "the query has syntax errors"
+		case errors.Is(r.Err, lang.ErrInvalidQuery):
+			q.err = r.Err.Error()
+			if len(r.Diagnostics) > 0 {
+				q.err += ": " + r.Diagnostics[0].Message
+			}
+		case r.Err != nil && p.Lang.ID == lang.JQL:
+			q.err = "sample data " + t.clean(r.Err)
+		case r.Err != nil:
+			q.err = r.Err.Error()
 		default:
-			r.items, r.err = runPACT(ctx, q, text, v.(*evalpact.Data))
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-func runPACT(ctx context.Context, q *pact.Query, text string, d *evalpact.Data) ([]string, string) {
-	plan, err := evalpact.Compile(q, text)
-	if err != nil {
-		return nil, err.Error()
-	}
-	res, err := plan.Eval(ctx, d, evalpact.Options{})
-	if err != nil {
-		return nil, err.Error()
-	}
-	if res.Range != nil {
-		b, err := json.Marshal(res.Range)
-		if err != nil {
-			return nil, err.Error()
-		}
-		return []string{string(b)}, ""
-	}
-	return res.IDs, ""
-}
-
-// evalJQL evaluates every query of a JQL file: the results are the
-// documents as compact JSON.
-func (t *tree) evalJQL(ctx context.Context, rel, src, data string) []query {
-	jf := jql.ParseFile(rel, src)
-	var out []query
-	for _, q := range jf.Queries {
-		if q == nil {
-			continue
-		}
-		text := src[q.Sp.Start:q.Sp.End]
-		r := query{key: strings.TrimSpace(text), text: text, span: q.Sp}
-		var diags []syntax.Diagnostic
-		for _, d := range jf.Diagnostics {
-			if q.Sp.Covers(d.Span) {
-				diags = append(diags, d)
-			}
-		}
-		res, err := evaljql.EvalQuery(ctx, q, diags, evaljql.File{Path: data, Files: t.files})
-		var qe *evaljql.QueryError
-		switch {
-		case errors.As(err, &qe):
-			r.err = "the query has errors"
-			if len(qe.Diagnostics) > 0 {
-				r.err += ": " + qe.Diagnostics[0].Message
-			}
-		case err != nil:
-			r.err = "sample data " + t.clean(err)
-		default:
-			for _, d := range res.Docs {
-				r.items = append(r.items, string(d))
-			}
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// evalDatalog evaluates a Datalog program: each relation a rule derives is
-// one query, its tuples the results (JSON arrays).
-func (t *tree) evalDatalog(ctx context.Context, rel, src, data string) []query {
-	v, err := t.load("datalog", data, func(p string) (any, error) { return evaldl.ReadDataPathFrom(t.files, p) })
-	if err != nil {
-		return []query{{key: "\x00program", text: rel, err: err.Error()}}
-	}
-	// Evaluation interns constants into the database: load a fresh one
-	// per program from the decoded data.
-	db, err := evaldl.Load(v.(*evaldl.Data))
-	if err != nil {
-		return []query{{key: "\x00program", text: rel, err: "sample data: " + err.Error()}}
-	}
-	res, err := evaldl.EvalProgram(ctx, db, rel, src)
-	if err != nil {
-		return []query{{key: "\x00program", text: rel, err: err.Error()}}
-	}
-	if syntax.HasErrors(res.Diagnostics) {
-		msg := "the program has errors"
-		for _, d := range res.Diagnostics {
-			if d.Severity == syntax.SeverityError {
-				msg += fmt.Sprintf(": %s: %s", res.Program.File.Position(d.Span.Start), d.Message)
-				break
-			}
-		}
-		return []query{{key: "\x00program", text: rel, err: msg}}
-	}
-	var out []query
-	seen := map[string]bool{}
-	for _, r := range res.Program.Rules {
-		if r.Head == nil || r.IsFact() || seen[r.Head.Name.Name] {
-			continue
-		}
-		name := r.Head.Name.Name
-		seen[name] = true
-		q := query{key: name, text: name, span: r.Sp}
-		for _, tup := range res.Relations[name] {
-			b, _ := json.Marshal(tup)
-			q.items = append(q.items, string(b))
+			q.items, q.err = itemTexts(r.Items)
 		}
 		out = append(out, q)
 	}
 	return out
+}
+
+// itemTexts renders results as text: ids as they are, documents and
+// tuples as compact JSON.
+func itemTexts(items []any) ([]string, string) {
+	var out []string
+	for _, it := range items {
+		switch v := it.(type) {
+		case string:
+			out = append(out, v)
+		case json.RawMessage:
+			out = append(out, string(v))
+		default:
+			b, err := jsonenc.Marshal(v)
+			if err != nil {
+				return nil, err.Error()
+			}
+			out = append(out, string(b))
+		}
+	}
+	return out, ""
+}
+
+// firstError renders the first error of a result as "line:col: message".
+func firstError(r lang.Result) string {
+	for _, d := range r.Diagnostics {
+		if d.Severity == syntax.SeverityError {
+			return fmt.Sprintf("%s: %s", r.File.Position(d.Span.Start), d.Message)
+		}
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package resultdiff
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -9,8 +10,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
 )
 
 // ErrNotRepo reports a directory outside any git work tree.
@@ -34,31 +39,6 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("git %s: %s", args[0], msg)
 	}
 	return out.Bytes(), nil
-}
-
-// repoRoot returns the top directory of the work tree holding dir.
-func repoRoot(ctx context.Context, dir string) (string, error) {
-	out, err := git(ctx, dir, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
-	}
-	root := strings.TrimSpace(string(out))
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
-	}
-	return root, nil
-}
-
-// resolve returns the commit a revision names.
-func resolve(ctx context.Context, root, rev string) (string, error) {
-	if strings.HasPrefix(rev, "-") {
-		return "", fmt.Errorf("%q: %w", rev, ErrBadRevision)
-	}
-	out, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
-	if err != nil {
-		return "", fmt.Errorf("%q: %w", rev, ErrBadRevision)
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // extract writes the tree of commit into dir (git archive): regular files
@@ -134,28 +114,349 @@ func untar(ctx context.Context, r io.Reader, dir string) error {
 	}
 }
 
-// renames maps the working-tree path of each file git sees as renamed
-// since commit to its path at commit (slash paths relative to root).
-func renames(ctx context.Context, root, commit string) (map[string]string, error) {
-	out, err := git(ctx, root, "diff", "--no-ext-diff", "-M", "--name-status", "-z", commit, "--")
-	if err != nil {
-		return nil, err
+// entry is one file of the base revision's tree.
+type entry struct {
+	mode  string // "100644", "100755", "120000" (a link), "160000" (a submodule)
+	oid   string
+	query bool // named like a query file
+}
+
+// isLink reports whether the entry is a symbolic link.
+func (e entry) isLink() bool { return e.mode == "120000" }
+
+// isFile reports whether the entry is a file or a link (not a submodule).
+func (e entry) isFile() bool { return e.mode != "160000" }
+
+// state is what git says about the base revision and the working tree,
+// read without extracting anything: every file of the base, the paths that
+// differ between the base and the working tree, renames, and the untracked
+// files git does not ignore.
+type state struct {
+	base      map[string]entry // slash path relative to the top → entry
+	basePaths []string         // the keys of base, sorted
+	// changed holds every path that differs: modified, added, deleted,
+	// renamed (both names), changed type, and untracked.
+	changed   map[string]bool
+	moved     map[string]string // working-tree path of a renamed file → its base path
+	untracked []string
+}
+
+// locate returns the top directory of the work tree holding dir and the
+// commit rev names, with one git process.
+func locate(ctx context.Context, dir, rev string) (root, commit string, err error) {
+	if strings.HasPrefix(rev, "-") {
+		return "", "", fmt.Errorf("%q: %w", rev, ErrBadRevision)
 	}
-	m := map[string]string{}
-	f := strings.Split(string(out), "\x00")
+	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	out, _ := cmd.Output() // the exit status says less than what was printed
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if lines[0] == "" {
+		if err := ctx.Err(); err != nil {
+			return "", "", err
+		}
+		return "", "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
+	}
+	root = lines[0]
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if len(lines) < 2 {
+		return "", "", fmt.Errorf("%q: %w", rev, ErrBadRevision)
+	}
+	return root, lines[1], nil
+}
+
+// readState finds the work tree holding dir and the commit rev names, and
+// asks git for the state of the work tree against it, running its
+// processes at once: when rev is HEAD, one "git status" (started at once,
+// it needs neither) tells both the changes and the untracked files.
+func readState(ctx context.Context, dir, rev string) (root, commit string, st *state, err error) {
+	head := rev == "HEAD"
+	var wg sync.WaitGroup
+	var status []byte
+	var statusErr error
+	if head {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status, statusErr = git(ctx, dir, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--renames", "--ignore-submodules=none")
+		}()
+	}
+	defer wg.Wait()
+	root, commit, err = locate(ctx, dir, rev)
+	if err != nil {
+		return "", "", nil, err
+	}
+	cmds := [][]string{{"ls-tree", "-r", "-z", "--full-tree", commit}}
+	if !head {
+		cmds = append(cmds, []string{"diff", "--no-ext-diff", "-M", "--name-status", "-z", commit, "--"},
+			[]string{"ls-files", "-z", "--others", "--exclude-standard"})
+	}
+	outs := make([][]byte, len(cmds))
+	errs := make([]error, len(cmds))
+	for i, args := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], errs[i] = git(ctx, root, args...)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(append(errs, statusErr)...); err != nil {
+		return "", "", nil, err
+	}
+	tree := outs[0]
+	n := bytes.Count(tree, []byte{0})
+	st = &state{base: make(map[string]entry, n), basePaths: make([]string, 0, n), changed: map[string]bool{}, moved: map[string]string{}}
+	for rest := string(tree); rest != ""; {
+		// "<mode> <type> <oid>\t<path>\x00"
+		var rec string
+		rec, rest, _ = strings.Cut(rest, "\x00")
+		meta, p, ok := strings.Cut(rec, "\t")
+		mode, meta, ok1 := strings.Cut(meta, " ")
+		_, oid, ok2 := strings.Cut(meta, " ")
+		if !ok || !ok1 || !ok2 {
+			continue
+		}
+		st.base[p] = entry{mode: mode, oid: oid, query: languageOf(p) != ""}
+		st.basePaths = append(st.basePaths, p)
+	}
+	sort.Strings(st.basePaths)
+	if head {
+		st.status(status)
+		return root, commit, st, nil
+	}
+	f := strings.Split(string(outs[1]), "\x00")
 	for i := 0; i < len(f); {
-		st := f[i]
+		code := f[i]
 		switch {
-		case st == "":
+		case code == "":
 			i++
-		case strings.HasPrefix(st, "R") || strings.HasPrefix(st, "C"):
-			if i+2 < len(f) && st[0] == 'R' {
-				m[f[i+2]] = f[i+1]
+		case strings.HasPrefix(code, "R") || strings.HasPrefix(code, "C"):
+			if i+2 < len(f) {
+				if code[0] == 'R' {
+					st.moved[f[i+2]] = f[i+1]
+					st.changed[f[i+1]] = true
+				}
+				st.changed[f[i+2]] = true
 			}
 			i += 3
 		default:
+			if i+1 < len(f) {
+				st.changed[f[i+1]] = true
+			}
 			i += 2
 		}
 	}
-	return m, nil
+	for _, p := range strings.Split(string(outs[2]), "\x00") {
+		if p != "" {
+			st.untracked = append(st.untracked, p)
+			st.changed[p] = true
+		}
+	}
+	return root, commit, st, nil
+}
+
+// status reads "git status --porcelain=v2 -z" into the changed paths,
+// renames and untracked files.
+func (s *state) status(out []byte) {
+	f := strings.Split(string(out), "\x00")
+	for i := 0; i < len(f); i++ {
+		rec := f[i]
+		if rec == "" {
+			continue
+		}
+		switch rec[0] {
+		case '1': // 1 XY sub mH mI mW hH hI path
+			if x := strings.SplitN(rec, " ", 9); len(x) == 9 {
+				s.changed[x[8]] = true
+			}
+		case '2': // 2 XY sub mH mI mW hH hI Xscore path, then the original path
+			x := strings.SplitN(rec, " ", 10)
+			if len(x) != 10 || i+1 >= len(f) {
+				continue
+			}
+			i++
+			s.changed[x[9]] = true
+			if strings.HasPrefix(x[8], "R") {
+				s.moved[x[9]] = f[i]
+				s.changed[f[i]] = true
+			}
+		case 'u': // u XY sub m1 m2 m3 mW h1 h2 h3 path
+			if x := strings.SplitN(rec, " ", 11); len(x) == 11 {
+				s.changed[x[10]] = true
+			}
+		case '?':
+			p := strings.TrimPrefix(rec, "? ")
+			s.untracked = append(s.untracked, p)
+			s.changed[p] = true
+		}
+	}
+}
+
+// below returns the base paths below the directory dir (a slash path).
+func (s *state) below(dir string) []string {
+	i := sort.SearchStrings(s.basePaths, dir+"/")
+	var out []string
+	for ; i < len(s.basePaths) && strings.HasPrefix(s.basePaths[i], dir+"/"); i++ {
+		out = append(out, s.basePaths[i])
+	}
+	return out
+}
+
+// errLinks reports that a file the comparison needs from the base revision
+// is, or lies below, a symbolic link: only the whole tree extracted
+// resolves links as the working tree would.
+var errLinks = errors.New("the base revision's file is reached through a link")
+
+// files returns the base files that reading the path p (a file or a
+// directory, a slash path relative to the top) needs, or errLinks.
+func (s *state) files(p string) ([]string, error) {
+	for a := path.Dir(p); a != "."; a = path.Dir(a) {
+		if e, ok := s.base[a]; ok && e.isLink() {
+			return nil, errLinks
+		}
+	}
+	if e, ok := s.base[p]; ok {
+		if e.isLink() {
+			return nil, errLinks
+		}
+		if !e.isFile() {
+			return nil, nil
+		}
+		return []string{p}, nil
+	}
+	out := s.below(p)
+	for _, q := range out {
+		if s.base[q].isLink() {
+			return nil, errLinks
+		}
+	}
+	return out, nil
+}
+
+// catFile is one "git cat-file --batch" process, started on the first
+// request and answering every fetch of a run.
+type catFile struct {
+	ctx  context.Context
+	root string
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	errb bytes.Buffer
+}
+
+// start starts the process unless it runs.
+func (c *catFile) start() error {
+	if c.cmd != nil {
+		return nil
+	}
+	cmd := exec.CommandContext(c.ctx, "git", "cat-file", "--batch")
+	cmd.Dir = c.root
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd.Stderr = &c.errb
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	c.cmd, c.in, c.out = cmd, in, bufio.NewReaderSize(out, 1<<16)
+	return nil
+}
+
+// close ends the process.
+func (c *catFile) close() error {
+	if c.cmd == nil {
+		return nil
+	}
+	c.in.Close()
+	io.Copy(io.Discard, c.out)
+	if err := c.cmd.Wait(); err != nil {
+		return fmt.Errorf("git cat-file: %s", strings.TrimSpace(c.errb.String()))
+	}
+	return nil
+}
+
+// fetch writes the base files at paths (slash paths relative to the top,
+// regular files only) into dir, those not written yet.
+func (s *state) fetch(c *catFile, dir string, paths []string) error {
+	var todo []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); err == nil || !filepath.IsLocal(filepath.FromSlash(p)) {
+			continue // already written, or no place inside dir
+		}
+		if e, ok := s.base[p]; ok && e.isFile() && !e.isLink() {
+			todo = append(todo, p)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	if err := c.start(); err != nil {
+		return err
+	}
+	// Requests go in while answers come out: neither pipe fills up.
+	go func() {
+		w := bufio.NewWriter(c.in)
+		for _, p := range todo {
+			w.WriteString(s.base[p].oid)
+			w.WriteByte('\n')
+		}
+		w.Flush()
+	}()
+	return writeBlobs(c.ctx, c.out, dir, todo)
+}
+
+// writeBlobs reads git cat-file --batch answers, one per path, and writes
+// each blob to its path below dir.
+func writeBlobs(ctx context.Context, r *bufio.Reader, dir string, paths []string) error {
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		head, err := r.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("git cat-file: %w", err)
+		}
+		f := strings.Fields(head) // "<oid> <type> <size>"
+		if len(f) != 3 {
+			return fmt.Errorf("git cat-file: %s", strings.TrimSpace(head))
+		}
+		size, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			return fmt.Errorf("git cat-file: %s", strings.TrimSpace(head))
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = io.CopyN(out, r, size)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := r.Discard(1); err != nil { // the newline after the blob
+			return fmt.Errorf("git cat-file: %w", err)
+		}
+	}
+	return nil
 }

@@ -21,10 +21,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxql/ctxql/config"
@@ -51,6 +55,10 @@ type Options struct {
 	// IgnoreAdded leaves out queries that only the working tree has (new
 	// queries change no earlier result).
 	IgnoreAdded bool
+	// All evaluates every query file, also those whose query, data and
+	// configuration are the same in both versions (which Run otherwise
+	// skips: their results cannot differ).
+	All bool
 	// BaseDir is an empty directory to extract the base revision into,
 	// made by TempDir and removed by the caller ("": Run makes one and
 	// removes it when it returns).
@@ -99,8 +107,21 @@ type Report struct {
 	Commit  string   // the commit it names
 	Queries int      // queries compared (with sample data in either version)
 	Changes []Change // in path and position order
+	// Unchanged counts the query files not evaluated because their query,
+	// data and configuration are the same in both versions.
+	Unchanged int
+	// Skipped are the query files not read because they are links whose
+	// target lies outside the paths compared (the work tree when none are
+	// named), in path order.
+	Skipped []Skip
 
 	ignoreAdded bool
+}
+
+// Skip is a query file that is a link leading outside the paths compared.
+type Skip struct {
+	Path   string // slash path relative to the work tree's top
+	Target string // what the link holds
 }
 
 // query is one query of one version of a file, evaluated.
@@ -120,7 +141,10 @@ type evaluated struct {
 	queries []query
 }
 
-// Run compares the base revision with the working tree.
+// Run compares the base revision with the working tree. Only the files
+// whose query, data or configuration differ between the two are evaluated
+// (all of them with opts.All), on every core, and only what they read is
+// extracted from git.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Dir == "" {
 		opts.Dir = "."
@@ -135,11 +159,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := repoRoot(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	commit, err := resolve(ctx, root, opts.Base)
+	root, commit, st, err := readState(ctx, dir, opts.Base)
 	if err != nil {
 		return nil, err
 	}
@@ -164,16 +184,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		defer os.RemoveAll(baseDir)
 	}
-	if err := extract(ctx, root, commit, baseDir); err != nil {
-		return nil, err
-	}
-	moved, err := renames(ctx, root, commit)
-	if err != nil {
-		return nil, err
-	}
 	// A renamed file is selected by either of its names.
 	baseFilter := append([]string(nil), filter...)
-	for newPath, oldPath := range moved {
+	for newPath, oldPath := range st.moved {
 		if len(filter) > 0 && selected(newPath, filter) {
 			baseFilter = append(baseFilter, oldPath)
 		}
@@ -188,44 +201,31 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer base.close()
-	workFiles, err := work.listGit(ctx, filter)
-	if err != nil {
-		return nil, err
-	}
-	baseFiles, err := base.list(baseFilter)
-	if err != nil {
-		return nil, err
-	}
-	inBase := map[string]bool{}
-	for _, p := range baseFiles {
-		inBase[p] = true
-	}
 	rep := &Report{Base: opts.Base, Commit: commit, ignoreAdded: opts.IgnoreAdded}
-	paired := map[string]bool{}
-	for _, p := range workFiles {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		bp := p
-		if old, ok := moved[p]; ok {
-			bp = old
-		}
-		var b *evaluated
-		if inBase[bp] {
-			paired[bp] = true
-			b = base.evaluate(ctx, bp)
-		}
-		w := work.evaluate(ctx, p)
-		rep.add(b, w)
+	c := &comparison{st: st, work: work, base: base, filter: filter}
+	pairs := c.pairs(baseFilter, rep)
+	if !opts.All {
+		pairs = c.dirty(pairs, rep)
 	}
-	for _, bp := range baseFiles {
-		if paired[bp] {
-			continue
+	if err := c.extract(ctx, root, commit, pairs); err != nil {
+		return nil, err
+	}
+	// Each side of each pair is one task: even one changed file uses two
+	// cores.
+	results := make([][2]*evaluated, len(pairs))
+	if err := parallel(ctx, 2*len(pairs), func(i int) {
+		pr := pairs[i/2]
+		switch {
+		case i%2 == 0 && pr.base != "":
+			results[i/2][0] = base.evaluate(ctx, pr.base)
+		case i%2 == 1 && pr.work != "":
+			results[i/2][1] = work.evaluate(ctx, pr.work)
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rep.add(base.evaluate(ctx, bp), nil)
+	}); err != nil {
+		return nil, err
+	}
+	for _, r := range results {
+		rep.add(r[0], r[1])
 	}
 	sort.SliceStable(rep.Changes, func(i, j int) bool {
 		a, b := rep.Changes[i], rep.Changes[j]
@@ -235,6 +235,307 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return a.Span.Start < b.Span.Start
 	})
 	return rep, nil
+}
+
+// parallel runs f(0), …, f(n-1) on every core and returns the context's
+// error when it ended first.
+func parallel(ctx context.Context, n int, f func(i int)) error {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	var err error
+	for i := 0; i < n && err == nil; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+// pair is one query file to compare: its path in the working tree and at
+// the base ("" where it is absent).
+type pair struct{ work, base string }
+
+// comparison holds what deciding which files to compare needs.
+type comparison struct {
+	st         *state
+	work, base *tree
+	filter     []string
+}
+
+// pairs lists the query files of both versions that the filters select,
+// paired across a rename, the working tree's in path order and then those
+// only the base has. A link leading outside the paths compared is left out
+// and recorded in rep.Skipped.
+func (c *comparison) pairs(baseFilter []string, rep *Report) []pair {
+	skipped := map[string]bool{}
+	skip := func(p, target string) {
+		if !skipped[p] {
+			skipped[p] = true
+			rep.Skipped = append(rep.Skipped, Skip{Path: p, Target: target})
+		}
+	}
+	gone := map[string]bool{} // base paths the working tree no longer has
+	for p := range c.st.changed {
+		if _, err := os.Lstat(filepath.Join(c.work.root, filepath.FromSlash(p))); err != nil {
+			gone[p] = true
+		}
+	}
+	query := func(p string, filter []string) bool {
+		return languageOf(p) != "" && selected(p, filter) && !hasDir(p, "node_modules")
+	}
+	workFiles := make([]string, 0, len(c.st.basePaths))
+	addWork := func(p string, link bool) {
+		if link {
+			if target, out := c.work.linkOutside(p, c.filter); out {
+				skip(p, target)
+				return
+			}
+		}
+		workFiles = append(workFiles, p)
+	}
+	// A file git sees unchanged is the base's file; only the others are
+	// looked at.
+	for _, p := range c.st.basePaths {
+		if e := c.st.base[p]; e.query && e.isFile() && !c.st.changed[p] && selected(p, c.filter) && !hasDir(p, "node_modules") {
+			addWork(p, e.isLink())
+		}
+	}
+	for p := range c.st.changed {
+		if gone[p] || !query(p, c.filter) {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(c.work.root, filepath.FromSlash(p)))
+		if err != nil || fi.IsDir() {
+			continue // a submodule
+		}
+		addWork(p, fi.Mode()&fs.ModeSymlink != 0)
+	}
+	sort.Strings(workFiles)
+	baseSkipped := map[string]bool{}
+	inBase := func(p string) bool {
+		e, ok := c.st.base[p]
+		return ok && e.query && e.isFile() && selected(p, baseFilter) && !hasDir(p, "node_modules") && !baseSkipped[p]
+	}
+	for _, p := range c.st.basePaths {
+		if e := c.st.base[p]; e.isLink() && inBase(p) {
+			if target, out := c.baseLinkOutside(p, e, baseFilter); out {
+				skip(p, target)
+				baseSkipped[p] = true
+			}
+		}
+	}
+	out := make([]pair, 0, len(workFiles))
+	paired := make(map[string]bool, len(workFiles))
+	for _, p := range workFiles {
+		bp := p
+		if old, ok := c.st.moved[p]; ok {
+			bp = old
+		}
+		if !inBase(bp) {
+			bp = ""
+		}
+		paired[bp] = true
+		out = append(out, pair{work: p, base: bp})
+	}
+	for _, p := range c.st.basePaths {
+		if !paired[p] && inBase(p) {
+			out = append(out, pair{base: p})
+		}
+	}
+	sort.Slice(rep.Skipped, func(i, j int) bool { return rep.Skipped[i].Path < rep.Skipped[j].Path })
+	return out
+}
+
+// linkOutside reports whether the link at rel resolves outside the paths
+// compared (filter, or the whole tree when it is empty), and what it holds.
+func (t *tree) linkOutside(rel string, filter []string) (string, bool) {
+	abs := filepath.Join(t.root, filepath.FromSlash(rel))
+	target, _ := os.Readlink(abs)
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return target, false // dangling: reading it reports why
+	}
+	r, err := filepath.Rel(t.root, real)
+	if err != nil || !filepath.IsLocal(r) {
+		return target, true
+	}
+	return target, !selected(filepath.ToSlash(r), filter)
+}
+
+// baseLinkOutside is linkOutside for the base revision's link at p, read
+// from git: its target, taken relative to the link's directory, must lie
+// inside the tree and the paths compared.
+func (c *comparison) baseLinkOutside(p string, e entry, filter []string) (string, bool) {
+	out, err := exec.Command("git", "-C", c.work.root, "cat-file", "blob", e.oid).Output()
+	if err != nil {
+		return "", false
+	}
+	target := string(out)
+	if filepath.IsAbs(target) || path.IsAbs(target) {
+		return target, true
+	}
+	r := path.Join(path.Dir(p), target)
+	if !filepath.IsLocal(filepath.FromSlash(r)) {
+		return target, true
+	}
+	return target, !selected(r, filter)
+}
+
+// dirty keeps the pairs whose results can differ — the file, its data or
+// a configuration that applies to it changed, or a link is involved — and
+// counts the others in rep.Unchanged.
+func (c *comparison) dirty(pairs []pair, rep *Report) []pair {
+	var configDirs []string // directories whose .ctxql.yaml changed
+	var data []string       // changed paths that may be sample data
+	for p := range c.st.changed {
+		switch {
+		case path.Base(p) == config.FileName:
+			configDirs = append(configDirs, path.Dir(p))
+		case languageOf(p) == "" || !c.work.hasData(p):
+			data = append(data, p) // a query file without data of its own may be a Datalog declaration
+		}
+	}
+	sort.Strings(data)
+	under := func(p, dir string) bool { return dir == "." || p == dir || strings.HasPrefix(p, dir+"/") }
+	var out []pair
+	for _, pr := range pairs {
+		keep := pr.work == "" || pr.base == "" || pr.work != pr.base || c.st.changed[pr.work] ||
+			c.st.base[pr.base].isLink()
+		for _, d := range configDirs {
+			keep = keep || under(pr.work, d)
+		}
+		if !keep && len(data) > 0 {
+			keep = c.work.dataChanged(pr.work, data)
+		}
+		if keep {
+			out = append(out, pr)
+		} else {
+			rep.Unchanged++
+		}
+	}
+	return out
+}
+
+// hasData reports whether the working tree's file at rel names sample data
+// (an unreadable file counts as none).
+func (t *tree) hasData(rel string) bool {
+	b, err := t.files.ReadFile(filepath.Join(t.root, filepath.FromSlash(rel)))
+	return err == nil && t.dataPath(rel, string(b)) != ""
+}
+
+// dataChanged reports whether the sample data of the working tree's file
+// at rel may have changed: it is, lies below or contains one of the changed
+// paths (sorted), it is reached through a link, or it cannot be told.
+func (t *tree) dataChanged(rel string, changed []string) bool {
+	b, err := t.files.ReadFile(filepath.Join(t.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return true
+	}
+	abs := t.dataPath(rel, string(b))
+	if abs == "" {
+		return false // no data: no query to compare
+	}
+	r, err := filepath.Rel(t.root, abs)
+	if err != nil || !filepath.IsLocal(r) {
+		return true
+	}
+	if real, err := filepath.EvalSymlinks(abs); err != nil || real != filepath.Clean(abs) {
+		return true
+	}
+	d := filepath.ToSlash(r)
+	for a := d; a != "."; a = path.Dir(a) {
+		if _, ok := slices.BinarySearch(changed, a); ok {
+			return true
+		}
+	}
+	i := sort.SearchStrings(changed, d+"/")
+	return i < len(changed) && strings.HasPrefix(changed[i], d+"/")
+}
+
+// extract writes into the base tree what evaluating the base side of the
+// pairs reads: the query files, every .ctxql.yaml, and their sample data.
+// When one of them is reached through a link, the whole revision is
+// extracted instead.
+func (c *comparison) extract(ctx context.Context, root, commit string, pairs []pair) error {
+	var need []string
+	for _, p := range c.st.basePaths {
+		if path.Base(p) == config.FileName {
+			need = append(need, p)
+		}
+	}
+	var files []string
+	for _, pr := range pairs {
+		if pr.base != "" {
+			need = append(need, pr.base)
+			files = append(files, pr.base)
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	blobs := &catFile{ctx: ctx, root: root}
+	err := c.fetch(blobs, need)
+	if err == nil {
+		need = need[:0]
+		for _, p := range files {
+			b, rerr := c.base.files.ReadFile(filepath.Join(c.base.root, filepath.FromSlash(p)))
+			if rerr != nil {
+				continue
+			}
+			d := c.base.dataPath(p, string(b))
+			if r, rerr := filepath.Rel(c.base.root, d); d != "" && rerr == nil && filepath.IsLocal(r) {
+				need = append(need, filepath.ToSlash(r))
+			}
+		}
+		err = c.fetch(blobs, need)
+	}
+	if cerr := blobs.close(); err == nil {
+		err = cerr
+	}
+	if !errors.Is(err, errLinks) {
+		return err
+	}
+	// Start over with the whole revision.
+	ents, rerr := os.ReadDir(c.base.root)
+	if rerr != nil {
+		return rerr
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(c.base.root, e.Name())); err != nil {
+			return err
+		}
+	}
+	c.base.reset()
+	return extract(ctx, root, commit, c.base.root)
+}
+
+// fetch writes the base files that reading the paths needs.
+func (c *comparison) fetch(blobs *catFile, paths []string) error {
+	var all []string
+	for _, p := range paths {
+		fs, err := c.st.files(p)
+		if err != nil {
+			return err
+		}
+		all = append(all, fs...)
+	}
+	return c.st.fetch(blobs, c.base.root, all)
 }
 
 // selected reports whether the slash path p is one of filter or below one
@@ -380,16 +681,22 @@ func unique(xs []string) []string {
 
 // tree is one version of the work tree on disk: the working tree itself or
 // the base revision extracted.
+// Its methods may be called from several goroutines at once.
 type tree struct {
 	root    string
 	files   *files.Reader // confined to root
 	timeout time.Duration
-	loaded  map[string]loadResult // data by kind and path
+
+	mu      sync.Mutex
+	loaded  map[string]*loadResult    // data by kind and path
+	configs map[string]*config.Config // the configuration that applies, by directory
 }
 
+// loadResult is data loaded once, however many files ask for it at once.
 type loadResult struct {
-	val any
-	err error
+	once sync.Once
+	val  lang.Data
+	err  error
 }
 
 func newTree(root string, opts Options) (*tree, error) {
@@ -397,7 +704,17 @@ func newTree(root string, opts Options) (*tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tree{root: r.Dir(), files: r, timeout: opts.Timeout, loaded: map[string]loadResult{}}, nil
+	t := &tree{root: r.Dir(), files: r, timeout: opts.Timeout}
+	t.reset()
+	return t, nil
+}
+
+// reset forgets the data and configurations read (the tree's files were
+// replaced).
+func (t *tree) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.loaded, t.configs = map[string]*loadResult{}, map[string]*config.Config{}
 }
 
 func (t *tree) close() { t.files.Close() }
@@ -411,113 +728,44 @@ func languageOf(name string) string {
 	return ""
 }
 
-// list returns the query files of the tree that filter selects, as sorted
-// slash paths relative to its top; .git and node_modules are skipped.
-func (t *tree) list(filter []string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(t.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(t.root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if p != t.root && (d.Name() == ".git" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if languageOf(d.Name()) != "" && selected(rel, filter) {
-			out = append(out, rel)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
-}
-
-// listGit returns the query files of the working tree that filter
-// selects: the files git tracks and the untracked ones it does not ignore,
-// as sorted slash paths relative to the top.
-func (t *tree) listGit(ctx context.Context, filter []string) ([]string, error) {
-	out, err := git(ctx, t.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	if err != nil {
-		return nil, err
-	}
-	var paths []string
-	seen := map[string]bool{}
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p == "" || seen[p] || languageOf(p) == "" || !selected(p, filter) || hasDir(p, "node_modules") {
-			continue
-		}
-		seen[p] = true
-		if fi, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(p))); err != nil || fi.IsDir() {
-			continue // deleted from the working tree, or a submodule
-		}
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	return paths, nil
-}
-
 // hasDir reports whether the slash path p lies below a directory named dir.
 func hasDir(p, dir string) bool {
 	return strings.HasPrefix(p, dir+"/") || strings.Contains(p, "/"+dir+"/")
 }
 
-// dataPath returns the sample data of the file at rel with text src (an
-// absolute path), or "" when none is named.
+// dataPath returns the sample data the file at rel (holding src) names,
+// resolved as every tool resolves it (lang.Settings.DataPath): its "data:"
+// pragma, else the tree's configuration; "" when it names none.
 func (t *tree) dataPath(rel, src string) string {
 	abs := filepath.Join(t.root, filepath.FromSlash(rel))
-	if p, ok := DataPragma(src); ok {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(abs), p)
-		}
-		return p
-	}
-	cfg := t.config(abs)
-	if cfg == nil {
+	p, ok := lang.Settings{Config: t.config(abs)}.DataPathText(abs, src)
+	if !ok {
 		return ""
 	}
-	return cfg.DataFor(abs)
+	return p
 }
 
 // config returns the .ctxql.yaml that applies to the file at abs, or nil
 // when there is none inside the tree (one above it is not part of it) or it
 // is invalid.
 func (t *tree) config(abs string) *config.Config {
-	cfg, _, err := config.Load(filepath.Dir(abs))
+	dir := filepath.Dir(abs)
+	t.mu.Lock()
+	cfg, ok := t.configs[dir]
+	t.mu.Unlock()
+	if ok {
+		return cfg
+	}
+	cfg, _, err := config.Load(dir)
 	if err != nil || cfg == nil || cfg.Dir() == "" {
-		return nil
+		cfg = nil
+	} else if d, err := filepath.Rel(t.root, cfg.Dir()); err != nil || !filepath.IsLocal(d) && d != "." {
+		cfg = nil
 	}
-	if d, err := filepath.Rel(t.root, cfg.Dir()); err != nil || !filepath.IsLocal(d) && d != "." {
-		return nil
-	}
+	t.mu.Lock()
+	t.configs[dir] = cfg
+	t.mu.Unlock()
 	return cfg
-}
-
-// DataPragma returns the path of a "data:" comment on one of the first
-// five lines of src ("// data: ./sample.json" or "# data: ...").
-func DataPragma(src string) (string, bool) {
-	lines := strings.SplitN(src, "\n", 6)
-	for i, line := range lines {
-		if i == 5 {
-			break
-		}
-		line = strings.TrimSpace(line)
-		for _, lead := range []string{"//", "#"} {
-			rest, ok := strings.CutPrefix(line, lead)
-			if !ok {
-				continue
-			}
-			if p, ok := strings.CutPrefix(strings.TrimSpace(rest), "data:"); ok {
-				if p = strings.TrimSpace(p); p != "" {
-					return p, true
-				}
-			}
-		}
-	}
-	return "", false
 }
 
 // evaluate reads and evaluates the file at rel; nil when it has no sample
@@ -533,20 +781,20 @@ func (t *tree) evaluate(ctx context.Context, rel string) *evaluated {
 	}
 	src := string(b)
 	e.file = syntax.NewFile(rel, src)
-	data := t.dataPath(rel, src)
-	if data == "" {
+	// The file's dialect and sample data are resolved as every tool
+	// resolves them: its pragmas, else the tree's configuration.
+	settings := lang.Settings{Config: t.config(abs)}
+	p, err := lang.ParseFile(abs, src, settings)
+	if err != nil {
+		return nil
+	}
+	data, ok := settings.DataPath(abs, p)
+	if !ok {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	switch e.lang {
-	case "pact":
-		e.queries = t.evalPACT(ctx, abs, src, data)
-	case "jql":
-		e.queries = t.evalJQL(ctx, rel, src, data)
-	case "datalog":
-		e.queries = t.evalDatalog(ctx, rel, src, data)
-	}
+	e.queries = t.evalFile(ctx, rel, p, data)
 	for i := range e.queries {
 		if e.queries[i].err == "" && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			e.queries[i].err = fmt.Sprintf("evaluation exceeded %v", t.timeout)
@@ -561,16 +809,22 @@ func (t *tree) clean(err error) string {
 	return strings.ReplaceAll(err.Error(), t.root+string(filepath.Separator), "")
 }
 
-// load returns data of a kind at path, loaded once per tree.
-func (t *tree) load(kind, path string, fn func(string) (any, error)) (any, error) {
-	key := kind + "\x00" + path
-	if l, ok := t.loaded[key]; ok {
-		return l.val, l.err
+// load returns the data of language l at path, loaded once per tree
+// however many files ask for it at once.
+func (t *tree) load(l *lang.Language, path string) (lang.Data, error) {
+	key := string(l.ID) + "\x00" + path
+	t.mu.Lock()
+	r, ok := t.loaded[key]
+	if !ok {
+		r = &loadResult{}
+		t.loaded[key] = r
 	}
-	v, err := fn(path)
-	if err != nil {
-		err = fmt.Errorf("sample data %s", t.clean(err))
-	}
-	t.loaded[key] = loadResult{v, err}
-	return v, err
+	t.mu.Unlock()
+	r.once.Do(func() {
+		r.val, r.err = l.Load(context.Background(), t.files, path)
+		if r.err != nil {
+			r.err = fmt.Errorf("sample data %s", t.clean(r.err))
+		}
+	})
+	return r.val, r.err
 }

@@ -48,20 +48,6 @@ func TestSetDiff(t *testing.T) {
 	}
 }
 
-func TestDataPragma(t *testing.T) {
-	for src, want := range map[string]string{
-		"// data: ../d.json\n.seg\n":        "../d.json",
-		"# data: d.json\nfrom: sessions\n":  "d.json",
-		"a\nb\nc\nd\ne\n// data: late.json": "",
-		"// datas: x\n":                     "",
-	} {
-		got, _ := DataPragma(src)
-		if got != want {
-			t.Errorf("DataPragma(%q) = %q, want %q", src, got, want)
-		}
-	}
-}
-
 // TestUntarStaysInside: archive entries that climb out of the directory are
 // skipped.
 func TestUntarStaysInside(t *testing.T) {

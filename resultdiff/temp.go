@@ -24,8 +24,10 @@ func TempDir() (string, error) {
 }
 
 // CleanStale removes from dir every ctxql-diff-PID-* directory whose
-// process is gone and returns how many it removed. Directories of running
-// processes, and names of any other form, are left alone.
+// process is gone, and every ctxql-diff-RANDOM directory (the name earlier
+// releases used, without the process id) older than a day, and returns how
+// many it removed. Directories of running processes, and names of any other
+// form, are left alone.
 func CleanStale(dir string) int {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -39,7 +41,7 @@ func CleanStale(dir string) int {
 		}
 		p, _, ok := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(p)
-		if !ok || err != nil || pid <= 0 || process.Alive(pid) {
+		if (!ok || err != nil || pid <= 0 || process.Alive(pid)) && !staleUnnumbered(rest, e) {
 			continue
 		}
 		if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {

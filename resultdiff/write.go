@@ -1,11 +1,11 @@
 package resultdiff
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -107,8 +107,12 @@ func writeText(w io.Writer, rep *Report, opts WriteOptions) error {
 			}
 		}
 	}
-	_, err := fmt.Fprintf(w, "%d of %d quer%s changed results since %s (%s)\n", len(rep.Changes), rep.Queries,
-		map[bool]string{true: "y", false: "ies"}[rep.Queries == 1], rep.Base, shortHash(rep.Commit))
+	unchanged := ""
+	if rep.Unchanged > 0 {
+		unchanged = fmt.Sprintf("; %d unchanged file(s) not evaluated", rep.Unchanged)
+	}
+	_, err := fmt.Fprintf(w, "%d of %d quer%s changed results since %s (%s)%s\n", len(rep.Changes), rep.Queries,
+		map[bool]string{true: "y", false: "ies"}[rep.Queries == 1], rep.Base, shortHash(rep.Commit), unchanged)
 	return err
 }
 
@@ -147,14 +151,15 @@ type jsonChange struct {
 }
 
 type jsonReport struct {
-	Base    string       `json:"base"`
-	Commit  string       `json:"commit"`
-	Queries int          `json:"queries"`
-	Changed []jsonChange `json:"changed"`
+	Base      string       `json:"base"`
+	Commit    string       `json:"commit"`
+	Queries   int          `json:"queries"`
+	Unchanged int          `json:"unchanged_files"`
+	Changed   []jsonChange `json:"changed"`
 }
 
 func writeJSON(w io.Writer, rep *Report) error {
-	out := jsonReport{Base: rep.Base, Commit: rep.Commit, Queries: rep.Queries, Changed: []jsonChange{}}
+	out := jsonReport{Base: rep.Base, Commit: rep.Commit, Queries: rep.Queries, Unchanged: rep.Unchanged, Changed: []jsonChange{}}
 	for _, c := range rep.Changes {
 		s, e := c.File.Position(c.Span.Start), c.File.Position(c.Span.End)
 		jc := jsonChange{File: c.Path, BaseFile: c.BasePath, Language: c.Language, Query: c.Query,
@@ -168,7 +173,7 @@ func writeJSON(w io.Writer, rep *Report) error {
 		}
 		out.Changed = append(out.Changed, jc)
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
+	b, err := jsonenc.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
 	}

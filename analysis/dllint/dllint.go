@@ -26,7 +26,7 @@ func Analyzers() []*analysis.Analyzer {
 	return []*analysis.Analyzer{
 		unknownRelation, arityMismatch, unsafeVariable, headWildcard,
 		unstratifiedNegation, typeMismatch, declConflict,
-		singletonVariable, unusedRelation, ruleNeverFires,
+		singletonVariable, unusedRelation, ruleNeverFires, numericTextComparison,
 	}
 }
 
@@ -78,19 +78,54 @@ func complete(prog *datalog.Program) bool {
 		if r == nil || !atomOK(r.Head) {
 			return false
 		}
-		for _, b := range r.Body {
-			switch {
-			case b.Atom != nil:
-				if !atomOK(b.Atom) {
-					return false
-				}
-			case b.Cond != nil:
-				if b.Cond.Left == nil || b.Cond.Right == nil {
-					return false
-				}
-			default:
+		for _, h := range r.Heads {
+			if !atomOK(h) {
 				return false
 			}
+		}
+		if !itemsOK(r.Body, atomOK) {
+			return false
+		}
+	}
+	return true
+}
+
+// itemsOK reports whether every node of a body is present.
+func itemsOK(items []datalog.BodyItem, atomOK func(*datalog.Atom) bool) bool {
+	for _, b := range items {
+		switch {
+		case b.Atom != nil:
+			if !atomOK(b.Atom) {
+				return false
+			}
+		case b.Cond != nil:
+			if b.Cond.Left == nil || b.Cond.Right == nil {
+				return false
+			}
+		case b.If != nil:
+			if b.If.X == nil {
+				return false
+			}
+		case b.Let != nil:
+			if b.Let.Var == nil || b.Let.X == nil {
+				return false
+			}
+		case b.For != nil:
+			if b.For.Var == nil || b.For.Lo == nil || b.For.Hi == nil {
+				return false
+			}
+		case b.Agg != nil:
+			if !atomOK(b.Agg.Atom) {
+				return false
+			}
+		case b.Disj != nil:
+			for _, alt := range b.Disj.Alts {
+				if !itemsOK(alt, atomOK) {
+					return false
+				}
+			}
+		default:
+			return false
 		}
 	}
 	return true
@@ -111,8 +146,44 @@ func info(p *analysis.Pass) *datalog.Info {
 		}
 	case datalog.Schema:
 		return datalog.Check(prog, d)
+	case *Sample:
+		if d != nil && d.Info != nil {
+			return d.Info
+		}
+		if d != nil {
+			return datalog.Check(prog, d.Schema)
+		}
 	}
 	return datalog.Check(prog, nil)
+}
+
+// Sample is the Pass.Data of a run with sample data: what the rules that
+// look at values need, besides the check.
+type Sample struct {
+	// Info is the program's check against Schema; nil: checked here.
+	Info   *datalog.Info
+	Schema datalog.Schema
+	// Numeric maps each relation of the data to, per column, whether the
+	// column holds values and every one is a plain decimal number.
+	Numeric map[string][]bool
+}
+
+// NumericColumns returns, for tuples of arity ar, whether each column
+// holds values and every one is a plain decimal number (see
+// datalog.ParseDecimal).
+func NumericColumns(tuples [][]string, ar int) []bool {
+	out := make([]bool, ar)
+	for i := range out {
+		out[i] = len(tuples) > 0
+	}
+	for _, t := range tuples {
+		for i, v := range t {
+			if i < ar && out[i] {
+				_, out[i] = datalog.ParseDecimal(v)
+			}
+		}
+	}
+	return out
 }
 
 // fromChecker returns a Run function reporting the checker findings with

@@ -42,13 +42,33 @@ func lint(t testing.TB, src string, data any) (*datalog.Program, []syntax.Diagno
 // which must parse cleanly and be a fixed point of the rules.
 func TestRules(t *testing.T) {
 	golden.Run(t, "testdata/*.txtar", func(t *testing.T, c *golden.Case) {
+		// A "data.json" section is the sample data of the archive's
+		// programs, as ctxql eval datalog --data reads it.
+		var data any
+		if c.Has("data.json") {
+			var d struct {
+				Relations map[string]struct {
+					ParamTypes []string   `json:"param_types"`
+					Tuples     [][]string `json:"tuples"`
+				} `json:"relations"`
+			}
+			if err := json.Unmarshal([]byte(c.Input("data.json")), &d); err != nil {
+				t.Fatal(err)
+			}
+			s := &dllint.Sample{Schema: datalog.Schema{}, Numeric: map[string][]bool{}}
+			for name, r := range d.Relations {
+				s.Schema[name] = r.ParamTypes
+				s.Numeric[name] = dllint.NumericColumns(r.Tuples, len(r.ParamTypes))
+			}
+			data = s
+		}
 		for _, fl := range c.Archive.Files {
 			name := fl.Name
-			if strings.Contains(name, "fixed:") {
+			if strings.Contains(name, "fixed:") || name == "data.json" {
 				continue
 			}
 			src := c.Input(name)
-			prog, diags := lint(t, src, nil)
+			prog, diags := lint(t, src, data)
 			if len(prog.Diagnostics) > 0 {
 				t.Errorf("%s: parse errors: %v", name, prog.Diagnostics)
 			}
@@ -111,8 +131,14 @@ func TestRegistry(t *testing.T) {
 		if a.Language != analysis.Datalog {
 			t.Errorf("%s: language %q", a.Code, a.Language)
 		}
+		// Rules that look at values run with sample data whose every
+		// column holds numbers.
+		var data any
+		if a.Code == "DL011" {
+			data = &dllint.Sample{Numeric: map[string][]bool{"edge": {true, true}}}
+		}
 		count := func(src string) int {
-			prog, ds := lint(t, src+"\n", nil)
+			prog, ds := lint(t, src+"\n", data)
 			if len(prog.Diagnostics) > 0 {
 				t.Errorf("%s: example %q does not parse: %v", a.Code, src, prog.Diagnostics)
 			}

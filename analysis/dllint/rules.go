@@ -83,25 +83,9 @@ func runSingleton(p *analysis.Pass) error {
 // ruleVars returns every variable occurrence of a rule, head included.
 func ruleVars(r *datalog.Rule) []*datalog.Term {
 	var out []*datalog.Term
-	add := func(t *datalog.Term) {
+	for _, t := range r.Terms() {
 		if t != nil && t.Kind == datalog.Var {
 			out = append(out, t)
-		}
-	}
-	if r.Head != nil {
-		for _, t := range r.Head.Args {
-			add(t)
-		}
-	}
-	for _, b := range r.Body {
-		switch {
-		case b.Atom != nil:
-			for _, t := range b.Atom.Args {
-				add(t)
-			}
-		case b.Cond != nil:
-			add(b.Cond.Left)
-			add(b.Cond.Right)
 		}
 	}
 	return out
@@ -191,7 +175,9 @@ func runNeverFires(p *analysis.Pass) error {
 	contra := make([]*why, len(prog.Rules))
 	for i, r := range prog.Rules {
 		if r.IsFact() {
-			nonEmpty[r.Head.Name.Name] = true
+			for _, h := range r.AllHeads() {
+				nonEmpty[h.Name.Name] = true
+			}
 			continue
 		}
 		if span, msg, ok := contradiction(r); ok {
@@ -217,9 +203,11 @@ func runNeverFires(p *analysis.Pass) error {
 				continue
 			}
 			fired[i] = true
-			if !nonEmpty[r.Head.Name.Name] {
-				nonEmpty[r.Head.Name.Name] = true
-				changed = true
+			for _, h := range r.AllHeads() {
+				if !nonEmpty[h.Name.Name] {
+					nonEmpty[h.Name.Name] = true
+					changed = true
+				}
 			}
 		}
 	}
@@ -367,4 +355,77 @@ func distinct(a, b *datalog.Term) bool {
 		return false // a NaN constant compares equal to every number
 	}
 	return a.Value != b.Value
+}
+
+var numericTextComparison = &analysis.Analyzer{
+	Code: "DL011", Name: "numeric-text-comparison", Category: "suspicious", Language: analysis.Datalog,
+	Severity: syntax.SeverityWarning, Fix: analysis.NoFix,
+	Doc: analysis.Doc{
+		Summary: "An ordering comparison of two columns compares numbers as text",
+		Details: "`<`, `<=`, `>` and `>=` compare values as numbers only when an operand is a number literal, an " +
+			"arithmetic result or a variable whose column has a numeric type (`i64`, `u32`, `f64`, `Int`, ...); " +
+			"otherwise they compare the text byte by byte, and `\"10\" < \"9\"` holds. The rule reports a " +
+			"comparison of two variables whose columns are declared with other types while every value of both " +
+			"columns in the sample data is a number: the comparison almost certainly means the numbers. It runs " +
+			"only when the sample data is known. Declare the columns with a numeric type, or compare an " +
+			"arithmetic value (`if x + 0 < y`).",
+		Bad:  "relation edge(Node, Node);\nforward(x, y) <-- edge(x, y), if x < y;",
+		Good: "relation edge(u32, u32);\nforward(x, y) <-- edge(x, y), if x < y;",
+	},
+	Run: runNumericText,
+}
+
+func runNumericText(p *analysis.Pass) error {
+	sample, _ := p.Data.(*Sample)
+	prog := program(p)
+	in := info(p)
+	if sample == nil || in == nil {
+		return nil
+	}
+	for _, r := range prog.Rules {
+		for _, x := range datalog.Expand(r) {
+			// The column of each variable: its first positive use.
+			type col struct {
+				rel string
+				i   int
+			}
+			cols := map[string]col{}
+			for _, b := range x.Body {
+				if b.Atom == nil || b.Atom.Negated {
+					continue
+				}
+				for i, t := range b.Atom.Args {
+					if t.Kind == datalog.Var {
+						if _, ok := cols[t.Value]; !ok {
+							cols[t.Value] = col{b.Atom.Name.Name, i}
+						}
+					}
+				}
+			}
+			numeric := func(t *datalog.Term) (string, bool) {
+				c, ok := cols[t.Value]
+				if t.Kind != datalog.Var || !ok {
+					return "", false
+				}
+				ri := in.Relations[c.rel]
+				if ri == nil || c.i >= len(ri.Types) || datalog.NumericType(ri.Types[c.i]) {
+					return "", false
+				}
+				nc := sample.Numeric[c.rel]
+				return ri.Types[c.i], c.i < len(nc) && nc[c.i]
+			}
+			for _, b := range x.Body {
+				c := b.Cond
+				if c == nil || c.Op == "==" || c.Op == "!=" {
+					continue
+				}
+				lt, lok := numeric(c.Left)
+				rt, rok := numeric(c.Right)
+				if lok && rok {
+					p.Reportf(c.OpSpan, "%s %s %s compares text (the columns have types %s and %s), but every value of both in the sample data is a number, so \"10\" %s \"9\" compares as text; declare the columns with a numeric type such as i64", c.Left.Value, c.Op, c.Right.Value, lt, rt, c.Op)
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -172,21 +172,11 @@ func TestCheckManyFindingsFormats(t *testing.T) {
 	}
 }
 
-// datalogBudget skips a test when the binary has no Datalog tuple budget.
-func datalogBudget(t *testing.T) {
-	t.Helper()
-	r := ctxql(t, t.TempDir(), nil, "eval", "datalog", "--help")
-	if !strings.Contains(r.stdout, "--max-tuples") {
-		t.Skip("needs the Datalog tuple budget and join planning (eval datalog --max-tuples)")
-	}
-}
-
 // TestDatalogChainPlanned: a 50-atom chain q(x0) <-- path(x0, x1), …,
 // path(x49, x50) over 11 tuples, which needed more than 848 MB at 40
 // atoms when joined left to right keeping every variable, evaluates in a
 // small process.
 func TestDatalogChainPlanned(t *testing.T) {
-	datalogBudget(t)
 	dir := t.TempDir()
 	var tuples []string
 	for _, a := range []string{"a", "b", "c"} {
@@ -215,7 +205,6 @@ func TestDatalogChainPlanned(t *testing.T) {
 // flag that raises it (exit 1), in a small process; a lower budget stops
 // a smaller product, and a product within the budget is answered.
 func TestDatalogCrossProductBudget(t *testing.T) {
-	datalogBudget(t)
 	dir := t.TempDir()
 	var rows []string
 	for i := range 2000 {
@@ -249,7 +238,9 @@ func diffTemps(dir string) []string {
 // (SIGINT, SIGTERM) exits 130 or 143 and leaves no ctxql-diff-* directory
 // in the temporary directory; one left by a run killed with SIGKILL, or by
 // any process that no longer exists, is removed by the next run, while one
-// of a running process is kept.
+// of a running process is kept. A directory named the way earlier releases
+// named it (ctxql-diff-RANDOM, no process id) is removed once it is a day
+// old.
 func TestDiffInterruptCleansUp(t *testing.T) {
 	dir, gitRun := gitRepo(t)
 	// Sample data large enough that loading it takes a while.
@@ -334,8 +325,14 @@ func TestDiffInterruptCleansUp(t *testing.T) {
 	dead := filepath.Join(tmp, "ctxql-diff-999999999-1")
 	live := filepath.Join(tmp, fmt.Sprintf("ctxql-diff-%d-1", os.Getpid()))
 	other := filepath.Join(tmp, "ctxql-diff-notapid")
-	for _, d := range []string{dead, live, other} {
+	// Earlier releases named it ctxql-diff-RANDOM: removed once a day old.
+	oldForm, recentOldForm := filepath.Join(tmp, "ctxql-diff-4181726354"), filepath.Join(tmp, "ctxql-diff-2739104455")
+	for _, d := range []string{dead, live, other, oldForm, recentOldForm} {
 		write(t, filepath.Join(d, "x"), "x", 0o644)
+	}
+	longAgo := time.Now().Add(-25 * time.Hour)
+	if err := os.Chtimes(oldForm, longAgo, longAgo); err != nil {
+		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "diff", "queries/q01.pact")
 	cmd.Dir, cmd.Env = dir, env
@@ -345,7 +342,10 @@ func TestDiffInterruptCleansUp(t *testing.T) {
 	if _, err := os.Stat(dead); err == nil {
 		t.Error("the directory of a gone process was not removed")
 	}
-	for _, d := range []string{live, other} {
+	if _, err := os.Stat(oldForm); err == nil {
+		t.Error("a day-old directory named the earlier way was not removed")
+	}
+	for _, d := range []string{live, other, recentOldForm} {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s was removed", filepath.Base(d))
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxql/ctxql/internal/gittest"
 	"github.com/ctxql/ctxql/internal/ostest"
 )
 
@@ -106,10 +107,12 @@ func temps(t *testing.T, dir string) []string {
 	return out
 }
 
-// TestSourcesSpecialFiles: a FIFO named x.pact, a link to /dev/zero and a
-// file over --max-file-bytes are each reported (exit 2) while the other
-// files are still checked; nothing hangs or reads without end. The same for
-// fmt, fix and migrate, and for standard input.
+// TestSourcesSpecialFiles: a FIFO named x.pact and a file over
+// --max-file-bytes are each reported (exit 2) while the other files are
+// still checked; a link to /dev/zero met in the walk is skipped (it leads
+// outside the named directory), and named on the command line it is refused
+// as no regular file; nothing hangs or reads without end. The same for fmt,
+// fix and migrate, and for standard input.
 func TestSourcesSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "good.pact"), "@t0 .seg .block:summary\n", 0o644)
@@ -124,7 +127,7 @@ func TestSourcesSpecialFiles(t *testing.T) {
 	if r.code != 2 {
 		t.Errorf("check: exit %d, want 2\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"x.pact: not a regular file", "zero.pact: not a regular file",
+	for _, want := range []string{"x.pact: not a regular file", "zero.pact: skipped: a link to /dev/zero",
 		"big.pact: file too large: over 100 bytes (raise with --max-file-bytes)"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("check: stderr lacks %q:\n%s", want, r.stderr)
@@ -145,7 +148,7 @@ func TestSourcesSpecialFiles(t *testing.T) {
 	}
 	for _, args := range [][]string{{"fmt", "-l", "."}, {"fmt", "-w", "."}, {"fix", "."}, {"migrate", "-w", "."}} {
 		r := ctxql(t, dir, nil, args...)
-		if r.code != 2 || !strings.Contains(r.stderr, "x.pact: not a regular file") || !strings.Contains(r.stderr, "zero.pact: not a regular file") {
+		if r.code != 2 || !strings.Contains(r.stderr, "x.pact: not a regular file") || !strings.Contains(r.stderr, "zero.pact: skipped: a link to /dev/zero") {
 			t.Errorf("%v: exit %d, want 2 naming both special files\n%s", args, r.code, r.stderr)
 		}
 	}
@@ -224,7 +227,9 @@ var rewrites = []struct {
 
 // TestRewriteThroughSymlink: fix, fmt -w and migrate -w rewrite a link's
 // target and keep the link, whether the link is named or found in a
-// directory.
+// directory that is named together with the target's directory. (A link
+// found in a walk that leads outside the named paths is skipped:
+// TestWalkSkipsLinksOutside.)
 func TestRewriteThroughSymlink(t *testing.T) {
 	for _, rw := range rewrites {
 		for _, viaDir := range []bool{false, true} {
@@ -237,11 +242,11 @@ func TestRewriteThroughSymlink(t *testing.T) {
 				if err := os.Symlink("../shared/q.pact", link); err != nil {
 					t.Fatal(err)
 				}
-				arg := "work/q.pact"
+				args := []string{"work/q.pact"}
 				if viaDir {
-					arg = "work"
+					args = []string{"work", "shared"}
 				}
-				r := ctxql(t, dir, nil, append(rw.args, arg)...)
+				r := ctxql(t, dir, nil, append(rw.args, args...)...)
 				if r.code != 0 {
 					t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 				}
@@ -566,15 +571,7 @@ func gitRepo(t *testing.T) (string, func(args ...string) string) {
 	dir := t.TempDir()
 	gitRun := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-			"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return string(out)
+		return gittest.Run(t, dir, args...)
 	}
 	gitRun("init", "-q")
 	return dir, gitRun
@@ -582,10 +579,11 @@ func gitRepo(t *testing.T) (string, func(args ...string) string) {
 
 // diffJSON is the JSON report of ctxql diff.
 type diffJSON struct {
-	Base    string `json:"base"`
-	Commit  string `json:"commit"`
-	Queries int    `json:"queries"`
-	Changed []struct {
+	Base      string `json:"base"`
+	Commit    string `json:"commit"`
+	Queries   int    `json:"queries"`
+	Unchanged int    `json:"unchanged_files"`
+	Changed   []struct {
 		File      string   `json:"file"`
 		BaseFile  string   `json:"base_file"`
 		Language  string   `json:"language"`
@@ -638,10 +636,15 @@ func TestDiff(t *testing.T) {
 	gitRun("add", "-A")
 	gitRun("commit", "-qm", "base")
 
-	// Nothing changed: exit 0.
+	// Nothing changed: exit 0, and no file needs evaluating; --all
+	// evaluates every query all the same.
 	r := ctxql(t, dir, nil, "diff")
-	if r.code != 0 || !strings.Contains(r.stdout, "0 of 7 queries changed results since HEAD") {
+	if r.code != 0 || !strings.Contains(r.stdout, "0 of 0 queries changed results since HEAD") || !strings.Contains(r.stdout, "; 5 unchanged file(s) not evaluated") {
 		t.Fatalf("clean tree: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = ctxql(t, dir, nil, "diff", "--all")
+	if r.code != 0 || !strings.Contains(r.stdout, "0 of 7 queries changed results since HEAD") || strings.Contains(r.stdout, "unchanged") {
+		t.Fatalf("clean tree, --all: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
 	// A changed query, changed data, a renamed file, a deleted file.

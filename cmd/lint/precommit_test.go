@@ -18,13 +18,15 @@ import (
 // .pre-commit-hooks.yaml (language: golang, so pre-commit builds ctxql
 // itself) on a scratch git repository: ctxql-check fails on a legacy token,
 // ctxql-fix rewrites it and then passes, ctxql-check passes on the fixed
-// file, ctxql-fmt formats a file and then passes, and ctxql-diff fails when
-// a data change alters a saved query's results and passes once committed.
+// file, ctxql-fmt formats a file and then passes, ctxql-diff fails when
+// a data change alters a saved query's results and passes once committed,
+// and ctxql-test fails on a failing query test and passes once it is
+// fixed.
 //
 // The hook repository is a snapshot of the module's sources committed with
 // fixed dates, so its revision only changes with the sources; it and
 // pre-commit's environment (PRE_COMMIT_HOME) live in the user cache
-// directory, so pre-commit builds the hooks once per source version and
+// directory, one per checkout, so pre-commit builds the hooks once per source version and
 // later runs reuse the build.
 func TestPreCommitHooks(t *testing.T) {
 	if testing.Short() {
@@ -48,7 +50,10 @@ func TestPreCommitHooks(t *testing.T) {
 	if err != nil {
 		cache = os.TempDir()
 	}
-	cache = filepath.Join(cache, "ctxql-test", "pre-commit")
+	// One cache per checkout: two checkouts testing at once must not
+	// replace each other's hook repository and environment.
+	where := sha256.Sum256([]byte(root))
+	cache = filepath.Join(cache, "ctxql-test", "pre-commit", hex.EncodeToString(where[:])[:12])
 	env := append(os.Environ(), "PRE_COMMIT_HOME="+filepath.Join(cache, "home"), "GOMODCACHE="+strings.TrimSpace(string(modcache)),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 		"GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z", "GIT_CONFIG_NOSYSTEM=1")
@@ -70,7 +75,7 @@ func TestPreCommitHooks(t *testing.T) {
 	run := func(name string, args ...string) (string, int) { return runIn(scratch, name, args...) }
 	config := filepath.Join(t.TempDir(), "pre-commit-config.yaml")
 	if err := os.WriteFile(config, []byte("repos:\n- repo: "+hookRepo+"\n  rev: "+rev+"\n  hooks:\n"+
-		"  - id: ctxql-check\n  - id: ctxql-fix\n  - id: ctxql-fmt\n  - id: ctxql-diff\n"), 0o644); err != nil {
+		"  - id: ctxql-check\n  - id: ctxql-fix\n  - id: ctxql-fmt\n  - id: ctxql-diff\n  - id: ctxql-test\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	hook := func(id string, files ...string) (string, int) {
@@ -145,11 +150,26 @@ func TestPreCommitHooks(t *testing.T) {
 	if out, code := hook("ctxql-diff", "edges.json"); code != 0 {
 		t.Fatalf("ctxql-diff fails after the commit (exit %d):\n%s", code, out)
 	}
+
+	// ctxql-test: a query test that no longer holds fails the hook with
+	// the results added; corrected, it passes.
+	tests := filepath.Join(scratch, "paths.ctxqltest.yaml")
+	os.WriteFile(tests, []byte("data: edges.json\nfile: paths.dl\ntests:\n  - name: paths\n    relation: path\n    count: 3\n"), 0o644)
+	run("git", "add", "paths.ctxqltest.yaml")
+	out, code = hook("ctxql-test", "paths.ctxqltest.yaml")
+	if code == 0 || !strings.Contains(out, "count: want 3 result(s), got 6") || !strings.Contains(out, "0 passed, 1 failed") {
+		t.Fatalf("ctxql-test passed a failing test (exit %d):\n%s", code, out)
+	}
+	os.WriteFile(tests, []byte("data: edges.json\nfile: paths.dl\ntests:\n  - name: paths\n    relation: path\n    count: 6\n"), 0o644)
+	run("git", "add", "paths.ctxqltest.yaml")
+	if out, code := hook("ctxql-test", "paths.ctxqltest.yaml"); code != 0 {
+		t.Fatalf("ctxql-test fails on a passing test (exit %d):\n%s", code, out)
+	}
 }
 
 // hookRepository returns a git repository holding a snapshot of the
-// module's sources (non-test Go files, go.mod, go.sum and the hook
-// manifest) and the revision to use, reusing the one in cache when the
+// module's sources (non-test Go files, the files they embed, go.mod, go.sum
+// and the hook manifest) and the revision to use, reusing the one in cache when the
 // sources are the same. A new snapshot replaces the old one and the hook
 // environment built from it.
 func hookRepository(t *testing.T, root, cache string, runIn func(dir, name string, args ...string) (string, int)) (string, string) {
@@ -167,7 +187,8 @@ func hookRepository(t *testing.T, root, cache string, runIn func(dir, name strin
 			}
 			return nil
 		}
-		if rel == "go.mod" || rel == "go.sum" || rel == ".pre-commit-hooks.yaml" ||
+		embedded := strings.HasPrefix(rel, "play/dist/") || strings.HasPrefix(rel, "play/examples/") // files the binary embeds
+		if rel == "go.mod" || rel == "go.sum" || rel == ".pre-commit-hooks.yaml" || embedded ||
 			strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") {
 			paths = append(paths, rel)
 		}

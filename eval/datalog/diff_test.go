@@ -876,6 +876,7 @@ func TestDatalogDifferential(t *testing.T) {
 		diffRuleCase(t, seed)
 		diffProgramCase(t, seed)
 		diffClosureCase(t, seed)
+		diffLangCases(t, seed)
 		return
 	}
 	if s := os.Getenv("DATALOG_DIFF_TIME"); s != "" {
@@ -892,12 +893,13 @@ func TestDatalogDifferential(t *testing.T) {
 				ran++
 			}
 			diffProgramCase(t, seed)
+			diffLangCases(t, seed)
 			if n%4 == 0 {
 				diffClosureCase(t, seed)
 			}
 			n++
 		}
-		t.Logf("%d seeds in %v (%d rules against SQLite, %d programs against the reference, %d closure sets), no disagreement", n, time.Since(start).Round(time.Second), ran, n, (n+3)/4)
+		t.Logf("%d seeds in %v (%d rules against SQLite, %d programs against the reference, %d closure sets, %d sets of arithmetic, disjunction, aggregate and lattice cases), no disagreement", n, time.Since(start).Round(time.Second), ran, n, (n+3)/4, n)
 		return
 	}
 	t.Run("rules-vs-sqlite", func(t *testing.T) {

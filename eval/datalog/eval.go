@@ -17,7 +17,9 @@ type Result struct {
 	// Tuples are the head tuples, deduplicated and sorted.
 	Tuples [][]string
 	// Diagnostics are the parse and check findings; when any has error
-	// severity the rule was not evaluated.
+	// severity the rule was not evaluated. An expression that cannot be
+	// computed (a division by zero, an overflow, text where a number is
+	// needed) stops the evaluation with an error of code CodeEval here.
 	Diagnostics []syntax.Diagnostic
 }
 
@@ -82,7 +84,31 @@ func EvalRuleWith(ctx context.Context, db *DB, src string, opts Options) (*Resul
 	}
 	tuples, err := RunWith(ctx, db, r, opts)
 	res.Tuples = tuples
-	return res, err
+	return res, res.exprError(err)
+}
+
+// CodeEval marks an error computing an expression during evaluation
+// (see ExprError).
+const CodeEval = "datalog/eval"
+
+// exprDiagnostic turns an *ExprError into a diagnostic appended to
+// diags, and reports whether it did.
+func exprDiagnostic(err error, diags *[]syntax.Diagnostic) bool {
+	var ee *ExprError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	*diags = append(*diags, syntax.Diagnostic{Span: ee.Span, Severity: syntax.SeverityError, Code: CodeEval, Message: ee.Msg})
+	return true
+}
+
+// exprError moves an expression error into the diagnostics.
+func (res *Result) exprError(err error) error {
+	if exprDiagnostic(err, &res.Diagnostics) {
+		res.Tuples = nil
+		return nil
+	}
+	return err
 }
 
 // Run evaluates a checked query rule once over db and returns the sorted,
@@ -94,40 +120,54 @@ func Run(ctx context.Context, db *DB, r *syn.Rule) ([][]string, error) {
 
 // RunWith is Run with explicit options.
 func RunWith(ctx context.Context, db *DB, r *syn.Rule, opts Options) ([][]string, error) {
-	cr, err := compile(db, r, func(name string) []string {
-		if rel, ok := db.rels[name]; ok {
-			return rel.types
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range append(slices.Clone(cr.pos), cr.negs...) {
-		if _, ok := db.rels[a.name]; !ok {
-			return nil, fmt.Errorf("unknown relation %s", a.name)
-		}
+	if r == nil || r.Head == nil {
+		return nil, fmt.Errorf("no rule to evaluate")
 	}
 	ev := newEvaluator(ctx, db, opts)
 	base := func(name string) source {
 		t := db.rels[name].tab
 		return source{t: t, n: t.len(), kind: srcBase}
 	}
-	res := newTable(len(cr.head))
-	set := newTupleSetFor(len(cr.head), len(db.strs))
-	err = ev.run(cr,
-		func(i int) source { return base(cr.pos[i].name) },
-		func(j int) source { return base(cr.negs[j].name) },
-		nil, nil,
-		func(row []uint32) error {
-			if set.add(row) {
-				res.append(row)
-				return ev.over(res.len())
+	ev.lower = base
+	res := newTable(len(r.Head.Args))
+	set := newTupleSetFor(len(r.Head.Args), len(db.strs))
+	// A rule with disjunctions is the union of its alternatives.
+	for _, alt := range syn.Expand(r) {
+		cr, err := compile(db, alt, func(name string) []string {
+			if rel, ok := db.rels[name]; ok {
+				return rel.types
 			}
 			return nil
 		})
-	if err != nil {
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range append(slices.Clone(cr.pos), cr.negs...) {
+			if _, ok := db.rels[a.name]; !ok {
+				return nil, fmt.Errorf("unknown relation %s", a.name)
+			}
+		}
+		for _, st := range cr.steps {
+			if st.agg != nil {
+				if _, ok := db.rels[st.agg.atom.name]; !ok {
+					return nil, fmt.Errorf("unknown relation %s", st.agg.atom.name)
+				}
+			}
+		}
+		err = ev.run(cr,
+			func(i int) source { return base(cr.pos[i].name) },
+			func(j int) source { return base(cr.negs[j].name) },
+			nil, nil,
+			func(row []uint32) error {
+				if set.add(row) {
+					res.append(row)
+					return ev.over(res.len())
+				}
+				return nil
+			})
+		if err != nil {
+			return nil, err
+		}
 	}
 	return db.strings(res), nil
 }
@@ -217,6 +257,10 @@ func EvalProgramWith(ctx context.Context, db *DB, name, src string, opts Options
 	}
 	rels, err := RunProgramWith(ctx, db, prog, res.Info, opts)
 	res.Relations = rels
+	if exprDiagnostic(err, &res.Diagnostics) {
+		res.Relations = nil
+		return res, nil
+	}
 	return res, err
 }
 
@@ -235,6 +279,9 @@ func RunProgramWith(ctx context.Context, db *DB, prog *syn.Program, info *syn.In
 	}
 	out := map[string][][]string{}
 	for name, t := range st.full {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		out[name] = db.strings(t)
 	}
 	return out, nil
@@ -251,7 +298,11 @@ type progState struct {
 	// rounds[name][k] is the number of rows of full[name] after round k;
 	// round 0 holds the data's tuples.
 	rounds map[string][]int
-	rules  []*crule // compiled, by index into prog.Rules (nil: not a rule)
+	// xrules are the simple rules the program's statements stand for
+	// (see syn.Expand); xsrc[i] indexes prog.Rules.
+	xrules []*syn.Rule
+	xsrc   []int
+	rules  []*crule // compiled, by index into xrules (nil: not a rule)
 }
 
 func (st *progState) types(name string) []string {
@@ -281,11 +332,18 @@ func (st *progState) source(name string) source {
 // them.
 func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, opts Options) (*progState, error) {
 	st := &progState{db: db, prog: prog, info: info, full: map[string]*table{}, stratum: map[string]int{},
-		rounds: map[string][]int{}, rules: make([]*crule, len(prog.Rules))}
+		rounds: map[string][]int{}}
+	for i, r := range prog.Rules {
+		for _, x := range syn.Expand(r) {
+			st.xrules = append(st.xrules, x)
+			st.xsrc = append(st.xsrc, i)
+		}
+	}
+	st.rules = make([]*crule, len(st.xrules))
 	// Intern the head constants first: a body constant that only a rule
 	// head produces (not the data) must resolve to its id in every rule,
 	// whichever is compiled first.
-	for _, r := range prog.Rules {
+	for _, r := range st.xrules {
 		if r.Head != nil {
 			for _, t := range r.Head.Args {
 				if t.IsConst() {
@@ -295,7 +353,9 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		}
 	}
 	ev := newEvaluator(ctx, db, opts)
+	ev.lower = st.source
 	sets := map[string]*tupleSet{}
+	lats := map[string]*latticeSet{}
 	derived := 0
 	for si, stratum := range info.Strata {
 		for _, name := range stratum {
@@ -305,6 +365,9 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			s := newTupleSetFor(ar, len(db.strs))
 			if rel, ok := db.rels[name]; ok {
 				for i := 0; i < rel.tab.len(); i++ {
+					if err := ev.check(); err != nil {
+						return nil, err
+					}
 					if s.add(rel.tab.row(i)) {
 						t.append(rel.tab.row(i))
 					}
@@ -312,6 +375,12 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			}
 			st.full[name], sets[name] = t, s
 			st.rounds[name] = []int{t.len()}
+			if ri := info.Relations[name]; ri != nil && ri.Lattice && ar > 0 {
+				lats[name] = newLatticeSet(db, ar, ri.Dual)
+				for i := 0; i < t.len(); i++ {
+					lats[name].add(t.row(i))
+				}
+			}
 		}
 	}
 	for _, stratum := range info.Strata {
@@ -324,7 +393,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			rec []int // positive atoms reading this stratum
 		}
 		var rules []rrule
-		for ri, r := range prog.Rules {
+		for ri, r := range st.xrules {
 			if r.Head == nil || !in[r.Head.Name.Name] {
 				continue
 			}
@@ -342,12 +411,27 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			rules = append(rules, rr)
 		}
 		tc := transitiveRule(stratum, rules, func(r rrule) (*crule, []int) { return r.cr, r.rec })
+		if len(stratum) > 0 && lats[stratum[0]] != nil {
+			tc = -1
+		}
 		delta := map[string]*table{}
 		for _, n := range stratum {
 			delta[n] = newTable(len(st.types(n)))
 		}
 		addTo := func(next map[string]*table, head string) func([]uint32) error {
 			set, tab := sets[head], next[head]
+			if lat := lats[head]; lat != nil {
+				// A lattice keeps one value per key: a row is new when
+				// its value improves on the key's.
+				return func(row []uint32) error {
+					if lat.add(row) {
+						tab.append(row)
+						derived++
+						return ev.over(derived)
+					}
+					return nil
+				}
+			}
 			return func(row []uint32) error {
 				if set.add(row) {
 					tab.append(row)
@@ -472,6 +556,15 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			endRound(next)
 			delta = next
 		}
+		for _, n := range stratum {
+			if lat := lats[n]; lat != nil {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				st.full[n] = lat.compact(st.full[n])
+				st.rounds[n] = []int{0, st.full[n].len()}
+			}
+		}
 	}
 	return st, nil
 }
@@ -492,7 +585,7 @@ func transitiveRule[R any](stratum []string, rules []R, get func(R) (*crule, []i
 		if len(rec) == 0 {
 			continue
 		}
-		if found >= 0 || len(cr.head) != 2 || len(cr.pos) != 2 || len(rec) != 2 || len(cr.negs) > 0 || len(cr.conds) > 0 {
+		if found >= 0 || len(cr.head) != 2 || len(cr.pos) != 2 || len(rec) != 2 || len(cr.negs) > 0 || len(cr.conds) > 0 || len(cr.steps) > 0 {
 			return -1
 		}
 		var v [6]int

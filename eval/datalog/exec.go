@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	syn "github.com/ctxql/ctxql/syntax/datalog"
 )
@@ -16,6 +15,7 @@ const (
 	aVar argKind = iota
 	aConst
 	aWild
+	aExpr // a computed head argument
 )
 
 type carg struct {
@@ -23,6 +23,9 @@ type carg struct {
 	slot int    // aVar
 	id   uint32 // aConst
 	ok   bool   // aConst: the value occurs in the data
+	// group marks, in an aggregate's atom, a variable bound outside it.
+	group bool
+	x     *cexpr // aExpr
 }
 
 type catom struct {
@@ -57,21 +60,16 @@ type crule struct {
 	pos     []*catom
 	negs    []*catom
 	conds   []ccond
+	steps   []*cstep
 }
 
-// numericTypes are the parameter type names whose values compare as
-// numbers in "if" conditions.
-func numericType(t string) bool {
-	switch strings.ToLower(t) {
-	case "int", "integer", "float", "number", "i8", "i16", "i32", "i64", "i128", "isize",
-		"u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64":
-		return true
-	}
-	return false
-}
+// numericType reports whether values of a parameter type compare as
+// numbers in conditions (see syn.NumericType).
+func numericType(t string) bool { return syn.NumericType(t) }
 
 // compile resolves variables to slots and constants to ids. types gives
-// each relation's parameter types.
+// each relation's parameter types. r has one head and no disjunction
+// (see syn.Expand).
 func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 	if r == nil || r.Head == nil {
 		return nil, fmt.Errorf("no rule to evaluate")
@@ -79,7 +77,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 	cr := &crule{headRel: r.Head.Name.Name}
 	slots := map[string]int{}
 	varType := map[string]string{}
-	bound := map[string]bool{}
+	bound := syn.RuleBound(r)
 	slot := func(name string) int {
 		s, ok := slots[name]
 		if !ok {
@@ -89,6 +87,33 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 			cr.names = append(cr.names, name)
 		}
 		return s
+	}
+	hidden := 0
+	fresh := func() int {
+		hidden++
+		return slot(fmt.Sprintf("$%d", hidden))
+	}
+	numeric := func(name string) bool { return numericType(varType[name]) }
+	// bindSlot is the slot a let or for binds ("_" binds a fresh one).
+	bindSlot := func(t *syn.Term) int {
+		if t.Kind == syn.Var {
+			return slot(t.Value)
+		}
+		return fresh()
+	}
+	// Variables bound by lets, generators and aggregates hold numbers
+	// (a let of a non-arithmetic expression excepted).
+	for _, b := range r.Body {
+		switch {
+		case b.For != nil && b.For.Var.Kind == syn.Var:
+			varType[b.For.Var.Value] = "Int"
+		case b.Let != nil && b.Let.Var.Kind == syn.Var:
+			if x := compileExpr(b.Let.X, func(string) int { return 0 }, numeric); x.isNumeric() {
+				varType[b.Let.Var.Value] = "Int"
+			}
+		case b.Agg != nil && b.Agg.Var != nil && b.Agg.Var.Kind == syn.Var:
+			varType[b.Agg.Var.Value] = "Int"
+		}
 	}
 	conv := func(t *syn.Term, intern bool) carg {
 		switch t.Kind {
@@ -103,28 +128,41 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		id, ok := db.ids[t.Value]
 		return carg{kind: aConst, id: id, ok: ok}
 	}
-	for at, b := range r.Body {
-		if b.Atom == nil {
-			continue
-		}
-		a := &catom{name: b.Atom.Name.Name, neg: b.Atom.Negated, at: at}
+	atomOf := func(at int, a0 *syn.Atom) (*catom, error) {
+		a := &catom{name: a0.Name.Name, neg: a0.Negated, at: at}
 		ts := types(a.name)
-		if ts != nil && len(ts) != len(b.Atom.Args) {
-			return nil, fmt.Errorf("relation %s has %d parameter(s), used with %d", a.name, len(ts), len(b.Atom.Args))
+		if ts != nil && len(ts) != len(a0.Args) {
+			return nil, fmt.Errorf("relation %s has %d parameter(s), used with %d", a.name, len(ts), len(a0.Args))
 		}
-		for j, t := range b.Atom.Args {
+		for j, t := range a0.Args {
+			if t.Kind == syn.Computed {
+				// A computed argument is a fresh variable the
+				// expression's value binds (or is compared with).
+				s := fresh()
+				cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: s, x: compileExpr(t.X, slot, numeric)})
+				a.args = append(a.args, carg{kind: aVar, slot: s})
+				continue
+			}
 			a.args = append(a.args, conv(t, false))
 			if t.Kind == syn.Var && !a.neg {
-				bound[t.Value] = true
 				if _, ok := varType[t.Value]; !ok && ts != nil {
 					varType[t.Value] = ts[j]
 				}
 			}
 		}
-		if a.neg {
-			cr.negs = append(cr.negs, a)
-		} else {
-			cr.pos = append(cr.pos, a)
+		return a, nil
+	}
+	// Types first: positive atoms fix the variables' types.
+	for _, b := range r.Body {
+		if b.Atom != nil && !b.Atom.Negated {
+			ts := types(b.Atom.Name.Name)
+			for j, t := range b.Atom.Args {
+				if t.Kind == syn.Var && ts != nil && j < len(ts) {
+					if _, ok := varType[t.Value]; !ok {
+						varType[t.Value] = ts[j]
+					}
+				}
+			}
 		}
 	}
 	checkBound := func(t *syn.Term) error {
@@ -136,43 +174,126 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		}
 		return nil
 	}
-	for at, a := range r.Body {
-		if a.Atom != nil && a.Atom.Negated {
-			for _, t := range a.Atom.Args {
-				if t.Kind == syn.Var && !bound[t.Value] {
-					return nil, fmt.Errorf("unsafe rule: variable %s is not bound by a positive body atom", t.Value)
-				}
-			}
-		}
-		if a.Cond == nil {
-			continue
-		}
-		c := ccond{op: a.Cond.Op, at: at}
-		for i, t := range []*syn.Term{a.Cond.Left, a.Cond.Right} {
-			if err := checkBound(t); err != nil {
+	for at, b := range r.Body {
+		switch {
+		case b.Atom != nil:
+			a, err := atomOf(at, b.Atom)
+			if err != nil {
 				return nil, err
 			}
-			o := operand{str: t.Value, numeric: t.Kind == syn.Num}
-			o.id, o.idOK = db.ids[t.Value]
-			if t.Kind == syn.Var {
-				o = operand{isVar: true, slot: slot(t.Value), numeric: numericType(varType[t.Value])}
-			}
-			if i == 0 {
-				c.l = o
+			if a.neg {
+				for _, t := range b.Atom.Args {
+					if t.Kind == syn.Var && !bound[t.Value] {
+						return nil, fmt.Errorf("unsafe rule: variable %s is not bound by a positive body atom", t.Value)
+					}
+				}
+				cr.negs = append(cr.negs, a)
 			} else {
-				c.r = o
+				cr.pos = append(cr.pos, a)
 			}
+		case b.Cond != nil:
+			c := ccond{op: b.Cond.Op, at: at}
+			for i, t := range []*syn.Term{b.Cond.Left, b.Cond.Right} {
+				if err := checkBound(t); err != nil {
+					return nil, err
+				}
+				o := operand{str: t.Value, numeric: t.Kind == syn.Num}
+				o.id, o.idOK = db.ids[t.Value]
+				if t.Kind == syn.Var {
+					o = operand{isVar: true, slot: slot(t.Value), numeric: numericType(varType[t.Value])}
+				}
+				if i == 0 {
+					c.l = o
+				} else {
+					c.r = o
+				}
+			}
+			c.eqIDs = (c.op == "==" || c.op == "!=") && !c.l.numeric && !c.r.numeric
+			cr.conds = append(cr.conds, c)
+		case b.If != nil:
+			cr.steps = append(cr.steps, &cstep{kind: sTest, at: at, slot: -1, x: compileExpr(b.If.X, slot, numeric)})
+		case b.Let != nil:
+			cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: bindSlot(b.Let.Var), x: compileExpr(b.Let.X, slot, numeric)})
+		case b.For != nil:
+			cr.steps = append(cr.steps, &cstep{kind: sFor, at: at, slot: bindSlot(b.For.Var), inclusive: b.For.Inclusive,
+				lo: compileExpr(b.For.Lo, slot, numeric), hi: compileExpr(b.For.Hi, slot, numeric)})
+		case b.Agg != nil:
+			st, err := compileAgg(r, at, b.Agg, conv, slot, types)
+			if err != nil {
+				return nil, err
+			}
+			cr.steps = append(cr.steps, st)
 		}
-		c.eqIDs = (c.op == "==" || c.op == "!=") && !c.l.numeric && !c.r.numeric
-		cr.conds = append(cr.conds, c)
 	}
+	for _, st := range cr.steps {
+		for _, x := range []*cexpr{st.x, st.lo, st.hi} {
+			st.deps = x.slots(st.deps)
+		}
+	}
+	// Never nil, even for a head of no arguments: a nil head makes run
+	// emit whole binding rows (see run).
+	cr.head = make([]carg, 0, len(r.Head.Args))
 	for _, t := range r.Head.Args {
+		if t.Kind == syn.Computed {
+			x := compileExpr(t.X, slot, numeric)
+			for _, d := range x.slots(nil) {
+				if !bound[cr.names[d]] {
+					return nil, fmt.Errorf("unsafe rule: variable %s is not bound by a positive body atom", cr.names[d])
+				}
+			}
+			cr.head = append(cr.head, carg{kind: aExpr, x: x})
+			continue
+		}
 		if err := checkBound(t); err != nil {
 			return nil, err
 		}
 		cr.head = append(cr.head, conv(t, true))
 	}
 	return cr, nil
+}
+
+// compileAgg compiles an aggregate clause: the variables of its atom
+// that the rest of the rule uses group it; the others are its own.
+func compileAgg(r *syn.Rule, at int, g *syn.Agg, conv func(*syn.Term, bool) carg, slot func(string) int, types func(string) []string) (*cstep, error) {
+	ts := types(g.Atom.Name.Name)
+	if ts != nil && len(ts) != len(g.Atom.Args) {
+		return nil, fmt.Errorf("relation %s has %d parameter(s), used with %d", g.Atom.Name.Name, len(ts), len(g.Atom.Args))
+	}
+	group := map[string]bool{}
+	for _, v := range syn.AggOuter(r, g) {
+		group[v] = true
+	}
+	ca := &cagg{fn: g.Func.Name, col: -1, sp: g.Sp, atom: &catom{name: g.Atom.Name.Name, at: at}}
+	st := &cstep{kind: sAgg, at: at, slot: -1, agg: ca}
+	local := map[string]int{}
+	for p, t := range g.Atom.Args {
+		a := conv(t, false)
+		if t.Kind == syn.Var {
+			if group[t.Value] {
+				a.group = true
+				st.deps = append(st.deps, a.slot)
+			} else {
+				// Local variables get slots of their own, unused by
+				// the binding rows.
+				if _, ok := local[t.Value]; !ok {
+					local[t.Value] = p
+				}
+				a.slot = -1 - local[t.Value]
+			}
+		}
+		ca.atom.args = append(ca.atom.args, a)
+	}
+	if len(g.Args) == 1 {
+		p, ok := local[g.Args[0].Value]
+		if !ok {
+			return nil, fmt.Errorf("aggregated variable %s does not occur in %s", g.Args[0].Value, g.Atom.Name.Name)
+		}
+		ca.col = p
+	}
+	if g.Var != nil && g.Var.Kind == syn.Var {
+		st.slot = slot(g.Var.Value)
+	}
+	return st, nil
 }
 
 // evaluator runs compiled rules. It keeps the indexes it builds: over
@@ -190,6 +311,8 @@ type evaluator struct {
 	// keepAll disables the projection of dead variables, so that every
 	// binding row keeps the values of all body variables (explain runs).
 	keepAll bool
+	// lower returns the complete relation an aggregate reads.
+	lower func(name string) source
 }
 
 func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {
@@ -308,9 +431,24 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 	done := make([]bool, len(cr.pos))
 	negDone := make([]bool, len(cr.negs))
 	condDone := make([]bool, len(cr.conds))
+	stepDone := make([]bool, len(cr.steps))
 	dead := make([]bool, cr.nvars)
 	var err error
 	applyReady := func() error {
+		// Steps first, until none is ready: each may bind a slot that
+		// makes another ready.
+		for progress := true; progress; {
+			progress = false
+			for j, st := range cr.steps {
+				if stepDone[j] || !st.ready(bound) {
+					continue
+				}
+				stepDone[j], progress = true, true
+				if cur, err = ev.applyStep(cur, st, bound); err != nil {
+					return err
+				}
+			}
+		}
 		for j, a := range cr.negs {
 			if negDone[j] || !allBound(a, bound) {
 				continue
@@ -325,7 +463,9 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 				continue
 			}
 			condDone[j] = true
-			cur = ev.filter(cur, c)
+			if cur, err = ev.filter(cur, c); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
@@ -338,9 +478,16 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 			return emit(row)
 		}
 		for j, h := range cr.head {
-			if h.kind == aVar {
+			switch h.kind {
+			case aVar:
 				out[j] = row[h.slot]
-			} else {
+			case aExpr:
+				v, err := ev.eval(h.x, row)
+				if err != nil {
+					return err
+				}
+				out[j] = ev.db.intern(v)
+			default:
 				out[j] = h.id
 			}
 		}
@@ -373,7 +520,7 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 		}
 		done[best] = true
 		var final func([]uint32) error
-		if step == len(cr.pos)-1 {
+		if step == len(cr.pos)-1 && len(cr.steps) == 0 {
 			// Every variable is bound after the last atom: stream each
 			// row through the remaining negations and conditions into
 			// the head instead of materializing the join.
@@ -420,9 +567,14 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 			return err
 		}
 		if !ev.keepAll {
-			if cur, err = ev.projectDead(cr, cur, bound, dead, done, negDone, condDone); err != nil {
+			if cur, err = ev.projectDead(cr, cur, bound, dead, done, negDone, condDone, stepDone); err != nil {
 				return err
 			}
+		}
+	}
+	for j := range cr.steps {
+		if !stepDone[j] && cur.n > 0 {
+			return fmt.Errorf("internal: a clause of %s reads a variable nothing binds", cr.headRel)
 		}
 	}
 	for i := 0; i < cur.n; i++ {
@@ -440,11 +592,26 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 // (no remaining atom, negation, condition nor the head) and removes the
 // duplicate rows that leaves: a chain of joins then keeps only the
 // variables that connect it, instead of every path through the data.
-func (ev *evaluator) projectDead(cr *crule, cur *bindings, bound, dead, done, negDone, condDone []bool) (*bindings, error) {
+func (ev *evaluator) projectDead(cr *crule, cur *bindings, bound, dead, done, negDone, condDone, stepDone []bool) (*bindings, error) {
 	live := make([]bool, cr.nvars)
 	for _, h := range cr.head {
 		if h.kind == aVar {
 			live[h.slot] = true
+		}
+		if h.kind == aExpr {
+			for _, s := range h.x.slots(nil) {
+				live[s] = true
+			}
+		}
+	}
+	for j, st := range cr.steps {
+		if !stepDone[j] {
+			for _, s := range st.deps {
+				live[s] = true
+			}
+			if st.slot >= 0 {
+				live[st.slot] = true
+			}
 		}
 	}
 	if cr.head == nil {
@@ -837,16 +1004,19 @@ func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
 	}
 }
 
-func (ev *evaluator) filter(cur *bindings, c ccond) *bindings {
+func (ev *evaluator) filter(cur *bindings, c ccond) (*bindings, error) {
 	out := &bindings{width: cur.width}
 	for i := 0; i < cur.n; i++ {
+		if err := ev.check(); err != nil {
+			return nil, err
+		}
 		b := cur.row(i)
 		if ev.compare(b, c) {
 			out.data = append(out.data, b...)
 			out.n++
 		}
 	}
-	return out
+	return out, nil
 }
 
 func (ev *evaluator) value(b []uint32, o operand) string {

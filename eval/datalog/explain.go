@@ -87,7 +87,10 @@ type RuleFailure struct {
 	RuleIndex int       `json:"rule"`
 	// Item is the index of the failing body item, or -1 when the head
 	// itself cannot produce the tuple (a constant or a repeated variable
-	// that disagrees with it).
+	// that disagrees with it). For a statement with a disjunction, each
+	// choice of alternatives is reported as a rule of its own, whose body
+	// has the chosen alternative's items in the disjunction's place;
+	// Item indexes that body, and Span locates the item in the source.
 	Item int `json:"item"`
 	// Span is the span of the failing item (or of the head).
 	Span syntax.Span `json:"span"`
@@ -238,20 +241,26 @@ func (x *Explainer) prove(ctx context.Context, rel string, vals []string, row, d
 		// Sources: the rule's own stratum up to the end of round k-1.
 		src := func(name string) source {
 			s := st.source(name)
+			// A lattice keeps only its best tuples, not the rounds
+			// that derived them: its proofs read all of them (and are
+			// bounded by the depth limit).
+			if ri := st.info.Relations[rel]; ri != nil && ri.Lattice {
+				return s
+			}
 			if sj, ok := st.stratum[name]; ok && sj == si {
 				s.n = st.rounds[name][k-1]
 			}
 			return s
 		}
-		b, err := x.firstBinding(ctx, cr, vals, src, len(cr.pos)+len(cr.negs)+len(cr.conds), nil)
+		b, err := x.firstBinding(ctx, cr, vals, src, len(st.xrules[ri].Body), nil)
 		if err != nil {
 			return nil, err
 		}
 		if b == nil {
 			continue
 		}
-		r := st.prog.Rules[ri]
-		p.Rule, p.RuleIndex = r, ri
+		r := st.xrules[ri]
+		p.Rule, p.RuleIndex = st.prog.Rules[st.xsrc[ri]], st.xsrc[ri]
 		for _, a := range cr.pos {
 			tv, trow, err := x.atomTuple(a, b, src(a.name))
 			if err != nil {
@@ -269,6 +278,8 @@ func (x *Explainer) prove(ctx context.Context, rel string, vals []string, row, d
 				p.Held = append(p.Held, Held{Text: x.substAtom(cr, item.Atom, b), Span: item.Atom.Sp})
 			case item.Cond != nil:
 				p.Held = append(p.Held, Held{Text: "if " + x.substTerm(cr, item.Cond.Left, b) + " " + item.Cond.Op + " " + x.substTerm(cr, item.Cond.Right, b), Span: item.Cond.Sp})
+			case item.Atom == nil:
+				p.Held = append(p.Held, Held{Text: x.substItem(cr, item, b), Span: item.Span()})
 			}
 		}
 		return p, nil
@@ -304,6 +315,42 @@ func (x *Explainer) substAtom(cr *crule, a *syn.Atom, b []uint32) string {
 	}
 	sb.WriteByte(')')
 	return sb.String()
+}
+
+// substItem renders a let, if, for or agg item with the variables bound
+// in b replaced by their values.
+func (x *Explainer) substItem(cr *crule, item syn.BodyItem, b []uint32) string {
+	src := x.st.prog.File.Text()
+	sp := item.Span()
+	var out strings.Builder
+	last := sp.Start
+	syn.Inspect(item.Node(), func(n syn.Node) bool {
+		t, ok := n.(*syn.Term)
+		if !ok || t.Kind != syn.Var {
+			return true
+		}
+		out.WriteString(src[last:t.Sp.Start])
+		out.WriteString(x.substTerm(cr, t, b))
+		last = t.Sp.End
+		return true
+	})
+	out.WriteString(src[last:sp.End])
+	return out.String()
+}
+
+// stepReason says why a computing body item rules a tuple out.
+func stepReason(item syn.BodyItem) string {
+	switch {
+	case item.Let != nil:
+		return "the let's value disagrees with the tuple"
+	case item.For != nil:
+		return "the range holds no matching value"
+	case item.Agg != nil && item.Agg.Func.Name == syn.AggNot:
+		return "a matching tuple exists, so not() fails"
+	case item.Agg != nil:
+		return "the aggregate yields no matching value"
+	}
+	return "the condition does not hold"
 }
 
 // noValue marks a slot no binding has set (why-not texts).
@@ -377,6 +424,7 @@ func (x *Explainer) firstBinding(ctx context.Context, cr *crule, vals []string, 
 			}
 			init[h.slot], bound[h.slot] = id, true
 		}
+		// A computed head argument is checked on each binding found.
 	}
 	sub := &crule{nvars: cr.nvars, headRel: cr.headRel}
 	in := func(at int) bool { return at < upto && (keep == nil || keep(at)) }
@@ -393,6 +441,21 @@ func (x *Explainer) firstBinding(ctx context.Context, cr *crule, vals []string, 
 			}
 		}
 	}
+	// Steps in range whose inputs something binds, in order: each may
+	// bind what a later one reads.
+	for changed := true; changed; {
+		changed = false
+		for _, st := range cr.steps {
+			if !in(st.at) || slices.Contains(sub.steps, st) || !st.ready(avail) {
+				continue
+			}
+			sub.steps = append(sub.steps, st)
+			if st.slot >= 0 {
+				avail[st.slot] = true
+			}
+			changed = true
+		}
+	}
 	for _, a := range cr.negs {
 		if in(a.at) && allBound(a, avail) {
 			sub.negs = append(sub.negs, a)
@@ -405,12 +468,25 @@ func (x *Explainer) firstBinding(ctx context.Context, cr *crule, vals []string, 
 	}
 	ev := newEvaluator(ctx, db, x.opts.Options)
 	ev.keepAll = true
+	ev.lower = x.st.source
 	var found []uint32
 	err := ev.run(sub,
 		func(i int) source { return src(sub.pos[i].name) },
 		func(j int) source { return src(sub.negs[j].name) },
 		init, bound,
 		func(row []uint32) error {
+			for i, h := range cr.head {
+				if h.kind != aExpr || !allSet(row, h.x.slots(nil)) {
+					continue
+				}
+				v, err := ev.eval(h.x, row)
+				if err != nil {
+					return err
+				}
+				if !equalValues(v, vals[i]) {
+					return nil
+				}
+			}
 			found = slices.Clone(row)
 			return errStop
 		})
@@ -418,6 +494,16 @@ func (x *Explainer) firstBinding(ctx context.Context, cr *crule, vals []string, 
 		return nil, err
 	}
 	return found, nil
+}
+
+// allSet reports whether every slot of row is set.
+func allSet(row []uint32, slots []int) bool {
+	for _, s := range slots {
+		if row[s] == noValue {
+			return false
+		}
+	}
+	return true
 }
 
 // WhyNot explains why rel(vals...) is not derived: for each rule of rel,
@@ -440,8 +526,8 @@ func (x *Explainer) WhyNot(ctx context.Context, rel string, vals []string) (*Why
 		if cr == nil || cr.headRel != rel {
 			continue
 		}
-		r := st.prog.Rules[ri]
-		f := RuleFailure{Rule: r, RuleIndex: ri, Item: -1, Span: r.Head.Sp, Text: r.Head.Name.Name}
+		r := st.xrules[ri]
+		f := RuleFailure{Rule: st.prog.Rules[st.xsrc[ri]], RuleIndex: st.xsrc[ri], Item: -1, Span: r.Head.Sp, Text: r.Head.Name.Name}
 		b, err := x.firstBinding(ctx, cr, vals, st.source, 0, nil)
 		if err != nil {
 			return nil, err
@@ -469,9 +555,12 @@ func (x *Explainer) WhyNot(ctx context.Context, rel string, vals []string) (*Why
 				case item.Atom != nil:
 					f.Text = x.substAtom(cr, item.Atom, prev)
 					f.Reason = "no tuple of " + item.Atom.Name.Name + " matches"
-				default:
+				case item.Cond != nil:
 					f.Text = "if " + x.substTerm(cr, item.Cond.Left, prev) + " " + item.Cond.Op + " " + x.substTerm(cr, item.Cond.Right, prev)
 					f.Reason = "the condition does not hold"
+				default:
+					f.Text = x.substItem(cr, item, prev)
+					f.Reason = stepReason(item)
 				}
 				failed = true
 				break

@@ -36,6 +36,12 @@ func FuzzEval(f *testing.F) {
 		`reach(x, y) <-- rw_proc(x, y); reach(x, z) <-- reach(x, y), rw_proc(y, z); nf(r) <-- reach(_, r), !rw_proc(r, _)`,
 		`a(x) <-- proc(x), !b(x). b(x) <-- proc(x), !a(x).`,
 		`p("k", 1); q(x) <-- p(x, _)`,
+		`q(n, a + 1) <-- age(n, a), if a * 2 > 10 || a == 9;`,
+		`sq(n, n * n), cube(n * n * n) <-- for n in 0..5;`,
+		`q(x) <-- (proc(x) || path(x, _), if x != "a");`,
+		`c(x, n) <-- proc(x), agg n = count() in path(x, _); s(t) <-- agg t = sum(a) in age(_, a);`,
+		`lattice best(Proc, i64); best(x, 1) <-- proc(x); best(x, 2) <-- path(x, x);`,
+		`q() <-- proc(x), path(y, _); r(x / 0) <-- age(_, x);`,
 	} {
 		f.Add(s)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/goccy/go-yaml"
 )
@@ -61,7 +61,7 @@ func NewMemory(docs map[string][]any) (Memory, error) {
 	m := Memory{}
 	for dom, list := range docs {
 		for _, d := range list {
-			b, err := json.Marshal(normalize(d))
+			b, err := jsonenc.Marshal(normalize(d))
 			if err != nil {
 				return nil, dataErr("%s: %w", dom, err)
 			}

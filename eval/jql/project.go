@@ -1,13 +1,13 @@
 package jql
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	syn "github.com/ctxql/ctxql/syntax/jql"
 )
 
@@ -164,7 +164,7 @@ func (pl *plan) isComputed(name string) bool {
 }
 
 func appendJSONString(dst []byte, s string) []byte {
-	b, _ := json.Marshal(s)
+	b, _ := jsonenc.Marshal(s)
 	return append(dst, b...)
 }
 

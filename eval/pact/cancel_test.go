@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	syn "github.com/ctxql/ctxql/syntax/pact"
 )
@@ -135,5 +136,44 @@ func TestRangeCancelledMidway(t *testing.T) {
 	}
 	if got := ctx.calls.Load(); got != pauseAt {
 		t.Fatalf("evaluation made %d context checks after cancellation at check %d of %d", got-pauseAt, pauseAt, total)
+	}
+}
+
+// TestContentDiffBounded checks that a content diff over more than
+// MaxDiffLines lines is left out and marked truncated, and one under it is
+// computed: no single step of a range evaluation diffs more lines.
+func TestContentDiffBounded(t *testing.T) {
+	content := func(n, seed int) string {
+		var sb strings.Builder
+		for i := range n {
+			fmt.Fprintf(&sb, "line %d %d\n", i, (i*7+seed)%10)
+		}
+		return sb.String()
+	}
+	for _, c := range []struct {
+		lines     int
+		truncated bool
+	}{{MaxDiffLines / 2, false}, {MaxDiffLines/2 + 1, true}} {
+		src := fmt.Sprintf(`{"snapshots":[{"cycle":1,"root":{"id":"r","children":[{"id":"a","nodeType":"cb","content":%q}]}},{"cycle":2,"root":{"id":"r","children":[{"id":"a","nodeType":"cb","content":%q}]}}]}`,
+			content(c.lines, 1), content(c.lines, 2))
+		d, err := LoadBytes([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		res, err := Select(context.Background(), d, "@t-1..@t0 .cb", syn.V1, Options{IncludeContent: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		ch := res.Range.Diffs[0].Changed
+		if len(ch) != 1 || ch[0].ContentDiff == nil {
+			t.Fatalf("%d lines: no content diff: %+v", c.lines, res.Range.Diffs[0])
+		}
+		cd := ch[0].ContentDiff
+		if cd.Summary.Truncated != c.truncated || (cd.Diff == "") != c.truncated {
+			t.Errorf("%d lines a side: truncated %v with %d bytes of diff, want truncated %v", c.lines, cd.Summary.Truncated, len(cd.Diff), c.truncated)
+		}
+		t.Logf("%d lines a side: %s", c.lines, took)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/syntax"
 	syn "github.com/ctxql/ctxql/syntax/pact"
 )
@@ -127,12 +128,12 @@ type Result struct {
 // MarshalJSON implements json.Marshaler.
 func (r Result) MarshalJSON() ([]byte, error) {
 	if r.Range != nil {
-		return json.Marshal(r.Range)
+		return jsonenc.Marshal(r.Range)
 	}
 	if r.IDs == nil {
 		return []byte("[]"), nil
 	}
-	return json.Marshal(r.IDs)
+	return jsonenc.Marshal(r.IDs)
 }
 
 // Select parses, compiles and evaluates src in one call.
@@ -254,6 +255,7 @@ type evaluator struct {
 	held     []heldBuf    // scratch sets to give back when the evaluation ends
 	trace    *[]StepCount // step counts, recorded only by Explain
 	tried    int          // trace entries of fallback sides that matched nothing
+	lastStep time.Time    // when the last step count was recorded (Explain)
 }
 
 // heldBuf is a scratch set taken from a snapshot's pool.

@@ -94,12 +94,13 @@ func TestMultiKeySetsInDocumentOrder(t *testing.T) {
 
 // TestVendorControls pins that controls the evaluator does not know are
 // accepted and ignored (v2 §4 "allow ... vendor @foo", §5 "allow vendor
-// passthrough"), that @mode is accepted without a time prefix, and that
+// passthrough"), that @mode is rejected without a time prefix (v2 §3.7
+// "Validators MUST reject such facets when no @t is provided"), and that
 // the same validity function serves every tool.
 func TestVendorControls(t *testing.T) {
 	d := loadString(t, keyedData)
 	plain := selectIDs(t, d, `.block`, syn.V2)
-	for _, src := range []string{`.block @foo=bar`, `.block @mode=latest`, `.block @frobnicate`, `.block @x-y=1 @*`, `@t0 .block @mode=pairwise`} {
+	for _, src := range []string{`.block @foo=bar`, `@t0 .block @mode=latest`, `.block @frobnicate`, `.block @x-y=1 @*`, `@t0 .block @mode=pairwise`} {
 		q, diags := syn.ParseQuery(src, syn.V2)
 		if len(diags) > 0 {
 			t.Fatalf("%s: parse: %v", src, diags)
@@ -112,9 +113,10 @@ func TestVendorControls(t *testing.T) {
 		}
 	}
 	for src, msg := range map[string]string{
-		`.block @limit=x`:   "@limit needs a non-negative integer",
-		`.block @mode=nope`: "@mode must be latest or pairwise",
-		`.block @order=foo`: "@order must be path, key or id",
+		`.block @limit=x`:     "@limit needs a non-negative integer",
+		`.block @mode=nope`:   "@mode must be latest or pairwise",
+		`.block @order=foo`:   "@order must be path, key or id",
+		`.block @mode=latest`: "@mode needs a time prefix",
 	} {
 		q, _ := syn.ParseQuery(src, syn.V2)
 		v := syn.Validate(q)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ctxql/ctxql/syntax"
 	syn "github.com/ctxql/ctxql/syntax/pact"
@@ -15,6 +16,9 @@ type StepCount struct {
 	Span  syntax.Span `json:"span"`  // the step or filter in the query text
 	Text  string      `json:"text"`  // that text
 	Count int         `json:"count"` // candidates left after it
+	// Time is the time the step took: since the step recorded before it,
+	// or since the evaluation began.
+	Time time.Duration `json:"-"`
 }
 
 // Explanation is the candidate count after each step and filter of a
@@ -57,7 +61,7 @@ func (p *Plan) Explain(ctx context.Context, d *Data) (*Explanation, error) {
 		return nil, err
 	}
 	s := d.Snapshots[idx]
-	ev := &evaluator{ctx: ctx, p: p, trace: &[]StepCount{}}
+	ev := &evaluator{ctx: ctx, p: p, trace: &[]StepCount{}, lastStep: time.Now()}
 	defer ev.release()
 	nodes, err := ev.evalSnapshot(s)
 	if err != nil {
@@ -78,7 +82,9 @@ func (ev *evaluator) record(sp syntax.Span, n int) {
 	if ev.trace == nil {
 		return
 	}
-	*ev.trace = append(*ev.trace, StepCount{Span: sp, Text: ev.p.src[sp.Start:sp.End], Count: n})
+	now := time.Now()
+	*ev.trace = append(*ev.trace, StepCount{Span: sp, Text: ev.p.src[sp.Start:sp.End], Count: n, Time: now.Sub(ev.lastStep)})
+	ev.lastStep = now
 }
 
 // part is one part of a compound selector with the function that adds it

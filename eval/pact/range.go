@@ -202,7 +202,11 @@ func (ev *evaluator) evalRange(d *Data, opts Options) (*RangeDiffLatestResult, e
 			}
 		}
 		for _, i := range results[k] {
-			if err := ev.check(); err != nil {
+			check := ev.check
+			if opts.IncludeContent {
+				check = ev.err // every node: a content diff is a large step
+			}
+			if err := check(); err != nil {
 				return nil, err
 			}
 			n := Node{from, i}
@@ -304,8 +308,15 @@ func contentDiff(newer, older Node, mode string, ctxLines int) *ContentDiff {
 	if mode != "unified" {
 		return cd
 	}
+	la, lb := splitLines(a), splitLines(b)
+	if len(la)+len(lb) > MaxDiffLines {
+		// The line diff takes time quadratic in the lines, in one step that
+		// no deadline can interrupt: past the bound it is left out.
+		cd.Summary.Truncated = true
+		return cd
+	}
 	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: splitLines(a), B: splitLines(b),
+		A: la, B: lb,
 		FromFile: older.ID() + "@older", ToFile: newer.ID() + "@newer",
 		Context: ctxLines,
 	})
@@ -314,6 +325,11 @@ func contentDiff(newer, older Node, mode string, ctxLines int) *ContentDiff {
 	}
 	return cd
 }
+
+// MaxDiffLines bounds the lines (older and newer together) of a content
+// whose unified diff is computed; a larger content's diff is left out and
+// its summary marked truncated.
+const MaxDiffLines = 10000
 
 // splitLines splits text into lines that keep their newline; a last line
 // without one gets one so that every diff line is terminated.

@@ -36,7 +36,9 @@ var fuzzConfigs = []string{"", "dialect: {default: v1}\n", "dialect: {default: v
 // and fails on every invalid file whatever rules are selected; the
 // formatter refuses exactly the files with parser errors and its output
 // has the same dialect, the same validity and, on sample data, the same
-// evaluation results; the evaluators refuse exactly the invalid queries.
+// evaluation results; the evaluators refuse exactly the invalid queries;
+// a PACT file migrated to v2 parses in its new dialect and its queries
+// evaluate as before.
 func FuzzToolsAgree(f *testing.F) {
 	for _, e := range append(corpus(f), repros...) {
 		i := slices.IndexFunc(fuzzNames, func(n string) bool { return lang.ForName(n) == lang.ForName(e.name) })
@@ -105,6 +107,11 @@ func FuzzToolsAgree(f *testing.F) {
 		// eval, and eval after fmt
 		switch a := p.AST.(type) {
 		case *pact.File:
+			// migrate --to v2: the output parses in its dialect and
+			// evaluates as the original.
+			if err := migrationAgrees(name, src, s, pactData); err != nil {
+				t.Fatal(err)
+			}
 			invalid := p.Invalid()
 			for _, q := range a.Queries {
 				text := a.Src.Slice(q.Sp)

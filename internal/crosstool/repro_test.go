@@ -17,7 +17,11 @@ var repros = []entry{
 	{origin: "repro/select-hides-datalog-error", name: "q.dl", config: "rules: {select: [DL]}\n",
 		src: `q(x) <-- p(x, "a\q").` + "\n"},
 	{origin: "repro/vendor-controls", name: "q.pact",
-		src: ".summary @foo=bar\n.block @mode=latest\n"},
+		src: ".summary @foo=bar\n@t0 .block @mode=latest\n"},
+	// v2 §3.7: @mode without a time prefix is invalid; fmt must not write
+	// out the @t0 that would make it valid.
+	{origin: "repro/mode-without-time", name: "q.pact",
+		src: ".block @mode=latest\n.block   >  .cb\n"},
 	{origin: "repro/vendor-controls-v1", name: "q.pact", config: "dialect: {default: v1}\n",
 		src: ".cb @foo=bar\n"},
 }
@@ -26,7 +30,7 @@ var repros = []entry{
 // @foo") and §5 ("allow vendor passthrough"): a query with a control the
 // evaluator does not know is valid for check and eval alike.
 func TestVendorControlsAccepted(t *testing.T) {
-	for _, src := range []string{".summary @foo=bar", ".block @mode=latest"} {
+	for _, src := range []string{".summary @foo=bar", "@t0 .block @mode=latest"} {
 		q, diags := pact.ParseQuery(src, pact.V2)
 		if len(diags) > 0 {
 			t.Fatalf("%q: %v", src, diags)

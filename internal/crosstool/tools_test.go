@@ -215,6 +215,29 @@ func agreeEval(t *testing.T, dir, path string, v view, e entry, formatted *strin
 	}
 }
 
+// agreeMigrate requires "ctxql migrate --to v2" to refuse exactly the
+// PACT files with parser errors and its output to obey migrationAgrees.
+func agreeMigrate(t *testing.T, dir, path string, v view, e entry) {
+	if v.lang.ID != lang.PACT {
+		return
+	}
+	code, out, errs := run("migrate", "--to", "v2", path)
+	if (code == 2) != v.parser {
+		t.Fatalf("migrate exits %d; the parser's errors: %v; stderr: %s", code, v.parsed.Diagnostics, errs)
+	}
+	if code == 2 {
+		return
+	}
+	d, _ := evpact.LoadFile(writeData(t, dir, e.data, string(must(os.ReadFile(filepath.Join("..", "..", "testdata", "pact", "history.json"))))))
+	if err := migrationAgrees(path, v.parsed.File.Text(), v.settings, d); err != nil {
+		t.Error(err)
+	}
+	m, _ := v.lang.Migrate(path, []byte(v.parsed.File.Text()), lang.MigrateOptions{From: v.settings.Dialect(path, pact.DialectUnset), To: lang.V2})
+	if m != nil && string(m.Output) != out {
+		t.Errorf("ctxql migrate prints %q, the table migrates to %q", out, m.Output)
+	}
+}
+
 func writeFile(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
@@ -512,6 +535,7 @@ func TestToolsAgree(t *testing.T) {
 				return
 			}
 			agreeCheck(t, path, v)
+			agreeMigrate(t, dir, path, v, e)
 			formatted := agreeFmt(t, path, v)
 			agreeEval(t, dir, path, v, e, formatted)
 			if slices.Contains(lang.Queries(), v.lang) {

@@ -43,6 +43,8 @@ const (
 	Wildcard                 // "_"
 	Str                      // a string literal
 	Num                      // a number literal
+	Bool                     // "true" or "false"
+	Computed                 // an expression (Term.X): arithmetic, a parenthesized or negated value
 )
 
 // String names the kind.
@@ -56,6 +58,10 @@ func (k TermKind) String() string {
 		return "string"
 	case Num:
 		return "number"
+	case Bool:
+		return "bool"
+	case Computed:
+		return "expr"
 	}
 	return "term"
 }
@@ -70,13 +76,58 @@ type Term struct {
 	// number in canonical decimal form (no leading zeros or "+").
 	Value string      `json:"value"`
 	Sp    syntax.Span `json:"span"`
+	// X is the expression of a Computed term.
+	X Expr `json:"expr,omitempty"`
+	// Pattern is the span of a leading "?" (Ascent's pattern marker);
+	// zero when absent.
+	Pattern syntax.Span `json:"pattern,omitzero"`
+	// Dual is the span of "Dual" when the term is written "Dual(...)",
+	// the lattice wrapper of a value; zero when absent. The term's Sp
+	// then covers the whole wrapper.
+	Dual syntax.Span `json:"dual,omitzero"`
 }
 
 // Span implements Node.
 func (n *Term) Span() syntax.Span { return n.Sp }
 
-// IsConst reports whether the term is a string or number literal.
-func (n *Term) IsConst() bool { return n.Kind == Str || n.Kind == Num }
+// IsConst reports whether the term is a string, number or boolean literal.
+func (n *Term) IsConst() bool { return n.Kind == Str || n.Kind == Num || n.Kind == Bool }
+
+func (*Term) exprNode() {}
+
+// Expr is an arithmetic or boolean expression: a *Term (a variable or a
+// literal), a *Binary or a *Unary.
+type Expr interface {
+	Node
+	exprNode()
+}
+
+// Binary is "L op R" with op one of + - * / % == != < <= > >= && ||.
+type Binary struct {
+	Op     string      `json:"op"`
+	OpSpan syntax.Span `json:"opSpan"`
+	L      Expr        `json:"l"`
+	R      Expr        `json:"r"`
+	Sp     syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *Binary) Span() syntax.Span { return n.Sp }
+
+func (*Binary) exprNode() {}
+
+// Unary is "-X" or "!X".
+type Unary struct {
+	Op     string      `json:"op"`
+	OpSpan syntax.Span `json:"opSpan"`
+	X      Expr        `json:"x"`
+	Sp     syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *Unary) Span() syntax.Span { return n.Sp }
+
+func (*Unary) exprNode() {}
 
 // Atom is a relation applied to arguments, possibly negated.
 type Atom struct {
@@ -103,26 +154,125 @@ type Cond struct {
 // Span implements Node.
 func (n *Cond) Span() syntax.Span { return n.Sp }
 
-// BodyItem is one element of a rule body: exactly one of Atom and Cond is set.
+// If is an "if EXPR" condition that is not a plain comparison of two
+// terms (those are a *Cond): a boolean expression with &&, ||, !,
+// arithmetic or a boolean constant or variable.
+type If struct {
+	If syntax.Span `json:"if"`
+	X  Expr        `json:"x"`
+	Sp syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *If) Span() syntax.Span { return n.Sp }
+
+// Let is "let VAR = EXPR": it binds VAR to the expression's value (or,
+// when VAR is already bound, requires it to equal that value).
+type Let struct {
+	Let syntax.Span `json:"let"`
+	Var *Term       `json:"var"`
+	X   Expr        `json:"x"`
+	Sp  syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *Let) Span() syntax.Span { return n.Sp }
+
+// For is "for VAR in LO..HI" (HI excluded) or "for VAR in LO..=HI".
+type For struct {
+	For       syntax.Span `json:"for"`
+	Var       *Term       `json:"var"`
+	Lo        Expr        `json:"lo"`
+	Hi        Expr        `json:"hi"`
+	Inclusive bool        `json:"inclusive,omitempty"`
+	Range     syntax.Span `json:"range"` // the ".." or "..="
+	Sp        syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *For) Span() syntax.Span { return n.Sp }
+
+// Aggregate functions.
+const (
+	AggCount = "count"
+	AggSum   = "sum"
+	AggMin   = "min"
+	AggMax   = "max"
+	AggMean  = "mean"
+	AggNot   = "not"
+)
+
+// Agg is "agg VAR = FUNC(ARGS) in ATOM": VAR is bound to FUNC over the
+// tuples of ATOM that agree with the rule's other variables. Var is nil
+// for the "()" or "_" pattern ("agg () = not() in r(x)").
+type Agg struct {
+	Agg  syntax.Span `json:"agg"`
+	Var  *Term       `json:"var,omitempty"`
+	Func Ident       `json:"func"`
+	Args []*Term     `json:"args"`
+	Atom *Atom       `json:"atom"`
+	Sp   syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *Agg) Span() syntax.Span { return n.Sp }
+
+// Disj is a disjunction "(A, B || C)": the body holds when one of the
+// alternatives (each a list of body items) holds.
+type Disj struct {
+	Alts [][]BodyItem `json:"alts"`
+	Sp   syntax.Span  `json:"span"`
+}
+
+// Span implements Node.
+func (n *Disj) Span() syntax.Span { return n.Sp }
+
+// BodyItem is one element of a rule body: exactly one field is set.
 type BodyItem struct {
 	Atom *Atom `json:"atom,omitempty"`
 	Cond *Cond `json:"cond,omitempty"`
+	If   *If   `json:"if,omitempty"`
+	Let  *Let  `json:"let,omitempty"`
+	For  *For  `json:"for,omitempty"`
+	Agg  *Agg  `json:"agg,omitempty"`
+	Disj *Disj `json:"disj,omitempty"`
+}
+
+// Node returns the item's node.
+func (b BodyItem) Node() Node {
+	switch {
+	case b.Atom != nil:
+		return b.Atom
+	case b.Cond != nil:
+		return b.Cond
+	case b.If != nil:
+		return b.If
+	case b.Let != nil:
+		return b.Let
+	case b.For != nil:
+		return b.For
+	case b.Agg != nil:
+		return b.Agg
+	case b.Disj != nil:
+		return b.Disj
+	}
+	return nil
 }
 
 // Span returns the item's span.
 func (b BodyItem) Span() syntax.Span {
-	if b.Atom != nil {
-		return b.Atom.Sp
-	}
-	if b.Cond != nil {
-		return b.Cond.Sp
+	if n := b.Node(); n != nil {
+		return n.Span()
 	}
 	return syntax.Span{}
 }
 
-// Rule is "head <-- body" or a fact "head" (no body).
+// Rule is "head <-- body" or a fact "head" (no body). A statement with
+// several heads ("a(x), b(x) <-- c(x);" or the facts "a(1), b(2);")
+// lists them all in Heads; Head is the first.
 type Rule struct {
-	Head *Atom `json:"head"`
+	Head  *Atom   `json:"head"`
+	Heads []*Atom `json:"heads,omitempty"`
 	// Arrow is the span of "<--"; zero for a fact.
 	Arrow syntax.Span `json:"arrow,omitzero"`
 	Body  []BodyItem  `json:"body,omitempty"`
@@ -137,9 +287,13 @@ func (n *Rule) Span() syntax.Span { return n.Sp }
 // IsFact reports whether the rule has no body.
 func (n *Rule) IsFact() bool { return n.Arrow.IsZero() && len(n.Body) == 0 }
 
-// Decl is "relation name(T1, T2, ...);".
+// Decl is "relation name(T1, T2, ...);" or "lattice name(T1, ..., L);".
 type Decl struct {
 	Keyword syntax.Span `json:"keyword"`
+	// Lattice is set for a "lattice" declaration: the last column holds
+	// one value per combination of the others, the greatest derived
+	// (the least for a "Dual<T>" column).
+	Lattice bool        `json:"lattice,omitempty"`
 	Name    Ident       `json:"name"`
 	Types   []Ident     `json:"types"`
 	Sp      syntax.Span `json:"span"`
@@ -175,7 +329,7 @@ func (p *Program) Span() syntax.Span { return syntax.Sp(0, p.File.Len()) }
 // Inspect walks the tree rooted at n in source order, calling f for each
 // node; when f returns false the node's children are skipped.
 func Inspect(n Node, f func(Node) bool) {
-	if n == nil || !f(n) {
+	if isNil(n) || !f(n) {
 		return
 	}
 	switch n := n.(type) {
@@ -191,16 +345,10 @@ func Inspect(n Node, f func(Node) bool) {
 			}
 		}
 	case *Rule:
-		if n.Head != nil {
-			Inspect(n.Head, f)
+		for _, h := range n.AllHeads() {
+			Inspect(h, f)
 		}
-		for _, b := range n.Body {
-			if b.Atom != nil {
-				Inspect(b.Atom, f)
-			} else if b.Cond != nil {
-				Inspect(b.Cond, f)
-			}
-		}
+		inspectBody(n.Body, f)
 	case *Decl:
 		Inspect(&n.Name, f)
 		for i := range n.Types {
@@ -218,5 +366,116 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.Right != nil {
 			Inspect(n.Right, f)
 		}
+	case *Term:
+		if n.X != nil {
+			Inspect(n.X, f)
+		}
+	case *Binary:
+		inspectExprs(f, n.L, n.R)
+	case *Unary:
+		inspectExprs(f, n.X)
+	case *If:
+		inspectExprs(f, n.X)
+	case *Let:
+		if n.Var != nil {
+			Inspect(n.Var, f)
+		}
+		inspectExprs(f, n.X)
+	case *For:
+		if n.Var != nil {
+			Inspect(n.Var, f)
+		}
+		inspectExprs(f, n.Lo, n.Hi)
+	case *Agg:
+		if n.Var != nil {
+			Inspect(n.Var, f)
+		}
+		for _, a := range n.Args {
+			Inspect(a, f)
+		}
+		if n.Atom != nil {
+			Inspect(n.Atom, f)
+		}
+	case *Disj:
+		for _, alt := range n.Alts {
+			inspectBody(alt, f)
+		}
 	}
+}
+
+// isNil reports whether n is nil or a nil pointer of a node type (a
+// partial tree may hold them).
+func isNil(n Node) bool {
+	switch n := n.(type) {
+	case nil:
+		return true
+	case *Term:
+		return n == nil
+	case *Atom:
+		return n == nil
+	case *Rule:
+		return n == nil
+	case *Cond:
+		return n == nil
+	case *Binary:
+		return n == nil
+	case *Unary:
+		return n == nil
+	case *If:
+		return n == nil
+	case *Let:
+		return n == nil
+	case *For:
+		return n == nil
+	case *Agg:
+		return n == nil
+	case *Disj:
+		return n == nil
+	case *Decl:
+		return n == nil
+	case *Program:
+		return n == nil
+	}
+	return false
+}
+
+func inspectBody(items []BodyItem, f func(Node) bool) {
+	for _, b := range items {
+		if n := b.Node(); n != nil {
+			Inspect(n, f)
+		}
+	}
+}
+
+func inspectExprs(f func(Node) bool, xs ...Expr) {
+	for _, x := range xs {
+		if x != nil {
+			Inspect(x, f)
+		}
+	}
+}
+
+// AllHeads returns the rule's heads: Heads, or the one Head.
+func (n *Rule) AllHeads() []*Atom {
+	if len(n.Heads) > 0 {
+		return n.Heads
+	}
+	if n.Head != nil {
+		return []*Atom{n.Head}
+	}
+	return nil
+}
+
+// Terms returns every term of the rule in source order, those inside
+// expressions, conditions, lets, generators, aggregates and disjunctions
+// included: what an editor highlights, renames or hovers.
+func (n *Rule) Terms() []*Term {
+	var out []*Term
+	Inspect(n, func(x Node) bool {
+		if t, ok := x.(*Term); ok && t.Kind != Computed {
+			out = append(out, t)
+		}
+		return true
+	})
+	return out
 }

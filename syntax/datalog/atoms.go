@@ -1,18 +1,94 @@
 package datalog
 
-// Atoms returns the head and body atoms of a rule, head first.
+// Atoms returns the head and body atoms of a rule, heads first, those of
+// aggregates and disjunctions included.
 func (r *Rule) Atoms() []*Atom {
 	if r == nil {
 		return nil
 	}
 	var out []*Atom
-	if r.Head != nil {
-		out = append(out, r.Head)
+	Inspect(r, func(n Node) bool {
+		if a, ok := n.(*Atom); ok {
+			out = append(out, a)
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// Expand returns the simple rules a statement stands for: one per head
+// and per choice of an alternative in each disjunction, every body free
+// of disjunctions. The rules share the statement's nodes and span. A
+// statement with one head and no disjunction is returned as itself.
+func Expand(r *Rule) []*Rule {
+	if r == nil {
+		return nil
 	}
+	hasDisj := false
 	for _, b := range r.Body {
-		if b.Atom != nil {
-			out = append(out, b.Atom)
+		if b.Disj != nil {
+			hasDisj = true
+		}
+	}
+	if len(r.Heads) <= 1 && !hasDisj {
+		return []*Rule{r}
+	}
+	bodies := [][]BodyItem{r.Body}
+	if hasDisj {
+		bodies = expandBody(r.Body)
+	}
+	var out []*Rule
+	for _, h := range r.AllHeads() {
+		for _, body := range bodies {
+			out = append(out, &Rule{Head: h, Arrow: r.Arrow, Body: body, Terminator: r.Terminator, Sp: r.Sp})
 		}
 	}
 	return out
+}
+
+// maxAlternatives bounds the bodies a statement's disjunctions expand to.
+const maxAlternatives = 4096
+
+// expandBody returns the disjunction-free bodies items stand for.
+func expandBody(items []BodyItem) [][]BodyItem {
+	out := [][]BodyItem{nil}
+	for _, it := range items {
+		if it.Disj == nil {
+			for i := range out {
+				out[i] = append(out[i], it)
+			}
+			continue
+		}
+		var alts [][]BodyItem
+		for _, alt := range it.Disj.Alts {
+			alts = append(alts, expandBody(alt)...)
+		}
+		var next [][]BodyItem
+		for _, prefix := range out {
+			for _, alt := range alts {
+				if len(next) >= maxAlternatives {
+					break
+				}
+				b := make([]BodyItem, 0, len(prefix)+len(alt))
+				b = append(append(b, prefix...), alt...)
+				next = append(next, b)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// ExprVars calls f for each variable term of x, in source order.
+func ExprVars(x Expr, f func(*Term)) {
+	if x == nil {
+		return
+	}
+	Inspect(x, func(n Node) bool {
+		if t, ok := n.(*Term); ok && t.Kind == Var {
+			f(t)
+		}
+		return true
+	})
 }

@@ -38,6 +38,11 @@ type RelationInfo struct {
 	InData bool `json:"inData,omitempty"`
 	// Decl is the span of the program's declaration, if any.
 	Decl syntax.Span `json:"decl,omitzero"`
+	// Lattice is set for a relation declared with "lattice"; Dual when
+	// its last column is "Dual<T>" (the least value wins, not the
+	// greatest).
+	Lattice bool `json:"lattice,omitempty"`
+	Dual    bool `json:"dual,omitempty"`
 }
 
 // VarInfo is one occurrence of a variable with its inferred type, for hover.
@@ -95,6 +100,9 @@ func CheckRule(r *Rule, schema Schema) *Info {
 type checker struct {
 	info  *Info
 	query bool
+	// typing holds the variables whose type is being inferred, so that
+	// a let defined by itself ("let x = x") ends the inference.
+	typing map[string]bool
 }
 
 func (c *checker) errf(span syntax.Span, code, format string, args ...any) *syntax.Diagnostic {
@@ -121,11 +129,27 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 			}
 			continue
 		}
-		rels[d.Name.Name] = &RelationInfo{Name: d.Name.Name, Types: types, Decl: d.Sp}
+		ri := &RelationInfo{Name: d.Name.Name, Types: types, Decl: d.Sp, Lattice: d.Lattice}
+		if d.Lattice && len(types) > 0 {
+			ri.Dual = strings.HasPrefix(types[len(types)-1], "Dual<")
+		}
+		rels[d.Name.Name] = ri
 	}
 	// Heads define relations; the first head fixes the arity of an
 	// undeclared relation.
 	headDefined := map[string]bool{}
+	srcRules := rules
+	var srcIndex []int
+	rules = nil
+	for i, r := range srcRules {
+		for _, x := range Expand(r) {
+			rules = append(rules, x)
+			srcIndex = append(srcIndex, i)
+		}
+	}
+	if c.query && len(srcRules) == 1 && srcRules[0] != nil && len(srcRules[0].Heads) > 1 {
+		c.errf(srcRules[0].Heads[1].Sp, CodeOneRule, "a query has one head; write one rule per result")
+	}
 	for _, r := range rules {
 		if r.Head == nil {
 			continue
@@ -142,7 +166,7 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 		rels[name] = &RelationInfo{Name: name, Types: make([]string, len(r.Head.Args)), Derived: true}
 		headDefined[name] = true
 	}
-	c.info.HeadTypes = make([][]string, len(rules))
+	headTypes := make([][]string, len(rules))
 	for i, r := range rules {
 		c.rule(i, r)
 	}
@@ -155,7 +179,7 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 				continue
 			}
 			types := c.headTypes(r)
-			c.info.HeadTypes[i] = types
+			headTypes[i] = types
 			if ri, ok := rels[r.Head.Name.Name]; ok && headDefined[r.Head.Name.Name] && len(ri.Types) == len(types) {
 				for j, t := range types {
 					if ri.Types[j] == "" && t != "" {
@@ -169,11 +193,20 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 			break
 		}
 	}
-	c.types(rules)
+	c.info.HeadTypes = make([][]string, len(srcRules))
+	for i := len(rules) - 1; i >= 0; i-- {
+		c.info.HeadTypes[srcIndex[i]] = headTypes[i]
+	}
+	c.types(rules, srcIndex, headTypes)
 	if !c.query {
 		c.stratify(rules)
 	}
 	syntax.SortDiagnostics(c.info.Diagnostics)
+	// A statement with several heads or alternatives is checked once per
+	// simple rule it stands for; report each finding once.
+	c.info.Diagnostics = slices.CompactFunc(c.info.Diagnostics, func(a, b syntax.Diagnostic) bool {
+		return a.Span == b.Span && a.Code == b.Code && a.Message == b.Message
+	})
 	return c.info
 }
 
@@ -190,6 +223,85 @@ func (c *checker) lookup(a *Atom) (*RelationInfo, bool) {
 	return ri, true
 }
 
+// RuleBound returns the variables a (disjunction-free) rule body binds:
+// by positive atoms (variable arguments), and by the lets, generators and
+// aggregates whose inputs are bound, repeated until nothing changes.
+func RuleBound(r *Rule) map[string]bool {
+	bound := map[string]bool{}
+	for _, b := range r.Body {
+		if b.Atom != nil && !b.Atom.Negated {
+			for _, t := range b.Atom.Args {
+				if t.Kind == Var {
+					bound[t.Value] = true
+				}
+			}
+		}
+	}
+	allBound := func(xs ...Expr) bool {
+		ok := true
+		for _, x := range xs {
+			ExprVars(x, func(t *Term) {
+				if !bound[t.Value] {
+					ok = false
+				}
+			})
+		}
+		return ok
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range r.Body {
+			var v *Term
+			switch {
+			case b.Let != nil && allBound(b.Let.X):
+				v = b.Let.Var
+			case b.For != nil && allBound(b.For.Lo, b.For.Hi):
+				v = b.For.Var
+			case b.Agg != nil && allBound(aggOuter(r, b.Agg)...):
+				v = b.Agg.Var
+			}
+			if v != nil && v.Kind == Var && !bound[v.Value] {
+				bound[v.Value] = true
+				changed = true
+			}
+		}
+	}
+	return bound
+}
+
+// aggOuter returns the variables of an aggregate's atom that the rest of
+// the rule also uses: the aggregate is computed for each of their values.
+// Its other variables are local to it.
+func aggOuter(r *Rule, g *Agg) []Expr {
+	outside := map[string]bool{}
+	Inspect(r, func(n Node) bool {
+		if n == g {
+			return false
+		}
+		if t, ok := n.(*Term); ok && t.Kind == Var {
+			outside[t.Value] = true
+		}
+		return true
+	})
+	var out []Expr
+	for _, t := range g.Atom.Args {
+		if t.Kind == Var && outside[t.Value] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// AggOuter returns the names of the variables of g's atom that the rest
+// of the (disjunction-free) rule r uses: the aggregate's group.
+func AggOuter(r *Rule, g *Agg) []string {
+	var out []string
+	for _, x := range aggOuter(r, g) {
+		out = append(out, x.(*Term).Value)
+	}
+	return out
+}
+
 func (c *checker) rule(_ int, r *Rule) {
 	if r.Head == nil {
 		return
@@ -197,23 +309,36 @@ func (c *checker) rule(_ int, r *Rule) {
 	if !c.query {
 		c.lookup(r.Head)
 	}
-	bound := map[string]bool{}
 	for _, b := range r.Body {
-		if b.Atom != nil {
-			_, inData := c.info.Relations[b.Atom.Name.Name]
-			if !(c.query && b.Atom.Negated && !inData && b.Atom.Name.Name == r.Head.Name.Name) {
-				// A query negating its own head is reported once, as
-				// unstratifiable, below.
-				c.lookup(b.Atom)
-			}
-			if !b.Atom.Negated {
-				for _, t := range b.Atom.Args {
-					if t.Kind == Var {
-						bound[t.Value] = true
-					}
-				}
-			}
+		a := b.Atom
+		if b.Agg != nil {
+			a = b.Agg.Atom
 		}
+		if a == nil {
+			continue
+		}
+		_, inData := c.info.Relations[a.Name.Name]
+		if !(c.query && a.Negated && !inData && a.Name.Name == r.Head.Name.Name) {
+			// A query negating its own head is reported once, as
+			// unstratifiable, below.
+			c.lookup(a)
+		}
+	}
+	bound := RuleBound(r)
+	// needBound reports the unbound variables and the wildcards of an
+	// expression that must be computed.
+	needBound := func(x Expr, where string) {
+		Inspect(x, func(n Node) bool {
+			t, ok := n.(*Term)
+			switch {
+			case !ok:
+			case t.Kind == Var && !bound[t.Value]:
+				c.errf(t.Sp, CodeUnsafe, "unsafe rule: variable %s in %s is not bound by a positive body atom", t.Value, where)
+			case t.Kind == Wildcard:
+				c.errf(t.Sp, CodeUnsafe, "'_' cannot appear in %s", where)
+			}
+			return true
+		})
 	}
 	for _, t := range r.Head.Args {
 		switch {
@@ -221,6 +346,15 @@ func (c *checker) rule(_ int, r *Rule) {
 			c.errf(t.Sp, CodeHeadWildcard, "'_' cannot appear in a rule head")
 		case t.Kind == Var && !bound[t.Value]:
 			c.errf(t.Sp, CodeUnsafe, "unsafe rule: head variable %s is not bound by a positive body atom", t.Value)
+		case t.Kind == Computed:
+			needBound(t.X, "a head expression")
+		}
+	}
+	computedArgs := func(a *Atom) {
+		for _, t := range a.Args {
+			if t.Kind == Computed {
+				needBound(t.X, "an argument expression")
+			}
 		}
 	}
 	for _, b := range r.Body {
@@ -231,12 +365,16 @@ func (c *checker) rule(_ int, r *Rule) {
 					c.errf(t.Sp, CodeUnsafe, "unsafe rule: variable %s in a negation is not bound by a positive body atom (use '_' for \"any value\")", t.Value)
 				}
 			}
+			computedArgs(b.Atom)
 			if c.query && b.Atom.Name.Name == r.Head.Name.Name {
 				c.errf(b.Atom.Sp, CodeUnstratifiable, "not stratifiable: the rule negates its own head relation %s", b.Atom.Name.Name)
 			}
-		case b.Atom != nil && c.query && b.Atom.Name.Name == r.Head.Name.Name:
-			d := c.errf(b.Atom.Name.Sp, CodeQueryReadsData, "a query rule is evaluated once: %s here reads the data, not the rule's own results", b.Atom.Name.Name)
-			d.Severity = syntax.SeverityWarning
+		case b.Atom != nil:
+			computedArgs(b.Atom)
+			if c.query && b.Atom.Name.Name == r.Head.Name.Name {
+				d := c.errf(b.Atom.Name.Sp, CodeQueryReadsData, "a query rule is evaluated once: %s here reads the data, not the rule's own results", b.Atom.Name.Name)
+				d.Severity = syntax.SeverityWarning
+			}
 		case b.Cond != nil:
 			for _, t := range []*Term{b.Cond.Left, b.Cond.Right} {
 				if t.Kind == Var && !bound[t.Value] {
@@ -246,6 +384,53 @@ func (c *checker) rule(_ int, r *Rule) {
 					c.errf(t.Sp, CodeUnsafe, "'_' cannot appear in a condition")
 				}
 			}
+		case b.If != nil:
+			needBound(b.If.X, "a condition")
+		case b.Let != nil:
+			needBound(b.Let.X, "a let expression")
+		case b.For != nil:
+			needBound(b.For.Lo, "a range bound")
+			needBound(b.For.Hi, "a range bound")
+		case b.Agg != nil:
+			c.aggregate(r, b.Agg, bound)
+		}
+	}
+}
+
+// aggregate checks an aggregate clause: its arguments are variables of
+// its atom, as many as its function takes, and its group is bound.
+func (c *checker) aggregate(r *Rule, g *Agg, bound map[string]bool) {
+	inAtom := map[string]bool{}
+	for _, t := range g.Atom.Args {
+		if t.Kind == Var {
+			inAtom[t.Value] = true
+		}
+		if t.Kind == Computed {
+			c.errf(t.Sp, CodeUnsafe, "an aggregated atom takes variables, '_' and literals, not expressions")
+		}
+	}
+	want := 1
+	if g.Func.Name == AggCount || g.Func.Name == AggNot {
+		want = 0
+	}
+	if len(g.Args) != want {
+		c.errf(g.Func.Sp, CodeArity, "%s takes %d argument(s), given %d", g.Func.Name, want, len(g.Args))
+	}
+	for _, a := range g.Args {
+		if !inAtom[a.Value] {
+			c.errf(a.Sp, CodeUnsafe, "aggregated variable %s does not occur in %s", a.Value, g.Atom.Name.Name)
+		}
+	}
+	if g.Func.Name == AggNot && g.Var != nil {
+		c.errf(g.Var.Sp, CodeArity, "not() yields no value; write agg () = not() in ...")
+	}
+	if g.Func.Name != AggNot && g.Var == nil {
+		c.errf(g.Agg, CodeArity, "%s yields a value; name it: agg v = %s(...) in ...", g.Func.Name, g.Func.Name)
+	}
+	for _, x := range aggOuter(r, g) {
+		t := x.(*Term)
+		if !bound[t.Value] {
+			c.errf(t.Sp, CodeUnsafe, "unsafe rule: variable %s groups the aggregate but is not bound by a positive body atom", t.Value)
 		}
 	}
 }
@@ -273,23 +458,64 @@ func (c *checker) headTypes(r *Rule) []string {
 		}
 	}
 	for i, t := range r.Head.Args {
-		switch t.Kind {
-		case Str:
-			out[i] = "String"
-		case Num:
-			out[i] = "Int"
-			if strings.Contains(t.Value, ".") {
-				out[i] = "Float"
-			}
-		case Var:
-			out[i] = c.firstPositiveType(r, t.Value)
-		}
+		out[i] = c.termType(r, t)
 	}
 	return out
 }
 
+// termType is the type of a head term: a literal's type, a variable's
+// (see firstPositiveType), or an expression's.
+func (c *checker) termType(r *Rule, t *Term) string {
+	switch t.Kind {
+	case Str:
+		return "String"
+	case Num:
+		if strings.Contains(t.Value, ".") {
+			return "Float"
+		}
+		return "Int"
+	case Bool:
+		return "Bool"
+	case Var:
+		return c.firstPositiveType(r, t.Value)
+	case Computed:
+		return exprType(t.X)
+	}
+	return ""
+}
+
+// exprType is "Bool" for a logical or comparison expression and "Int"
+// for arithmetic.
+func exprType(x Expr) string {
+	switch x := x.(type) {
+	case *Binary:
+		if x.Op == "&&" || x.Op == "||" || isComparison(x.Op) {
+			return "Bool"
+		}
+		return "Int"
+	case *Unary:
+		if x.Op == "!" {
+			return "Bool"
+		}
+		return "Int"
+	}
+	return ""
+}
+
 func (c *checker) firstPositiveType(r *Rule, v string) string {
+	if c.typing[v] {
+		return "" // a let defined by itself: no type
+	}
+	if c.typing == nil {
+		c.typing = map[string]bool{}
+	}
+	c.typing[v] = true
+	defer delete(c.typing, v)
 	for _, b := range r.Body {
+		if t := boundVar(b); t != nil && t.Value == v {
+			_, typ := boundType(c, r, b)
+			return typ
+		}
 		if b.Atom == nil || b.Atom.Negated {
 			continue
 		}
@@ -306,10 +532,57 @@ func (c *checker) firstPositiveType(r *Rule, v string) string {
 	return ""
 }
 
+// boundVar returns the variable a let, for or aggregate binds, or nil.
+func boundVar(b BodyItem) *Term {
+	switch {
+	case b.Let != nil:
+		return b.Let.Var
+	case b.For != nil:
+		return b.For.Var
+	case b.Agg != nil:
+		return b.Agg.Var
+	}
+	return nil
+}
+
+// boundType returns the variable a let, for or aggregate binds, and its
+// type: a let takes its expression's type, a generator's and a count's
+// variable is "Int", sum, min and max take the aggregated column's type
+// and mean gives "Float".
+func boundType(c *checker, r *Rule, b BodyItem) (*Term, string) {
+	switch {
+	case b.Let != nil:
+		if t, ok := b.Let.X.(*Term); ok {
+			return b.Let.Var, c.termType(r, t)
+		}
+		return b.Let.Var, exprType(b.Let.X)
+	case b.For != nil:
+		return b.For.Var, "Int"
+	case b.Agg != nil && b.Agg.Var != nil:
+		switch b.Agg.Func.Name {
+		case AggCount:
+			return b.Agg.Var, "Int"
+		case AggMean:
+			return b.Agg.Var, "Float"
+		}
+		if len(b.Agg.Args) == 1 {
+			types := c.relTypes(b.Agg.Atom)
+			for j, t := range b.Agg.Atom.Args {
+				if types != nil && t.Kind == Var && t.Value == b.Agg.Args[0].Value {
+					return b.Agg.Var, types[j]
+				}
+			}
+		}
+		return b.Agg.Var, ""
+	}
+	return nil, ""
+}
+
 // types checks that every variable is used at positions of one declared
 // type and records each occurrence's type for hover.
-func (c *checker) types(rules []*Rule) {
-	for ri, r := range rules {
+func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string) {
+	for xi, r := range rules {
+		ri := srcIndex[xi]
 		if r.Head == nil {
 			continue
 		}
@@ -326,6 +599,16 @@ func (c *checker) types(rules []*Rule) {
 			for _, b := range r.Body {
 				if b.Atom != nil && b.Atom.Negated == neg {
 					atoms = append(atoms, b.Atom)
+				}
+				if neg && b.Agg != nil {
+					atoms = append(atoms, b.Agg.Atom)
+				}
+			}
+		}
+		for _, b := range r.Body {
+			if v, typ := boundType(c, r, b); v != nil && v.Kind == Var && typ != "" {
+				if _, ok := seen[v.Value]; !ok {
+					seen[v.Value] = first{typ: typ, span: v.Sp, rel: "the " + firstWord(b)}
 				}
 			}
 		}
@@ -365,10 +648,10 @@ func (c *checker) types(rules []*Rule) {
 		})
 		// Head variables take the first positive occurrence's type.
 		for i, t := range r.Head.Args {
-			if t.Kind == Var && i < len(c.info.HeadTypes[ri]) {
+			if t.Kind == Var && i < len(headTypes[xi]) {
 				for k := range occ {
 					if occ[k].Span == t.Sp {
-						occ[k].Type = c.info.HeadTypes[ri][i]
+						occ[k].Type = headTypes[xi][i]
 					}
 				}
 			}
@@ -376,6 +659,22 @@ func (c *checker) types(rules []*Rule) {
 		c.info.Vars = append(c.info.Vars, occ...)
 	}
 	sort.SliceStable(c.info.Vars, func(i, j int) bool { return c.info.Vars[i].Span.Start < c.info.Vars[j].Span.Start })
+	// A statement with several heads or alternatives lists each
+	// occurrence once.
+	c.info.Vars = slices.CompactFunc(c.info.Vars, func(a, b VarInfo) bool { return a.Span == b.Span })
+}
+
+// firstWord names a body item's clause for messages.
+func firstWord(b BodyItem) string {
+	switch {
+	case b.Let != nil:
+		return "let"
+	case b.For != nil:
+		return "for"
+	case b.Agg != nil:
+		return "agg"
+	}
+	return "item"
 }
 
 // stratify orders the derived relations into strata and reports negation
@@ -397,6 +696,7 @@ func (c *checker) stratify(rules []*Rule) {
 	type edge struct {
 		to  int
 		neg *Atom
+		agg *Agg
 	}
 	adj := make([][]edge, len(nodes))
 	for _, r := range rules {
@@ -405,6 +705,12 @@ func (c *checker) stratify(rules []*Rule) {
 		}
 		h := index[r.Head.Name.Name]
 		for _, b := range r.Body {
+			if b.Agg != nil {
+				if to, ok := index[b.Agg.Atom.Name.Name]; ok {
+					adj[h] = append(adj[h], edge{to: to, agg: b.Agg})
+				}
+				continue
+			}
 			if b.Atom == nil {
 				continue
 			}
@@ -463,8 +769,40 @@ func (c *checker) stratify(rules []*Rule) {
 			visit(v)
 		}
 	}
+	// path returns the relations from one node to another inside their
+	// component, both ends included.
+	path := func(from, to int) []string {
+		prev := map[int]int{from: -1}
+		queue := []int{from}
+		for len(queue) > 0 {
+			v := queue[0]
+			queue = queue[1:]
+			if v == to {
+				break
+			}
+			for _, e := range adj[v] {
+				if _, ok := prev[e.to]; !ok && comp[e.to] == comp[from] {
+					prev[e.to] = v
+					queue = append(queue, e.to)
+				}
+			}
+		}
+		var out []string
+		for v := to; v >= 0; v = prev[v] {
+			out = append([]string{nodes[v]}, out...)
+			if v == from {
+				break
+			}
+		}
+		return out
+	}
 	for v := range nodes {
 		for _, e := range adj[v] {
+			if e.agg != nil && comp[e.to] == comp[v] {
+				// The cycle: v aggregates over e.to, which depends on v.
+				cycle := append([]string{nodes[v]}, path(e.to, v)...)
+				c.errf(e.agg.Sp, CodeUnstratifiable, "not stratifiable: the aggregate over %s in a rule for %s is part of a cycle (%s); an aggregate reads a relation that is complete, so it cannot depend on its own result", nodes[e.to], nodes[v], strings.Join(cycle, " -> "))
+			}
 			if e.neg != nil && comp[e.to] == comp[v] {
 				if e.to == v {
 					c.errf(e.neg.Sp, CodeUnstratifiable, "not stratifiable: %s is negated in a rule that derives %s", e.neg.Name.Name, nodes[v])

@@ -17,6 +17,12 @@ func FuzzParse(f *testing.F) {
 r(x) <-- s(x), !t(x, 1), if x >= -2.5`,
 		`q(x <-- p(x)) ; q(y) <-- p(y)`,
 		`"unterminated`, `<-- ! if == . ; ( ) ,`, "\xff\xfe(", `q(x) <-- p(x,x), !p(_,x).`,
+		`q(x + 1, -y, (x * 2) % 3) <-- r(x, y), let z = x / 2, if z > 1 && !(y == 0) || true;`,
+		`a(x), b(x) <-- c(x) if x > 1, for k in 0..=x, (d(k) || e(k, _) | f(k));`,
+		`lattice s(u32, u32, Dual<u32>); s(x, z, Dual(w + l)) <-- e(x, y, w), s(y, z, ?Dual(l));`,
+		`n(c) <-- agg c = count() in e(_, _); m(p, s) <-- p(p), agg s = sum(v) in e(p, v); z(p) <-- p(p), agg () = not() in e(p, _);`,
+		`x(v) <-- r(v), if v.len() > 1; #[ds(x)] relation y(u32); include_source!(s); f(None); g(y) <-- r(x), if let Some(y) = x;`,
+		`a(x) <-- r(x), let f = |v| v + 1, let p = P { x }, let q = A::B, let d = *x, for y in &x;`,
 	} {
 		f.Add(s)
 	}

@@ -18,7 +18,60 @@ func dumpTerm(t *Term) string {
 	if t.IsConst() && t.Value != t.Text {
 		s += fmt.Sprintf("=%q", t.Value)
 	}
+	if !t.Pattern.IsZero() {
+		s += "[?]"
+	}
+	if !t.Dual.IsZero() {
+		s += "[Dual]"
+	}
+	if t.X != nil {
+		s += "{" + dumpExpr(t.X) + "}"
+	}
 	return s
+}
+
+func dumpExpr(x Expr) string {
+	switch x := x.(type) {
+	case *Term:
+		return dumpTerm(x)
+	case *Binary:
+		return fmt.Sprintf("(%s %s@%s %s)", dumpExpr(x.L), x.Op, x.OpSpan, dumpExpr(x.R))
+	case *Unary:
+		return fmt.Sprintf("(%s@%s %s)", x.Op, x.OpSpan, dumpExpr(x.X))
+	}
+	return "<nil>"
+}
+
+func dumpItems(b *strings.Builder, indent string, items []BodyItem) {
+	for _, it := range items {
+		switch {
+		case it.Atom != nil:
+			fmt.Fprintf(b, "%satom %s\n", indent, dumpAtom(it.Atom))
+		case it.Cond != nil:
+			c := it.Cond
+			fmt.Fprintf(b, "%sif@%s %s %s@%s %s span=%s\n", indent, c.If, dumpTerm(c.Left), c.Op, c.OpSpan, dumpTerm(c.Right), c.Sp)
+		case it.If != nil:
+			fmt.Fprintf(b, "%sif@%s %s span=%s\n", indent, it.If.If, dumpExpr(it.If.X), it.If.Sp)
+		case it.Let != nil:
+			fmt.Fprintf(b, "%slet@%s %s = %s span=%s\n", indent, it.Let.Let, dumpTerm(it.Let.Var), dumpExpr(it.Let.X), it.Let.Sp)
+		case it.For != nil:
+			f := it.For
+			fmt.Fprintf(b, "%sfor@%s %s in %s range@%s inclusive=%v %s span=%s\n", indent, f.For, dumpTerm(f.Var), dumpExpr(f.Lo), f.Range, f.Inclusive, dumpExpr(f.Hi), f.Sp)
+		case it.Agg != nil:
+			g := it.Agg
+			var args []string
+			for _, a := range g.Args {
+				args = append(args, dumpTerm(a))
+			}
+			fmt.Fprintf(b, "%sagg@%s %s = %s@%s(%s) in %s span=%s\n", indent, g.Agg, dumpTerm(g.Var), g.Func.Name, g.Func.Sp, strings.Join(args, ", "), dumpAtom(g.Atom), g.Sp)
+		case it.Disj != nil:
+			fmt.Fprintf(b, "%sdisj span=%s\n", indent, it.Disj.Sp)
+			for i, alt := range it.Disj.Alts {
+				fmt.Fprintf(b, "%s  alt %d\n", indent, i)
+				dumpItems(b, indent+"    ", alt)
+			}
+		}
+	}
 }
 
 func dumpAtom(a *Atom) string {
@@ -43,22 +96,22 @@ func dumpProgram(p *Program) string {
 			for _, t := range n.Types {
 				ts = append(ts, fmt.Sprintf("%s@%s", t.Name, t.Sp))
 			}
-			fmt.Fprintf(&b, "decl %s@%s(%s) span=%s\n", n.Name.Name, n.Name.Sp, strings.Join(ts, ", "), n.Sp)
+			kw := "decl"
+			if n.Lattice {
+				kw = "lattice"
+			}
+			fmt.Fprintf(&b, "%s %s@%s(%s) span=%s\n", kw, n.Name.Name, n.Name.Sp, strings.Join(ts, ", "), n.Sp)
 			return false
 		case *Rule:
 			kind := "rule"
 			if n.IsFact() {
 				kind = "fact"
 			}
-			fmt.Fprintf(&b, "%s span=%s arrow=%s term=%s\n  head %s\n", kind, n.Sp, n.Arrow, n.Terminator, dumpAtom(n.Head))
-			for _, it := range n.Body {
-				if it.Atom != nil {
-					fmt.Fprintf(&b, "  atom %s\n", dumpAtom(it.Atom))
-				} else {
-					c := it.Cond
-					fmt.Fprintf(&b, "  if@%s %s %s@%s %s span=%s\n", c.If, dumpTerm(c.Left), c.Op, c.OpSpan, dumpTerm(c.Right), c.Sp)
-				}
+			fmt.Fprintf(&b, "%s span=%s arrow=%s term=%s\n", kind, n.Sp, n.Arrow, n.Terminator)
+			for _, h := range n.AllHeads() {
+				fmt.Fprintf(&b, "  head %s\n", dumpAtom(h))
 			}
+			dumpItems(&b, "  ", n.Body)
 			return false
 		}
 		return true

@@ -26,9 +26,25 @@ const (
 	TokOp           // "==", "!=", "<", "<=", ">", ">="
 	TokComment      // "//" to the end of the line
 	TokInvalid      // a byte (or unterminated literal) that starts no token
+	TokArith        // "+", "-", "*", "/", "%"
+	TokLogic        // "&&", "||"
+	TokPunct        // "=", "|", "..", "..=", "?", "&", "#", "{", "}", "[", "]", ":", "::", "'"
 )
 
-var kindNames = [...]string{"end of input", "identifier", "number", "string", "'<--'", "'('", "')'", "','", "';'", "'.'", "'!'", "operator", "comment", "invalid token"}
+var kindNames = [...]string{"end of input", "identifier", "number", "string", "'<--'", "'('", "')'", "','", "';'", "'.'", "'!'", "operator", "comment", "invalid token", "arithmetic operator", "logical operator", "punctuation"}
+
+// Keywords are the identifiers with a meaning of their own: declarations,
+// body clauses and the boolean constants. "Dual" wraps lattice values.
+var Keywords = []string{"relation", "lattice", "if", "let", "for", "in", "agg", "true", "false"}
+
+// IsKeyword reports whether an identifier is one of Keywords.
+func IsKeyword(s string) bool {
+	switch s {
+	case "relation", "lattice", "if", "let", "for", "in", "agg", "true", "false":
+		return true
+	}
+	return false
+}
 
 // String names the kind for error messages.
 func (k Kind) String() string {
@@ -62,6 +78,20 @@ func Lex(src string) []Token {
 		toks = append(toks, Token{Kind: k, Span: syntax.Sp(start, end), Text: src[start:end]})
 		i = end
 	}
+	// afterOperand reports whether the last token ends an operand, so that
+	// a "-" before a digit is subtraction ("x-1") rather than a sign.
+	afterOperand := func() bool {
+		for k := len(toks) - 1; k >= 0; k-- {
+			switch toks[k].Kind {
+			case TokComment:
+				continue
+			case TokIdent, TokNumber, TokString, TokRParen:
+				return true
+			}
+			return false
+		}
+		return false
+	}
 	for i < len(src) {
 		c := src[i]
 		switch {
@@ -79,7 +109,7 @@ func Lex(src string) []Token {
 				j++
 			}
 			add(TokIdent, i, j)
-		case isDigit(c) || (c == '-' && i+1 < len(src) && isDigit(src[i+1])):
+		case isDigit(c) || (c == '-' && i+1 < len(src) && isDigit(src[i+1]) && !afterOperand()):
 			j := i + 1
 			for j < len(src) && isDigit(src[j]) {
 				j++
@@ -140,8 +170,22 @@ func Lex(src string) []Token {
 			add(TokComma, i, i+1)
 		case c == ';':
 			add(TokSemi, i, i+1)
+		case c == '.' && i+2 < len(src) && src[i+1] == '.' && src[i+2] == '=':
+			add(TokPunct, i, i+3)
+		case c == '.' && i+1 < len(src) && src[i+1] == '.':
+			add(TokPunct, i, i+2)
 		case c == '.':
 			add(TokDot, i, i+1)
+		case c == '+' || c == '-' || c == '*' || c == '/' || c == '%':
+			add(TokArith, i, i+1)
+		case c == '&' && i+1 < len(src) && src[i+1] == '&':
+			add(TokLogic, i, i+2)
+		case c == '|' && i+1 < len(src) && src[i+1] == '|':
+			add(TokLogic, i, i+2)
+		case c == ':' && i+1 < len(src) && src[i+1] == ':':
+			add(TokPunct, i, i+2)
+		case c == '=' || c == '|' || c == '?' || c == '&' || c == '#' || c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == '\'':
+			add(TokPunct, i, i+1)
 		default:
 			// One invalid token per byte run up to the next plausible
 			// token start keeps error counts low for binary garbage.

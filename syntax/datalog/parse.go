@@ -13,6 +13,10 @@ const (
 	CodeSyntax    = "datalog/syntax"
 	CodeOneRule   = "datalog/one-rule"
 	CodeBadEscape = "datalog/bad-escape"
+	// CodeRust marks a construct of Ascent that needs the Rust host
+	// (method calls, closures, structs, macros, ...), refused at its
+	// first token.
+	CodeRust = "datalog/rust"
 )
 
 type parser struct {
@@ -20,6 +24,9 @@ type parser struct {
 	toks  []Token // without comments
 	pos   int
 	diags []syntax.Diagnostic
+	// noOr stops expressions at "||" (the alternatives' separator inside
+	// a disjunction).
+	noOr bool
 }
 
 type parseError struct{}
@@ -47,10 +54,12 @@ func ParseProgram(name, src string) *Program {
 	}
 	for p.peek().Kind != TokEOF {
 		start := p.pos
-		if p.peek().Kind == TokIdent && p.peek().Text == "relation" && p.peekAt(1).Kind == TokIdent {
+		if p.startsDecl(p.pos) {
 			if d := p.item(p.decl); d != nil {
 				prog.Decls = append(prog.Decls, d.(*Decl))
 			}
+		} else if p.rustItem() {
+			p.item(p.refuseItem)
 		} else if r := p.item(p.rule); r != nil {
 			prog.Rules = append(prog.Rules, r.(*Rule))
 		}
@@ -126,6 +135,57 @@ func (p *parser) fail(t Token, format string, args ...any) {
 	panic(parseError{})
 }
 
+// refuse reports a construct that needs the Rust host, at span (which
+// starts at the construct's first token), and abandons the item.
+func (p *parser) refuse(span syntax.Span, what string) {
+	p.diags = append(p.diags, syntax.Diagnostic{Span: span, Severity: syntax.SeverityError, Code: CodeRust,
+		Message: what + " Rust code; ctxql evaluates Datalog only"})
+	panic(parseError{})
+}
+
+// startsDecl reports whether the token at i starts a declaration.
+func (p *parser) startsDecl(i int) bool {
+	t := p.peekAt(i - p.pos)
+	return t.Kind == TokIdent && (t.Text == "relation" || t.Text == "lattice") && p.peekAt(i-p.pos+1).Kind == TokIdent
+}
+
+// rustItems are the Rust keywords that start an item at the top level of
+// an Ascent program.
+var rustItems = map[string]string{
+	"struct": "struct declarations are", "enum": "enum declarations are", "fn": "function definitions are",
+	"use": "use declarations are", "type": "type aliases are", "impl": "impl blocks are", "pub": "struct declarations are",
+	"macro": "macro definitions are", "const": "constants are", "static": "statics are",
+}
+
+// rustItem reports whether the next tokens start a top-level construct
+// that needs the Rust host: an attribute, a macro invocation or a Rust
+// item.
+func (p *parser) rustItem() bool {
+	t := p.peek()
+	switch {
+	case t.Kind == TokPunct && t.Text == "#":
+		return true
+	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang:
+		return true
+	case t.Kind == TokIdent && rustItems[t.Text] != "" && p.peekAt(1).Kind == TokIdent:
+		return true
+	}
+	return false
+}
+
+// refuseItem refuses the top-level construct rustItem recognized.
+func (p *parser) refuseItem() Node {
+	t := p.peek()
+	switch {
+	case t.Kind == TokPunct && t.Text == "#":
+		p.refuse(t.Span, "attributes (#[...]) are")
+	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang:
+		p.refuse(syntax.Sp(t.Span.Start, p.peekAt(1).Span.End), fmt.Sprintf("macro invocations (%s!) are", t.Text))
+	}
+	p.refuse(t.Span, rustItems[t.Text])
+	return nil
+}
+
 func (p *parser) expect(k Kind, what string) Token {
 	t := p.peek()
 	if t.Kind != k {
@@ -164,6 +224,14 @@ func (p *parser) startsLine(i int) bool {
 	return true
 }
 
+// inExpr reports whether the "." at the current token sits between two
+// tokens it touches ("y.0", "v.len"): part of a refused expression, not
+// a rule's end.
+func (p *parser) inExpr() bool {
+	t := p.peek()
+	return p.pos > 0 && p.toks[p.pos-1].Span.End == t.Span.Start && p.peekAt(1).Span.Start == t.Span.End && p.peekAt(1).Kind != TokEOF
+}
+
 func (p *parser) recoverItem() {
 	first := true
 	for {
@@ -171,11 +239,11 @@ func (p *parser) recoverItem() {
 		switch {
 		case t.Kind == TokEOF:
 			return
-		case t.Kind == TokSemi || t.Kind == TokDot:
+		case t.Kind == TokSemi || (t.Kind == TokDot && !p.inExpr()):
 			p.next()
 			return
 		case !first && t.Kind == TokIdent && p.startsLine(p.pos) &&
-			(p.peekAt(1).Kind == TokLParen || (t.Text == "relation" && p.peekAt(1).Kind == TokIdent)):
+			(p.peekAt(1).Kind == TokLParen || p.startsDecl(p.pos)):
 			return
 		}
 		first = false
@@ -187,11 +255,11 @@ func (p *parser) decl() Node {
 	kw := p.next()
 	name := p.expect(TokIdent, "a relation name")
 	d := &Decl{Keyword: kw.Span, Name: Ident{Name: name.Text, Sp: name.Span}}
+	d.Lattice = kw.Text == "lattice"
 	p.expect(TokLParen, "'('")
 	if p.peek().Kind != TokRParen {
 		for {
-			t := p.expect(TokIdent, "a type name")
-			d.Types = append(d.Types, Ident{Name: t.Text, Sp: t.Span})
+			d.Types = append(d.Types, p.typeName())
 			if p.peek().Kind != TokComma {
 				break
 			}
@@ -200,25 +268,75 @@ func (p *parser) decl() Node {
 	}
 	end := p.expect(TokRParen, "',' or ')'")
 	d.Sp = syntax.Sp(kw.Span.Start, end.Span.End)
+	if d.Lattice && len(d.Types) == 0 {
+		p.fail(end, "a lattice needs at least one column")
+	}
+	if t := p.peek(); t.Kind == TokPunct && t.Text == "=" {
+		p.refuse(t.Span, "relation initializers (= expr) are")
+	}
 	if k := p.peek().Kind; k == TokSemi || k == TokDot {
 		d.Sp.End = p.next().Span.End
 	}
 	return d
 }
 
-func (p *parser) rule() Node {
-	head := p.atom(true)
-	r := &Rule{Head: head, Sp: head.Sp}
-	if p.peek().Kind == TokArrow {
-		r.Arrow = p.next().Span
+// typeName parses a column type: a name with optional generic
+// arguments ("Dual<u32>"), kept as written without spaces.
+func (p *parser) typeName() Ident {
+	t := p.peek()
+	if t.Kind == TokPunct && t.Text == "&" {
+		p.refuse(t.Span, "reference types (&) are")
+	}
+	if t.Kind == TokLParen {
+		p.refuse(t.Span, "tuple types are")
+	}
+	t = p.expect(TokIdent, "a type name")
+	id := Ident{Name: t.Text, Sp: t.Span}
+	if n := p.peek(); n.Kind == TokPunct && n.Text == "::" {
+		p.refuse(t.Span, "type paths (a::B) are")
+	}
+	if n := p.peek(); n.Kind == TokOp && n.Text == "<" {
+		p.next()
+		var args []string
 		for {
-			item := p.bodyItem()
-			r.Body = append(r.Body, item)
-			r.Sp.End = item.Span().End
+			a := p.typeName()
+			args = append(args, a.Name)
 			if p.peek().Kind != TokComma {
 				break
 			}
 			p.next()
+		}
+		end := p.peek()
+		if end.Kind != TokOp || end.Text != ">" {
+			p.fail(end, "expected '>' closing the type arguments, found %s", describe(end))
+		}
+		p.next()
+		id.Name += "<" + strings.Join(args, ",") + ">"
+		id.Sp.End = end.Span.End
+	}
+	return id
+}
+
+func (p *parser) rule() Node {
+	if t := p.peek(); t.Kind == TokPunct && t.Text == "{" {
+		p.refuse(t.Span, "head blocks ({...}) are")
+	}
+	head := p.atom(true)
+	r := &Rule{Head: head, Sp: head.Sp}
+	for p.peek().Kind == TokComma {
+		p.next()
+		h := p.atom(true)
+		if len(r.Heads) == 0 {
+			r.Heads = []*Atom{head}
+		}
+		r.Heads = append(r.Heads, h)
+		r.Sp.End = h.Sp.End
+	}
+	if p.peek().Kind == TokArrow {
+		r.Arrow = p.next().Span
+		r.Body = p.bodyItems()
+		if n := len(r.Body); n > 0 {
+			r.Sp.End = r.Body[n-1].Span().End
 		}
 	}
 	switch t := p.peek(); {
@@ -226,7 +344,7 @@ func (p *parser) rule() Node {
 		r.Terminator = p.next().Span
 		r.Sp.End = r.Terminator.End
 	case t.Kind == TokEOF:
-	case t.Kind == TokIdent && p.startsLine(p.pos) && (p.peekAt(1).Kind == TokLParen || t.Text == "relation"):
+	case t.Kind == TokIdent && p.startsLine(p.pos) && (p.peekAt(1).Kind == TokLParen || p.startsDecl(p.pos)):
 		// The next rule starts on a new line without a terminator in
 		// between. On the same line it is more likely a missing comma.
 	case t.Kind == TokInvalid && t.Text == ":-":
@@ -241,81 +359,6 @@ func (p *parser) rule() Node {
 		p.fail(t, "expected ',', ';' or '.' after a body item, found %s", describe(t))
 	}
 	return r
-}
-
-func (p *parser) bodyItem() BodyItem {
-	t := p.peek()
-	switch {
-	case t.Kind == TokBang:
-		bang := p.next()
-		a := p.atom(false)
-		a.Negated, a.Bang = true, bang.Span
-		a.Sp.Start = bang.Span.Start
-		return BodyItem{Atom: a}
-	case t.Kind == TokIdent && t.Text == "if" && p.peekAt(1).Kind != TokLParen:
-		kw := p.next()
-		left := p.term()
-		op := p.peek()
-		if op.Kind != TokOp {
-			p.fail(op, "expected a comparison operator (== != < <= > >=), found %s", describe(op))
-		}
-		p.next()
-		right := p.term()
-		return BodyItem{Cond: &Cond{If: kw.Span, Left: left, Op: op.Text, OpSpan: op.Span, Right: right, Sp: syntax.Sp(kw.Span.Start, right.Sp.End)}}
-	case t.Kind == TokIdent:
-		return BodyItem{Atom: p.atom(false)}
-	}
-	p.fail(t, "expected a relation atom, '!' or 'if', found %s", describe(t))
-	return BodyItem{}
-}
-
-func (p *parser) atom(head bool) *Atom {
-	what := "a relation name"
-	if head {
-		what = "a rule head"
-	}
-	name := p.expect(TokIdent, what)
-	if name.Text == "_" {
-		p.fail(name, "expected %s, found %s", what, describe(name))
-	}
-	a := &Atom{Name: Ident{Name: name.Text, Sp: name.Span}}
-	p.expect(TokLParen, "'('")
-	if p.peek().Kind != TokRParen {
-		for {
-			a.Args = append(a.Args, p.term())
-			if p.peek().Kind != TokComma {
-				break
-			}
-			p.next()
-		}
-	}
-	end := p.expect(TokRParen, "',' or ')'")
-	a.Sp = syntax.Sp(name.Span.Start, end.Span.End)
-	return a
-}
-
-func (p *parser) term() *Term {
-	t := p.peek()
-	switch t.Kind {
-	case TokIdent:
-		p.next()
-		if t.Text == "_" {
-			return &Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span}
-		}
-		return &Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span}
-	case TokNumber:
-		p.next()
-		return &Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Sp: t.Span}
-	case TokString:
-		p.next()
-		v, ok := Unquote(t.Text)
-		if !ok {
-			p.diags = append(p.diags, syntax.Diagnostic{Span: t.Span, Code: CodeBadEscape, Message: "invalid escape sequence in string literal"})
-		}
-		return &Term{Kind: Str, Text: t.Text, Value: v, Sp: t.Span}
-	}
-	p.fail(t, "expected a variable, '_', a string or a number, found %s", describe(t))
-	return nil
 }
 
 // CanonicalNumber returns the canonical decimal form of a number literal:

@@ -63,6 +63,22 @@ func (d Dialect) String() string {
 	return ""
 }
 
+// ParseDialect reads a dialect name, "v1" or "v2", as the pragma, the
+// configuration, the settings of the editor and the command line write it.
+// ok is false for any other text (the empty string included).
+func ParseDialect(s string) (d Dialect, ok bool) {
+	switch s {
+	case "v1":
+		return V1, true
+	case "v2":
+		return V2, true
+	}
+	return DialectUnset, false
+}
+
+// DialectNames are the names ParseDialect accepts, oldest first.
+func DialectNames() []string { return []string{"v1", "v2"} }
+
 // Node is implemented by every AST node.
 type Node interface {
 	// Span returns the byte range the node covers.
@@ -73,14 +89,16 @@ type Node interface {
 type File struct {
 	Src         *syntax.File
 	Dialect     Dialect             // effective dialect (pragma, else the parser's default)
-	Pragma      *Pragma             // the "// pact: vN" first-line pragma, if present
+	Pragma      *Pragma             // the "// pact: vN" pragma of the leading comment block, if present
 	Queries     []*Query            // in source order
 	Comments    []*Comment          // every "//" comment, pragma included
 	Tokens      []Token             // every token, for hover and semantic highlighting
 	Diagnostics []syntax.Diagnostic // parse errors, one or more per bad line
 }
 
-// Pragma is the first-line "// pact: v1" or "// pact: v2" comment.
+// Pragma is the "// pact: v1" or "// pact: v2" comment. It stands in the
+// file's leading comment block: the comment and blank lines before the
+// first query, in any order with the other comments there.
 type Pragma struct {
 	Sp        syntax.Span // the whole comment
 	ValueSpan syntax.Span // the "v1"/"v2" text

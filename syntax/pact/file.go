@@ -9,8 +9,11 @@ import (
 
 // ParseFile parses a .pact file: one query per line, "//" comments (whole
 // line or after a query; a "//" inside a quoted string is not a comment) and
-// an optional first-line pragma "// pact: v1" or "// pact: v2" that sets the
-// dialect. Without a pragma the dialect is def (DialectUnset means V2).
+// an optional pragma "// pact: v1" or "// pact: v2" that sets the dialect.
+// The pragma stands in the leading comment block (the comment and blank
+// lines before the first query, in any order); a second pragma there, or a
+// "pact:" comment anywhere else, is an error, never an ordinary comment.
+// Without a pragma the dialect is def (DialectUnset means V2).
 //
 // Every line is parsed on its own, so a file with several bad lines reports
 // errors for each of them. Spans are byte offsets into the whole file.
@@ -81,9 +84,14 @@ func (f *File) parseLine(p *parser, src string, toks []tok, line int, diags []sy
 		c := alloc(&a.comment, Comment{Sp: t.span(), Text: src[t.start:t.end]})
 		f.Comments = append(f.Comments, c)
 		blank := onlySpace(q)
-		if line == 0 && blank {
-			if pr, d, ok := parsePragma(c); ok {
-				toks[k].sem = TokenPragma
+		if pr, d, ok := parsePragma(c); ok {
+			toks[k].sem = TokenPragma
+			switch {
+			case !blank || len(f.Queries) > 0:
+				diags = append(diags, misplacedPragma(pr, "the pact pragma must stand in the comment block before the first query; here it would be an ordinary comment"))
+			case f.Pragma != nil:
+				diags = append(diags, misplacedPragma(pr, "a second pact pragma; the file's dialect is set once"))
+			default:
 				f.Pragma = pr
 				if d != nil {
 					diags = append(diags, *d)
@@ -130,15 +138,19 @@ func parsePragma(c *Comment) (*Pragma, *syntax.Diagnostic, bool) {
 	val := strings.TrimSpace(rest)
 	valStart := c.Sp.End - len(strings.TrimLeft(rest, " \t\r"))
 	pr := &Pragma{Sp: c.Sp, ValueSpan: syntax.Sp(valStart, valStart+len(val))}
-	switch val {
-	case "v1":
-		pr.Dialect = V1
-	case "v2":
-		pr.Dialect = V2
-	default:
+	if d, ok := ParseDialect(val); ok {
+		pr.Dialect = d
+	} else {
 		d := syntax.Errorf(pr.ValueSpan, "expected a dialect \"v1\" or \"v2\" in the pact pragma, found %q", val)
 		d.Code = CodeSyntax
 		return pr, &d, true
 	}
 	return pr, nil, true
+}
+
+// misplacedPragma is the error of a pragma that cannot set the dialect.
+func misplacedPragma(pr *Pragma, msg string) syntax.Diagnostic {
+	d := syntax.Errorf(pr.Sp, "%s", msg)
+	d.Code = CodeSyntax
+	return d
 }

@@ -83,10 +83,14 @@ func Validate(q *Query) []syntax.Diagnostic {
 				add(c.Sp, "@order must be path, key or id")
 			}
 		case "mode":
-			// An omitted time prefix means @t0 (v2 §2.5), so @mode is
-			// valid everywhere; on a single snapshot it changes nothing.
-			if c.Value != "latest" && c.Value != "pairwise" {
+			switch {
+			case c.Value != "latest" && c.Value != "pairwise":
 				add(c.Sp, "@mode must be latest or pairwise")
+			case q.Time == nil && q.Dialect != V1:
+				// v2 §3.7: valid only on snapshots, and validators MUST
+				// reject it when no @t is provided (the implicit @t0 of
+				// an omitted prefix does not count).
+				add(c.Sp, "@mode needs a time prefix, as in \"@t0 ... @mode=%s\": it is valid only on snapshots", c.Value)
 			}
 		}
 	}

@@ -129,14 +129,21 @@ func (s *Session) relations(w io.Writer) {
 // identifier not followed by "(") with its value as a quoted string
 // constant, leaving string literals, comments and relation names alone.
 // It reports the names it found unbound among those reserved for
-// bindings (current_term).
+// bindings (current_term). Keywords are never replaced, nor the variables
+// the rule binds itself with let, for or agg: those shadow the bindings.
 func Substitute(src string, env map[string]string) (string, []string) {
 	toks := syn.Lex(src)
 	var b strings.Builder
 	var missing []string
 	last := 0
+	own := map[string]bool{}
 	for i, t := range toks {
-		if t.Kind != syn.TokIdent {
+		if t.Kind == syn.TokIdent && (t.Text == "let" || t.Text == "for" || t.Text == "agg") && i+1 < len(toks) && toks[i+1].Kind == syn.TokIdent {
+			own[toks[i+1].Text] = true
+		}
+	}
+	for i, t := range toks {
+		if t.Kind != syn.TokIdent || syn.IsKeyword(t.Text) || own[t.Text] {
 			continue
 		}
 		next := toks[min(i+1, len(toks)-1)]

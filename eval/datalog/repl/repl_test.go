@@ -43,3 +43,25 @@ func TestRun(t *testing.T) {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
+
+// TestLanguageInSession pins that the REPL evaluates the language's
+// clauses: a let, a generator and an aggregate inside a query, whose own
+// variables shadow the session's bindings of the same name, and
+// keywords are never substituted.
+func TestLanguageInSession(t *testing.T) {
+	db, err := datalog.Load(&datalog.Data{Relations: map[string]*datalog.RelationData{
+		"score": {ParamTypes: []string{"Name", "i32"}, Tuples: [][]string{{"ann", "9"}, {"ann", "3"}, {"bob", "10"}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	in := "let who = \"ann\"\nlet s = \"shadowed\"\nq(s, s * 2) <-- agg s = sum(v) in score(who, v)\nr(k) <-- for k in 1..3\n"
+	if err := Run(context.Background(), NewSession(db), strings.NewReader(in), &out, ""); err != nil {
+		t.Fatal(err)
+	}
+	want := "who = \"ann\"\ns = \"shadowed\"\ns  | s * 2\n---+------\n12 | 24\n(1 tuple)\nk\n-\n1\n2\n(2 tuples)\n"
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+}

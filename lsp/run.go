@@ -2,8 +2,11 @@ package lsp
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -19,6 +22,9 @@ type RunResult struct {
 	// Nodes summarises the first results of a PACT query (at most
 	// maxNodeSummaries), in result order.
 	Nodes []NodeSummary
+	// Range is set for a PACT query over a snapshot range: Result is its
+	// one object.
+	Range bool
 	// Relation and Columns describe the tuples of a Datalog run: the
 	// relation's name and one column per argument.
 	Relation string
@@ -26,16 +32,10 @@ type RunResult struct {
 }
 
 // NodeSummary describes one node a PACT query selected, for a results
-// table: its id, node type, depth in its tree (the root is 0), role and
-// kind attributes when it has them, and the start of its content.
-type NodeSummary struct {
-	ID       string `json:"id"`
-	NodeType string `json:"nodeType"`
-	Depth    int    `json:"depth"`
-	Role     string `json:"role,omitempty"`
-	Kind     string `json:"kind,omitempty"`
-	Preview  string `json:"preview,omitempty"`
-}
+// table (lang.DescribeNodes): its id, node type, depth in its tree (the
+// root is 0), role and kind attributes when it has them, and the start of
+// its content.
+type NodeSummary = lang.NodeSummary
 
 // Column is one column of a Datalog relation: the variable naming it in
 // the rule's head (or "_1", "_2", ...) and its type ("" when unknown).
@@ -49,6 +49,12 @@ type Column struct {
 // configured for the document.
 type Runner interface {
 	Run(ctx context.Context, s *Snapshot, off int) (r RunResult, ok bool)
+}
+
+// Tracer explains, step by step, how the query starting at a byte offset
+// narrows its candidates over the sample data (nil when it cannot).
+type Tracer interface {
+	Trace(ctx context.Context, s *Snapshot, start int) *stepTrace
 }
 
 // Querier lists the spans of the queries a document holds, for code
@@ -128,11 +134,8 @@ func (s *server) previewOf(ctx context.Context, snap *Snapshot, r RunResult) pre
 	}
 	if r.Err == nil && r.Count == 0 {
 		var t *stepTrace
-		switch snap.Lang.(type) {
-		case pactLanguage:
-			t = pactTrace(ctx, snap, r.Span.Start)
-		case jqlLanguage:
-			t = jqlTrace(ctx, snap, r.Span.Start)
+		if tr, ok := snap.Lang.(Tracer); ok {
+			t = tr.Trace(ctx, snap, r.Span.Start)
 		}
 		if st, ok := t.emptiedBy(); ok {
 			p.EmptiedBy = &emptiedStep{Range: s.rangeOf(snap.File, st.Span), Text: st.Text}
@@ -146,6 +149,9 @@ func (s *server) previewOf(ctx context.Context, snap *Snapshot, r RunResult) pre
 
 // run evaluates the query at off once per snapshot: code lenses, inlay
 // hints, hovers, previews and data-aware diagnostics share the result.
+// (The languages cache evaluations across versions too, by what they
+// depend on.) ok is false when there is nothing to run there, or under a
+// cachedOnly context when the evaluation is not cached.
 func run(ctx context.Context, snap *Snapshot, off int) (RunResult, bool) {
 	r, ok := snap.Lang.(Runner)
 	if !ok || snap.Workspace == nil || snap.Workspace.DataPath(snap) == "" {
@@ -163,7 +169,7 @@ func run(ctx context.Context, snap *Snapshot, off int) (RunResult, bool) {
 				return res.r, res.ok
 			}
 			res, ok := r.Run(ctx, snap, off)
-			if ctx.Err() == nil {
+			if ok && ctx.Err() == nil {
 				snap.memo.Store(key, memoRun{res, ok})
 			}
 			return res, ok
@@ -187,4 +193,41 @@ func (s *server) preview(ctx context.Context, snap *Snapshot, off int) {
 	if err := s.conn.Notify(ctx, MethodPreview, s.previewOf(ctx, snap, res)); err != nil {
 		s.log.printf("%s: %v", MethodPreview, err)
 	}
+}
+
+// runLenses puts a Run lens above each span when the document has data,
+// with the result count once known; without data, one lens above the
+// first query offers to choose the sample data (CommandChooseData).
+func runLenses(ctx context.Context, s *Snapshot, spans []syntax.Span) []CodeLens {
+	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		if len(spans) == 0 {
+			return nil
+		}
+		return []CodeLens{{Span: spans[0], Title: "▶ Run — choose sample data…", Command: CommandChooseData, Arguments: []any{s.URI}}}
+	}
+	var out []CodeLens
+	cached, _ := cachedOnly(ctx)
+	for _, sp := range spans {
+		title := "▶ Run"
+		if r, ok := run(cached, s, sp.Start); ok && r.Err == nil {
+			title = fmt.Sprintf("▶ Run (%d)", r.Count)
+		}
+		out = append(out, CodeLens{Span: sp, Title: title, Command: CommandRun, Arguments: []any{s.URI, spanArg{sp}}})
+	}
+	return out
+}
+
+// timeoutMessage turns a deadline or the tuple budget into a message that
+// says how to go past it from the editor.
+func timeoutMessage(err error, limit time.Duration) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("evaluation stopped after %v (raise the limit with the %s setting, in milliseconds)", limit, settingRunTimeout)
+	}
+	if le := (*lang.LimitError)(nil); errors.As(err, &le) {
+		// The language server's budgets have no setting: the message
+		// says how to go past them rather than a CLI flag alone, which
+		// means nothing in an editor.
+		return le.RaiseWith("an evaluation outside the editor (`ctxql eval datalog --max-tuples N`): the language server's budget has no setting")
+	}
+	return err
 }

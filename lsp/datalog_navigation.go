@@ -2,8 +2,6 @@ package lsp
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
@@ -187,109 +185,6 @@ func isDLIdent(s string) bool {
 		}
 	}
 	return true
-}
-
-// Describe explains the symbol at off in Markdown: a relation's signature
-// (declared, or the types inferred from the rules deriving it), whether it
-// is derived or read from data, and how often it is used; a variable's
-// inferred type.
-func describeDatalog(p *datalog.Program, info *datalog.Info, off int) (string, syntax.Span, bool) {
-	sym, sp, ok := dlSymbolAt(p, off)
-	if !ok {
-		return "", syntax.Span{}, false
-	}
-	occ := dlOccurrences(p, sym)
-	switch sym.Kind {
-	case dlRelation:
-		var b strings.Builder
-		sig := "?"
-		if info != nil {
-			if ri := info.Relations[sym.Name]; ri != nil {
-				sig = strings.Join(ri.Types, ", ")
-				fmt.Fprintf(&b, "**relation** `%s(%s)`", sym.Name, sig)
-				switch {
-				case ri.Derived && ri.InData:
-					b.WriteString("\n\nDerived by rules and also given as facts.")
-				case ri.Derived:
-					b.WriteString("\n\nDerived by rules.")
-				case ri.InData:
-					b.WriteString("\n\nRead from data (facts or input).")
-				}
-			}
-		}
-		if b.Len() == 0 {
-			fmt.Fprintf(&b, "**relation** `%s`", sym.Name)
-		}
-		fmt.Fprintf(&b, "\n\n%d occurrence(s) in this program.", len(occ))
-		return b.String(), sp, true
-	case dlVariable:
-		typ := "unknown"
-		if info != nil {
-			if vi, ok := info.TypeAt(sp.Start); ok && vi.Type != "" {
-				typ = vi.Type
-			}
-		}
-		return fmt.Sprintf("**variable** `%s`: %s\n\n%d occurrence(s) in this rule.", sym.Name, typ, len(occ)), sp, true
-	}
-	return "", syntax.Span{}, false
-}
-
-// dlCompletion is one proposal: Text replaces Span (the word before the
-// cursor). Snippet is Text with LSP snippet placeholders for the
-// arguments of a relation.
-type dlCompletion struct {
-	Label, Text, Snippet, Detail string
-	Kind                         dlSymbolKind
-	Span                         syntax.Span
-}
-
-// Complete proposes the relations (with their arity) and the variables of
-// the rule around off that extend the word before the cursor.
-func completeDatalog(p *datalog.Program, info *datalog.Info, off int) []dlCompletion {
-	src := p.File.Text()
-	off = min(max(off, 0), len(src))
-	w := off
-	for w > 0 && (isDLIdentByte(src[w-1])) {
-		w--
-	}
-	typed := src[w:off]
-	sp := syntax.Sp(w, off)
-	var out []dlCompletion
-	if info != nil {
-		names := make([]string, 0, len(info.Relations))
-		for n := range info.Relations {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			if !strings.HasPrefix(n, typed) {
-				continue
-			}
-			ri := info.Relations[n]
-			var ph []string
-			for i, t := range ri.Types {
-				if t == "" {
-					t = fmt.Sprintf("arg%d", i+1)
-				}
-				ph = append(ph, fmt.Sprintf("${%d:%s}", i+1, t))
-			}
-			out = append(out, dlCompletion{Label: n, Text: n, Snippet: n + "(" + strings.Join(ph, ", ") + ")",
-				Detail: fmt.Sprintf("%s(%s)", n, strings.Join(ri.Types, ", ")), Kind: dlRelation, Span: sp})
-		}
-	}
-	for _, r := range p.Rules {
-		if !r.Sp.Touches(off) {
-			continue
-		}
-		seen := map[string]bool{}
-		for _, t := range dlRuleTerms(r) {
-			if t.Kind == datalog.Var && !seen[t.Value] && t.Value != typed && strings.HasPrefix(t.Value, typed) && !t.Sp.Touches(off) {
-				seen[t.Value] = true
-				out = append(out, dlCompletion{Label: t.Value, Text: t.Value, Snippet: t.Value, Detail: "variable", Kind: dlVariable, Span: sp})
-			}
-		}
-	}
-	return out
 }
 
 func isDLIdentByte(c byte) bool {

@@ -1,0 +1,81 @@
+// Package jsonenc encodes the JSON ctxql prints the way jq prints it: the
+// characters <, > and & are written as they are, not as \u003c, \u003e and
+// \u0026 (encoding/json's default, meant for JSON embedded in HTML).
+package jsonenc
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Marshal is json.Marshal without HTML escaping.
+func Marshal(v any) ([]byte, error) {
+	return MarshalIndent(v, "", "")
+}
+
+// MarshalIndent is json.MarshalIndent without HTML escaping; an empty
+// prefix and indent give compact JSON.
+func MarshalIndent(v any, prefix, indent string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if prefix != "" || indent != "" {
+		enc.SetIndent(prefix, indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// Unescape rewrites, inside the strings of the JSON text b, the escapes
+// \u003c, \u003e and \u0026 (any case of hex digits) into the characters
+// they stand for, and leaves everything else as it is: for JSON that another
+// encoder wrote. b must be valid JSON; the result means the same.
+func Unescape(b []byte) []byte {
+	i := bytes.Index(b, []byte(`\u00`))
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\' && i+1 < len(b):
+			if b[i+1] == 'u' && i+5 < len(b) {
+				if r, ok := htmlEscape(b[i+2 : i+6]); ok {
+					out = append(out, r)
+					i += 5
+					continue
+				}
+			}
+			out = append(out, c, b[i+1]) // the escape's second byte is never a quote that ends the string
+			i++
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// htmlEscape returns the character of the four hex digits h when it is one
+// of <, > and &.
+func htmlEscape(h []byte) (byte, bool) {
+	if h[0] != '0' || h[1] != '0' {
+		return 0, false
+	}
+	switch string(bytes.ToLower(h[2:])) {
+	case "3c":
+		return '<', true
+	case "3e":
+		return '>', true
+	case "26":
+		return '&', true
+	}
+	return 0, false
+}

@@ -1,0 +1,63 @@
+package jsonenc
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestMarshal(t *testing.T) {
+	b, err := Marshal(map[string]any{"q": "ttl<=2 && a>b", "n": []int{1}})
+	if err != nil || string(b) != `{"n":[1],"q":"ttl<=2 && a>b"}` {
+		t.Errorf("Marshal = %s, %v", b, err)
+	}
+	b, err = MarshalIndent([]string{"<"}, "", "  ")
+	if err != nil || string(b) != "[\n  \"<\"\n]" {
+		t.Errorf("MarshalIndent = %q, %v", b, err)
+	}
+}
+
+// TestUnescape: the three escapes become characters inside strings only; an
+// escaped backslash followed by "u003c" is text and stays; the result
+// decodes to the same value.
+func TestUnescape(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a\u003cb":"x\u003E\u0026"}`:    `{"a<b":"x>&"}`,
+		`["\\u003c","\\\u003c","\u0027"]`: `["\\u003c","\\<","\u0027"]`,
+		`["\"\u003c"]`:                    `["\"<"]`,
+		`[1,2]`:                           `[1,2]`,
+	} {
+		got := Unescape([]byte(in))
+		if string(got) != want {
+			t.Errorf("Unescape(%s) = %s, want %s", in, got, want)
+		}
+		var a, b any
+		if json.Unmarshal([]byte(in), &a) != nil || json.Unmarshal(got, &b) != nil {
+			t.Fatalf("invalid JSON: %s → %s", in, got)
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) {
+			t.Errorf("Unescape(%s) changed the value: %s", in, got)
+		}
+	}
+}
+
+func FuzzUnescape(f *testing.F) {
+	f.Add(`{"a\u003cb":["\\u003c",1]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		var a any
+		if json.Unmarshal([]byte(s), &a) != nil {
+			return
+		}
+		var b any
+		got := Unescape([]byte(s))
+		if err := json.Unmarshal(got, &b); err != nil {
+			t.Fatalf("Unescape(%q) = %q: %v", s, got, err)
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) {
+			t.Fatalf("Unescape(%q) = %q changed the value", s, got)
+		}
+	})
+}

@@ -1,0 +1,113 @@
+package lang
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+
+	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
+)
+
+// DataPath resolves the sample data of the parsed file p named name, the
+// same way for every tool: its "data:" pragma (relative to the file's
+// directory; an empty one says the file has none), else the editor's
+// setting (EditorData), else the configuration's data entry for the file.
+// ok is false when nothing names data for the file.
+func (s Settings) DataPath(name string, p *Parsed) (path string, ok bool) {
+	if pr, found := p.DataPragma(); found {
+		if pr.Path == "" {
+			return "", false
+		}
+		path = pr.Path
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(AbsName(name)), path)
+		}
+		return path, true
+	}
+	if s.EditorData != nil {
+		if path, ok := s.EditorData(name); ok {
+			return path, true
+		}
+	}
+	if s.Config != nil {
+		if d := s.Config.DataFor(ConfigName(s.Config, name)); d != "" {
+			return d, true
+		}
+	}
+	return "", false
+}
+
+// withSchema re-checks a Datalog program against the schema of its sample
+// data, when the settings can load it, so that validity and the rules see
+// the relations the data provides. Other files are returned as they are.
+func (s Settings) withSchema(name string, p *Parsed) *Parsed {
+	prog, ok := p.AST.(*datalog.Program)
+	if !ok || s.Load == nil || p.Info == nil {
+		return p
+	}
+	path, ok := s.DataPath(name, p)
+	if !ok {
+		return p
+	}
+	d, err := s.Load(p.Lang, path)
+	if err != nil || d == nil || d.Schema() == nil {
+		return p
+	}
+	info := datalog.Check(prog, d.Schema())
+	cp := *p
+	cp.Info, cp.Diagnostics = info, ValidateProgram(prog, info)
+	return &cp
+}
+
+// DataCache loads sample data once per language and path, for tools that
+// read many files naming the same data. It is safe for concurrent use.
+type DataCache struct {
+	ctx context.Context
+	r   *files.Reader
+	mu  sync.Mutex
+	m   map[dataKey]*dataEntry
+}
+
+type dataKey struct {
+	id   ID
+	path string
+}
+
+type dataEntry struct {
+	once sync.Once
+	d    Data
+	err  error
+}
+
+// NewDataCache returns a cache that reads data through r (nil: the
+// default reader).
+func NewDataCache(ctx context.Context, r *files.Reader) *DataCache {
+	return &DataCache{ctx: ctx, r: r, m: map[dataKey]*dataEntry{}}
+}
+
+// Load returns the data of language l at path, loading it on first use.
+func (c *DataCache) Load(l *Language, path string) (Data, error) {
+	k := dataKey{l.ID, path}
+	c.mu.Lock()
+	e, ok := c.m[k]
+	if !ok {
+		e = &dataEntry{}
+		c.m[k] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.d, e.err = l.Load(c.ctx, c.r, path) })
+	return e.d, e.err
+}
+
+// DataPathText is DataPath for the text src of the file name, read without
+// parsing it: the pragma stands in the leading comment block, which a scan
+// of the text in the file's comment syntax finds as the parser does.
+func (s Settings) DataPathText(name, src string) (path string, ok bool) {
+	l := ForName(name)
+	if l == nil {
+		return "", false
+	}
+	return s.DataPath(name, &Parsed{Lang: l, File: syntax.NewFile(name, src)})
+}

@@ -1,0 +1,373 @@
+package lang
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	evdl "github.com/ctxql/ctxql/eval/datalog"
+	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
+)
+
+// datalogEval is Datalog's Evaluator.
+type datalogEval struct{}
+
+// datalogData is decoded Datalog data. An evaluation interns the
+// constants of its rules into the database it runs on, so each running
+// evaluation takes a database of its own from a pool, loaded from the
+// decoded data that nothing modifies: evaluations share the data without
+// waiting for each other.
+type datalogData struct {
+	data   *evdl.Data
+	schema map[string][]string
+	sizes  map[string]int
+	pool   *sync.Pool // of *evdl.DB, loaded from data
+}
+
+func (d *datalogData) Language() ID                { return Datalog }
+func (d *datalogData) Schema() map[string][]string { return d.schema }
+
+// take returns a database for one evaluation; put gives it back.
+func (d *datalogData) take() (*evdl.DB, error) {
+	if db, ok := d.pool.Get().(*evdl.DB); ok {
+		return db, nil
+	}
+	return evdl.Load(d.data)
+}
+
+func (d *datalogData) put(db *evdl.DB) { d.pool.Put(db) }
+
+func (datalogEval) Load(_ context.Context, r *files.Reader, path string) (Data, error) {
+	raw, err := evdl.ReadDataPathFrom(r, path)
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	return newDatalogData(raw)
+}
+
+func (datalogEval) LoadBytes(_ context.Context, _ string, b []byte) (Data, error) {
+	raw, err := evdl.ReadJSON(bytes.NewReader(b))
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	return newDatalogData(raw)
+}
+
+// newDatalogData loads decoded data into its first database, which also
+// gives the schema and the relation sizes.
+func newDatalogData(raw *evdl.Data) (Data, error) {
+	db, err := evdl.Load(raw)
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	d := &datalogData{data: raw, schema: db.Schema(), sizes: map[string]int{}, pool: &sync.Pool{}}
+	for _, r := range db.Relations() {
+		d.sizes[r.Name] = r.Size
+	}
+	d.put(db)
+	return d, nil
+}
+
+// RelationSizes returns the number of tuples of each relation of Datalog
+// data; nil for other data.
+func RelationSizes(d Data) map[string]int {
+	if dd, ok := d.(*datalogData); ok {
+		return dd.sizes
+	}
+	return nil
+}
+
+func dlOptions(b Budget) evdl.Options { return evdl.Options{MaxTuples: b.MaxTuples} }
+
+// datalogError maps the budget error to a *LimitError.
+func datalogError(err error) error {
+	var le *evdl.LimitError
+	if errors.As(err, &le) {
+		return &LimitError{Msg: fmt.Sprintf("evaluation stopped: more than %d tuples (an intermediate join result or the derived tuples) exceed the tuple budget; narrow the rule or raise the limit", le.Max),
+			Limit: int64(le.Max), Err: err}
+	}
+	return err
+}
+
+func (datalogEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Result, error) {
+	dd := d.(*datalogData)
+	db, err := dd.take()
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	defer dd.put(db)
+	res := &Result{Lang: ByID(Datalog), File: syntax.NewFile(q.Name, q.Src), Span: syntax.Sp(0, len(q.Src))}
+	if q.Program {
+		r, err := evdl.EvalProgramWith(ctx, db, q.Name, q.Src, dlOptions(b))
+		if err != nil {
+			return nil, datalogError(err)
+		}
+		res.File = r.Program.File
+		res.Diagnostics = withOrigins(r.Diagnostics, datalog.CodeSyntax)
+		m := map[string][][]string{}
+		for k, v := range r.Relations {
+			m[k] = nonNilTuples(v)
+			res.Count += len(v)
+		}
+		res.Value = m
+		return res, nil
+	}
+	r, err := evdl.EvalRuleWith(ctx, db, q.Src, dlOptions(b))
+	if err != nil {
+		return nil, datalogError(err)
+	}
+	res.Diagnostics = withOrigins(r.Diagnostics, datalog.CodeSyntax)
+	if r.Rule != nil && r.Rule.Head != nil {
+		res.Key, res.Relation = r.Rule.Head.Name.Name, r.Rule.Head.Name.Name
+		res.Columns = columnsOf(r.Rule, r.Info)
+	}
+	fillTuples(res, r.Tuples)
+	return res, nil
+}
+
+func fillTuples(res *Result, tuples [][]string) {
+	t := nonNilTuples(tuples)
+	res.Value, res.Count = t, len(t)
+	res.Items = make([]any, len(t))
+	for i, tup := range t {
+		res.Items[i] = tup
+	}
+}
+
+func nonNilTuples(t [][]string) [][]string {
+	if t == nil {
+		return [][]string{}
+	}
+	return t
+}
+
+// EvaluateFile evaluates the program once; its results are the relations
+// its rules derive, in the order of their first rule. A program with
+// errors gives one result holding them.
+func (datalogEval) EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget) ([]Result, error) {
+	prog, ok := p.AST.(*datalog.Program)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a parsed Datalog program", p.File.Name())
+	}
+	dd := d.(*datalogData)
+	info := datalog.Check(prog, dd.schema)
+	ds := withOrigins(append(slices.Clone(prog.Diagnostics), info.Diagnostics...), datalog.CodeSyntax)
+	syntax.SortDiagnostics(ds)
+	if syntax.HasErrors(ds) {
+		return []Result{{Lang: p.Lang, File: p.File, Span: syntax.Sp(0, p.File.Len()), Diagnostics: ds}}, nil
+	}
+	db, err := dd.take()
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	defer dd.put(db)
+	rels, err := evdl.RunProgramWith(ctx, db, prog, info, dlOptions(b))
+	if err != nil {
+		return nil, datalogError(err)
+	}
+	var out []Result
+	seen := map[string]bool{}
+	for _, r := range prog.Rules {
+		if r.Head == nil || r.IsFact() || seen[r.Head.Name.Name] {
+			continue
+		}
+		name := r.Head.Name.Name
+		seen[name] = true
+		res := Result{Lang: p.Lang, File: p.File, Span: r.Sp, Key: name, Relation: name, Columns: columnsOf(r, info)}
+		fillTuples(&res, rels[name])
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// columnsOf names the columns of the relation a rule derives after its
+// head's variables, typed by the checker.
+func columnsOf(rule *datalog.Rule, info *datalog.Info) []Column {
+	var types []string
+	if info != nil {
+		if ri := info.Relations[rule.Head.Name.Name]; ri != nil {
+			types = ri.Types
+		}
+	}
+	cols := make([]Column, len(rule.Head.Args))
+	for i, a := range rule.Head.Args {
+		cols[i].Name = fmt.Sprintf("_%d", i+1)
+		if a != nil && a.Kind == datalog.Var && a.Value != "" {
+			cols[i].Name = a.Value
+		}
+		if i < len(types) {
+			cols[i].Type = types[i]
+		}
+	}
+	return cols
+}
+
+// ErrTupleSyntax reports a tuple to explain that is not written as
+// rel("a", "b").
+var ErrTupleSyntax = errors.New("invalid tuple")
+
+// Explain answers Why (the proof of a derived tuple) and WhyNot (for each
+// rule of the tuple's relation, the first body item nothing satisfies).
+// The program is q.Src (a whole program, or one rule).
+func (datalogEval) Explain(ctx context.Context, d Data, q Query, x Explain) (*Explanation, error) {
+	tuple := x.Why
+	if tuple == "" {
+		tuple = x.WhyNot
+	}
+	rel, vals, err := evdl.ParseTuple(tuple)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrTupleSyntax, err)
+	}
+	dd := d.(*datalogData)
+	prog := datalog.ParseProgram(q.Name, q.Src)
+	info := datalog.Check(prog, dd.schema)
+	ds := append(slices.Clone(prog.Diagnostics), info.Diagnostics...)
+	syntax.SortDiagnostics(ds)
+	out := &Explanation{File: prog.File, Emptied: -1, Diagnostics: withOrigins(ds, datalog.CodeSyntax)}
+	if out.Invalid() {
+		return out, nil
+	}
+	db, err := dd.take()
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	defer dd.put(db)
+	ex, err := evdl.NewExplainer(ctx, db, prog, info, evdl.ExplainOptions{Options: dlOptions(x.Budget), MaxDepth: x.Depth})
+	if err != nil {
+		return nil, datalogError(err)
+	}
+	var b bytes.Buffer
+	if x.Why != "" {
+		p, err := ex.Why(ctx, rel, vals)
+		if errors.Is(err, evdl.ErrNotDerived) {
+			out.NotDerived, out.Summary = true, err.Error()
+			return out, nil
+		}
+		if err != nil {
+			return nil, datalogError(err)
+		}
+		if err := p.Format(&b, prog.File); err != nil {
+			return nil, err
+		}
+	} else {
+		w, err := ex.WhyNot(ctx, rel, vals)
+		if err != nil {
+			return nil, datalogError(err)
+		}
+		if err := w.Format(&b, prog.File); err != nil {
+			return nil, err
+		}
+		out.Holds = w.Holds
+	}
+	out.Text = b.String()
+	return out, nil
+}
+
+// coveragePrefix names the probe relations Parts adds to a program.
+const coveragePrefix = "ctxql__probe_"
+
+// Parts lists each rule and body item of the program. It evaluates the
+// program once with a probe rule per body item, "probe() <-- item1, ...,
+// itemK;", whose zero-arity head holds exactly when the body up to that
+// item matches: a body item's Rows is 1 then, and a rule's Rows is its
+// last item's. A program whose prefixes are not valid rules on their own
+// (a condition before the atom that binds its variable) is probed by
+// whole bodies only, each item taking its rule's answer.
+func (datalogEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.Span, b Budget) ([]Part, error) {
+	prog, ok := p.AST.(*datalog.Program)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a parsed Datalog program", p.File.Name())
+	}
+	dd := d.(*datalogData)
+	if syntax.HasErrors(prog.Diagnostics) || syntax.HasErrors(datalog.Check(prog, dd.schema).Diagnostics) {
+		return nil, nil
+	}
+	src := p.File.Text()
+	ran := overlaps(syntax.Sp(0, len(src)), within)
+	type probe struct {
+		part int    // index into out
+		rel  string // the probe relation
+	}
+	var (
+		out           []Part
+		byItem, whole []probe
+		prefixes      strings.Builder
+		bodies        strings.Builder
+	)
+	for i, r := range prog.Rules {
+		if r.IsFact() || len(r.Body) == 0 {
+			continue
+		}
+		ruleAt := len(out)
+		out = append(out, Part{Span: r.Sp, Kind: "rule", Text: oneLineText(src[r.Sp.Start:r.Sp.End])})
+		var items []string
+		for k, it := range r.Body {
+			sp := it.Span()
+			items = append(items, src[sp.Start:sp.End])
+			out = append(out, Part{Span: sp, Kind: "body item", Text: oneLineText(src[sp.Start:sp.End])})
+			rel := fmt.Sprintf("%s%d_%d", coveragePrefix, i, k)
+			fmt.Fprintf(&prefixes, "\n%s() <-- %s;", rel, strings.Join(items, ", "))
+			byItem = append(byItem, probe{len(out) - 1, rel})
+		}
+		rel := fmt.Sprintf("%s%d", coveragePrefix, i)
+		fmt.Fprintf(&bodies, "\n%s() <-- %s;", rel, strings.Join(items, ", "))
+		whole = append(whole, probe{ruleAt, rel})
+	}
+	if !ran || len(out) == 0 {
+		return out, nil
+	}
+	db, err := dd.take()
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	defer dd.put(db)
+	run := func(extra string) (map[string][][]string, bool, error) {
+		r, err := evdl.EvalProgramWith(ctx, db, p.File.Name(), src+extra, dlOptions(b))
+		if err != nil {
+			return nil, false, datalogError(err)
+		}
+		return r.Relations, !syntax.HasErrors(r.Diagnostics), nil
+	}
+	rels, ok, err := run(prefixes.String() + bodies.String())
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if rels, ok, err = run(bodies.String()); err != nil || !ok {
+			return nil, err
+		}
+		// Each item takes its rule's answer.
+		byItem = byItem[:0]
+		for _, w := range whole {
+			for k := w.part + 1; k < len(out) && out[k].Kind == "body item"; k++ {
+				byItem = append(byItem, probe{k, w.rel})
+			}
+		}
+	}
+	for _, pr := range append(byItem, whole...) {
+		out[pr.part].Ran = true
+		if len(rels[pr.rel]) > 0 {
+			out[pr.part].Rows = 1
+		}
+	}
+	return out, nil
+}
+
+// DefaultExplainDepth is the depth of a Datalog proof tree when Explain
+// leaves it unset.
+const DefaultExplainDepth = evdl.DefaultExplainDepth
+
+// CheckTuple reports whether a tuple to explain is written as
+// rel("a", "b").
+func CheckTuple(tuple string) error {
+	if _, _, err := evdl.ParseTuple(tuple); err != nil {
+		return err
+	}
+	return nil
+}

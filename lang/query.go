@@ -1,0 +1,90 @@
+package lang
+
+import (
+	"strings"
+
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
+	"github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/syntax/pact"
+)
+
+// CheckQuery returns the validity diagnostics of one query given as text,
+// as Evaluate would refuse it: a PACT selector read in dialect d, a JQL
+// query, a Datalog query rule (checked without data). Every diagnostic
+// has its origin; rules are not run.
+func (l *Language) CheckQuery(name, src string, d Dialect) []syntax.Diagnostic {
+	var ds []syntax.Diagnostic
+	switch l.ID {
+	case PACT:
+		if d == DialectUnset {
+			d = V2
+		}
+		q, pds := pact.ParseQuery(src, d)
+		ds = syntax.WithOrigin(pds, syntax.OriginSyntax)
+		if !syntax.HasErrors(ds) {
+			if dg, ok := ValidatePACT(q, src); !ok {
+				ds = append(ds, dg)
+			}
+		}
+	case JQL:
+		q, pds := parseJQLQuery(name, src)
+		f := &jql.File{Name: name, Text: src, Diagnostics: pds}
+		if q != nil {
+			f.Queries = []*jql.Query{q}
+		}
+		ds = validateJQL(f)
+	case Datalog:
+		r, pds := datalog.ParseRule(src)
+		ds = withOrigins(pds, datalog.CodeSyntax)
+		if !syntax.HasErrors(ds) {
+			for _, dg := range datalog.CheckRule(r, nil).Diagnostics {
+				if dg.Code != datalog.CodeUnknownRelation {
+					ds = append(ds, withOrigins([]syntax.Diagnostic{dg}, datalog.CodeSyntax)...)
+				}
+			}
+		}
+	}
+	syntax.SortDiagnostics(ds)
+	return ds
+}
+
+// JQLSchema returns the schema of JQL's domains: their fields, types and
+// documentation ("ctxql schema jql", the MCP jql_schema tool, hovers).
+func JQLSchema() *jql.Schema { return jql.NewSchema() }
+
+// QuerySpan is one query of a parsed file: its span, its text and the key
+// that matches it across versions of the file (its trimmed text).
+type QuerySpan struct {
+	Span syntax.Span
+	Text string
+	Key  string
+}
+
+// Queries lists the queries of a parsed file: PACT queries (one per line),
+// JQL queries, Datalog rules, in source order.
+func (p *Parsed) Queries() []QuerySpan {
+	var spans []syntax.Span
+	switch a := p.AST.(type) {
+	case *pact.File:
+		for _, q := range a.Queries {
+			spans = append(spans, q.Sp)
+		}
+	case *jql.File:
+		for _, q := range a.Queries {
+			if q != nil {
+				spans = append(spans, q.Sp)
+			}
+		}
+	case *datalog.Program:
+		for _, r := range a.Rules {
+			spans = append(spans, r.Sp)
+		}
+	}
+	out := make([]QuerySpan, len(spans))
+	for i, sp := range spans {
+		text := p.File.Slice(sp)
+		out[i] = QuerySpan{Span: sp, Text: text, Key: strings.TrimSpace(text)}
+	}
+	return out
+}

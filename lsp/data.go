@@ -1,0 +1,257 @@
+package lsp
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
+)
+
+// The sample data cache. Each data file (or facts directory) is loaded
+// once per version of the file, in each form a feature needs it ("pact"
+// nodes, the "datalog" database pool, the JQL sample documents, ...), and
+// kept while an open document uses it. Data no open document uses stays
+// loaded, for a document opened again, only while all the loaded data
+// weighs less than the dataCacheBytes setting (measured by file size):
+// the least recently used goes first.
+
+// dataCache holds the loaded sample data, by path.
+type dataCache struct {
+	mu   sync.Mutex
+	sets map[string]*dataSet
+	tick int64 // use counter, for the least-recently-used order
+}
+
+// dataSet is one data file, loaded in one or more forms.
+type dataSet struct {
+	path  string
+	mu    sync.Mutex // held while loading
+	id    dataID     // the file's version the forms were loaded from
+	forms map[string]*loaded
+	used  int64 // dataCache.tick at the last use
+	bytes int64 // the file size (a directory: its files' sizes)
+}
+
+// loaded is one form of a data set.
+type loaded struct {
+	val any
+	err error
+}
+
+// dataID identifies a version of a data file: its path, size and
+// modification time and the size limit it is read under. Evaluations are
+// cached under it, so a changed file is never answered from the old one.
+type dataID struct {
+	path  string
+	mod   int64
+	size  int64
+	limit int64
+}
+
+// String is the identity as a cache key.
+func (id dataID) String() string {
+	return fmt.Sprintf("%s\x00%d\x00%d\x00%d", id.path, id.mod, id.size, id.limit)
+}
+
+// CheckData reports why the sample data at path cannot be read, or nil:
+// it must be a regular file (or, for JQL and Datalog, a directory) within
+// the data size limit. Opening it never blocks.
+func (w *workspace) CheckData(path string) error {
+	_, err := w.dataID(path)
+	return err
+}
+
+// dataID checks the data at path (as CheckData) and returns the identity
+// of its current version.
+func (w *workspace) dataID(path string) (dataID, error) {
+	r := w.reader()
+	fi, err := r.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return dataID{}, fmt.Errorf("sample data %s does not exist", path)
+		}
+		return dataID{}, fmt.Errorf("sample data: %w", err)
+	}
+	if !fi.IsDir() {
+		f, err := r.Open(path)
+		if err != nil {
+			return dataID{}, fmt.Errorf("sample data: %w", err)
+		}
+		f.Close()
+	}
+	return dataID{path: path, mod: fi.ModTime().UnixNano(), size: fi.Size(), limit: r.MaxBytes()}, nil
+}
+
+// Load returns the data at path in the form kind, decoded by load: once
+// per version of the file (its size, modification time and the data size
+// limit). The file must pass CheckData; load reads it through the reader it
+// is given. Loads of different files run in parallel; load must not call
+// the workspace's methods. After a load the cache lets go of the data no
+// open document uses beyond the memory bound.
+func (w *workspace) Load(kind, path string, load func(r *files.Reader, path string) (any, error)) (any, error) {
+	id, err := w.dataID(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &w.data
+	c.mu.Lock()
+	if c.sets == nil {
+		c.sets = map[string]*dataSet{}
+	}
+	set := c.sets[path]
+	if set == nil {
+		set = &dataSet{path: path, bytes: dataBytes(path, id.size)}
+		c.sets[path] = set
+	}
+	c.tick++
+	set.used = c.tick
+	c.mu.Unlock()
+
+	set.mu.Lock()
+	if set.id != id {
+		set.id, set.forms = id, map[string]*loaded{}
+		c.mu.Lock()
+		set.bytes = dataBytes(path, id.size)
+		c.mu.Unlock()
+	}
+	l := set.forms[kind]
+	fresh := l == nil
+	if fresh {
+		v, err := load(w.reader(), path)
+		l = &loaded{val: v, err: err}
+		set.forms[kind] = l
+	}
+	set.mu.Unlock()
+	if fresh {
+		w.release()
+	}
+	return l.val, l.err
+}
+
+// dataBytes is the weight of a data set for the memory bound: a file's
+// size, the sizes of a directory's files.
+func dataBytes(path string, size int64) int64 {
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return size
+	}
+	var n int64
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// release lets go of the data sets no open document uses, least recently
+// used first, until the loaded data weighs at most the dataCacheBytes
+// setting. Evaluations over a released data set are dropped with it.
+func (w *workspace) release() {
+	used := map[string]bool{}
+	if w.inUse != nil {
+		used = w.inUse()
+	}
+	bound := w.settings().dataCacheBytes()
+	c := &w.data
+	c.mu.Lock()
+	var total int64
+	var idle []*dataSet
+	for _, set := range c.sets {
+		total += set.bytes
+		if !used[set.path] {
+			idle = append(idle, set)
+		}
+	}
+	slices.SortFunc(idle, func(a, b *dataSet) int { return cmp.Compare(a.used, b.used) })
+	var gone []string
+	for _, set := range idle {
+		if total <= bound {
+			break
+		}
+		delete(c.sets, set.path)
+		total -= set.bytes
+		gone = append(gone, set.path)
+	}
+	c.mu.Unlock()
+	for _, p := range gone {
+		w.evals.dropData(p)
+	}
+}
+
+// LoadedData returns the paths of the data sets held in memory.
+func (w *workspace) LoadedData() []string {
+	c := &w.data
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.sets))
+	for p := range c.sets {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// dataID is the identity of the data at path, looked up at most once
+// per idTTL: a pull asks it for every query of a document. A change the
+// client reports (a watched file, a save) or new settings make it look
+// again at once (forgetIDs).
+func (s *Snapshot) dataID(path string) (dataID, error) {
+	w := s.Workspace
+	w.ids.mu.Lock()
+	e, ok := w.ids.m[path]
+	w.ids.mu.Unlock()
+	if ok && time.Since(e.at) < idTTL {
+		return e.id, e.err
+	}
+	id, err := w.dataID(path)
+	w.ids.mu.Lock()
+	if w.ids.m == nil || len(w.ids.m) > 1024 {
+		w.ids.m = map[string]idAt{}
+	}
+	w.ids.m[path] = idAt{id, err, time.Now()}
+	w.ids.mu.Unlock()
+	return id, err
+}
+
+// idTTL is how long a data identity is trusted without looking at the file.
+const idTTL = 250 * time.Millisecond
+
+// idCache holds the data identities looked up lately.
+type idCache struct {
+	mu sync.Mutex
+	m  map[string]idAt
+}
+
+type idAt struct {
+	id  dataID
+	err error
+	at  time.Time
+}
+
+// forgetIDs makes the next look-ups of data identities look at the files.
+func (w *workspace) forgetIDs() {
+	w.ids.mu.Lock()
+	w.ids.m = nil
+	w.ids.mu.Unlock()
+}
+
+// loadData returns the sample data at path loaded for the language id by
+// the language table, once per version of the file (Load).
+func (w *workspace) loadData(id lang.ID, path string) (lang.Data, error) {
+	v, err := w.Load("lang:"+string(id), path, func(r *files.Reader, p string) (any, error) {
+		return lang.ByID(id).Load(context.Background(), r, p)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sample data %s: %w", path, err)
+	}
+	return v.(lang.Data), nil
+}

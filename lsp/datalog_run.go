@@ -1,0 +1,245 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctxql/ctxql/lang"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/datalog"
+)
+
+// InlayHints shows the tuple count of each rule's relation at its end.
+func (l datalogLanguage) InlayHints(ctx context.Context, s *Snapshot, span syntax.Span) []InlayHint {
+	return countHints(ctx, s, l.Queries(s), span)
+}
+
+// Queries lists the spans of the program's rules.
+func (datalogLanguage) Queries(s *Snapshot) []syntax.Span {
+	p := datalogProgram(s)
+	if p == nil {
+		return nil
+	}
+	var out []syntax.Span
+	for _, r := range p.Rules {
+		out = append(out, r.Sp)
+	}
+	return out
+}
+
+// datalogRun is the evaluation of a whole program over the sample data,
+// through the language table.
+type datalogRun struct {
+	data    lang.Data
+	rels    map[string][][]string // the derived relations
+	invalid bool                  // the program has errors: nothing derived
+	err     error
+	elapsed time.Duration
+}
+
+// relationCount returns the number of tuples of a relation after the
+// program ran: derived (data tuples included) or from the data alone.
+func (r datalogRun) relationCount(name string) (int, bool) {
+	if rows, ok := r.rels[name]; ok {
+		return len(rows), true
+	}
+	n, ok := lang.RelationSizes(r.data)[name]
+	return n, ok
+}
+
+// evaluate evaluates the document's program over its sample data, cached
+// by the program's text and the data version.
+func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, bool) {
+	p := datalogProgram(s)
+	if p == nil || s.Workspace == nil {
+		return datalogRun{}, false
+	}
+	path := s.Workspace.DataPath(s)
+	if path == "" {
+		return datalogRun{}, false
+	}
+	id, err := s.dataID(path)
+	if err != nil {
+		return datalogRun{err: err}, true
+	}
+	key := evalKey{kind: "datalog", data: id.String(), path: path, text: s.File.Name() + "\x00" + s.File.Text()}
+	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+		data, err := s.Workspace.loadData(lang.Datalog, path)
+		if err != nil {
+			return datalogRun{err: err}, true
+		}
+		t0 := time.Now()
+		res, err := evalProgram(ctx, s, data, s.File.Text())
+		run := datalogRun{data: data, err: err, elapsed: time.Since(t0)}
+		if err == nil {
+			run.rels, run.invalid = res.Value.(map[string][][]string), res.Invalid()
+		}
+		return run, true
+	})
+	if err != nil {
+		return datalogRun{}, false
+	}
+	return v.(datalogRun), true
+}
+
+// evalProgram evaluates the Datalog program text over data within the run
+// timeout.
+func evalProgram(ctx context.Context, s *Snapshot, data lang.Data, text string) (*lang.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
+	defer cancel()
+	res, err := lang.ByID(lang.Datalog).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: text, Program: true}, lang.Budget{})
+	return res, timeoutMessage(err, s.runTimeout())
+}
+
+// Run evaluates the program and returns the tuples of the relation the
+// rule at off derives.
+func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
+	p := datalogProgram(s)
+	if p == nil {
+		return RunResult{}, false
+	}
+	var rule *datalog.Rule
+	for _, r := range p.Rules {
+		if r.Sp.Touches(off) {
+			rule = r
+		}
+	}
+	if rule == nil || rule.Head == nil {
+		return RunResult{}, false
+	}
+	run, ok := l.evaluate(ctx, s)
+	if !ok {
+		return RunResult{}, false
+	}
+	res := RunResult{Span: rule.Sp, Elapsed: run.elapsed}
+	switch {
+	case run.err != nil:
+		res.Err = run.err
+	case run.invalid:
+		res.Err = errors.New("the program has errors")
+	default:
+		rows := run.rels[rule.Head.Name.Name]
+		out := make([]any, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		res.Count, res.Result, res.Sample = len(out), out, out[:min(len(out), previewLimit)]
+		res.Relation, res.Columns = rule.Head.Name.Name, columnsOf(rule, datalog.Check(p, run.data.Schema()))
+	}
+	return res, true
+}
+
+// columnsOf names the columns of the relation a rule derives after its
+// head's variables, typed by the checker.
+func columnsOf(rule *datalog.Rule, info *datalog.Info) []Column {
+	var types []string
+	if info != nil {
+		if ri := info.Relations[rule.Head.Name.Name]; ri != nil {
+			types = ri.Types
+		}
+	}
+	cols := make([]Column, len(rule.Head.Args))
+	for i, a := range rule.Head.Args {
+		cols[i].Name = fmt.Sprintf("_%d", i+1)
+		if a != nil && a.Kind == datalog.Var && a.Value != "" {
+			cols[i].Name = a.Value
+		}
+		if i < len(types) {
+			cols[i].Type = types[i]
+		}
+	}
+	return cols
+}
+
+// CodeLenses puts "▶ Run" above each rule when the document has data.
+func (l datalogLanguage) CodeLenses(ctx context.Context, s *Snapshot) []CodeLens {
+	return runLenses(ctx, s, l.Queries(s))
+}
+
+// DataDiagnostics reports rules whose relation derives nothing over the
+// sample data.
+func (l datalogLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
+	p := datalogProgram(s)
+	run, ok := l.evaluate(ctx, s)
+	if !ok || p == nil || run.err != nil || run.invalid {
+		return nil
+	}
+	var out []syntax.Diagnostic
+	probes := 0
+	for _, r := range p.Rules {
+		if r.Head == nil || r.IsFact() {
+			continue
+		}
+		if len(run.rels[r.Head.Name.Name]) == 0 {
+			d := syntax.Diagnostic{Span: r.Head.Name.Sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
+				Message: fmt.Sprintf("%s derives nothing from the sample data %s", r.Head.Name.Name, s.Workspace.DataPath(s))}
+			if probes < maxProbedRules && ctx.Err() == nil {
+				probes++
+				if rel, ok := firstFailing(ctx, s, run, r); ok {
+					d.Related = append(d.Related, rel)
+				}
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// maxProbedRules bounds the rules whose first failing body item is looked
+// for in one diagnosis.
+const maxProbedRules = 20
+
+// firstFailing finds the first body item of rule r after which the body
+// matches nothing over the sample data: a positive atom over an empty
+// relation, or else the shortest prefix of the body that a probe rule
+// (the prefix, with its variables as head) finds no tuple for. Each probe
+// evaluates the program once, within the run timeout.
+func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.Rule) (syntax.RelatedInfo, bool) {
+	src := s.File.Text()
+	for _, b := range r.Body {
+		if a := b.Atom; a != nil && !a.Negated {
+			if n, _ := run.relationCount(a.Name.Name); n == 0 {
+				return syntax.RelatedInfo{Span: a.Sp, Message: fmt.Sprintf("%s holds no tuple in the sample data", a.Name.Name)}, true
+			}
+		}
+	}
+	if run.data == nil {
+		return syntax.RelatedInfo{}, false
+	}
+	var vars []string
+	seen := map[string]bool{}
+	for k, b := range r.Body {
+		if a := b.Atom; a != nil && !a.Negated {
+			for _, t := range a.Args {
+				if t != nil && t.Kind == datalog.Var && t.Value != "_" && !seen[t.Value] {
+					seen[t.Value] = true
+					vars = append(vars, t.Value)
+				}
+			}
+		}
+		if len(vars) == 0 {
+			continue
+		}
+		var items []string
+		for _, bi := range r.Body[:k+1] {
+			items = append(items, src[bi.Span().Start:bi.Span().End])
+		}
+		const probe = "ctxql_probe__"
+		text := src + "\n" + probe + "(" + strings.Join(vars, ", ") + ") <-- " + strings.Join(items, ", ") + ";\n"
+		res, err := evalProgram(ctx, s, run.data, text)
+		if err != nil || res.Invalid() {
+			return syntax.RelatedInfo{}, false
+		}
+		if rels, _ := res.Value.(map[string][][]string); len(rels[probe]) == 0 {
+			what := "no tuple matches the rule's body up to here"
+			if b.Atom != nil {
+				what = fmt.Sprintf("no tuple of %s joins the body items before it", b.Atom.Name.Name)
+			}
+			return syntax.RelatedInfo{Span: b.Span(), Message: what}, true
+		}
+	}
+	return syntax.RelatedInfo{}, false
+}

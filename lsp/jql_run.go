@@ -1,0 +1,212 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	evaljql "github.com/ctxql/ctxql/eval/jql"
+	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
+	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/jql"
+)
+
+// Queries lists the spans of the document's queries.
+func (jqlLanguage) Queries(s *Snapshot) []syntax.Span {
+	jf := jqlFile(s)
+	if jf == nil {
+		return nil
+	}
+	var out []syntax.Span
+	for _, q := range jf.Queries {
+		if q != nil {
+			out = append(out, q.Sp)
+		}
+	}
+	return out
+}
+
+// Run evaluates the query at off against the sample data (a sessions and
+// activities file or directory, as `ctxql eval jql --data` reads). The
+// evaluation is cached by the query's text and the data version.
+func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
+	jf := jqlFile(s)
+	if jf == nil || s.Workspace == nil {
+		return RunResult{}, false
+	}
+	path := s.Workspace.DataPath(s)
+	var q *jql.Query
+	for _, c := range jf.Queries {
+		if c != nil && c.Sp.Touches(off) {
+			q = c
+		}
+	}
+	if q == nil || path == "" {
+		return RunResult{}, false
+	}
+	id, err := s.dataID(path)
+	if err != nil {
+		return RunResult{Span: q.Sp, Err: err}, true
+	}
+	key := evalKey{kind: "jql-run" + jqlFormat(s), data: id.String(), path: path, text: s.File.Slice(q.Sp)}
+	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+		return evalJQL(ctx, s, q, path), true
+	})
+	if err != nil {
+		return RunResult{}, false
+	}
+	res := v.(RunResult)
+	res.Span = q.Sp
+	return res, true
+}
+
+// jqlFormat is the file name suffix of a JQL document, which decides how
+// its queries are read (JSON or YAML): part of an evaluation's key.
+func jqlFormat(s *Snapshot) string {
+	return strings.ToLower(path.Ext(s.File.Name()))
+}
+
+// evalJQL evaluates the query q of s over the data at path through the
+// language table.
+func evalJQL(ctx context.Context, s *Snapshot, q *jql.Query, path string) RunResult {
+	var res RunResult
+	data, err := s.Workspace.loadData(lang.JQL, path)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
+	defer cancel()
+	t0 := time.Now()
+	r, err := lang.ByID(lang.JQL).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q.Sp)}, lang.Budget{})
+	res.Elapsed = time.Since(t0)
+	switch {
+	case err != nil:
+		res.Err = timeoutMessage(err, s.runTimeout())
+	case r.Invalid():
+		res.Err = errors.New(syntax.Invalid(r.Diagnostics)[0].Message)
+	default:
+		res.Count, res.Result = r.Count, r.Items
+		res.Sample = r.Items[:min(len(r.Items), previewLimit)]
+	}
+	return res
+}
+
+// CodeLenses puts "▶ Run" above each query when the document has data.
+func (l jqlLanguage) CodeLenses(ctx context.Context, s *Snapshot) []CodeLens {
+	return runLenses(ctx, s, l.Queries(s))
+}
+
+// InlayHints shows the documents left after each where condition of the
+// queries in span (unless the inlayHints.steps setting is false) and each
+// query's result count at its end.
+func (l jqlLanguage) InlayHints(ctx context.Context, s *Snapshot, span syntax.Span) []InlayHint {
+	qs := l.Queries(s)
+	return append(stepHints(ctx, s, qs, span, jqlTrace), countHints(ctx, s, qs, span)...)
+}
+
+// DataDiagnostics reports queries that return nothing from the sample data
+// and field paths that no sample document has.
+func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
+	jf := jqlFile(s)
+	if jf == nil || s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		return nil
+	}
+	path := s.Workspace.DataPath(s)
+	var out []syntax.Diagnostic
+	for _, q := range jf.Queries {
+		if q == nil {
+			continue
+		}
+		docs := sampleDocs(s.Workspace, path, q.Domain())
+		if docs == nil {
+			continue
+		}
+		var paths []jql.Path
+		for _, it := range q.Select {
+			if !it.Star {
+				paths = append(paths, it.Path)
+			}
+		}
+		for _, c := range q.Where {
+			paths = append(paths, c.Path)
+		}
+		for _, p := range paths {
+			if len(p.Segments) == 0 || anyHas(docs, p.Names()) {
+				continue
+			}
+			out = append(out, syntax.Diagnostic{Span: p.Sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
+				Message: fmt.Sprintf("no document of the sample data %s has %s", path, p.Text)})
+		}
+		if r, ok := run(ctx, s, q.Sp.Start); ok && r.Err == nil && r.Count == 0 {
+			d := syntax.Diagnostic{Span: q.Sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
+				Message: "returns nothing from the sample data " + path}
+			emptiedRelated(&d, jqlTrace(ctx, s, q.Sp.Start))
+			out = append(out, d)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
+	return out
+}
+
+// sampleDocs returns the first 1,000 documents of a domain from the
+// sample data, read once per data file version, or nil.
+func sampleDocs(ws *workspace, path, domain string) []any {
+	v, err := ws.Load("jql-sample:"+domain, path, func(r *files.Reader, p string) (any, error) {
+		var docs []any
+		stop := errors.New("enough")
+		err := evaljql.File{Path: p, Files: r}.Scan(context.Background(), domain, func(raw []byte) error {
+			var v any
+			if json.Unmarshal(raw, &v) == nil {
+				docs = append(docs, v)
+			}
+			if len(docs) == 1000 {
+				return stop
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, stop) {
+			return nil, err
+		}
+		return docs, nil
+	})
+	if err != nil {
+		return nil
+	}
+	docs, _ := v.([]any)
+	return docs
+}
+
+// anyHas reports whether some document has the path (arrays are crossed).
+func anyHas(docs []any, names []string) bool {
+	for _, d := range docs {
+		if has(d, names) {
+			return true
+		}
+	}
+	return false
+}
+
+func has(v any, names []string) bool {
+	if len(names) == 0 {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		c, ok := x[names[0]]
+		return ok && has(c, names[1:])
+	case []any:
+		for _, e := range x {
+			if has(e, names) {
+				return true
+			}
+		}
+	}
+	return false
+}

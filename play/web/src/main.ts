@@ -1,0 +1,391 @@
+// The ctxql playground's page: one CodeMirror editor on the ctxql
+// language server (over the server's WebSocket), the results of the query
+// at the cursor, the count after each of its steps, Datalog explanations,
+// sample data from the project or pasted, and the whole state in the
+// link's fragment.
+import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection } from "@codemirror/view";
+import { EditorState, type Extension } from "@codemirror/state";
+import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import { lintGutter, lintKeymap } from "@codemirror/lint";
+import { completionKeymap } from "@codemirror/autocomplete";
+import {
+  LSPClient, LSPPlugin, formatDocument, hoverTooltips, serverCompletion, formatKeymap, renameKeymap,
+  jumpToDefinitionKeymap, findReferencesKeymap,
+} from "@codemirror/lsp-client";
+import { connect, offset, position, pullDiagnostics, pullInlayHints, pullSemanticTokens, semanticField, hintField, stepCounts, type Range, type Step } from "./lsp";
+import { renderResults, renderFunnel, type Preview } from "./results";
+import { readState, writeState, pushHistory, loadHistory, type State } from "./state";
+
+type Language = { id: string; name: string; extensions: string[]; comment: string; dialects?: string[] };
+type Example = { name: string; lang: string; query: string; data: string };
+type Info = {
+  version: string; root: string; project: string; languages: Language[]; examples: Example[];
+  maxPasteBytes: number; maxQueryBytes: number; timeoutMs: number; path?: string; data?: string;
+};
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+let info: Info;
+let client: LSPClient;
+let view: EditorView | null = null;
+let uri = "";
+let state: State;
+let pasteIDs = new Map<string, string>(); // pasted text → the server's name for it
+let lastEdit = 0;
+let generation = 0; // bumps on every edit: late answers for older texts are dropped
+
+function status(msg: string, error = false) {
+  const el = $("status");
+  el.textContent = msg;
+  el.className = error ? "error" : "";
+}
+
+async function api(path: string, init?: RequestInit): Promise<any> {
+  const r = await fetch(path, init);
+  if (!r.ok) throw new Error((await r.text()).trim() || r.statusText);
+  return r.json();
+}
+
+function languageOf(id: string): Language {
+  return info.languages.find((l) => l.id === id) || info.languages[0];
+}
+
+function languageOfPath(p: string): Language | undefined {
+  let best: Language | undefined, len = 0;
+  for (const l of info.languages) for (const e of l.extensions) {
+    if (p.toLowerCase().endsWith(e) && e.length > len) { best = l; len = e.length; }
+  }
+  return best;
+}
+
+// docURI is the document the editor holds: the project file it came from,
+// or a file of the project's .ctxql-play directory (never written).
+function docURI(): string {
+  if (state.path) return info.root + "/" + state.path.split("/").map(encodeURIComponent).join("/");
+  return info.root + "/.ctxql-play/query" + languageOf(state.l).extensions[0];
+}
+
+function basename(u: string) { return u.slice(u.lastIndexOf("/") + 1); }
+
+// settings are the "ctxql" settings for the current state: the sample data
+// of the document and the dialect.
+async function settings(): Promise<any> {
+  const set: any = {};
+  const d = state.data;
+  let ref = "";
+  if (d && "file" in d && d.file) ref = d.file;
+  if (d && "paste" in d && d.paste) {
+    ref = pasteIDs.get(d.fmt + "\n" + d.paste) || "";
+    if (!ref) {
+      const r = await api("/api/paste?ext=" + encodeURIComponent(d.fmt), { method: "POST", body: d.paste, headers: { "Content-Type": "text/plain" } });
+      ref = r.data;
+      pasteIDs.set(d.fmt + "\n" + d.paste, ref);
+    }
+  }
+  if (ref) set.data = { [basename(uri)]: ref };
+  if (state.d) set.dialect = { default: state.d };
+  return set;
+}
+
+async function sendSettings() {
+  try {
+    client.notification("workspace/didChangeConfiguration", { settings: { ctxql: await settings() } });
+    $("dataname").textContent = describeData();
+  } catch (e) {
+    status(String((e as Error).message || e), true);
+  }
+  refresh();
+}
+
+function describeData(): string {
+  const d = state.data;
+  if (d && "file" in d && d.file) return "— " + d.file;
+  if (d && "paste" in d && d.paste) return `— pasted ${d.fmt} (${d.paste.length} bytes)`;
+  return "";
+}
+
+// After an edit the page synchronizes the text and pulls the diagnostics
+// and highlighting; the server pushes the edited query's result
+// (ctxql/preview). Elsewhere — opening, new settings, Run, the cursor
+// moving to another query — the page asks for the result at the cursor
+// (ctxql.run).
+let editTimer = 0, runTimer = 0;
+let lastRange: Range | null = null;
+
+function edited() {
+  clearTimeout(editTimer);
+  editTimer = window.setTimeout(() => {
+    if (!view) return;
+    generation++;
+    client.sync();
+    void pullDiagnostics(client, view, uri).catch(() => {});
+    void pullSemanticTokens(client, view, uri).catch(() => {});
+    void pullInlayHints(client, view, uri).catch(() => {});
+    saveState();
+  }, 20);
+}
+
+function refresh() {
+  clearTimeout(runTimer);
+  runTimer = window.setTimeout(runAtCursor, 30);
+}
+
+function cursorMoved() {
+  if (!view || !lastRange) return refresh();
+  const head = view.state.selection.main.head, doc = view.state.doc;
+  if (head < offset(doc, lastRange.start) || head > offset(doc, lastRange.end)) refresh();
+}
+
+async function runAtCursor() {
+  if (!view) return;
+  const v = view, gen = ++generation, started = performance.now();
+  client.sync();
+  void pullDiagnostics(client, v, uri).catch(() => {});
+  void pullSemanticTokens(client, v, uri).catch(() => {});
+  let pos = position(v.state.doc, v.state.selection.main.head);
+  let res = await run(pos);
+  if (gen !== generation) return;
+  if (res.error && /^No query at line/.test(res.error)) {
+    // Not on a query (a comment, a blank line): run the first query, as
+    // its "▶ Run" lens would.
+    try {
+      const lenses: any[] = (await client.request("textDocument/codeLens", { textDocument: { uri } })) || [];
+      const lens = lenses.find((l) => l.command && l.command.command === "ctxql.run");
+      if (lens) { pos = lens.range.start; res = await run(pos); }
+    } catch { /* keep the first answer */ }
+    if (gen !== generation) return;
+  }
+  await show(res, started);
+  saveState();
+}
+
+async function run(pos: { line: number; character: number }): Promise<Preview> {
+  try {
+    return await client.request("workspace/executeCommand", { command: "ctxql.run", arguments: [uri, { start: pos, end: pos }] });
+  } catch (e) {
+    return { results: [], count: 0, error: String((e as Error).message || e) } as Preview;
+  }
+}
+
+// onPreview shows the result the server pushed for the edited query.
+function onPreview(p: Preview) {
+  if (p.uri !== uri || !view) return;
+  void show(p, lastEdit);
+}
+
+async function show(res: Preview, since: number) {
+  const v = view!;
+  const shown = performance.now() - since;
+  if (res.range) lastRange = res.range;
+  let steps: Step[] = [];
+  try {
+    const hints = await pullInlayHints(client, v, uri);
+    if (!res.error && res.range && state.l !== "datalog") steps = stepCounts(hints, v.state.doc, res.range);
+  } catch { /* no hints */ }
+  if (!res.error && !$("status").textContent?.startsWith("ctxql play refused")) status(`ctxql ${info.version} · ${info.project}`);
+  renderResults(res, state.l, $("results"), $("error"), $("count"), $("tree") as unknown as HTMLInputElement, explainRow);
+  $("timing").textContent = res.error ? "" :
+    `· evaluated in ${fmtMS(res.elapsed_ms)}, shown ${fmtMS(shown)} after the ${since === lastEdit ? "last keystroke" : "request"}`;
+  renderFunnel($("funnel"), steps, res, v.state.doc, state.l);
+}
+
+function fmtMS(ms: number | undefined) {
+  if (ms == null) return "";
+  return ms < 10 ? ms.toFixed(1) + " ms" : Math.round(ms) + " ms";
+}
+
+// explainRow shows the proof of a Datalog row.
+async function explainRow(relation: string, values: any[]) {
+  await explain([uri, relation, values]);
+}
+
+async function explain(args: any[]) {
+  const el = $("why");
+  el.textContent = "…";
+  const r: any = await client.request("workspace/executeCommand", { command: "ctxql.why", arguments: args });
+  el.textContent = r.error ? "Cannot explain: " + r.error : r.text;
+  el.className = r.derived ? "derived" : "notderived";
+  $("p-why").setAttribute("open", "");
+}
+
+function editorExtensions(): Extension[] {
+  return [
+    lineNumbers(), history(), drawSelection(), highlightActiveLine(), lintGutter(),
+    serverCompletion({ override: true }), hoverTooltips(), semanticField, hintField,
+    keymap.of([
+      { key: "Mod-Enter", run: () => { refresh(); return true; } },
+      ...formatKeymap, ...renameKeymap, ...jumpToDefinitionKeymap, ...findReferencesKeymap,
+      ...completionKeymap, ...lintKeymap, ...historyKeymap, ...defaultKeymap,
+    ]),
+    EditorView.updateListener.of((u) => {
+      if (u.docChanged) { lastEdit = performance.now(); state.q = u.state.doc.toString(); edited(); }
+      else if (u.selectionSet) cursorMoved();
+    }),
+    EditorView.lineWrapping,
+    EditorView.cspNonce.of(document.querySelector<HTMLMetaElement>('meta[name="ctxql-style-nonce"]')?.content || ""),
+  ];
+}
+
+// openEditor (re)creates the editor for the state's language and text.
+function openEditor() {
+  if (view) view.destroy();
+  lastRange = null;
+  uri = docURI();
+  $("docname").textContent = "— " + (state.path || basename(uri));
+  const lang = languageOf(state.l);
+  view = new EditorView({
+    parent: $("editor"),
+    state: EditorState.create({
+      doc: state.q,
+      extensions: [LSPPlugin.create(client, uri, lang.id), editorExtensions()],
+    }),
+  });
+  (window as any).playView = view;
+  $("dialect-box").hidden = !lang.dialects;
+  void sendSettings();
+}
+
+function saveState() {
+  state.open = ["p-query", "p-data", "p-results", "p-funnel", "p-why"].filter((id) => $(id).hasAttribute("open"));
+  state.tree = ($("tree") as HTMLInputElement).checked;
+  writeState(state);
+  pushHistory(state);
+  fillHistory();
+}
+
+function applyLayout() {
+  if (state.open) for (const id of ["p-query", "p-data", "p-results", "p-funnel", "p-why"]) {
+    $(id).toggleAttribute("open", state.open.includes(id));
+  }
+  ($("tree") as HTMLInputElement).checked = !!state.tree;
+  ($("lang") as HTMLSelectElement).value = state.l;
+  ($("dialect") as HTMLSelectElement).value = state.d || "";
+  const df = $("datafile") as HTMLSelectElement;
+  df.value = state.data && "file" in state.data ? state.data.file : "";
+  if (state.data && "paste" in state.data) {
+    ($("pastetext") as HTMLTextAreaElement).value = state.data.paste;
+    ($("pastefmt") as HTMLSelectElement).value = state.data.fmt;
+  }
+}
+
+function fillHistory() {
+  const sel = $("history") as HTMLSelectElement;
+  sel.length = 1;
+  for (const [i, h] of loadHistory().entries()) {
+    const o = document.createElement("option");
+    o.value = String(i);
+    o.textContent = `${h.l}: ${h.q.replace(/\s+/g, " ").slice(0, 60)}`;
+    sel.append(o);
+  }
+}
+
+async function loadExample(e: Example) {
+  const [q, data] = await Promise.all([
+    fetch("/api/example?name=" + encodeURIComponent(e.query)).then((r) => r.text()),
+    fetch("/api/example?name=" + encodeURIComponent(e.data)).then((r) => r.text()),
+  ]);
+  state = { l: e.lang, d: "", q, data: { paste: data, fmt: e.data.endsWith(".json") ? "json" : "yaml" }, open: state?.open, tree: state?.tree };
+  applyLayout();
+  openEditor();
+}
+
+async function main() {
+  info = await api("/api/info");
+  const langSel = $("lang") as HTMLSelectElement;
+  for (const l of info.languages) langSel.append(new Option(l.name, l.id));
+  const dialectSel = $("dialect") as HTMLSelectElement;
+  for (const d of info.languages.find((l) => l.dialects)?.dialects || []) dialectSel.append(new Option(d, d));
+  const exSel = $("examples") as HTMLSelectElement;
+  info.examples.forEach((e, i) => exSel.append(new Option(e.name, String(i))));
+  $("pastelimit").textContent = `at most ${Math.round(info.maxPasteBytes / 1024)} KB`;
+  api("/api/files").then((f) => {
+    const df = $("datafile") as HTMLSelectElement;
+    for (const p of f.data as string[]) df.append(new Option(p, p));
+    if (state.data && "file" in state.data) df.value = state.data.file;
+  }).catch(() => {});
+  fillHistory();
+
+  client = new LSPClient({
+    rootUri: info.root,
+    timeout: info.timeoutMs + 2000,
+    notificationHandlers: {
+      "window/showMessage": (_c, p) => { status(p.message, p.type === 1); return true; },
+      "window/logMessage": () => true,
+      "ctxql/preview": (_c, p) => { onPreview(p); return true; },
+    },
+  });
+  const transport = await connect((reason) => status("Disconnected: " + reason + " — reload the page", true));
+  client.connect(transport);
+  await client.initializing;
+  status(`ctxql ${info.version} · ${info.project}`);
+
+  const fromLink = readState();
+  if (fromLink) {
+    state = fromLink;
+  } else if (info.path) {
+    const f = await api("/api/file?path=" + encodeURIComponent(info.path));
+    state = { l: languageOfPath(f.path)?.id || "pact", d: "", q: f.text, path: f.path, data: info.data ? { file: info.data } : undefined };
+  } else if (info.examples.length) {
+    await loadExample(info.examples[0]);
+    return wire();
+  } else {
+    state = { l: "pact", d: "", q: "", data: info.data ? { file: info.data } : undefined };
+  }
+  applyLayout();
+  openEditor();
+  wire();
+}
+
+function wire() {
+  ($("lang") as HTMLSelectElement).onchange = (e) => {
+    state.l = (e.target as HTMLSelectElement).value;
+    state.path = undefined;
+    openEditor();
+  };
+  ($("dialect") as HTMLSelectElement).onchange = (e) => { state.d = (e.target as HTMLSelectElement).value; void sendSettings(); };
+  ($("examples") as HTMLSelectElement).onchange = (e) => {
+    const i = (e.target as HTMLSelectElement).value;
+    if (i !== "") void loadExample(info.examples[Number(i)]);
+  };
+  ($("history") as HTMLSelectElement).onchange = (e) => {
+    const i = (e.target as HTMLSelectElement).value;
+    const h = loadHistory()[Number(i)];
+    if (!h) return;
+    state = { ...h, open: state.open, tree: state.tree };
+    applyLayout();
+    openEditor();
+  };
+  ($("datafile") as HTMLSelectElement).onchange = (e) => {
+    const f = (e.target as HTMLSelectElement).value;
+    state.data = f ? { file: f } : undefined;
+    if (f) ($("pastetext") as HTMLTextAreaElement).value = "";
+    void sendSettings();
+  };
+  $("paste").onclick = () => {
+    const text = ($("pastetext") as HTMLTextAreaElement).value;
+    if (new Blob([text]).size > info.maxPasteBytes) { status(`Pasted data is larger than ${info.maxPasteBytes} bytes`, true); return; }
+    state.data = { paste: text, fmt: ($("pastefmt") as HTMLSelectElement).value };
+    ($("datafile") as HTMLSelectElement).value = "";
+    void sendSettings();
+  };
+  $("run").onclick = () => refresh();
+  $("format").onclick = () => { if (view) formatDocument(view); };
+  $("share").onclick = async () => {
+    saveState();
+    try { await navigator.clipboard.writeText(location.href); status("Link copied"); } catch { status("Copy this page's address to share it"); }
+  };
+  ($("tree") as HTMLInputElement).onchange = () => refresh();
+  for (const id of ["p-query", "p-data", "p-results", "p-funnel", "p-why"]) $(id).addEventListener("toggle", () => saveState());
+  const whyGo = () => {
+    const atom = ($("whynot") as HTMLInputElement).value.trim();
+    if (atom) void explain([uri, atom]);
+  };
+  $("whynot-go").onclick = whyGo;
+  ($("whynot") as HTMLInputElement).onkeydown = (e) => { if (e.key === "Enter") whyGo(); };
+  window.addEventListener("hashchange", () => {
+    const s = readState();
+    if (s && s.q !== state.q) { state = s; applyLayout(); openEditor(); }
+  });
+}
+
+main().catch((e) => status(String((e as Error).message || e), true));

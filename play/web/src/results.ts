@@ -1,0 +1,121 @@
+// The results panels: the query's results as the editors show them (PACT
+// nodes, JQL documents, Datalog tuples under their columns) and the count
+// after each step as a funnel.
+import type { Text } from "@codemirror/state";
+import type { Range, Step } from "./lsp";
+import { offset } from "./lsp";
+
+// Preview is the result of ctxql.run (and of ctxql/preview notifications).
+export type Preview = {
+  uri?: string; range?: Range; count: number; results: any[]; elapsed_ms?: number; error?: string;
+  nodes?: { id: string; nodeType: string; depth: number; role?: string; kind?: string; preview?: string }[];
+  relation?: string; columns?: { name: string; type: string }[];
+  emptiedBy?: { range: Range; text: string; before: number };
+};
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (text != null) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+
+// maxRows bounds the rows a table shows.
+const maxRows = 1000;
+
+function table(head: string[], rows: string[][], onRow?: (i: number) => void): HTMLTableElement {
+  const t = el("table");
+  const tr = el("tr");
+  for (const h of head) tr.append(el("th", h));
+  t.append(el("thead"));
+  t.tHead!.append(tr);
+  const body = el("tbody");
+  rows.slice(0, maxRows).forEach((r, i) => {
+    const row = el("tr");
+    for (const c of r) row.append(el("td", c));
+    if (onRow) {
+      row.className = "clickable";
+      row.title = "Explain this row (--why)";
+      row.onclick = () => onRow(i);
+    }
+    body.append(row);
+  });
+  t.append(body);
+  return t;
+}
+
+function show(v: any): string {
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+// tree renders a JSON value as nested lists.
+function tree(v: any): HTMLElement {
+  if (v === null || typeof v !== "object") return el("span", JSON.stringify(v), "json-" + (v === null ? "null" : typeof v));
+  const ul = el("ul", undefined, "tree");
+  for (const [k, x] of Object.entries(v)) {
+    const li = el("li");
+    li.append(el("span", Array.isArray(v) ? `[${k}] ` : k + ": ", "key"), tree(x));
+    ul.append(li);
+  }
+  return ul;
+}
+
+export function renderResults(p: Preview, lang: string, out: HTMLElement, errEl: HTMLElement, countEl: HTMLElement,
+  treeBox: HTMLInputElement, explain: (relation: string, values: any[]) => void) {
+  out.replaceChildren();
+  errEl.hidden = !p.error;
+  errEl.textContent = p.error || "";
+  countEl.textContent = p.error ? "" : `(${p.count})`;
+  if (p.error) return;
+  if (p.emptiedBy) {
+    out.append(el("p", `No results: ${p.emptiedBy.text} left nothing (${p.emptiedBy.before} before it).`, "empty"));
+  }
+  if (treeBox.checked) {
+    out.append(tree(p.results));
+    return;
+  }
+  if (p.nodes && p.nodes.length) {
+    out.append(table(["id", "nodeType", "depth", "role", "kind", "content"],
+      p.nodes.map((n) => [n.id, n.nodeType, String(n.depth), n.role || "", n.kind || "", n.preview || ""])));
+  } else if (p.columns && p.relation) {
+    const rel = p.relation;
+    out.append(el("p", `${rel}: ${p.count} tuple${p.count === 1 ? "" : "s"} — click a row for its proof`, "caption"));
+    out.append(table(p.columns.map((c) => c.type ? `${c.name}: ${c.type}` : c.name),
+      p.results.map((r) => (Array.isArray(r) ? r : [r]).map(show)), (i) => explain(rel, p.results[i])));
+  } else if (p.results.length && p.results.every((r) => r && typeof r === "object" && !Array.isArray(r))) {
+    const keys: string[] = [];
+    for (const r of p.results) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
+    out.append(table(keys, p.results.map((r) => keys.map((k) => (k in r ? show(r[k]) : "")))));
+  } else {
+    out.append(table(["result"], p.results.map((r) => [show(r)])));
+  }
+  const shown = Math.min(p.results.length, maxRows);
+  if (p.count > shown) out.append(el("p", `… ${p.count - shown} more (${p.count} in all)`, "caption"));
+  void lang;
+}
+
+// renderFunnel draws the count after each step, the last one the query's
+// result count, with the step that emptied the query marked.
+export function renderFunnel(out: HTMLElement, steps: Step[], p: Preview, doc: Text, lang: string) {
+  out.replaceChildren();
+  if (p.error || !p.range || lang === "datalog") {
+    out.append(el("p", lang === "datalog" ? "Datalog: click a result row for its proof, or ask why a tuple is missing." : "", "caption"));
+    return;
+  }
+  const end = offset(doc, p.range.end);
+  const last = steps.length ? steps[steps.length - 1].at : offset(doc, p.range.start);
+  const rows = steps.map((s) => ({ text: s.text, count: s.count, emptied: s.emptied }));
+  const lastText = doc.sliceString(last, end).trim().replace(/\s+/g, " ");
+  if (lastText) rows.push({ text: lastText, count: p.count, emptied: p.count === 0 && !rows.some((r) => r.emptied) && (rows.length === 0 || rows[rows.length - 1].count > 0) });
+  const max = Math.max(1, ...rows.map((r) => r.count));
+  const list = el("ol", undefined, "funnel");
+  for (const r of rows) {
+    const li = el("li", undefined, r.emptied ? "emptied" : "");
+    const bar = el("span", undefined, "bar");
+    bar.style.width = `${Math.max(2, (100 * r.count) / max)}%`;
+    li.append(el("code", r.text, "step"), el("span", String(r.count), "n"), bar);
+    if (r.emptied) li.title = "this step emptied the query";
+    list.append(li);
+  }
+  out.append(list);
+}

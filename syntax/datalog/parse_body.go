@@ -1,0 +1,446 @@
+package datalog
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// bodyItems parses a comma-separated list of body items. Inside a
+// disjunction the list ends before "||" or "|".
+func (p *parser) bodyItems() []BodyItem {
+	var items []BodyItem
+	for {
+		items = append(items, p.bodyItem()...)
+		if p.peek().Kind != TokComma {
+			return items
+		}
+		p.next()
+	}
+}
+
+// bodyItem parses one body item; an atom followed by "if" or "let"
+// clauses without a comma ("r(x) if x > 1") gives several items.
+func (p *parser) bodyItem() []BodyItem {
+	t := p.peek()
+	switch {
+	case t.Kind == TokBang:
+		bang := p.next()
+		a := p.atom(false)
+		a.Negated, a.Bang = true, bang.Span
+		a.Sp.Start = bang.Span.Start
+		return []BodyItem{{Atom: a}}
+	case t.Kind == TokIdent && (t.Text == "if" || t.Text == "let"):
+		return []BodyItem{p.condClause()}
+	case t.Kind == TokIdent && t.Text == "for":
+		return []BodyItem{p.forClause()}
+	case t.Kind == TokIdent && t.Text == "agg" && (p.peekAt(1).Kind != TokLParen || p.peekAt(2).Kind == TokRParen && p.peekAt(3).Kind == TokPunct):
+		return []BodyItem{p.aggClause()}
+	case t.Kind == TokLParen:
+		return []BodyItem{p.disjunction()}
+	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang:
+		p.refuse(syntax.Sp(t.Span.Start, p.peekAt(1).Span.End), fmt.Sprintf("macro invocations (%s!) are", t.Text))
+	case t.Kind == TokIdent:
+		items := []BodyItem{{Atom: p.atom(false)}}
+		for n := p.peek(); n.Kind == TokIdent && (n.Text == "if" || n.Text == "let"); n = p.peek() {
+			items = append(items, p.condClause())
+		}
+		return items
+	}
+	p.fail(t, "expected a relation atom, '!', 'if', 'let', 'for', 'agg' or '(', found %s", describe(t))
+	return nil
+}
+
+// condClause parses "if EXPR" or "let VAR = EXPR".
+func (p *parser) condClause() BodyItem {
+	kw := p.next()
+	if kw.Text == "if" {
+		if n := p.peek(); n.Kind == TokIdent && n.Text == "let" {
+			p.refuse(kw.Span, "if let patterns are")
+		}
+		x := p.expr()
+		sp := syntax.Sp(kw.Span.Start, x.Span().End)
+		if b, ok := x.(*Binary); ok && isComparison(b.Op) {
+			l, lok := b.L.(*Term)
+			r, rok := b.R.(*Term)
+			if lok && rok && l.Kind != Computed && r.Kind != Computed && l.Dual.IsZero() && r.Dual.IsZero() {
+				return BodyItem{Cond: &Cond{If: kw.Span, Left: l, Op: b.Op, OpSpan: b.OpSpan, Right: r, Sp: sp}}
+			}
+		}
+		return BodyItem{If: &If{If: kw.Span, X: x, Sp: sp}}
+	}
+	v := p.bindVar("let")
+	p.expectText(TokPunct, "=", "'=' after the let variable")
+	x := p.expr()
+	return BodyItem{Let: &Let{Let: kw.Span, Var: v, X: x, Sp: syntax.Sp(kw.Span.Start, x.Span().End)}}
+}
+
+// expectText consumes a token of kind k and text text, or fails
+// saying what was expected.
+func (p *parser) expectText(k Kind, text, what string) {
+	if t := p.peek(); t.Kind != k || t.Text != text {
+		p.fail(t, "expected %s, found %s", what, describe(t))
+	}
+	p.next()
+}
+
+// bindVar parses the variable a let, for or agg binds.
+func (p *parser) bindVar(what string) *Term {
+	t := p.peek()
+	switch {
+	case t.Kind == TokLParen || (t.Kind == TokPunct && (t.Text == "&" || t.Text == "[")):
+		p.refuse(t.Span, "destructuring patterns are")
+	case t.Kind == TokIdent && (t.Text == "Some" || t.Text == "None" || t.Text == "Ok" || t.Text == "Err"):
+		p.refuse(t.Span, fmt.Sprintf("Option and Result patterns (%s) are", t.Text))
+	case t.Kind == TokIdent && t.Text == "mut":
+		p.refuse(t.Span, "mutable bindings (mut) are")
+	case t.Kind == TokIdent && !IsKeyword(t.Text):
+		p.next()
+		if n := p.peek(); n.Kind == TokLParen || (n.Kind == TokPunct && (n.Text == "{" || n.Text == "::")) {
+			p.refuse(t.Span, "struct and enum patterns are")
+		}
+		if t.Text == "_" {
+			return &Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span}
+		}
+		return &Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span}
+	}
+	p.fail(t, "expected a variable after '%s', found %s", what, describe(t))
+	return nil
+}
+
+// forClause parses "for VAR in LO..HI" or "for VAR in LO..=HI".
+func (p *parser) forClause() BodyItem {
+	kw := p.next()
+	v := p.bindVar("for")
+	p.expectText(TokIdent, "in", "'in' after the for variable")
+	lo := p.arith()
+	rg := p.peek()
+	if rg.Kind != TokPunct || (rg.Text != ".." && rg.Text != "..=") {
+		p.refuse(lo.Span(), "iterating over anything but an integer range (for x in lo..hi) is")
+	}
+	p.next()
+	hi := p.arith()
+	return BodyItem{For: &For{For: kw.Span, Var: v, Lo: lo, Hi: hi, Inclusive: rg.Text == "..=", Range: rg.Span, Sp: syntax.Sp(kw.Span.Start, hi.Span().End)}}
+}
+
+// aggClause parses "agg VAR = FUNC(ARGS) in ATOM".
+func (p *parser) aggClause() BodyItem {
+	kw := p.next()
+	g := &Agg{Agg: kw.Span}
+	if t := p.peek(); t.Kind == TokLParen && p.peekAt(1).Kind == TokRParen {
+		p.next()
+		p.next()
+	} else {
+		g.Var = p.bindVar("agg")
+		if g.Var.Kind == Wildcard {
+			g.Var = nil
+		}
+	}
+	p.expectText(TokPunct, "=", "'=' after the aggregate's variable")
+	fn := p.peek()
+	if fn.Kind == TokLParen {
+		p.refuse(fn.Span, "aggregator expressions are")
+	}
+	fn = p.expect(TokIdent, "an aggregator (count, sum, min, max, mean, not)")
+	switch fn.Text {
+	case AggCount, AggSum, AggMin, AggMax, AggMean, AggNot:
+	default:
+		if n := p.peek(); n.Kind == TokPunct && n.Text == "::" {
+			p.refuse(fn.Span, "aggregator paths (a::b) are")
+		}
+		p.refuse(fn.Span, fmt.Sprintf("custom aggregators (%s) are", fn.Text))
+	}
+	g.Func = Ident{Name: fn.Text, Sp: fn.Span}
+	p.expect(TokLParen, "'('")
+	if p.peek().Kind != TokRParen {
+		for {
+			t := p.expect(TokIdent, "a variable")
+			if IsKeyword(t.Text) || t.Text == "_" {
+				p.fail(t, "expected a variable, found %s", describe(t))
+			}
+			g.Args = append(g.Args, &Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span})
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+	}
+	p.expect(TokRParen, "',' or ')'")
+	p.expectText(TokIdent, "in", "'in' and the aggregated relation")
+	g.Atom = p.atom(false)
+	g.Sp = syntax.Sp(kw.Span.Start, g.Atom.Sp.End)
+	return BodyItem{Agg: g}
+}
+
+// disjunction parses "(ITEMS || ITEMS ...)"; "|" is accepted for "||".
+func (p *parser) disjunction() BodyItem {
+	open := p.next()
+	d := &Disj{}
+	// Inside a disjunction "||" separates alternatives; a condition
+	// using "||" needs parentheses there.
+	saved := p.noOr
+	p.noOr = true
+	defer func() { p.noOr = saved }()
+	for {
+		d.Alts = append(d.Alts, p.bodyItems())
+		t := p.peek()
+		if (t.Kind == TokLogic && t.Text == "||") || (t.Kind == TokPunct && t.Text == "|") {
+			p.next()
+			continue
+		}
+		break
+	}
+	end := p.expect(TokRParen, "'||' or ')' in a disjunction")
+	d.Sp = syntax.Sp(open.Span.Start, end.Span.End)
+	return BodyItem{Disj: d}
+}
+
+func (p *parser) atom(head bool) *Atom {
+	what := "a relation name"
+	if head {
+		what = "a rule head"
+	}
+	name := p.expect(TokIdent, what)
+	if name.Text == "_" || IsKeyword(name.Text) && p.peekAt(0).Kind != TokLParen {
+		p.fail(name, "expected %s, found %s", what, describe(name))
+	}
+	if n := p.peek(); n.Kind == TokBang {
+		p.refuse(syntax.Sp(name.Span.Start, n.Span.End), fmt.Sprintf("macro invocations (%s!) are", name.Text))
+	}
+	a := &Atom{Name: Ident{Name: name.Text, Sp: name.Span}}
+	p.expect(TokLParen, "'('")
+	if p.peek().Kind != TokRParen {
+		for {
+			a.Args = append(a.Args, p.arg(head))
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+	}
+	end := p.expect(TokRParen, "',' or ')'")
+	a.Sp = syntax.Sp(name.Span.Start, end.Span.End)
+	return a
+}
+
+// arg parses an atom argument: a pattern "?x" or "?Dual(x)" (body
+// only), "Dual(EXPR)", or an expression. A plain variable, "_" or
+// literal is that term; anything else is a Computed term.
+func (p *parser) arg(head bool) *Term {
+	t := p.peek()
+	if t.Kind == TokPunct && t.Text == "?" {
+		if head {
+			p.fail(t, "a rule head cannot hold a pattern ('?')")
+		}
+		p.next()
+		n := p.peek()
+		var term *Term
+		if n.Kind == TokIdent && n.Text == "Dual" && p.peekAt(1).Kind == TokLParen {
+			term = p.dual(func() *Term { return p.bindVar("?") })
+		} else {
+			term = p.bindVar("?")
+		}
+		term.Pattern = t.Span
+		term.Sp.Start = t.Span.Start
+		return term
+	}
+	if t.Kind == TokIdent && t.Text == "Dual" && p.peekAt(1).Kind == TokLParen {
+		return p.dual(func() *Term { return toTerm(p.src, p.expr()) })
+	}
+	return toTerm(p.src, p.expr())
+}
+
+// dual parses "Dual(INNER)".
+func (p *parser) dual(inner func() *Term) *Term {
+	kw := p.next()
+	p.next() // (
+	term := inner()
+	end := p.expect(TokRParen, "')' closing Dual(")
+	term.Dual = kw.Span
+	term.Sp = syntax.Sp(kw.Span.Start, end.Span.End)
+	return term
+}
+
+// toTerm returns x itself when it is a term, else a Computed term
+// wrapping it.
+func toTerm(src string, x Expr) *Term {
+	if t, ok := x.(*Term); ok {
+		return t
+	}
+	sp := x.Span()
+	return &Term{Kind: Computed, Text: src[sp.Start:sp.End], X: x, Sp: sp}
+}
+
+func isComparison(op string) bool {
+	switch op {
+	case "==", "!=", "<", "<=", ">", ">=":
+		return true
+	}
+	return false
+}
+
+// expr parses an expression with Rust's precedence: "||" below "&&"
+// below the comparisons (which do not chain) below "+ -" below "* / %"
+// below the prefix "-" and "!".
+func (p *parser) expr() Expr { return p.orExpr() }
+
+// leftAssoc parses "operand {op operand}" for the operators match
+// accepts, grouping to the left.
+func (p *parser) leftAssoc(operand func() Expr, match func(Token) bool) Expr {
+	x := operand()
+	for t := p.peek(); match(t); t = p.peek() {
+		p.next()
+		y := operand()
+		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
+	}
+	return x
+}
+
+func (p *parser) orExpr() Expr {
+	return p.leftAssoc(p.andExpr, func(t Token) bool { return t.Kind == TokLogic && t.Text == "||" && !p.noOr })
+}
+
+func (p *parser) andExpr() Expr {
+	return p.leftAssoc(p.cmpExpr, func(t Token) bool { return t.Kind == TokLogic && t.Text == "&&" })
+}
+
+func (p *parser) cmpExpr() Expr {
+	x := p.arith()
+	if t := p.peek(); t.Kind == TokOp {
+		p.next()
+		y := p.arith()
+		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
+		if n := p.peek(); n.Kind == TokOp {
+			p.fail(n, "comparisons do not chain; use && between two comparisons")
+		}
+	}
+	return x
+}
+
+// arith parses "+ -" and "* / %" expressions (a range's bounds).
+func (p *parser) arith() Expr {
+	return p.leftAssoc(p.mulExpr, func(t Token) bool { return t.Kind == TokArith && (t.Text == "+" || t.Text == "-") })
+}
+
+func (p *parser) mulExpr() Expr {
+	return p.leftAssoc(p.unary, func(t Token) bool { return t.Kind == TokArith && (t.Text == "*" || t.Text == "/" || t.Text == "%") })
+}
+
+func (p *parser) unary() Expr {
+	t := p.peek()
+	switch {
+	case (t.Kind == TokArith && t.Text == "-") || t.Kind == TokBang:
+		p.next()
+		x := p.unary()
+		sp := syntax.Sp(t.Span.Start, x.Span().End)
+		if n, ok := x.(*Term); ok && n.Kind == Num && t.Text == "-" && n.Dual.IsZero() && !strings.HasPrefix(n.Value, "-") {
+			// "-5" and "- (5)" are the number -5, as the lexer reads "-5".
+			return &Term{Kind: Num, Text: p.src[sp.Start:sp.End], Value: CanonicalNumber("-" + n.Value), Sp: sp}
+		}
+		return &Unary{Op: t.Text, OpSpan: t.Span, X: x, Sp: sp}
+	case t.Kind == TokArith && t.Text == "*":
+		p.refuse(t.Span, "dereferences (*) are")
+	case t.Kind == TokPunct && t.Text == "&":
+		p.refuse(t.Span, "references (&) are")
+	case t.Kind == TokLogic && t.Text == "&&":
+		p.refuse(t.Span, "references (&) are")
+	case (t.Kind == TokPunct && t.Text == "|") || (t.Kind == TokLogic && t.Text == "||"):
+		p.refuse(t.Span, "closures are")
+	case t.Kind == TokIdent && t.Text == "move":
+		p.refuse(t.Span, "closures are")
+	}
+	return p.postfix(p.primary())
+}
+
+// postfix refuses what Rust may write after an operand: method calls,
+// field access, indexing and casts.
+func (p *parser) postfix(x Expr) Expr {
+	t := p.peek()
+	adjacent := func(i int) bool { return p.peekAt(i).Span.Start == p.peekAt(i-1).Span.End }
+	switch {
+	case t.Kind == TokDot && adjacent(1) && p.peekAt(1).Kind == TokIdent && p.peekAt(2).Kind == TokLParen:
+		p.refuse(syntax.Sp(x.Span().Start, p.peekAt(1).Span.End), "method calls are")
+	case t.Kind == TokDot && adjacent(1) && (p.peekAt(1).Kind == TokIdent || p.peekAt(1).Kind == TokNumber):
+		p.refuse(syntax.Sp(x.Span().Start, p.peekAt(1).Span.End), "field access is")
+	case t.Kind == TokPunct && t.Text == "[":
+		p.refuse(syntax.Sp(x.Span().Start, t.Span.End), "indexing is")
+	case t.Kind == TokIdent && t.Text == "as":
+		p.refuse(syntax.Sp(x.Span().Start, t.Span.End), "type casts (as) are")
+	case t.Kind == TokPunct && t.Text == "?":
+		p.refuse(syntax.Sp(x.Span().Start, t.Span.End), "the ? operator is")
+	}
+	return x
+}
+
+func (p *parser) primary() Expr {
+	t := p.peek()
+	switch t.Kind {
+	case TokIdent:
+		n := p.peekAt(1)
+		switch {
+		case n.Kind == TokBang && (p.peekAt(2).Kind == TokLParen || (p.peekAt(2).Kind == TokPunct && (p.peekAt(2).Text == "[" || p.peekAt(2).Text == "{"))):
+			p.refuse(syntax.Sp(t.Span.Start, n.Span.End), fmt.Sprintf("macro invocations (%s!) are", t.Text))
+		case t.Text == "Some" || t.Text == "None" || t.Text == "Ok" || t.Text == "Err":
+			p.refuse(t.Span, fmt.Sprintf("Option and Result values (%s) are", t.Text))
+		case n.Kind == TokPunct && n.Text == "::":
+			p.refuse(t.Span, "paths and enum variants (a::B) are")
+		case n.Kind == TokLParen && t.Text == "Dual":
+			p.refuse(t.Span, "Dual(...) inside an expression is")
+		case n.Kind == TokLParen:
+			p.refuse(t.Span, fmt.Sprintf("function calls and constructors (%s(...)) are", t.Text))
+		case n.Kind == TokPunct && n.Text == "{" && t.Text != "in":
+			p.refuse(t.Span, "struct literals are")
+		case t.Text == "true" || t.Text == "false":
+			p.next()
+			return &Term{Kind: Bool, Text: t.Text, Value: t.Text, Sp: t.Span}
+		case t.Text == "if" || t.Text == "match" || t.Text == "loop" || t.Text == "while" || t.Text == "return":
+			p.refuse(t.Span, fmt.Sprintf("%s expressions are", t.Text))
+		case IsKeyword(t.Text):
+			p.fail(t, "expected an expression, found keyword %q", t.Text)
+		}
+		p.next()
+		if t.Text == "_" {
+			return &Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span}
+		}
+		return &Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span}
+	case TokNumber:
+		p.next()
+		if n := p.peek(); n.Kind == TokIdent && n.Span.Start == t.Span.End {
+			p.refuse(syntax.Sp(t.Span.Start, n.Span.End), "typed number literals ("+t.Text+n.Text+") are")
+		}
+		return &Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Sp: t.Span}
+	case TokString:
+		p.next()
+		v, ok := Unquote(t.Text)
+		if !ok {
+			p.diags = append(p.diags, syntax.Diagnostic{Span: t.Span, Code: CodeBadEscape, Message: "invalid escape sequence in string literal"})
+		}
+		return &Term{Kind: Str, Text: t.Text, Value: v, Sp: t.Span}
+	case TokLParen:
+		p.next()
+		if p.peek().Kind == TokRParen {
+			p.refuse(t.Span, "the unit value () is")
+		}
+		saved := p.noOr
+		p.noOr = false
+		x := p.expr()
+		p.noOr = saved
+		if c := p.peek(); c.Kind == TokComma {
+			p.refuse(t.Span, "tuples are")
+		}
+		p.expect(TokRParen, "')'")
+		return x
+	case TokPunct:
+		switch t.Text {
+		case "[":
+			p.refuse(t.Span, "arrays are")
+		case "{":
+			p.refuse(t.Span, "blocks are")
+		case "'":
+			p.refuse(t.Span, "character literals are")
+		}
+	}
+	p.fail(t, "expected a variable, '_', a string, a number or an expression, found %s", describe(t))
+	return nil
+}
