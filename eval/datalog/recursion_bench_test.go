@@ -3,7 +3,6 @@ package datalog
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -45,15 +44,6 @@ func timeProgramCPU(tb testing.TB, db *DB, src string) (wall, cpu time.Duration,
 		tb.Fatalf("%v %v", err, res.Diagnostics)
 	}
 	return time.Since(start), processCPU() - c0, len(res.Relations["tc"])
-}
-
-// processCPU is the CPU time this process has used (all threads).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkClosureForms times the linear and the non-linear transitive
