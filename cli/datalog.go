@@ -62,7 +62,7 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 				ctx, cancel = context.WithTimeout(ctx, lim.timeout)
 				defer cancel()
 			}
-			if lim.why != "" || lim.whyNot != "" {
+			if lim.why != "" || lim.whyNot != "" || lim.profile {
 				return explainDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, lim)
 			}
 			return evalDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, lim.budget())
@@ -73,6 +73,7 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 	cmd.Flags().StringVar(&lim.why, "why", "", "print the proof tree of this tuple, e.g. 'q(\"a\", \"b\")'")
 	cmd.Flags().StringVar(&lim.whyNot, "why-not", "", "name, for each rule of the tuple's relation, the first body item that fails")
 	cmd.Flags().IntVar(&lim.whyDepth, "why-depth", lang.DefaultExplainDepth, "levels of the --why proof tree")
+	cmd.Flags().BoolVar(&lim.profile, "profile", false, "print, for each rule, the tuples it derived and the time it took, and the slowest rules")
 	cmd.Flags().IntVar(&lim.maxTuples, "max-tuples", lang.DefaultMaxTuples, "budget of intermediate and derived tuples (0: no limit)")
 	cmd.Flags().DurationVar(&lim.timeout, "timeout", 0, "time limit of the evaluation (0: none)")
 	return cmd
@@ -81,6 +82,7 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 // datalogLimits holds the explanation and budget flags.
 type datalogLimits struct {
 	why, whyNot string
+	profile     bool
 	whyDepth    int
 	maxTuples   int
 	timeout     time.Duration
@@ -123,15 +125,13 @@ func explainDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule stri
 	if haveRule == (rulesPath != "") {
 		return Usagef("ctxql eval datalog: give either a RULE argument or --rules FILE")
 	}
-	if lim.why != "" && lim.whyNot != "" {
-		return Usagef("ctxql eval datalog: give --why or --why-not, not both")
+	if (lim.why != "") == (lim.whyNot != "") && (lim.why != "" || !lim.profile) || lim.profile && lim.why+lim.whyNot != "" {
+		return Usagef("ctxql eval datalog: give one of --why, --why-not and --profile")
 	}
-	tuple := lim.why
-	if tuple == "" {
-		tuple = lim.whyNot
-	}
-	if err := lang.CheckTuple(tuple); err != nil {
-		return Usagef("%w", err)
+	if tuple := lim.why + lim.whyNot; tuple != "" {
+		if err := lang.CheckTuple(tuple); err != nil {
+			return Usagef("%w", err)
+		}
 	}
 	db, err := loadDatalogData(ctx, dataPath)
 	if err != nil {
@@ -141,7 +141,7 @@ func explainDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule stri
 	if err != nil {
 		return err
 	}
-	x, err := datalogLang().Explain(ctx, db, q, lang.Explain{Why: lim.why, WhyNot: lim.whyNot, Depth: lim.whyDepth, Budget: lim.budget()})
+	x, err := datalogLang().Explain(ctx, db, q, lang.Explain{Why: lim.why, WhyNot: lim.whyNot, Depth: lim.whyDepth, Budget: lim.budget(), Profile: lim.profile})
 	if err != nil {
 		return evalError(err)
 	}

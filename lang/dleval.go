@@ -234,7 +234,10 @@ var ErrTupleSyntax = errors.New("invalid tuple")
 // Explain answers Why (the proof of a derived tuple) and WhyNot (for each
 // rule of the tuple's relation, the first body item nothing satisfies).
 // The program is q.Src (a whole program, or one rule).
-func (datalogEval) Explain(ctx context.Context, d Data, q Query, x Explain) (*Explanation, error) {
+func (e datalogEval) Explain(ctx context.Context, d Data, q Query, x Explain) (*Explanation, error) {
+	if x.Profile && x.Why == "" && x.WhyNot == "" {
+		return e.profile(ctx, d, q, x)
+	}
 	tuple := x.Why
 	if tuple == "" {
 		tuple = x.WhyNot
@@ -312,6 +315,7 @@ func (datalogEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.S
 	type probe struct {
 		part int    // index into out
 		rel  string // the probe relation
+		rule int    // the program rule
 	}
 	var (
 		out           []Part
@@ -332,11 +336,11 @@ func (datalogEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.S
 			out = append(out, Part{Span: sp, Kind: "body item", Text: oneLineText(src[sp.Start:sp.End])})
 			rel := fmt.Sprintf("%s%d_%d", coveragePrefix, i, k)
 			fmt.Fprintf(&prefixes, "\n%s() <-- %s;", rel, strings.Join(items, ", "))
-			byItem = append(byItem, probe{len(out) - 1, rel})
+			byItem = append(byItem, probe{len(out) - 1, rel, i})
 		}
 		rel := fmt.Sprintf("%s%d", coveragePrefix, i)
 		fmt.Fprintf(&bodies, "\n%s() <-- %s;", rel, strings.Join(items, ", "))
-		whole = append(whole, probe{ruleAt, rel})
+		whole = append(whole, probe{ruleAt, rel, i})
 	}
 	if !ran || len(out) == 0 {
 		return out, nil
@@ -346,11 +350,15 @@ func (datalogEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.S
 		return nil, &DataError{Err: err}
 	}
 	defer dd.put(db)
+	var prof *evdl.Profile
 	run := func(extra string) (map[string][][]string, bool, error) {
-		r, err := evdl.EvalProgramWith(ctx, db, p.File.Name(), src+extra, dlOptions(b))
+		opts := dlOptions(b)
+		opts.Profile = &evdl.Profile{}
+		r, err := evdl.EvalProgramWith(ctx, db, p.File.Name(), src+extra, opts)
 		if err != nil {
 			return nil, false, datalogError(err)
 		}
+		prof = opts.Profile
 		return r.Relations, !syntax.HasErrors(r.Diagnostics), nil
 	}
 	rels, ok, err := run(prefixes.String() + bodies.String())
@@ -365,7 +373,7 @@ func (datalogEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.S
 		byItem = byItem[:0]
 		for _, w := range whole {
 			for k := w.part + 1; k < len(out) && out[k].Kind == "body item"; k++ {
-				byItem = append(byItem, probe{k, w.rel})
+				byItem = append(byItem, probe{k, w.rel, w.rule})
 			}
 		}
 	}
@@ -373,6 +381,14 @@ func (datalogEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.S
 		out[pr.part].Ran = true
 		if len(rels[pr.rel]) > 0 {
 			out[pr.part].Rows = 1
+		}
+	}
+	// A rule's time and the tuples it derived, from the profile (the
+	// program's own rules come first; the probes follow them).
+	for _, w := range whole {
+		if rp := prof.Rules[w.rule]; rp.Runs > 0 {
+			out[w.part].Time = rp.Time
+			out[w.part].Rows = max(out[w.part].Rows, rp.Derived)
 		}
 	}
 	return out, nil
@@ -389,4 +405,44 @@ func CheckTuple(tuple string) error {
 		return err
 	}
 	return nil
+}
+
+// profile evaluates the program (or the rule) with a profile: a step per
+// rule, with the tuples it derived and the time it took, in source order.
+func (datalogEval) profile(ctx context.Context, d Data, q Query, x Explain) (*Explanation, error) {
+	dd := d.(*datalogData)
+	prog := datalog.ParseProgram(q.Name, q.Src)
+	info := datalog.Check(prog, dd.schema)
+	ds := append(slices.Clone(prog.Diagnostics), info.Diagnostics...)
+	syntax.SortDiagnostics(ds)
+	out := &Explanation{File: prog.File, Emptied: -1, Profiled: true, Diagnostics: withOrigins(ds, datalog.CodeSyntax)}
+	if out.Invalid() {
+		return out, nil
+	}
+	db, err := dd.take()
+	if err != nil {
+		return nil, &DataError{Err: err}
+	}
+	defer dd.put(db)
+	opts := dlOptions(x.Budget)
+	opts.Profile = &evdl.Profile{}
+	if _, err := evdl.RunProgramWith(ctx, db, prog, info, opts); err != nil {
+		return nil, datalogError(err)
+	}
+	total := 0
+	src := prog.File.Text()
+	for i, r := range prog.Rules {
+		if r.IsFact() || len(r.Body) == 0 {
+			continue
+		}
+		rp := opts.Profile.Rules[i]
+		head := oneLineText(src[r.Sp.Start:r.Sp.End])
+		if cut := strings.Index(head, " <--"); cut > 0 {
+			head = head[:cut]
+		}
+		out.Steps = append(out.Steps, Step{At: r.Sp.Start, End: r.Sp.End, Text: head, Count: rp.Derived, Time: rp.Time})
+		total += rp.Derived
+	}
+	out.Summary = fmt.Sprintf("%d tuple(s) derived by %d rule(s)", total, len(out.Steps))
+	return out, nil
 }

@@ -177,6 +177,7 @@ func (e *Explanation) Invalid() bool { return syntax.HasErrors(e.Diagnostics) }
 // Step is one line of an Explanation.
 type Step struct {
 	At    int // byte offset of the step in the query; -1 when it has none
+	End   int // byte offset of the step's end; 0 when not known
 	Text  string
 	Count int
 	// Time is the time the step took, when the explanation was asked with
@@ -227,7 +228,7 @@ func (e *Explanation) formatSlowest(w io.Writer, n int) error {
 	fmt.Fprintf(w, "slowest steps (of %s):\n", total.Round(100*time.Nanosecond))
 	for _, i := range idx[:min(n, len(idx))] {
 		st := e.Steps[i]
-		if _, err := fmt.Fprintf(w, "  %-6s %s: %s, %d left\n", e.pos(st.At), st.Text, st.Time.Round(100*time.Nanosecond), st.Count); err != nil {
+		if _, err := fmt.Fprintf(w, "  %-6s %s: %s, %d row(s)\n", e.pos(st.At), st.Text, st.Time.Round(100*time.Nanosecond), st.Count); err != nil {
 			return err
 		}
 	}

@@ -24,11 +24,11 @@ type Part struct {
 	Ran bool
 	// Rows is what the part left: PACT candidates and JQL documents after
 	// it; for a Datalog body item 1 when the body up to and including it
-	// matches at least once, else 0, and for a rule 1 when its whole body
-	// does (it derives a tuple).
+	// matches at least once, else 0, and for a rule the tuples it derived
+	// (at least 1 when its whole body matches).
 	Rows int
 	// Time is the time the part took, where the evaluator measures it
-	// (PACT steps, JQL conditions); zero elsewhere.
+	// (PACT steps, JQL conditions, Datalog rules); zero elsewhere.
 	Time time.Duration
 }
 

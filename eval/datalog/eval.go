@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ctxql/ctxql/syntax"
 	syn "github.com/ctxql/ctxql/syntax/datalog"
@@ -34,6 +35,39 @@ type Options struct {
 	// DefaultMaxTuples, a negative value means no bound. Exceeding it
 	// stops the evaluation with a *LimitError.
 	MaxTuples int
+	// Profile, when set, receives the time each rule of a program took
+	// and the tuples it derived.
+	Profile *Profile
+}
+
+// Profile is what each rule of a program cost: the time spent joining its
+// body and the new tuples it derived, summed over the rounds of the
+// fixpoint. Rules holds one entry per rule of the program (by index into
+// Program.Rules; facts and declarations stay zero).
+type Profile struct {
+	Rules []RuleProfile
+}
+
+// RuleProfile is one rule's share of an evaluation.
+type RuleProfile struct {
+	Time    time.Duration
+	Derived int // the new tuples it added
+	Runs    int // the joins it ran (once per round and recursive atom)
+}
+
+// measure runs f as the work of program rule i, adding its time and the
+// tuples it derives (the growth of *derived) to the profile, if any.
+func (p *Profile) measure(i int, derived *int, f func() error) error {
+	if p == nil {
+		return f()
+	}
+	t0, d0 := time.Now(), *derived
+	err := f()
+	r := &p.Rules[i]
+	r.Time += time.Since(t0)
+	r.Derived += *derived - d0
+	r.Runs++
+	return err
 }
 
 func (o Options) maxTuples() int {
@@ -334,6 +368,10 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 	}
 	ev := newEvaluator(ctx, db, opts)
 	ev.lower = st.source
+	prof := opts.Profile
+	if prof != nil {
+		prof.Rules = make([]RuleProfile, len(prog.Rules))
+	}
 	sets := map[string]*tupleSet{}
 	lats := map[string]*latticeSet{}
 	derived := 0
@@ -371,6 +409,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		type rrule struct {
 			cr  *crule
 			rec []int // positive atoms reading this stratum
+			src int   // the program rule it comes from
 		}
 		var rules []rrule
 		for ri, r := range st.xrules {
@@ -382,7 +421,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 				return nil, err
 			}
 			st.rules[ri] = cr
-			rr := rrule{cr: cr}
+			rr := rrule{cr: cr, src: st.xsrc[ri]}
 			for i, a := range cr.pos {
 				if in[a.name] {
 					rr.rec = append(rr.rec, i)
@@ -433,10 +472,12 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		// reads do not change under it.
 		for _, rr := range rules {
 			cr := rr.cr
-			err := ev.run(cr,
-				func(i int) source { return st.source(cr.pos[i].name) },
-				func(j int) source { return st.source(cr.negs[j].name) },
-				nil, nil, addTo(delta, cr.headRel))
+			err := prof.measure(rr.src, &derived, func() error {
+				return ev.run(cr,
+					func(i int) source { return st.source(cr.pos[i].name) },
+					func(j int) source { return st.source(cr.negs[j].name) },
+					nil, nil, addTo(delta, cr.headRel))
+			})
 			if err != nil {
 				return nil, err
 			}
@@ -468,14 +509,16 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 				}
 				next := map[string]*table{name: newTable(2)}
 				d := all
-				err := ev.run(lin,
-					func(i int) source {
-						if i == 0 {
-							return source{t: d, n: d.len(), kind: srcTemp}
-						}
-						return baseSrc
-					},
-					nil, nil, nil, addTo(next, name))
+				err := prof.measure(rules[tc].src, &derived, func() error {
+					return ev.run(lin,
+						func(i int) source {
+							if i == 0 {
+								return source{t: d, n: d.len(), kind: srcTemp}
+							}
+							return baseSrc
+						},
+						nil, nil, nil, addTo(next, name))
+				})
 				if err != nil {
 					return nil, err
 				}
@@ -511,22 +554,24 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 					for _, i := range rr.rec[:k] {
 						before[i] = true
 					}
-					err := ev.run(cr,
-						func(i int) source {
-							name := cr.pos[i].name
-							switch {
-							case i == di:
-								d := delta[name]
-								return source{t: d, n: d.len(), kind: srcTemp}
-							case before[i]:
-								s := st.source(name)
-								s.n -= delta[name].len()
-								return s
-							}
-							return st.source(name)
-						},
-						func(j int) source { return st.source(cr.negs[j].name) },
-						nil, nil, addTo(next, cr.headRel))
+					err := prof.measure(rr.src, &derived, func() error {
+						return ev.run(cr,
+							func(i int) source {
+								name := cr.pos[i].name
+								switch {
+								case i == di:
+									d := delta[name]
+									return source{t: d, n: d.len(), kind: srcTemp}
+								case before[i]:
+									s := st.source(name)
+									s.n -= delta[name].len()
+									return s
+								}
+								return st.source(name)
+							},
+							func(j int) source { return st.source(cr.negs[j].name) },
+							nil, nil, addTo(next, cr.headRel))
+					})
 					if err != nil {
 						return nil, err
 					}
