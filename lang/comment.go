@@ -24,7 +24,95 @@ func (p *Parsed) Comments() []syntax.Span {
 	case *datalog.Program:
 		out = append(out, a.Comments...)
 	default:
+		if p.Lang.ID == Markdown {
+			return scanMarkdownComments(p.File.Text())
+		}
 		out = scanComments(p.File.Text(), p.Lang.Comment(p.File.Name()), p.Lang.quotes)
+	}
+	return out
+}
+
+// scanMarkdownComments finds the HTML comments of a Markdown text outside
+// code: fenced code blocks (``` or ~~~ fences) and code spans (a run of
+// backticks up to the next run of as many) show a comment's text rather
+// than hold a comment.
+func scanMarkdownComments(src string) []syntax.Span {
+	var out []syntax.Span
+	fence := ""
+	for i := 0; i < len(src); {
+		// At the start of a line: fences open and close code blocks.
+		if i == 0 || src[i-1] == '\n' {
+			end := strings.IndexByte(src[i:], '\n')
+			if end < 0 {
+				end = len(src)
+			} else {
+				end += i
+			}
+			line := strings.TrimLeft(src[i:end], " ")
+			if len(src[i:end])-len(line) <= 3 {
+				for _, f := range []string{"```", "~~~"} {
+					if strings.HasPrefix(line, f) && (fence == "" || fence == f) {
+						if fence == "" {
+							fence = f
+						} else {
+							fence = ""
+						}
+						i = end
+						break
+					}
+				}
+			}
+			if fence != "" {
+				i = end + 1
+				continue
+			}
+			if i >= len(src) || src[i] == '\n' {
+				i++
+				continue
+			}
+		}
+		switch {
+		case src[i] == '`':
+			n := 1
+			for i+n < len(src) && src[i+n] == '`' {
+				n++
+			}
+			run := src[i : i+n]
+			// The span ends at the next run of exactly n backticks.
+			j := i + n
+			for {
+				k := strings.Index(src[j:], run)
+				if k < 0 {
+					j = -1
+					break
+				}
+				k += j
+				if (k+n >= len(src) || src[k+n] != '`') && src[k-1] != '`' {
+					j = k + n
+					break
+				}
+				j = k + n
+				for j < len(src) && src[j] == '`' {
+					j++
+				}
+			}
+			if j < 0 {
+				i += n // no closing run: the backticks are text
+				continue
+			}
+			i = j
+		case strings.HasPrefix(src[i:], "<!--"):
+			end := strings.Index(src[i+4:], "-->")
+			if end < 0 {
+				end = len(src)
+			} else {
+				end += i + 4 + 3
+			}
+			out = append(out, syntax.Sp(i, end))
+			i = end
+		default:
+			i++
+		}
 	}
 	return out
 }

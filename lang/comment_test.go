@@ -152,3 +152,23 @@ func TestParseDialect(t *testing.T) {
 		t.Errorf("DialectOr: %v", err)
 	}
 }
+
+// TestMarkdownCommentsOutsideCode checks that an HTML comment in a code
+// span or a fenced code block is text, and one outside code a comment.
+func TestMarkdownCommentsOutsideCode(t *testing.T) {
+	src := "Write `<!-- ctxql:ignore DOC001 -->` above the line.\n" +
+		"```md\n<!-- ctxql:ignore DOC001 -->\n```\n" +
+		"~~~\n<!-- in a tilde fence -->\n~~~\n" +
+		"``a ` <!-- in a double span --> b``\n" +
+		"<!-- ctxql:ignore DOC001 -- a real one -->\n" +
+		"an unclosed ` backtick <!-- still a comment -->\n"
+	p := ByID(Markdown).Parse("a.md", src, DialectUnset)
+	var got []string
+	for _, c := range p.Comments() {
+		got = append(got, src[c.Start:c.End])
+	}
+	want := []string{"<!-- ctxql:ignore DOC001 -- a real one -->", "<!-- still a comment -->"}
+	if !slices.Equal(got, want) {
+		t.Errorf("comments %q, want %q", got, want)
+	}
+}
