@@ -179,8 +179,8 @@ async function runFile(
       run.passed(item, ms);
       continue;
     }
-    const msg = message(uri, r);
-    run.appendOutput(`${msg.message.toString().replace(/\n/g, '\r\n')}\r\n`);
+    const msg = messages(uri, r);
+    run.appendOutput(`${failureOf(r).message.replace(/\n/g, '\r\n')}\r\n`);
     if (r.status === 'fail') {
       run.failed(item, msg, ms);
     } else {
@@ -188,7 +188,7 @@ async function runFile(
       if (!r.name) {
         // The test file has errors: none of its cases ran.
         for (const c of cases) {
-          run.errored(c, msg);
+          run.errored(c, msg[0]);
         }
       }
     }
@@ -200,12 +200,21 @@ async function runFile(
   }
 }
 
-/** The test message of a result, at the case, with the difference as expected/actual output. */
-function message(uri: vscode.Uri, r: TestResult): vscode.TestMessage {
+/**
+ * The test messages of a result: what did not hold, at the case (shown
+ * inline in the test file), and, when results were added or removed, a
+ * message whose expected and actual output are the wanted results the
+ * query missed and the results it returned unwanted, for the diff view.
+ */
+function messages(uri: vscode.Uri, r: TestResult): vscode.TestMessage[] {
   const f = failureOf(r);
-  const msg = f.expected !== undefined ? vscode.TestMessage.diff(f.message, f.expected, f.actual ?? '') : new vscode.TestMessage(f.message);
+  const msg = new vscode.TestMessage(f.message);
   msg.location = new vscode.Location(uri, new vscode.Position(Math.max(0, r.line - 1), Math.max(0, r.column - 1)));
-  return msg;
+  const out = [msg];
+  if (f.expected !== undefined) {
+    out.push(vscode.TestMessage.diff(`${r.name}: wanted results missing (expected) and unwanted results returned (actual)`, f.expected, f.actual ?? ''));
+  }
+  return out;
 }
 
 function exec(command: string, args: string[], cwd: string, token: vscode.CancellationToken): Promise<{ stdout: string; stderr: string; code: number }> {
