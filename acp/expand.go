@@ -1,10 +1,11 @@
 package acp
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/ctxql/ctxql/internal/jsonenc"
 )
 
 // Expansion modes of acp_expand.
@@ -97,7 +98,7 @@ func expandOne(ix *Index, ref, mode string, e *Expansion, seen map[string]bool, 
 	case ExpandFull:
 		s, ok := full[name]
 		if !ok {
-			b, _ := json.Marshal(ix.varTarget(v))
+			b, _ := jsonenc.Marshal(ix.varTarget(v))
 			s = string(b)
 			full[name] = s
 		}

@@ -195,7 +195,7 @@ func (e *Explanation) Format(w io.Writer) error {
 		}
 		took := ""
 		if e.Profiled {
-			took = fmt.Sprintf(" %10s", st.Time.Round(100 * time.Nanosecond))
+			took = fmt.Sprintf(" %10s", st.Time.Round(100*time.Nanosecond))
 		}
 		fmt.Fprintf(w, "%-6s %-*s %8d%s%s\n", e.pos(st.At), width, st.Text, st.Count, took, mark)
 	}
@@ -216,10 +216,10 @@ func (e *Explanation) formatSlowest(w io.Writer, n int) error {
 	for _, st := range e.Steps {
 		total += st.Time
 	}
-	fmt.Fprintf(w, "slowest steps (of %s):\n", total.Round(100 * time.Nanosecond))
+	fmt.Fprintf(w, "slowest steps (of %s):\n", total.Round(100*time.Nanosecond))
 	for _, i := range idx[:min(n, len(idx))] {
 		st := e.Steps[i]
-		if _, err := fmt.Fprintf(w, "  %-6s %s: %s, %d left\n", e.pos(st.At), st.Text, st.Time.Round(100 * time.Nanosecond), st.Count); err != nil {
+		if _, err := fmt.Fprintf(w, "  %-6s %s: %s, %d left\n", e.pos(st.At), st.Text, st.Time.Round(100*time.Nanosecond), st.Count); err != nil {
 			return err
 		}
 	}

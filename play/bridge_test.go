@@ -206,6 +206,12 @@ func TestDataOutsideProjectRefused(t *testing.T) {
 	c.await(10*time.Second, "the refusal of a link out of the project", func(m map[string]any) bool {
 		return m["method"] == "window/showMessage" && strings.Contains(fmt.Sprint(m["params"]), "link.json")
 	})
+	for _, bad := range []string{"paste:../secret.json", "paste:" + filepath.Join("..", "..", "secret.json"), "/etc/passwd"} {
+		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": map[string]any{"data": map[string]any{"*.pact": bad}}}})
+		c.await(10*time.Second, "the refusal of "+bad, func(m map[string]any) bool {
+			return m["method"] == "window/showMessage" && strings.Contains(fmt.Sprint(m["params"]), bad)
+		})
+	}
 	// In an open .ctxql.yaml standing in for the project's: refused.
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": fileURI(filepath.Join(p.dir, "q", ".ctxql.yaml")),
 		"languageId": "yaml", "version": 1, "text": "data:\n  \"**\": ../../secret.json\n"}})

@@ -2,6 +2,7 @@ package play
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/ctxql/ctxql/lang"
 )
 
 // playground is a running server over a temporary project, with a client
@@ -258,5 +261,30 @@ func TestPageAndAssets(t *testing.T) {
 	}
 	if strings.Contains(body, "http://") || strings.Contains(body, "https://") {
 		t.Errorf("the page loads something from another site")
+	}
+}
+
+func TestInfo(t *testing.T) {
+	p := start(t, Budget{})
+	_, body, _ := p.do("GET", "/api/info", "", true, nil)
+	var info struct {
+		Languages []infoLanguage `json:"languages"`
+		Examples  []example      `json:"examples"`
+	}
+	must(t, json.Unmarshal([]byte(body), &info))
+	var ids []string
+	for _, l := range info.Languages {
+		ids = append(ids, l.ID)
+		for _, d := range l.Dialects {
+			if _, ok := lang.ParseDialect(d); !ok {
+				t.Errorf("%s: dialect %q is not one", l.ID, d)
+			}
+		}
+	}
+	if strings.Join(ids, ",") != "pact,jql,datalog" || len(info.Languages[0].Dialects) != 2 {
+		t.Errorf("languages = %+v", info.Languages)
+	}
+	if len(info.Examples) != 3 {
+		t.Errorf("examples = %+v", info.Examples)
 	}
 }

@@ -266,7 +266,7 @@ func WriteProfile(w io.Writer, c *Coverage, n int) error {
 			break
 		}
 		fmt.Fprintf(w, "  %s:%s: %s %s: %d row(s) in %s\n", r.f.Name, r.f.File.Position(r.p.Span.Start), r.p.Kind,
-			clip(oneLine(r.p.Text), 60), r.p.Rows, r.p.Time.Round(100 * time.Nanosecond))
+			clip(oneLine(r.p.Text), 60), r.p.Rows, r.p.Time.Round(100*time.Nanosecond))
 	}
 	return nil
 }

@@ -96,18 +96,48 @@ func canonical(raw json.RawMessage) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
-// canonicalItems canonicalises every item, reporting the first that is not
-// JSON.
+// canonicalItems canonicalises every expected item, reporting the first
+// that is not JSON. A tuple (a list) holds values as Datalog prints them,
+// strings: the numbers and booleans YAML reads in one ([a, 2]) are compared
+// as the strings they are written as.
 func canonicalItems(items []json.RawMessage) ([]string, error) {
 	out := make([]string, len(items))
 	for i, it := range items {
-		c, err := canonical(it)
+		c, err := canonical(tupleStrings(it))
 		if err != nil {
 			return nil, err
 		}
 		out[i] = c
 	}
 	return out, nil
+}
+
+// tupleStrings rewrites the number and boolean members of a JSON list as
+// strings; anything else is returned as it is.
+func tupleStrings(raw json.RawMessage) json.RawMessage {
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		return raw
+	}
+	for i, m := range list {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(m))
+		dec.UseNumber()
+		if dec.Decode(&v) != nil {
+			return raw
+		}
+		switch v := v.(type) {
+		case json.Number:
+			list[i], _ = json.Marshal(v.String())
+		case bool:
+			list[i], _ = json.Marshal(fmt.Sprint(v))
+		}
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // multiset counts the items of a list.

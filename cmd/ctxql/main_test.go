@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxql/ctxql/internal/gittest"
 	"github.com/ctxql/ctxql/internal/ostest"
 )
 
@@ -570,15 +571,7 @@ func gitRepo(t *testing.T) (string, func(args ...string) string) {
 	dir := t.TempDir()
 	gitRun := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-			"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return string(out)
+		return gittest.Run(t, dir, args...)
 	}
 	gitRun("init", "-q")
 	return dir, gitRun

@@ -26,7 +26,7 @@ import (
 // The hook repository is a snapshot of the module's sources committed with
 // fixed dates, so its revision only changes with the sources; it and
 // pre-commit's environment (PRE_COMMIT_HOME) live in the user cache
-// directory, so pre-commit builds the hooks once per source version and
+// directory, one per checkout, so pre-commit builds the hooks once per source version and
 // later runs reuse the build.
 func TestPreCommitHooks(t *testing.T) {
 	if testing.Short() {
@@ -50,7 +50,10 @@ func TestPreCommitHooks(t *testing.T) {
 	if err != nil {
 		cache = os.TempDir()
 	}
-	cache = filepath.Join(cache, "ctxql-test", "pre-commit")
+	// One cache per checkout: two checkouts testing at once must not
+	// replace each other's hook repository and environment.
+	where := sha256.Sum256([]byte(root))
+	cache = filepath.Join(cache, "ctxql-test", "pre-commit", hex.EncodeToString(where[:])[:12])
 	env := append(os.Environ(), "PRE_COMMIT_HOME="+filepath.Join(cache, "home"), "GOMODCACHE="+strings.TrimSpace(string(modcache)),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 		"GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z", "GIT_CONFIG_NOSYSTEM=1")

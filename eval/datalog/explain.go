@@ -87,7 +87,10 @@ type RuleFailure struct {
 	RuleIndex int       `json:"rule"`
 	// Item is the index of the failing body item, or -1 when the head
 	// itself cannot produce the tuple (a constant or a repeated variable
-	// that disagrees with it).
+	// that disagrees with it). For a statement with a disjunction, each
+	// choice of alternatives is reported as a rule of its own, whose body
+	// has the chosen alternative's items in the disjunction's place;
+	// Item indexes that body, and Span locates the item in the source.
 	Item int `json:"item"`
 	// Span is the span of the failing item (or of the head).
 	Span syntax.Span `json:"span"`
@@ -249,7 +252,7 @@ func (x *Explainer) prove(ctx context.Context, rel string, vals []string, row, d
 			}
 			return s
 		}
-		b, err := x.firstBinding(ctx, cr, vals, src, len(cr.pos)+len(cr.negs)+len(cr.conds), nil)
+		b, err := x.firstBinding(ctx, cr, vals, src, len(st.xrules[ri].Body), nil)
 		if err != nil {
 			return nil, err
 		}

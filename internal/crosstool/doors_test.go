@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/gittest"
 	"github.com/ctxql/ctxql/lang"
 	mcpserver "github.com/ctxql/ctxql/mcp"
 	"github.com/ctxql/ctxql/resultdiff"
@@ -45,13 +46,7 @@ func defaultData(id lang.ID) string {
 // git runs git in dir with a fixed identity.
 func git(t testing.TB, dir string, args ...string) {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-		"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
+	gittest.Run(t, dir, args...)
 }
 
 // TestDoorsAgree evaluates every query file of the corpus through each

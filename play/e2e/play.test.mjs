@@ -26,7 +26,7 @@ async function shot(page, name) {
 
 before(async () => {
   assert.ok(bin, "CTXQL_BIN names the ctxql binary");
-  project = mkdtempSync(path.join(tmpdir(), "ctxql-play-project-"));
+  project = mkdtempSync(path.join(tmpdir(), "ctxql play project-")); // a space, escaped in URIs
   mkdirSync(path.join(project, "data"));
   for (const f of ["history.json", "reach.json"]) copyFileSync(path.join(examples, f), path.join(project, "data", f));
   server = spawn(bin, ["play", "--dir", project], { stdio: ["ignore", "pipe", "inherit"] });

@@ -164,8 +164,12 @@ func Holds(op string, cmp int) (holds, ok bool) {
 
 // NumericType reports whether values of a declared parameter type
 // compare as numbers in conditions: the integer and float types of Rust
-// and the names Int, Integer, Float and Number, in any case.
+// and the names Int, Integer, Float and Number, in any case, also inside
+// a lattice's Dual<T>.
 func NumericType(t string) bool {
+	if inner, ok := strings.CutPrefix(t, "Dual<"); ok && strings.HasSuffix(inner, ">") {
+		t = strings.TrimSuffix(inner, ">")
+	}
 	switch strings.ToLower(t) {
 	case "int", "integer", "float", "number", "i8", "i16", "i32", "i64", "i128", "isize",
 		"u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64":
