@@ -108,17 +108,9 @@ func (s *server) testResultOf(r *qtest.Result) testRunResult {
 		sp = r.File.Diagnostics[0].Span
 	}
 	out := testRunResult{Name: r.Name(), Status: r.Status, Range: s.rangeOf(r.File.Src, sp),
-		Messages: append([]string{}, r.Messages...), Added: rawItems(r.Added), Removed: rawItems(r.Removed)}
+		Messages: append([]string{}, r.Messages...), Added: qtest.RawJSON(r.Added), Removed: qtest.RawJSON(r.Removed)}
 	if r.QueryFile != nil {
 		out.Query = &Location{URI: uriOfPath(r.QueryFile.Name()), Range: s.rangeOf(r.QueryFile, r.QuerySpan)}
-	}
-	return out
-}
-
-func rawItems(xs []string) []json.RawMessage {
-	out := make([]json.RawMessage, len(xs))
-	for i, x := range xs {
-		out[i] = json.RawMessage(x)
 	}
 	return out
 }
@@ -282,20 +274,10 @@ func failureText(r *qtest.Result) string {
 				fmt.Fprintf(&b, "\n%s … and %d more", side.mark, len(side.items)-10)
 				break
 			}
-			fmt.Fprintf(&b, "\n%s %s", side.mark, displayItem(x))
+			fmt.Fprintf(&b, "\n%s %s", side.mark, qtest.Display(x))
 		}
 	}
 	return b.String()
-}
-
-// displayItem is a result as the text output shows it: a string without
-// its quotes (a PACT id), anything else as JSON.
-func displayItem(x string) string {
-	var str string
-	if strings.HasPrefix(x, `"`) && json.Unmarshal([]byte(x), &str) == nil {
-		return str
-	}
-	return x
 }
 
 // publishTests records the diagnostics of a run and publishes them: an

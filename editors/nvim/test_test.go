@@ -12,8 +12,10 @@ import (
 	"github.com/ctxql/ctxql/internal/nvimtest"
 )
 
-// testScript runs :CtxqlTest on a directory with a failing case and
-// records the quickfix list and whether its window opened; then, the case
+// testScript opens a test file with a failing case, runs the case from
+// the server's "Run test" lens and records the diagnostics on the case and
+// on its query; runs :CtxqlTest on the directory and records the quickfix
+// list and whether its window opened; then, the case
 // fixed, runs it again (from a buffer of the directory, without an
 // argument) and records the message and the list.
 const testScript = `
@@ -37,6 +39,32 @@ local ok, err = pcall(function()
     end
     return false
   end
+  -- The server's lenses in the test file: the one on the failing case
+  -- runs it, and its diagnostics come on the case and on the query.
+  vim.cmd("edit " .. vim.fn.fnameescape(dir .. "/blocks.ctxqltest.yaml"))
+  local tb = vim.api.nvim_get_current_buf()
+  -- The plugin asks for the lenses once the server is attached.
+  out.lenses_shown = vim.wait(30000, function() return #vim.lsp.codelens.get(tb) >= 4 end, 20)
+  local titles = {}
+  for _, l in ipairs(vim.lsp.codelens.get(tb)) do
+    table.insert(titles, string.format("%d %s", l.range.start.line, l.command and l.command.title or ""))
+  end
+  table.sort(titles)
+  out.lenses = titles
+  vim.api.nvim_win_set_cursor(0, { 7, 0 })
+  vim.lsp.codelens.run()
+  local qb = vim.fn.bufadd(dir .. "/blocks.pact")
+  out.lens_ran = vim.wait(30000, function() return #vim.diagnostic.get(tb) > 0 and #vim.diagnostic.get(qb) > 0 end, 20)
+  local function diags(b)
+    local list = {}
+    for _, d in ipairs(vim.diagnostic.get(b)) do
+      table.insert(list, string.format("%d:%d %s", d.lnum, d.col, (d.message:gsub("\n", " | "))))
+    end
+    return list
+  end
+  out.case_diagnostics = diags(tb)
+  out.query_diagnostics = diags(qb)
+
   ctxql.last_test = nil
   vim.cmd("CtxqlTest " .. vim.fn.fnameescape(dir))
   out.first_done = vim.wait(30000, function() return ctxql.last_test ~= nil end, 20)
@@ -100,8 +128,13 @@ func TestCtxqlTest(t *testing.T) {
 		t.Fatalf("result %q: %v", raw, err)
 	}
 	want := map[string]any{
-		"first_done":    true,
-		"first_message": "ctxql test: 2 passed, 1 failed",
+		"lenses_shown":      true,
+		"lenses":            []any{"0 ▶ Run all tests (3)", "3 ▶ Run test", "6 ▶ Run test", "9 ▶ Run test"},
+		"lens_ran":          true,
+		"case_diagnostics":  []any{"6:4 test \"short-lived\" failed: results differ from want: 1 unexpected, 1 missing (want 2, got 2) | + c | - b"},
+		"query_diagnostics": []any{"2:0 test \"short-lived\" failed: results differ from want: 1 unexpected, 1 missing (want 2, got 2) | + c | - b (blocks.ctxqltest.yaml:7)"},
+		"first_done":        true,
+		"first_message":     "ctxql test: 2 passed, 1 failed",
 		"first_qf": []any{map[string]any{
 			"file": "blocks.ctxqltest.yaml", "lnum": float64(7), "col": float64(5), "type": "E",
 			"text": "short-lived: results differ from want: 1 unexpected, 1 missing (want 2, got 2); query " + dir + "/blocks.pact:3:1; + c; - b",

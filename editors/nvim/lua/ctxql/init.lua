@@ -161,10 +161,13 @@ local function client_config(bufnr)
       client.notify("workspace/didChangeConfiguration", { settings = { ctxql = M.config.settings } })
     end,
     on_attach = function(_, buf)
-      if M.is_host(buf) then
+      local test_file = M.is_test_file(buf)
+      if M.is_host(buf) and not test_file then
         return
       end
-      M.set_keymaps(buf)
+      if not test_file then
+        M.set_keymaps(buf)
+      end
       if M.config.codelens and vim.lsp.codelens then
         local group = vim.api.nvim_create_augroup("ctxql-codelens-" .. buf, { clear = true })
         vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost", "CursorHold" }, {
@@ -439,6 +442,14 @@ function M.is_host(bufnr)
   return not vim.tbl_contains(M.filetypes, vim.bo[bufnr].filetype)
 end
 
+-- is_test_file reports whether the buffer is a query test file
+-- (*.ctxqltest.yaml): YAML to Neovim, served for its "Run test" lenses and
+-- its diagnostics.
+function M.is_test_file(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr):lower()
+  return name:match("[^/\\]%.ctxqltest%.ya?ml$") ~= nil
+end
+
 -- test_display is a result as "ctxql test" prints it: a string without
 -- quotes (a PACT id), anything else as JSON.
 local function test_display(x)
@@ -547,6 +558,13 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd("FileType", {
     group = group,
     pattern = M.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
+    group = group,
+    pattern = { "*.ctxqltest.yaml", "*.ctxqltest.yml" },
     callback = function(args)
       M.attach(args.buf)
     end,
