@@ -138,10 +138,10 @@ func NewRoot(env Env) *cobra.Command {
 func newVersionCmd(env Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the ctxql version",
+		Short: "Print the ctxql version, commit and platform",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(env.Stdout, "ctxql %s\n", Version)
+			_, err := fmt.Fprintln(env.Stdout, versionLine())
 			return err
 		},
 	}

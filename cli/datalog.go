@@ -204,6 +204,9 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if err != nil {
 		return err
 	}
+	// Results stream to the output: millions of tuples are written
+	// without building them as strings first.
+	q.Stream = true
 	res, err := datalogLang().Evaluate(ctx, db, q, b)
 	if err != nil {
 		return evalError(err)
@@ -215,10 +218,17 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if printDiagnostics(env.Stderr, prefix, res.File, res.Diagnostics) {
 		return &ExitError{Code: ExitFindings}
 	}
-	out, err := jsonenc.Marshal(res.Value)
-	if err != nil {
-		return fmt.Errorf("encode result: %w", err)
+	if res.Write == nil {
+		out, err := jsonenc.Marshal(res.Value)
+		if err != nil {
+			return fmt.Errorf("encode result: %w", err)
+		}
+		_, err = fmt.Fprintf(env.Stdout, "%s\n", out)
+		return err
 	}
-	_, err = fmt.Fprintf(env.Stdout, "%s\n", out)
+	if err := res.Write(env.Stdout); err != nil {
+		return err
+	}
+	_, err = io.WriteString(env.Stdout, "\n")
 	return err
 }

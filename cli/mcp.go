@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxql/ctxql/acp"
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 	mcpserver "github.com/ctxql/ctxql/mcp"
 )
 
@@ -41,6 +42,7 @@ func newMCPCmd(env Env) *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "skip the staleness check")
 	cmd.Flags().DurationVar(&lim.timeout, "timeout", mcpserver.DefaultTimeout, "time limit of one tool call")
 	cmd.Flags().IntVar(&lim.maxResults, "max-results", mcpserver.DefaultMaxResults, "most rows (JQL documents, Datalog tuples) one tool call may return")
+	cmd.Flags().IntVar(&lim.maxTuples, "max-tuples", lang.DefaultMaxTuples, "Datalog: budget of intermediate and derived tuples of one tool call")
 	cmd.Flags().IntVar(&lim.maxQuery, "max-query-bytes", mcpserver.DefaultMaxQueryBytes, "largest query text of a language tool")
 	cmd.Flags().IntVar(&lim.maxOutput, "max-output-bytes", mcpserver.DefaultMaxOutputBytes, "most bytes one tool result or resource read may write")
 	cmd.Flags().Int64Var(&lim.maxMemory, "max-memory", acp.DefaultMaxMemory, "most bytes the heap may grow during one tool call")
@@ -54,6 +56,7 @@ type mcpLimits struct {
 	timeout    time.Duration
 	maxOutput  int
 	maxResults int
+	maxTuples  int
 	maxQuery   int
 	maxMemory  int64
 	maxData    int64
@@ -64,8 +67,8 @@ func runMCP(ctx context.Context, env Env, dir, cache string, force bool, lim mcp
 	if dir != "" && cache != "" {
 		return Usagef("ctxql mcp: give --dir or --cache, not both")
 	}
-	if lim.timeout <= 0 || lim.maxOutput <= 0 || lim.maxResults <= 0 || lim.maxQuery <= 0 || lim.maxMemory <= 0 || lim.maxData <= 0 || lim.maxMessage <= 0 {
-		return Usagef("ctxql mcp: --timeout, --max-results, --max-query-bytes, --max-output-bytes, --max-memory, --max-data-bytes and --max-message-bytes must be positive")
+	if lim.timeout <= 0 || lim.maxOutput <= 0 || lim.maxResults <= 0 || lim.maxTuples <= 0 || lim.maxQuery <= 0 || lim.maxMemory <= 0 || lim.maxData <= 0 || lim.maxMessage <= 0 {
+		return Usagef("ctxql mcp: --timeout, --max-results, --max-tuples, --max-query-bytes, --max-output-bytes, --max-memory, --max-data-bytes and --max-message-bytes must be positive")
 	}
 	p := cache
 	switch {
@@ -105,7 +108,7 @@ func runMCP(ctx context.Context, env Env, dir, cache string, force bool, lim mcp
 		return Usagef("mcp: %w", err)
 	}
 	srv := mcpserver.New(ix, mcpserver.Options{Version: Version, Now: now, Files: fr,
-		Budget: mcpserver.Budget{Timeout: lim.timeout, MaxOutputBytes: lim.maxOutput, MaxMemory: lim.maxMemory, MaxResults: lim.maxResults, MaxQueryBytes: lim.maxQuery}})
+		Budget: mcpserver.Budget{Timeout: lim.timeout, MaxOutputBytes: lim.maxOutput, MaxMemory: lim.maxMemory, MaxResults: lim.maxResults, MaxTuples: lim.maxTuples, MaxQueryBytes: lim.maxQuery}})
 	in, ok := env.Stdin.(io.ReadCloser)
 	if !ok {
 		in = io.NopCloser(env.Stdin)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -101,24 +102,34 @@ func (datalogEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Re
 	if err != nil {
 		return nil, &DataError{Err: err}
 	}
-	defer dd.put(db)
+	if !q.Stream {
+		// A streamed result's rows read the database's strings when they
+		// are written, later: that database is not given back to the pool.
+		defer dd.put(db)
+	}
 	res := &Result{Lang: ByID(Datalog), File: syntax.NewFile(q.Name, q.Src), Span: syntax.Sp(0, len(q.Src))}
 	if q.Program {
-		r, err := evdl.EvalProgramWith(ctx, db, q.Name, q.Src, dlOptions(b))
+		r, rels, err := evdl.EvalProgramRows(ctx, db, q.Name, q.Src, dlOptions(b))
 		if err != nil {
 			return nil, datalogError(err)
 		}
 		res.File = r.Program.File
 		res.Diagnostics = withOrigins(r.Diagnostics, datalog.CodeSyntax)
+		for _, v := range rels {
+			res.Count += v.Len()
+		}
+		if q.Stream {
+			res.Write = func(w io.Writer) error { return evdl.WriteRelationsJSON(w, rels) }
+			return res, nil
+		}
 		m := map[string][][]string{}
-		for k, v := range r.Relations {
-			m[k] = nonNilTuples(v)
-			res.Count += len(v)
+		for k, v := range rels {
+			m[k] = nonNilTuples(v.Tuples())
 		}
 		res.Value = m
 		return res, nil
 	}
-	r, err := evdl.EvalRuleWith(ctx, db, q.Src, dlOptions(b))
+	r, rows, err := evdl.EvalRuleRows(ctx, db, q.Src, dlOptions(b))
 	if err != nil {
 		return nil, datalogError(err)
 	}
@@ -127,7 +138,15 @@ func (datalogEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Re
 		res.Key, res.Relation = r.Rule.Head.Name.Name, r.Rule.Head.Name.Name
 		res.Columns = columnsOf(r.Rule, r.Info)
 	}
-	fillTuples(res, r.Tuples)
+	if rows == nil {
+		fillTuples(res, nil)
+		return res, nil
+	}
+	if q.Stream {
+		res.Count, res.Write = rows.Len(), rows.WriteJSON
+		return res, nil
+	}
+	fillTuples(res, rows.Tuples())
 	return res, nil
 }
 

@@ -62,6 +62,11 @@ type Query struct {
 	// Program makes Datalog text a whole program whose derived relations
 	// are the result; otherwise it is one query rule whose head tuples are.
 	Program bool
+	// Stream asks for a result written rather than held: Result.Write
+	// writes what Value would hold, as JSON, without building it (a
+	// Datalog result of millions of tuples); Value and Items stay nil.
+	// Languages that do not stream fill Value and leave Write nil.
+	Stream bool
 	// Options are PACT's range options as a JSON object (includeContent,
 	// contentMode, contextLines, maxSnapshots, maxChangesPerSnapshot).
 	Options []byte
@@ -110,6 +115,9 @@ type Result struct {
 	// (json.RawMessage), Datalog tuples ([]string); a PACT snapshot range
 	// is one item, its object.
 	Items []any
+	// Write, when set (Query.Stream), writes the whole result as JSON
+	// instead of Value; it may be called once.
+	Write func(io.Writer) error
 	// Count is the number of results (the changes of a PACT range).
 	Count int
 	// Range is set for a PACT query over a snapshot range.

@@ -332,12 +332,17 @@ func BenchmarkDataRelease(b *testing.B) {
 			c.awaitDiags(uri, func(ds []wireDiagnostic) bool { return countCode(ds, CodeNoMatch) == 1 })
 			c.send("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
 		}
-		c.mustCall("shutdown", nil, nil)
+		c.mustCall("shutdown", nil, nil) // answered after the closes before it
+		n := len(srv.ws.LoadedData())
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		n := len(srv.ws.LoadedData())
 		runtime.KeepAlive(srv)
+		// The server exits: what it held is garbage for the next round.
+		c.send("exit", nil)
+		if code := c.exitCode(); code != 0 {
+			b.Fatalf("exit code %d", code)
+		}
 		return float64(ms.HeapAlloc) / (1 << 20), n
 	}
 	var kept, anchor float64

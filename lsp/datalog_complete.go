@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 )
@@ -15,7 +16,7 @@ import (
 // arguments of a relation.
 type dlCompletion struct {
 	Label, Text, Snippet, Detail string
-	Kind                         dlSymbolKind
+	Kind                         lang.SymbolKind
 	Span                         syntax.Span
 }
 

@@ -3,56 +3,10 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"strings"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/datalog"
 )
-
-// Describe explains the symbol at off in Markdown: a relation's signature
-// (declared, or the types inferred from the rules deriving it), whether it
-// is derived or read from data, and how often it is used; a variable's
-// inferred type.
-func describeDatalog(p *datalog.Program, info *datalog.Info, off int) (string, syntax.Span, bool) {
-	sym, sp, ok := dlSymbolAt(p, off)
-	if !ok {
-		return "", syntax.Span{}, false
-	}
-	occ := dlOccurrences(p, sym)
-	switch sym.Kind {
-	case dlRelation:
-		var b strings.Builder
-		sig := "?"
-		if info != nil {
-			if ri := info.Relations[sym.Name]; ri != nil {
-				sig = strings.Join(ri.Types, ", ")
-				fmt.Fprintf(&b, "**relation** `%s(%s)`", sym.Name, sig)
-				switch {
-				case ri.Derived && ri.InData:
-					b.WriteString("\n\nDerived by rules and also given as facts.")
-				case ri.Derived:
-					b.WriteString("\n\nDerived by rules.")
-				case ri.InData:
-					b.WriteString("\n\nRead from data (facts or input).")
-				}
-			}
-		}
-		if b.Len() == 0 {
-			fmt.Fprintf(&b, "**relation** `%s`", sym.Name)
-		}
-		fmt.Fprintf(&b, "\n\n%d occurrence(s) in this program.", len(occ))
-		return b.String(), sp, true
-	case dlVariable:
-		typ := "unknown"
-		if info != nil {
-			if vi, ok := info.TypeAt(sp.Start); ok && vi.Type != "" {
-				typ = vi.Type
-			}
-		}
-		return fmt.Sprintf("**variable** `%s`: %s\n\n%d occurrence(s) in this rule.", sym.Name, typ, len(occ)), sp, true
-	}
-	return "", syntax.Span{}, false
-}
 
 // Hover shows a relation's signature or a variable's inferred type, with
 // the number of tuples the rule's relation holds over the sample data.
@@ -61,7 +15,8 @@ func (l datalogLanguage) Hover(ctx context.Context, s *Snapshot, off int) (strin
 	if p == nil {
 		return "", syntax.Span{}, false
 	}
-	md, sp, ok := describeDatalog(p, datalogInfo(s, p), off)
+	desc, ok := (&lang.Parsed{Lang: lang.ByID(lang.Datalog), File: s.File, AST: p, Info: datalogInfo(s, p)}).Describe(off)
+	md, sp := desc.Markdown, desc.Span
 	if lt := linterFor(l.linter, s); lt != nil {
 		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
 	}

@@ -3,59 +3,33 @@ package lsp
 import (
 	"fmt"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
 )
 
-// dlSymbolKind says whether a symbol is a relation or a variable.
-type dlSymbolKind uint8
+// The Datalog symbols, and where they are written, come from the language
+// table (lang.Parsed.SymbolAt and Occurrences).
+type (
+	dlSymbol     = lang.Symbol
+	dlOccurrence = lang.Occurrence
+)
 
 // The symbol kinds.
 const (
-	dlRelation dlSymbolKind = iota + 1
-	dlVariable
+	dlRelation = lang.SymbolRelation
+	dlVariable = lang.SymbolVariable
 )
 
-// dlSymbol is a relation, or a variable of one rule.
-type dlSymbol struct {
-	Kind dlSymbolKind
-	Name string
-	Rule *datalog.Rule // the rule a variable belongs to; nil for relations
-}
-
-// dlOccurrence is one place a symbol is written. Def marks definitions: a
-// relation's declaration, or where no declaration exists the heads of the
-// rules and facts deriving it; a variable's first occurrence in its rule.
-type dlOccurrence struct {
-	Span syntax.Span
-	Def  bool
-}
-
-// SymbolAt returns the symbol written at off (a relation name or a
+// dlSymbolAt returns the symbol written at off (a relation name or a
 // variable), and its span there.
 func dlSymbolAt(p *datalog.Program, off int) (dlSymbol, syntax.Span, bool) {
-	touches := func(sp syntax.Span) bool { return sp.Start <= off && off <= sp.End && !sp.IsZero() }
-	for _, d := range p.Decls {
-		if touches(d.Name.Sp) {
-			return dlSymbol{Kind: dlRelation, Name: d.Name.Name}, d.Name.Sp, true
-		}
-	}
-	for _, r := range p.Rules {
-		if !r.Sp.Touches(off) {
-			continue
-		}
-		for _, a := range r.Atoms() {
-			if touches(a.Name.Sp) {
-				return dlSymbol{Kind: dlRelation, Name: a.Name.Name}, a.Name.Sp, true
-			}
-		}
-		for _, t := range dlRuleTerms(r) {
-			if t.Kind == datalog.Var && touches(t.Sp) {
-				return dlSymbol{Kind: dlVariable, Name: t.Value, Rule: r}, t.Sp, true
-			}
-		}
-	}
-	return dlSymbol{}, syntax.Span{}, false
+	return (&lang.Parsed{AST: p}).SymbolAt(off)
+}
+
+// dlOccurrences lists every place sym is written, in source order.
+func dlOccurrences(p *datalog.Program, sym dlSymbol) []dlOccurrence {
+	return (&lang.Parsed{AST: p}).Occurrences(sym)
 }
 
 // dlRuleTerms returns the terms of a rule in source order.
@@ -77,50 +51,6 @@ func dlRuleTerms(r *datalog.Rule) []*datalog.Term {
 		}
 	}
 	return out
-}
-
-// Occurrences lists every place sym is written, in source order.
-func dlOccurrences(p *datalog.Program, sym dlSymbol) []dlOccurrence {
-	var out []dlOccurrence
-	switch sym.Kind {
-	case dlRelation:
-		declared := false
-		for _, d := range p.Decls {
-			if d.Name.Name == sym.Name {
-				declared = true
-			}
-		}
-		for _, d := range p.Decls {
-			if d.Name.Name == sym.Name {
-				out = append(out, dlOccurrence{Span: d.Name.Sp, Def: true})
-			}
-		}
-		for _, r := range p.Rules {
-			for _, a := range r.Atoms() {
-				if a.Name.Name == sym.Name && !a.Name.Sp.IsZero() {
-					out = append(out, dlOccurrence{Span: a.Name.Sp, Def: !declared && a == r.Head})
-				}
-			}
-		}
-	case dlVariable:
-		first := true
-		for _, t := range dlRuleTerms(sym.Rule) {
-			if t.Kind == datalog.Var && t.Value == sym.Name {
-				out = append(out, dlOccurrence{Span: t.Sp, Def: first})
-				first = false
-			}
-		}
-	}
-	sortDLOccurrences(out)
-	return out
-}
-
-func sortDLOccurrences(o []dlOccurrence) {
-	for i := 1; i < len(o); i++ {
-		for j := i; j > 0 && o[j].Span.Start < o[j-1].Span.Start; j-- {
-			o[j], o[j-1] = o[j-1], o[j]
-		}
-	}
 }
 
 // Rename returns the edits renaming the symbol at off to name, or an error

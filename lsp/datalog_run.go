@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,7 @@ func (datalogLanguage) Queries(s *Snapshot) []syntax.Span {
 type datalogRun struct {
 	data    lang.Data
 	rels    map[string][][]string // the derived relations
+	cols    map[string][]Column   // their columns
 	invalid bool                  // the program has errors: nothing derived
 	err     error
 	elapsed time.Duration
@@ -72,11 +74,21 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 			return datalogRun{err: err}, true
 		}
 		t0 := time.Now()
-		res, err := evalProgram(ctx, s, data, s.File.Text())
-		run := datalogRun{data: data, err: err, elapsed: time.Since(t0)}
-		if err == nil {
-			run.rels, run.invalid = res.Value.(map[string][][]string), res.Invalid()
+		rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
+		defer cancel()
+		dl := lang.ByID(lang.Datalog)
+		results, err := dl.EvaluateFile(rctx, data, &lang.Parsed{Lang: dl, File: s.File, AST: p}, lang.Budget{})
+		run := datalogRun{data: data, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0),
+			rels: map[string][][]string{}, cols: map[string][]Column{}}
+		for _, r := range results {
+			if r.Invalid() {
+				run.invalid = true
+				continue
+			}
+			run.rels[r.Relation], _ = r.Value.([][]string)
+			run.cols[r.Relation] = r.Columns
 		}
+		addFacts(run.rels, p)
 		return run, true
 	})
 	if err != nil {
@@ -127,31 +139,32 @@ func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResu
 			out[i] = r
 		}
 		res.Count, res.Result, res.Sample = len(out), out, out[:min(len(out), previewLimit)]
-		res.Relation, res.Columns = rule.Head.Name.Name, columnsOf(rule, datalog.Check(p, run.data.Schema()))
+		res.Relation, res.Columns = rule.Head.Name.Name, run.cols[rule.Head.Name.Name]
 	}
 	return res, true
 }
 
-// columnsOf names the columns of the relation a rule derives after its
-// head's variables, typed by the checker.
-func columnsOf(rule *datalog.Rule, info *datalog.Info) []Column {
-	var types []string
-	if info != nil {
-		if ri := info.Relations[rule.Head.Name.Name]; ri != nil {
-			types = ri.Types
+// addFacts adds to rels the relations that only facts of the program
+// give (the table's results are the relations rules derive).
+func addFacts(rels map[string][][]string, p *datalog.Program) {
+	seen := map[string]bool{}
+	for _, r := range p.Rules {
+		if !r.IsFact() || r.Head == nil {
+			continue
+		}
+		name := r.Head.Name.Name
+		if _, derived := rels[name]; derived && !seen[name] {
+			continue
+		}
+		seen[name] = true
+		t := make([]string, len(r.Head.Args))
+		for i, a := range r.Head.Args {
+			t[i] = a.Value
+		}
+		if !slices.ContainsFunc(rels[name], func(u []string) bool { return slices.Equal(u, t) }) {
+			rels[name] = append(rels[name], t)
 		}
 	}
-	cols := make([]Column, len(rule.Head.Args))
-	for i, a := range rule.Head.Args {
-		cols[i].Name = fmt.Sprintf("_%d", i+1)
-		if a != nil && a.Kind == datalog.Var && a.Value != "" {
-			cols[i].Name = a.Value
-		}
-		if i < len(types) {
-			cols[i].Type = types[i]
-		}
-	}
-	return cols
 }
 
 // CodeLenses puts "▶ Run" above each rule when the document has data.

@@ -46,10 +46,10 @@
 //     runs the cases and keeps a failing case's diagnostics on its query
 //     and on the case until it passes.
 //     Parsing, validity, dialects, formatting, migration, data loading,
-//     evaluation, explanation and node summaries go through the table;
-//     the editor knowledge the table does not hold (hover texts,
-//     completion, outline, semantic tokens, navigation) reads the parsed
-//     trees here.
+//     evaluation, explanation, node summaries, hover texts (Describe), the
+//     PACT vocabulary and Datalog symbols go through the table; what it
+//     does not hold (completion, outline, semantic tokens, rename) reads
+//     the parsed trees here.
 //
 // Diagnostics are pushed to clients that cannot pull them: the findings of
 // the text first, then those that need the sample data. A client that

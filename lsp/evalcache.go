@@ -100,8 +100,22 @@ func (c *evalCache) get(ctx context.Context, key evalKey, f func(ctx context.Con
 
 	c.runs.Add(1)
 	c.active.Add(1)
-	v, keep := f(ctx)
-	c.active.Add(-1)
+	var v any
+	var keep bool
+	func() {
+		defer func() {
+			c.active.Add(-1)
+			if r := recover(); r != nil {
+				// Let the waiters compute it (and fail) themselves.
+				c.mu.Lock()
+				delete(c.entries, key)
+				close(e.done)
+				c.mu.Unlock()
+				panic(r)
+			}
+		}()
+		v, keep = f(ctx)
+	}()
 
 	c.mu.Lock()
 	if keep && ctx.Err() == nil {

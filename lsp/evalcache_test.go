@@ -118,17 +118,7 @@ func TestPullAnswersBeforeEvaluating(t *testing.T) {
 	}, map[string]any{"diagnosticsDelay": 300}) // pulls come before the diagnoser's evaluations
 	uri := fileURIOf(dir, "q.pact")
 	c.open(uri, sixteenQueries())
-	refreshes := func() int {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		n := 0
-		for _, m := range c.notes {
-			if m.Method == "workspace/diagnostic/refresh" {
-				n++
-			}
-		}
-		return n
-	}
+	refreshes := func() int { return c.received("workspace/diagnostic/refresh") }
 	awaitRefresh := func(n int) {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); refreshes() < n; time.Sleep(5 * time.Millisecond) {
@@ -362,4 +352,46 @@ func writeSlowDatalog(t testing.TB, dir string) {
 // fileURIOf is the file URI of name in dir.
 func fileURIOf(dir, name string) string {
 	return "file://" + filepath.ToSlash(filepath.Join(dir, name))
+}
+
+// TestEvalCacheAbandoned checks that an evaluation that panics or is
+// cancelled leaves nothing behind: the next request for it evaluates it,
+// instead of waiting for an evaluation that will never finish or taking
+// a result cut short.
+func TestEvalCacheAbandoned(t *testing.T) {
+	var c evalCache
+	key := evalKey{kind: "test", text: "q"}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the evaluation's panic was swallowed")
+			}
+		}()
+		c.get(context.Background(), key, func(context.Context) (any, bool) { panic("boom") })
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.get(ctx, key, func(context.Context) (any, bool) { return "cut short", true }); err == nil {
+		t.Error("an evaluation under a cancelled context returned no error")
+	}
+	done := make(chan any, 1)
+	go func() {
+		v, _ := c.get(context.Background(), key, func(context.Context) (any, bool) { return "whole", true })
+		done <- v
+	}()
+	select {
+	case v := <-done:
+		if v != "whole" {
+			t.Errorf("got %v, want the evaluation's own result", v)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a request waits for an abandoned evaluation")
+	}
+	if got := c.runs.Load(); got != 3 {
+		t.Errorf("%d evaluations, want 3", got)
+	}
+	cached, missed := cachedOnly(context.Background())
+	if v, err := c.get(cached, key, nil); err != nil || v != "whole" || missed.Load() {
+		t.Errorf("from the cache: %v, %v (missed %v)", v, err, missed.Load())
+	}
 }

@@ -114,7 +114,8 @@ func (l hostLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, 
 	}
 	lit := hf.lits[i]
 	v := max(valueOffset(lit, off), 0)
-	md, sp, ok := describePACT(hf.queries[i], v)
+	desc, ok := lang.DescribePACTQuery(hf.queries[i], v)
+	md, sp := desc.Markdown, desc.Span
 	if ok {
 		sp = lit.HostSpan(sp)
 		md = fmt.Sprintf("Embedded PACT query (`%s`)\n\n%s", lit.Call, md)

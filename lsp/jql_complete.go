@@ -222,7 +222,7 @@ func sampleKeys(ctx context.Context, s *Snapshot, jf *jql.File, off int) []strin
 		}
 		seen := map[string]bool{}
 		var out []string
-		for _, d := range sampleDocs(s.Workspace, s.Workspace.DataPath(s), q.Domain()) {
+		for _, d := range sampleDocs(ctx, s, s.Workspace.DataPath(s), q.Domain()) {
 			if m, ok := d.(map[string]any); ok {
 				for k := range m {
 					if !seen[k] {

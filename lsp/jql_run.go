@@ -12,6 +12,7 @@ import (
 
 	evaljql "github.com/ctxql/ctxql/eval/jql"
 	"github.com/ctxql/ctxql/internal/files"
+
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
@@ -124,7 +125,7 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 		if q == nil {
 			continue
 		}
-		docs := sampleDocs(s.Workspace, path, q.Domain())
+		docs := sampleDocs(ctx, s, path, q.Domain())
 		if docs == nil {
 			continue
 		}
@@ -155,10 +156,12 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 	return out
 }
 
-// sampleDocs returns the first 1,000 documents of a domain from the
-// sample data, read once per data file version, or nil.
-func sampleDocs(ws *workspace, path, domain string) []any {
-	v, err := ws.Load("jql-sample:"+domain, path, func(r *files.Reader, p string) (any, error) {
+// sampleDocs returns the first 1,000 documents of a domain of the sample
+// data as stored (the language table answers queries, whose documents
+// keep only the domain's fields: completion and the field checks want
+// every field), read once per data file version, or nil.
+func sampleDocs(_ context.Context, s *Snapshot, path, domain string) []any {
+	v, err := s.Workspace.Load("jql-sample:"+domain, path, func(r *files.Reader, p string) (any, error) {
 		var docs []any
 		stop := errors.New("enough")
 		err := evaljql.File{Path: p, Files: r}.Scan(context.Background(), domain, func(raw []byte) error {

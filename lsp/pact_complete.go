@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	evalpact "github.com/ctxql/ctxql/eval/pact"
+	"github.com/ctxql/ctxql/lang"
 
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/syntax"
@@ -51,7 +52,7 @@ func completePACT(f *pact.File, off int, known pactKnown) []pactCompletion {
 	if q := f.QueryAt(off); q != nil && q.Dialect != pact.DialectUnset {
 		d = q.Dialect
 	}
-	voc := pactVocabulary(d)
+	voc := lang.PACTVocabulary(d)
 	var out []pactCompletion
 	add := func(cat, label, text, detail string) {
 		out = append(out, pactCompletion{Label: label, Text: text, Span: partial, Category: cat, Detail: detail})

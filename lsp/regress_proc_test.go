@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxql/ctxql/lsp"
 )
 
 // applyEdits applies LSP text edits (ranges in UTF-16 code units; the
@@ -234,21 +236,14 @@ func TestDataChangeRefreshesProcess(t *testing.T) {
 // the evaluation would run for minutes within the one-minute run timeout.
 func TestCancelledRunStopsProcess(t *testing.T) {
 	dir := t.TempDir()
-	var vals []string
-	for i := range 2000 {
-		vals = append(vals, fmt.Sprintf(`["%d"]`, i))
-	}
-	data := `{"relations": {"n": {"param_types": ["Node"], "tuples": [` + strings.Join(vals, ",") + `]}}}`
-	if err := os.WriteFile(filepath.Join(dir, "slow.json"), []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	lsp.WriteSlowDatalog(t, dir)
 	p := startProc(t, dir)
 	id := p.request("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{},
 		"initializationOptions": map[string]any{"runTimeout": 60000}})
 	p.response(id, 20*time.Second)
 	p.notify("initialized", map[string]any{})
 	uri := fileURI(filepath.Join(dir, "slow.dl"))
-	p.open(uri, "// data: ./slow.json\nq(a) <-- n(a), n(b), n(c), if a != b, if b != c, if a == c;\n")
+	p.open(uri, lsp.SlowProgram)
 	run := p.request("workspace/executeCommand", map[string]any{"command": "ctxql.run",
 		"arguments": []any{uri, map[string]any{"start": map[string]any{"line": 1, "character": 0}, "end": map[string]any{"line": 1, "character": 0}}}})
 	time.Sleep(500 * time.Millisecond)

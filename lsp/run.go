@@ -37,12 +37,10 @@ type RunResult struct {
 // its content.
 type NodeSummary = lang.NodeSummary
 
-// Column is one column of a Datalog relation: the variable naming it in
-// the rule's head (or "_1", "_2", ...) and its type ("" when unknown).
-type Column struct {
-	Name string `json:"name"`
-	Type string `json:"type"`
-}
+// Column is one column of a Datalog relation (lang.Column): the variable
+// naming it in the rule's head (or "_1", "_2", ...) and its type (left out
+// when unknown).
+type Column = lang.Column
 
 // Runner evaluates the query at a byte offset against the document's
 // sample data. ok is false when there is no query there or no data is

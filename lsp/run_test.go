@@ -125,7 +125,7 @@ func TestResultShapes(t *testing.T) {
 	c.open(dq, "// data: ./d.json\npath(x, y) <-- edge(x, y);\npath(x, z) <-- edge(x, y), path(y, z);\n")
 	c.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun,
 		"arguments": []any{dq, Range{Start: Position{Line: 1}, End: Position{Line: 1}}}}, &res)
-	if res.Relation != "path" || len(res.Columns) != 2 || res.Columns[0] != (Column{"x", "Node"}) || res.Columns[1] != (Column{"y", "Node"}) || res.Count != 3 {
+	if res.Relation != "path" || len(res.Columns) != 2 || res.Columns[0] != (Column{Name: "x", Type: "Node"}) || res.Columns[1] != (Column{Name: "y", Type: "Node"}) || res.Count != 3 {
 		t.Errorf("Datalog result %+v", res)
 	}
 }

@@ -40,6 +40,20 @@ func (c *testClient) pushes(uri string) int {
 	return n
 }
 
+// received counts the messages of method received so far (notifications
+// and the server's requests).
+func (c *testClient) received(method string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, m := range c.notes {
+		if m.Method == method {
+			n++
+		}
+	}
+	return n
+}
+
 // pull asks for the diagnostics of uri.
 func (c *testClient) pull(uri string) []wireDiagnostic {
 	c.t.Helper()
@@ -372,17 +386,7 @@ func TestStepHintsSettingLive(t *testing.T) {
 		}
 		return strings.Join(out, ", ")
 	}
-	refreshes := func() int {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		n := 0
-		for _, m := range c.notes {
-			if m.Method == "workspace/inlayHint/refresh" {
-				n++
-			}
-		}
-		return n
-	}
+	refreshes := func() int { return c.received("workspace/inlayHint/refresh") }
 	if got := hints(); got != "1:4 1 →, 1:8 → 1" {
 		t.Fatalf("hints with the default settings: %s", got)
 	}

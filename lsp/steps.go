@@ -3,11 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
-	evaljql "github.com/ctxql/ctxql/eval/jql"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
@@ -160,36 +156,34 @@ func jqlTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
 		return nil
 	}
 	return traced(ctx, s, "jql-trace"+jqlFormat(s), q.Sp, 0, func(ctx context.Context, path string) *stepTrace {
-		var diags []syntax.Diagnostic
-		for _, d := range jf.Diagnostics {
-			if q.Sp.Covers(d.Span) {
-				diags = append(diags, d)
-			}
-		}
-		e, err := evaljql.Explain(ctx, q, diags, evaljql.File{Path: path, Files: s.Workspace.reader()})
-		if err != nil || len(e.Steps) != len(q.Where) {
+		data, err := s.Workspace.loadData(lang.JQL, path)
+		if err != nil {
 			return nil
 		}
-		src := s.File.Text()
+		e, err := lang.ByID(lang.JQL).Explain(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q.Sp)}, lang.Explain{})
+		// The steps: the domain, each where condition, the cursor.
+		if err != nil || e.Invalid() || len(e.Steps) < 1+len(q.Where) {
+			return nil
+		}
 		t := &stepTrace{Emptied: -1, Noun: "documents"}
 		if q.From != nil {
-			t.Steps = append(t.Steps, step{Span: q.From.Sp, Text: "from " + e.Domain, Count: e.Total, At: q.From.Sp.End})
+			t.Steps = append(t.Steps, step{Span: q.From.Sp, Text: e.Steps[0].Text, Count: e.Steps[0].Count, At: q.From.Sp.End})
 		}
-		for i, st := range e.Steps {
-			c := q.Where[i]
-			at := st.OpSpan.End
+		for i, c := range q.Where {
+			st := e.Steps[1+i]
+			at := c.OpSpan.End
 			if c.Operand != nil {
 				at = max(at, c.Operand.Sp.End)
 			}
-			sp := st.Span
-			if i > 0 && e.Steps[i-1].KeySpan == st.KeySpan {
-				sp = syntax.Sp(st.OpSpan.Start, at) // a further operator of the same where entry
+			sp := syntax.Sp(c.KeySpan.Start, c.OpSpan.End)
+			if i > 0 && q.Where[i-1].KeySpan == c.KeySpan {
+				sp = syntax.Sp(c.OpSpan.Start, at) // a further operator of the same where entry
 			}
-			t.Steps = append(t.Steps, step{Span: sp, Text: conditionText(src, c), Count: st.Left, At: at})
+			t.Steps = append(t.Steps, step{Span: sp, Text: st.Text, Count: st.Count, At: at})
 		}
-		if e.Cursor && q.StartAfterValue != nil {
-			t.Steps = append(t.Steps, step{Span: q.StartAfterValue.Sp, Text: "startAfter " + strconv.Quote(q.StartAfter),
-				Count: e.AfterCursor, At: q.StartAfterValue.Sp.End})
+		if len(e.Steps) > 1+len(q.Where) && q.StartAfterValue != nil {
+			st := e.Steps[1+len(q.Where)]
+			t.Steps = append(t.Steps, step{Span: q.StartAfterValue.Sp, Text: st.Text, Count: st.Count, At: q.StartAfterValue.Sp.End})
 		}
 		for i, st := range t.Steps {
 			if st.Count == 0 {
@@ -199,17 +193,6 @@ func jqlTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
 		}
 		return t
 	})
-}
-
-// conditionText renders a where condition on one line: its path, operator
-// and operand as written ("type eq 'planGenerated'"), the operand cut to
-// 40 characters.
-func conditionText(src string, c *jql.Condition) string {
-	t := c.Path.Text + " " + c.Op
-	if o := c.Operand; o != nil && o.Sp.Start < o.Sp.End && o.Sp.End <= len(src) {
-		t += " " + clip(strings.Join(strings.Fields(src[o.Sp.Start:o.Sp.End]), " "), 40)
-	}
-	return t
 }
 
 // stepHints labels the steps of the queries inside span with their counts
@@ -291,13 +274,4 @@ func withStep(ctx context.Context, s *Snapshot, spans []syntax.Span, off int, tr
 		}
 	}
 	return md, sp, ok
-}
-
-// clip cuts s to n characters, marking the cut with "…".
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

@@ -183,9 +183,9 @@ func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := l.Evaluate(ctx, d, lang.Query{Name: "query", Src: a.Query}, lang.Budget{})
+	res, err := l.Evaluate(ctx, d, lang.Query{Name: "query", Src: a.Query}, s.budget.langBudget())
 	if err != nil {
-		return nil, fmt.Errorf("jql_query: %w", err)
+		return nil, fmt.Errorf("jql_query: %w", raise(err, acp.FlagMaxOutputBytes))
 	}
 	if res.Invalid() {
 		return LangResult{Results: []any{}, Diagnostics: diags("query", a.Query, res.Diagnostics)}, nil
@@ -243,9 +243,9 @@ func (s *Server) Datalog(ctx context.Context, a DatalogArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := l.Evaluate(ctx, d, lang.Query{Name: "query", Src: a.Query, Program: a.Program}, lang.Budget{})
+	res, err := l.Evaluate(ctx, d, lang.Query{Name: "query", Src: a.Query, Program: a.Program}, s.budget.langBudget())
 	if err != nil {
-		return nil, fmt.Errorf("datalog_query: %w", err)
+		return nil, fmt.Errorf("datalog_query: %w", raise(err, FlagMaxTuples))
 	}
 	if err := s.checkResults("datalog_query", res.Count); err != nil {
 		return nil, err

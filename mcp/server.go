@@ -26,6 +26,7 @@ import (
 
 	"github.com/ctxql/ctxql/acp"
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
 )
 
 // Options configure a Server.
@@ -62,6 +63,28 @@ type Budget struct {
 	// MaxQueryBytes bounds the query text of a language tool; 0 means
 	// DefaultMaxQueryBytes.
 	MaxQueryBytes int
+	// MaxTuples bounds a Datalog call's intermediate and derived tuples;
+	// 0 means lang.DefaultMaxTuples.
+	MaxTuples int
+}
+
+// FlagMaxTuples is the "ctxql mcp" flag that raises MaxTuples.
+const FlagMaxTuples = "--max-tuples"
+
+// langBudget is the language table's budget of one call: Datalog's tuples
+// as MaxTuples says, JQL's result bytes as the output budget.
+func (b Budget) langBudget() lang.Budget {
+	return lang.Budget{MaxTuples: b.MaxTuples, MaxBytes: int64(b.MaxOutputBytes)}
+}
+
+// raise adds to an evaluation stopped by its budget how to raise the limit:
+// the server's flag.
+func raise(err error, flag string) error {
+	var le *lang.LimitError
+	if errors.As(err, &le) {
+		return le.RaiseWith("the ctxql mcp flag " + flag)
+	}
+	return err
 }
 
 // DefaultMaxOutputBytes is the default output budget: a result that fits

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the end-to-end test of the VS Code extension in a real VS Code:
 # installs what it needs (Debian packages, Node 24 and code-server from the
-# npm registry, cached between runs), builds the server and the .vsix from
-# this checkout, and runs vscode.test.mjs.
+# npm registry, cached between runs), builds the server and the
+# platform-specific .vsix with the server inside from this checkout, and
+# runs vscode.test.mjs with no ctxql on PATH.
 #
 # Without CI=true a missing dependency that cannot be installed skips the
 # test with a message; with CI=true it is a failure.
@@ -87,12 +88,19 @@ ready=$(date +%s)
 # The server and the extension of this checkout.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The package is the platform-specific one for this machine (linux-x64 on
+# amd64), with the server inside, as users install it.
+case $(cd "$repo" && go env GOARCH) in
+amd64) target=linux-x64 ;;
+arm64) target=linux-arm64 ;;
+*) unavailable "no VS Code package for $(go env GOARCH)" ;;
+esac
 (cd "$repo" && go build -o "$work/ctxql" ./cmd/ctxql)
 (
 	cd "$repo/editors/vscode"
 	[ -d node_modules ] || npm ci --no-audit --no-fund >/dev/null
 	npm run compile >/dev/null
-	npx --no-install @vscode/vsce package --out "$work/ctxql.vsix" >/dev/null
+	scripts/package-target "$target" "$work/ctxql" "$work/ctxql.vsix" >/dev/null
 )
 
 shots=${CTXQL_SHOTS:-$cache/screenshots}

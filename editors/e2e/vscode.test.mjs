@@ -6,8 +6,10 @@
 //
 // Run by run.sh, which installs code-server and builds the server and the
 // extension; the environment names them:
-//   CTXQL_BIN      the ctxql executable
-//   CTXQL_VSIX     the packaged extension
+//   CTXQL_BIN      the ctxql executable, for the test's own runs of it
+//   CTXQL_VSIX     the extension packaged for this platform, with that same
+//                  executable inside: the extension runs it, with no
+//                  ctxql.path setting and no ctxql on PATH
 //   CODE_SERVER    the code-server launcher
 //   CHROMIUM       the browser
 //   CTXQL_SHOTS    a directory for screenshots (kept for a person to look at)
@@ -88,11 +90,14 @@ const files = {
     '  - name: user blocks\n    line: 2\n    want: [cb:u1, cb:u2]\n' +
     '  - name: short-lived blocks\n    line: 3\n    want: [cb:a1]\n',
   'agent.ts': 'declare const ctx: { select(q: string): unknown };\nexport const summaries = ctx.select(".block:summary");\n',
-  '.vscode/settings.json': JSON.stringify({ 'ctxql.path': BIN }, null, 2),
+  // No ctxql.path: the extension runs the server bundled in the
+  // platform-specific package, and ctxql is not on PATH (see before()).
+  '.vscode/settings.json': JSON.stringify({}, null, 2),
 };
 
 let server;
 let userData;
+let extDir;
 let browser;
 let page;
 let port;
@@ -332,7 +337,7 @@ before(async () => {
     fs.writeFileSync(path.join(ws, name), text);
   }
   userData = path.join(root, 'user-data');
-  const extDir = path.join(root, 'extensions');
+  extDir = path.join(root, 'extensions');
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   fs.writeFileSync(
     path.join(userData, 'User', 'settings.json'),
@@ -358,8 +363,12 @@ before(async () => {
   );
   const home = path.join(root, 'home');
   fs.mkdirSync(home);
+  // ctxql is on no directory of PATH: the server the extension starts can
+  // only be the one in the package.
+  const pathDirs = (process.env.PATH || '').split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, 'ctxql')));
   const childEnv = {
     ...process.env,
+    PATH: pathDirs.join(path.delimiter),
     HOME: home,
     XDG_CONFIG_HOME: path.join(home, '.config'),
     XDG_DATA_HOME: path.join(home, '.local', 'share'),
@@ -645,6 +654,13 @@ describe('ctxql in VS Code', () => {
       return (l.match(/starting .* lsp/g) || []).length >= 2 && /Server process exited/.test(l) ? l : undefined;
     });
     assert.doesNotMatch(log, /\[Error[^\]]*\] Server process exited with code 0/);
+    // The server is the package's own: bin/ctxql in the installed extension.
+    const started = [...log.matchAll(/ctxql: starting (.*) lsp \(from (.*)\)/g)];
+    assert.ok(started.length >= 2, log);
+    for (const [, command, from] of started) {
+      assert.equal(from, 'the binary bundled with the extension', log);
+      assert.ok(command.startsWith(extDir + path.sep) && command.endsWith(path.join('bin', 'ctxql')), `started ${command}`);
+    }
     assert.match(log, /\[Info[^\]]*\] Server process exited normally/);
   });
 
@@ -653,14 +669,14 @@ describe('ctxql in VS Code', () => {
     const squiggles = () => page.evaluate(() => document.querySelectorAll('.editor-group-container.active .monaco-editor .squiggly-error').length);
     await until('the finding under the default dialect (v2)', async () => (await squiggles()) === 1);
     const settingsFile = path.join(ws, '.vscode', 'settings.json');
-    const write = (extra) => fs.writeFileSync(settingsFile, JSON.stringify({ 'ctxql.path': BIN, ...extra }));
+    const write = (extra) => fs.writeFileSync(settingsFile, JSON.stringify({ ...extra }));
     write({ 'ctxql.dialect.default': 'v1' });
     await until('no finding under v1, where .cb:summary is a namespaced type', async () => (await squiggles()) === 0);
     write({});
     await until('the finding back once the setting is gone', async () => (await squiggles()) === 1);
     write({ 'ctxql.rules.ignore': ['PACT001'] });
     await until('the ignored finding gone', async () => (await squiggles()) === 0);
-    fs.writeFileSync(settingsFile, JSON.stringify({ 'ctxql.path': BIN }));
+    fs.writeFileSync(settingsFile, JSON.stringify({}));
   });
 
   it('runs query tests from the Testing view: one passes, one fails with its difference', async () => {

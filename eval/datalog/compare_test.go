@@ -212,15 +212,15 @@ func (w *workload) runFloor(q query) [][]string { return w.db.strings(q.floor(w)
 
 func floorNormalFormsOne(w *workload) *table {
 	path, rw := w.db.rels["path"].tab, w.db.rels["rw_proc"].tab
-	t := w.db.ids[w.start]
+	t, _ := w.db.lookup(w.start)
 	cand := map[uint32]struct{}{}
 	for i := 0; i < path.len(); i++ {
-		if path.data[2*i] == t {
-			cand[path.data[2*i+1]] = struct{}{}
+		if path.row(i)[0] == t {
+			cand[path.row(i)[1]] = struct{}{}
 		}
 	}
 	for i := 0; i < rw.len(); i++ {
-		delete(cand, rw.data[2*i])
+		delete(cand, rw.row(i)[0])
 	}
 	out := newTable(1)
 	for r := range cand {
@@ -233,12 +233,12 @@ func floorNormalFormsAll(w *workload) *table {
 	path, rw := w.db.rels["path"].tab, w.db.rels["rw_proc"].tab
 	has := make(map[uint32]struct{}, rw.len())
 	for i := 0; i < rw.len(); i++ {
-		has[rw.data[2*i]] = struct{}{}
+		has[rw.row(i)[0]] = struct{}{}
 	}
 	out := newTable(2)
 	for i := 0; i < path.len(); i++ {
-		if _, ok := has[path.data[2*i+1]]; !ok {
-			out.append(path.data[2*i : 2*i+2])
+		if _, ok := has[path.row(i)[1]]; !ok {
+			out.append(path.row(i))
 		}
 	}
 	return out
@@ -246,23 +246,23 @@ func floorNormalFormsAll(w *workload) *table {
 
 func floorJoin3(w *workload) *table {
 	path, rw := w.db.rels["path"].tab, w.db.rels["rw_proc"].tab
-	t := w.db.ids[w.start]
+	t, _ := w.db.lookup(w.start)
 	xs := map[uint32]struct{}{}
 	for i := 0; i < path.len(); i++ {
-		if path.data[2*i] == t {
-			xs[path.data[2*i+1]] = struct{}{}
+		if path.row(i)[0] == t {
+			xs[path.row(i)[1]] = struct{}{}
 		}
 	}
 	ys := map[uint32]struct{}{}
 	for i := 0; i < path.len(); i++ {
-		if _, ok := xs[path.data[2*i]]; ok {
-			ys[path.data[2*i+1]] = struct{}{}
+		if _, ok := xs[path.row(i)[0]]; ok {
+			ys[path.row(i)[1]] = struct{}{}
 		}
 	}
 	zs := map[uint32]struct{}{}
 	for i := 0; i < rw.len(); i++ {
-		if _, ok := ys[rw.data[2*i]]; ok {
-			zs[rw.data[2*i+1]] = struct{}{}
+		if _, ok := ys[rw.row(i)[0]]; ok {
+			zs[rw.row(i)[1]] = struct{}{}
 		}
 	}
 	out := newTable(1)
@@ -276,13 +276,13 @@ func floorClosure(w *workload) *table {
 	edges := w.db.rels["rw_tree"].tab
 	succ := map[uint32][]uint32{}
 	for i := 0; i < edges.len(); i++ {
-		succ[edges.data[2*i]] = append(succ[edges.data[2*i]], edges.data[2*i+1])
+		succ[edges.row(i)[0]] = append(succ[edges.row(i)[0]], edges.row(i)[1])
 	}
 	seen := map[uint64]struct{}{}
 	out := newTable(2)
 	var delta [][2]uint32
 	for i := 0; i < edges.len(); i++ {
-		e := [2]uint32{edges.data[2*i], edges.data[2*i+1]}
+		e := [2]uint32{edges.row(i)[0], edges.row(i)[1]}
 		seen[uint64(e[0])<<32|uint64(e[1])] = struct{}{}
 		out.append(e[:])
 		delta = append(delta, e)

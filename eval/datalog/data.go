@@ -21,6 +21,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/internal/files"
 	syn "github.com/ctxql/ctxql/syntax/datalog"
@@ -196,11 +197,14 @@ type relation struct {
 	tab   *table
 }
 
-// DB is loaded, interned data ready for evaluation. A DB is not safe for
-// concurrent use: evaluation interns the constants of the rules it runs.
+// DB is loaded, interned data ready for evaluation. Evaluations may run
+// concurrently over one DB as long as every constant in their rules'
+// heads occurs in the data: the indexes and string ranks they add are
+// guarded, but a head constant new to the DB is interned into it, which
+// other evaluations read without a lock.
 type DB struct {
 	strs []string
-	ids  map[string]uint32
+	ids  interner
 	rels map[string]*relation
 	// rank[id] is the position of strs[id] in sorted order; rebuilt lazily
 	// when strings were added.
@@ -211,11 +215,15 @@ type DB struct {
 	// by table and key columns. They are built on first use and kept, as a
 	// database keeps its indexes.
 	base map[*table]map[string]*index
+	// mu guards rank, order and base, which evaluations fill in lazily.
+	mu sync.Mutex
 }
 
 // baseIndex returns the index over a loaded relation's table on cols, and
 // false when t is not a loaded relation.
 func (db *DB) baseIndex(t *table, cols []int) (*index, bool) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	m, ok := db.base[t]
 	if !ok {
 		return nil, false
@@ -223,7 +231,7 @@ func (db *DB) baseIndex(t *table, cols []int) (*index, bool) {
 	key := fmt.Sprint(cols)
 	ix, ok := m[key]
 	if !ok {
-		ix = buildIndex(t.data, t.arity, t.len(), cols, len(db.strs))
+		ix = t.index(t.len(), cols, len(db.strs))
 		m[key] = ix
 	}
 	return ix, true
@@ -231,6 +239,8 @@ func (db *DB) baseIndex(t *table, cols []int) (*index, bool) {
 
 // dropIndexes forgets the indexes built so far.
 func (db *DB) dropIndexes() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
 	for t := range db.base {
 		db.base[t] = map[string]*index{}
 	}
@@ -241,7 +251,7 @@ func Load(d *Data) (*DB, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
-	db := &DB{ids: map[string]uint32{}, rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
+	db := &DB{ids: newInterner(0), rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
 	for _, name := range d.names() {
 		rd := d.Relations[name]
 		tab := newTable(len(rd.ParamTypes))
@@ -259,16 +269,6 @@ func Load(d *Data) (*DB, error) {
 		db.base[tab] = map[string]*index{}
 	}
 	return db, nil
-}
-
-func (db *DB) intern(s string) uint32 {
-	if id, ok := db.ids[s]; ok {
-		return id
-	}
-	id := uint32(len(db.strs))
-	db.strs = append(db.strs, s)
-	db.ids[s] = id
-	return id
 }
 
 // Schema returns the parameter types of every relation.
@@ -295,21 +295,4 @@ func (db *DB) Relations() []RelationSummary {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-}
-
-func (db *DB) ranks() []uint32 {
-	if len(db.rank) == len(db.strs) {
-		return db.rank
-	}
-	order := make([]uint32, len(db.strs))
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(db.strs[a], db.strs[b]) })
-	db.rank = make([]uint32, len(db.strs))
-	db.order = order
-	for r, id := range order {
-		db.rank[id] = uint32(r)
-	}
-	return db.rank
 }

@@ -1,3 +1,8 @@
+//go:build !wasm
+
+// Differential tests against SQLite, which does not build for WebAssembly
+// (see diff_test.go).
+
 package datalog
 
 import (

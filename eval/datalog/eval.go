@@ -71,20 +71,35 @@ func EvalRule(ctx context.Context, db *DB, src string) (*Result, error) {
 
 // EvalRuleWith is EvalRule with explicit options.
 func EvalRuleWith(ctx context.Context, db *DB, src string, opts Options) (*Result, error) {
+	res, rows, err := EvalRuleRows(ctx, db, src, opts)
+	if rows != nil {
+		res.Tuples = rows.Tuples()
+	}
+	return res, err
+}
+
+// EvalRuleRows is EvalRuleWith with the head tuples returned as Rows
+// (nil when the rule was not evaluated) and Result.Tuples left nil.
+func EvalRuleRows(ctx context.Context, db *DB, src string, opts Options) (*Result, *Rows, error) {
 	r, diags := syn.ParseRule(src)
 	res := &Result{Rule: r, Diagnostics: diags}
 	if syntax.HasErrors(diags) {
-		return res, nil
+		return res, nil, nil
 	}
 	res.Info = syn.CheckRule(r, db.Schema())
 	res.Diagnostics = append(res.Diagnostics, res.Info.Diagnostics...)
 	syntax.SortDiagnostics(res.Diagnostics)
 	if syntax.HasErrors(res.Diagnostics) {
-		return res, nil
+		return res, nil, nil
 	}
-	tuples, err := RunWith(ctx, db, r, opts)
-	res.Tuples = tuples
-	return res, res.exprError(err)
+	t, err := runRule(ctx, db, r, opts)
+	if exprDiagnostic(err, &res.Diagnostics) {
+		return res, nil, nil
+	}
+	if err != nil {
+		return res, nil, err
+	}
+	return res, &Rows{db: db, t: t}, nil
 }
 
 // CodeEval marks an error computing an expression during evaluation
@@ -102,15 +117,6 @@ func exprDiagnostic(err error, diags *[]syntax.Diagnostic) bool {
 	return true
 }
 
-// exprError moves an expression error into the diagnostics.
-func (res *Result) exprError(err error) error {
-	if exprDiagnostic(err, &res.Diagnostics) {
-		res.Tuples = nil
-		return nil
-	}
-	return err
-}
-
 // Run evaluates a checked query rule once over db and returns the sorted,
 // deduplicated head tuples. Body atoms read the data, even one that names
 // the head relation.
@@ -120,6 +126,16 @@ func Run(ctx context.Context, db *DB, r *syn.Rule) ([][]string, error) {
 
 // RunWith is Run with explicit options.
 func RunWith(ctx context.Context, db *DB, r *syn.Rule, opts Options) ([][]string, error) {
+	t, err := runRule(ctx, db, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	return db.strings(t), nil
+}
+
+// runRule evaluates a checked query rule and returns its distinct head
+// rows; a rule with disjunctions is the union of its alternatives.
+func runRule(ctx context.Context, db *DB, r *syn.Rule, opts Options) (*table, error) {
 	if r == nil || r.Head == nil {
 		return nil, fmt.Errorf("no rule to evaluate")
 	}
@@ -169,62 +185,7 @@ func RunWith(ctx context.Context, db *DB, r *syn.Rule, opts Options) ([][]string
 			return nil, err
 		}
 	}
-	return db.strings(res), nil
-}
-
-// strings converts a table of distinct rows to sorted string tuples.
-func (db *DB) strings(t *table) [][]string {
-	rank := db.ranks()
-	ar := t.arity
-	flat := make([]string, t.len()*ar)
-	out := make([][]string, t.len())
-	if ar == 1 || ar == 2 {
-		// Sort packed ranks, then map ranks back to ids.
-		keys := make([]uint64, t.len())
-		for i := range keys {
-			r := t.row(i)
-			if ar == 1 {
-				keys[i] = uint64(rank[r[0]])
-			} else {
-				keys[i] = uint64(rank[r[0]])<<32 | uint64(rank[r[1]])
-			}
-		}
-		slices.Sort(keys)
-		for i, k := range keys {
-			tup := flat[i*ar : (i+1)*ar : (i+1)*ar]
-			if ar == 1 {
-				tup[0] = db.strs[db.order[k]]
-			} else {
-				tup[0], tup[1] = db.strs[db.order[k>>32]], db.strs[db.order[uint32(k)]]
-			}
-			out[i] = tup
-		}
-		return out
-	}
-	order := make([]int, t.len())
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		ra, rb := t.row(a), t.row(b)
-		for k := range ra {
-			if ra[k] != rb[k] {
-				if rank[ra[k]] < rank[rb[k]] {
-					return -1
-				}
-				return 1
-			}
-		}
-		return 0
-	})
-	for i, r := range order {
-		tup := flat[i*ar : (i+1)*ar : (i+1)*ar]
-		for k, id := range t.row(r) {
-			tup[k] = db.strs[id]
-		}
-		out[i] = tup
-	}
-	return out
+	return res, nil
 }
 
 // ProgramResult is the outcome of evaluating a program.
@@ -247,21 +208,40 @@ func EvalProgram(ctx context.Context, db *DB, name, src string) (*ProgramResult,
 
 // EvalProgramWith is EvalProgram with explicit options.
 func EvalProgramWith(ctx context.Context, db *DB, name, src string, opts Options) (*ProgramResult, error) {
+	res, rels, err := EvalProgramRows(ctx, db, name, src, opts)
+	if rels != nil {
+		res.Relations = map[string][][]string{}
+		for n, r := range rels {
+			res.Relations[n] = r.Tuples()
+		}
+	}
+	return res, err
+}
+
+// EvalProgramRows is EvalProgramWith with each derived relation's tuples
+// returned as Rows (nil when the program was not evaluated) and
+// ProgramResult.Relations left nil.
+func EvalProgramRows(ctx context.Context, db *DB, name, src string, opts Options) (*ProgramResult, map[string]*Rows, error) {
 	prog := syn.ParseProgram(name, src)
 	res := &ProgramResult{Program: prog, Diagnostics: slices.Clone(prog.Diagnostics)}
 	res.Info = syn.Check(prog, db.Schema())
 	res.Diagnostics = append(res.Diagnostics, res.Info.Diagnostics...)
 	syntax.SortDiagnostics(res.Diagnostics)
 	if syntax.HasErrors(res.Diagnostics) {
-		return res, nil
+		return res, nil, nil
 	}
-	rels, err := RunProgramWith(ctx, db, prog, res.Info, opts)
-	res.Relations = rels
+	st, err := fixpoint(ctx, db, prog, res.Info, opts)
 	if exprDiagnostic(err, &res.Diagnostics) {
-		res.Relations = nil
-		return res, nil
+		return res, nil, nil
 	}
-	return res, err
+	if err != nil {
+		return res, nil, err
+	}
+	rels := map[string]*Rows{}
+	for n, t := range st.full {
+		rels[n] = &Rows{db: db, t: t}
+	}
+	return res, rels, nil
 }
 
 // RunProgram evaluates a checked program: stratum by stratum in the order
@@ -444,8 +424,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		endRound := func(add map[string]*table) {
 			for _, n := range stratum {
 				t := st.full[n]
-				t.data = append(t.data, add[n].data...)
-				t.n += add[n].n
+				t.appendTable(add[n])
 				st.rounds[n] = append(st.rounds[n], t.len())
 			}
 		}
@@ -470,8 +449,8 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			// of them as the first delta.
 			name := stratum[0]
 			full := st.full[name]
-			base := &table{arity: 2, data: slices.Clone(full.data), n: full.n}
-			all := &table{arity: 2, data: slices.Clone(full.data), n: full.n}
+			base := full.clone()
+			all := full.clone()
 			cr := *rules[tc].cr
 			cr.pos = []*catom{cr.pos[0], cr.pos[1]}
 			if cr.pos[1].args[0].slot != cr.pos[0].args[1].slot {

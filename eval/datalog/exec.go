@@ -125,7 +125,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		if intern {
 			return carg{kind: aConst, id: db.intern(t.Value), ok: true}
 		}
-		id, ok := db.ids[t.Value]
+		id, ok := db.lookup(t.Value)
 		return carg{kind: aConst, id: id, ok: ok}
 	}
 	atomOf := func(at int, a0 *syn.Atom) (*catom, error) {
@@ -198,7 +198,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 					return nil, err
 				}
 				o := operand{str: t.Value, numeric: t.Kind == syn.Num}
-				o.id, o.idOK = db.ids[t.Value]
+				o.id, o.idOK = db.lookup(t.Value)
 				if t.Kind == syn.Var {
 					o = operand{isVar: true, slot: slot(t.Value), numeric: numericType(varType[t.Value])}
 				}
@@ -390,7 +390,7 @@ func (ev *evaluator) relIndex(s source, cols []int) *index {
 	if ix, ok := ev.cache[k]; ok {
 		return ix
 	}
-	ix := buildIndex(s.t.data, s.t.arity, s.n, cols, len(ev.db.strs))
+	ix := s.t.index(s.n, cols, len(ev.db.strs))
 	ev.cache[k] = ix
 	return ix
 }
@@ -544,8 +544,8 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 						return nil
 					}
 				}
-				for _, c := range conds {
-					if !ev.compare(row, c) {
+				for i := range conds {
+					if !ev.compare(row, &conds[i]) {
 						return nil
 					}
 				}
@@ -752,9 +752,13 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 		return true
 	}
 	scratch := make([]uint32, cur.width)
+	var copied []uint32 // the binding scratch holds, apart from newSlots
 	emit := func(b, tup []uint32) error {
 		if final != nil {
-			copy(scratch, b)
+			if len(b) > 0 && (copied == nil || &copied[0] != &b[0]) {
+				copy(scratch, b)
+				copied = b
+			}
 			for i, p := range newPos {
 				scratch[newSlots[i]] = tup[p]
 			}
@@ -1011,7 +1015,7 @@ func (ev *evaluator) filter(cur *bindings, c ccond) (*bindings, error) {
 			return nil, err
 		}
 		b := cur.row(i)
-		if ev.compare(b, c) {
+		if ev.compare(b, &c) {
 			out.data = append(out.data, b...)
 			out.n++
 		}
@@ -1029,7 +1033,7 @@ func (ev *evaluator) value(b []uint32, o operand) string {
 // compare evaluates a condition. Values compare as numbers when an operand
 // is a number literal or a variable of a numeric type and both values
 // parse as numbers; otherwise they compare as strings, bytewise.
-func (ev *evaluator) compare(b []uint32, c ccond) bool {
+func (ev *evaluator) compare(b []uint32, c *ccond) bool {
 	if c.eqIDs {
 		// Bytewise equality of interned strings is equality of ids.
 		l, lok := c.l.id, c.l.idOK

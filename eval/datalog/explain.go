@@ -168,7 +168,7 @@ func (x *Explainer) lookup(rel string, vals []string) (row int, t *table, known 
 	}
 	ids := make([]uint32, len(vals))
 	for i, v := range vals {
-		id, ok := st.db.ids[v]
+		id, ok := st.db.lookup(v)
 		if !ok {
 			return -1, t, true
 		}
@@ -409,7 +409,7 @@ func (x *Explainer) firstBinding(ctx context.Context, cr *crule, vals []string, 
 	}
 	db := x.st.db
 	for i, h := range cr.head {
-		id, ok := db.ids[vals[i]]
+		id, ok := db.lookup(vals[i])
 		switch h.kind {
 		case aConst:
 			if !ok || id != h.id {

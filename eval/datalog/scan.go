@@ -3,9 +3,11 @@ package datalog
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/internal/jsonscan"
@@ -14,15 +16,17 @@ import (
 // LoadJSON loads data in the JSON form ReadJSON reads straight into a DB:
 // a scanner walks the text once and interns every value as it meets it,
 // without building tuples of strings first. It accepts what ReadJSON accepts and loads the
-// same relations.
+// same relations. src is not modified, nor kept.
 func LoadJSON(src []byte) (*DB, error) {
 	if len(src) == 0 {
 		return nil, fmt.Errorf("decode data: %w", io.EOF)
 	}
-	sc := &scanner{Scanner: jsonscan.Scanner{S: string(src)}}
+	// The scanner reads src in place; what the DB keeps of it (names,
+	// types, values) is copied.
+	sc := &scanner{Scanner: jsonscan.Scanner{S: unsafe.String(&src[0], len(src))}}
 	// Room for the distinct values of typical data (about one per 128
 	// bytes), so that the table rarely grows while it fills.
-	db := &DB{ids: make(map[string]uint32, len(src)/128), rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
+	db := &DB{ids: newInterner(len(src) / 128), rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
 	sc.db = db
 	rels, err := sc.top()
 	if err != nil {
@@ -42,28 +46,23 @@ func LoadJSON(src []byte) (*DB, error) {
 			return nil, fmt.Errorf("relation %s: missing param_types and tuples", name)
 		}
 		ar := len(sr.types)
-		for i, l := range sr.lens {
-			if l != ar {
-				return nil, fmt.Errorf("relation %s: tuple %d has %d values, want %d", name, i, l, ar)
+		tuples := 0
+		for _, r := range sr.lens {
+			if r.len != ar {
+				return nil, fmt.Errorf("relation %s: tuple %d has %d values, want %d", name, tuples, r.len, ar)
 			}
+			tuples += r.count
 		}
 		tab := newTable(ar)
 		if ar == 0 {
-			if len(sr.lens) > 0 {
-				tab.n = 1
+			if tuples > 0 {
+				tab.append(nil)
 			}
 		} else {
-			n := len(sr.lens)
-			set := newTupleSetSized(ar, len(db.strs), n)
-			tab.data = make([]uint32, 0, n*ar)
-			for i := range n {
-				row := sr.vals[i*ar : (i+1)*ar]
-				if set.add(row) {
-					tab.append(row)
-				}
-			}
+			set := newTupleSetSized(ar, len(db.strs), tuples)
+			tab = tableOf(ar, set.dedup(sr.vals))
 		}
-		db.rels[name] = &relation{types: sr.types, tab: tab}
+		db.rels[strings.Clone(name)] = &relation{types: sr.types, tab: tab}
 		db.base[tab] = map[string]*index{}
 	}
 	return db, nil
@@ -102,14 +101,142 @@ func LoadPathFrom(r *files.Reader, path string) (*DB, error) {
 type scanRel struct {
 	types []string
 	vals  []uint32
-	lens  []int
+	lens  []lenRun
 }
 
-// lastVal is the value last seen in a column of a relation's tuples.
+// lenRun is a run of count consecutive tuples of len values each.
+type lenRun struct{ len, count int }
+
+// tuple records the end of a tuple of n values.
+func (sr *scanRel) tuple(n int) {
+	if k := len(sr.lens) - 1; k >= 0 && sr.lens[k].len == n {
+		sr.lens[k].count++
+		return
+	}
+	sr.lens = append(sr.lens, lenRun{len: n, count: 1})
+}
+
+// lastVal is the value last seen in a column of a relation's tuples and
+// its position in the relation's values.
 type lastVal struct {
 	s  string
-	id uint32
+	at int32
 	ok bool
+}
+
+// pendingVal is a scanned value waiting to be interned: its text, its
+// position in the relation's values, and the earlier position of an
+// equal value it takes the id of (-1: none).
+type pendingVal struct {
+	s        string
+	at, from int32
+}
+
+// internBatch is the number of values interned together: enough for the
+// processor to overlap their table lookups' cache misses.
+const internBatch = 64
+
+// maxFastValues bounds the tuples fastTuple scans, and the columns whose
+// last value is remembered.
+const maxFastValues = 8
+
+// fastTuple scans a tuple whose values are all plain strings (no escape,
+// no byte outside printable ASCII) and reports whether it did; otherwise
+// it leaves the scanner where it was, for the general path.
+func (sc *scanner) fastTuple(sr *scanRel, last []lastVal) bool {
+	start := sc.I
+	if sc.Peek() != '[' {
+		return false
+	}
+	sc.I++
+	var vals [maxFastValues]string
+	n := 0
+	if sc.Peek() != ']' {
+		for {
+			if n == len(vals) || sc.Peek() != '"' {
+				sc.I = start
+				return false
+			}
+			v, ok := sc.PlainStr()
+			if !ok {
+				sc.I = start
+				return false
+			}
+			vals[n] = v
+			n++
+			c := sc.Peek()
+			if c == ']' {
+				break
+			}
+			if c != ',' {
+				sc.I = start
+				return false
+			}
+			sc.I++
+		}
+	}
+	sc.I++
+	for i, v := range vals[:n] {
+		sc.value(sr, last, i, v)
+	}
+	sr.tuple(n)
+	return true
+}
+
+// value records the scanned value v in column n of the tuple being
+// scanned. Its id is set when the batch of pending values is interned.
+// Tuples often repeat the previous tuple's value in a column (grouped
+// data): that one takes the id of the earlier value.
+func (sc *scanner) value(sr *scanRel, last []lastVal, n int, v string) {
+	at := int32(len(sr.vals))
+	sr.vals = append(sr.vals, 0)
+	from := int32(-1)
+	if n < len(last) {
+		if last[n].ok && last[n].s == v {
+			from = last[n].at
+		} else {
+			last[n] = lastVal{s: v, at: at, ok: true}
+		}
+	}
+	sc.pend = append(sc.pend, pendingVal{s: v, at: at, from: from})
+	if len(sc.pend) == internBatch {
+		sc.resolve(sr.vals)
+	}
+}
+
+// resolve interns the pending values into vals.
+func (sc *scanner) resolve(vals []uint32) {
+	db := sc.db
+	var hs [internBatch]uint64
+	in := &db.ids
+	mask := uint64(len(in.slots) - 1)
+	var touch uint64
+	// Compute the hashes and read the slots, then the strings the slots
+	// name, as independent loads; then intern in order, from the cache.
+	for k, p := range sc.pend {
+		if p.from < 0 {
+			hs[k] = maphash.String(in.seed, p.s)
+			touch += in.slots[hs[k]&mask]
+		}
+	}
+	for k, p := range sc.pend {
+		if p.from < 0 {
+			if e := in.slots[hs[k]&mask]; e != 0 {
+				if s := db.strs[uint32(e)-1]; len(s) > 0 {
+					touch += uint64(s[0])
+				}
+			}
+		}
+	}
+	for k, p := range sc.pend {
+		if p.from >= 0 {
+			vals[p.at] = vals[p.from]
+		} else {
+			vals[p.at] = db.internHashed(p.s, hs[k])
+		}
+	}
+	sc.touched += touch
+	sc.pend = sc.pend[:0]
 }
 
 // scanner reads the data's JSON text. Like encoding/json it matches keys
@@ -118,7 +245,10 @@ type lastVal struct {
 // replaces invalid UTF-8 in strings by U+FFFD.
 type scanner struct {
 	jsonscan.Scanner
-	db *DB
+	db   *DB
+	pend []pendingVal
+	// touched sums what resolve read ahead, so that the reads are kept.
+	touched uint64
 }
 
 const maxScanDepth = 10000
@@ -133,17 +263,6 @@ func (sc *scanner) null() (bool, error) {
 	}
 	sc.I += 4
 	return true, nil
-}
-
-// intern interns a value scanned from the input. A new value is copied
-// out of the input: the copies of distinct values sit together in memory,
-// which keeps lookups in cache, and the input is not kept alive.
-func (sc *scanner) intern(v string) uint32 {
-	db := sc.db
-	if id, ok := db.ids[v]; ok {
-		return id
-	}
-	return db.intern(strings.Clone(v))
 }
 
 // skip scans over any JSON value.
@@ -249,7 +368,7 @@ func (sc *scanner) relation(sr *scanRel) error {
 					return sc.Unexpected("a string")
 				}
 				t, err := sc.Str()
-				sr.types = append(sr.types, t)
+				sr.types = append(sr.types, strings.Clone(t))
 				return err
 			})
 		case field(key, "tuples"):
@@ -258,14 +377,16 @@ func (sc *scanner) relation(sr *scanRel) error {
 				return err
 			}
 			sr.vals, sr.lens = sr.vals[:0], sr.lens[:0]
-			lasts := make([]lastVal, 8)
-			return sc.Array(func(int) error {
+			last := make([]lastVal, maxFastValues)
+			err := sc.Array(func(int) error {
+				if sc.fastTuple(sr, last) {
+					return nil
+				}
 				if ok, err := sc.null(); ok || err != nil {
-					sr.lens = append(sr.lens, 0)
+					sr.tuple(0)
 					return err
 				}
 				n := 0
-				last := lasts
 				err := sc.Array(func(int) error {
 					if ok, err := sc.null(); ok || err != nil {
 						// encoding/json leaves a string unset for null.
@@ -280,24 +401,15 @@ func (sc *scanner) relation(sr *scanRel) error {
 					if err != nil {
 						return err
 					}
-					// Tuples often repeat the previous tuple's value in
-					// a column (grouped data): reuse its id.
-					var id uint32
-					if n < len(last) && last[n].ok && last[n].s == v {
-						id = last[n].id
-					} else {
-						id = sc.intern(v)
-						if n < len(last) {
-							last[n] = lastVal{s: v, id: id, ok: true}
-						}
-					}
-					sr.vals = append(sr.vals, id)
+					sc.value(sr, last, n, v)
 					n++
 					return nil
 				})
-				sr.lens = append(sr.lens, n)
+				sr.tuple(n)
 				return err
 			})
+			sc.resolve(sr.vals)
+			return err
 		}
 		return sc.skip(1)
 	})

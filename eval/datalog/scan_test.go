@@ -58,6 +58,10 @@ var scanCases = []string{
 	`{"relations": {"p": {"param_types": ["A"], "tuples": null}}}`,
 	`{"relations": {"p": {"param_types": ["A"], "tuples": [null]}}}`,
 	`{"relations": {"p": {"param_types": ["A"], "tuples": [["\q"]]}}}`,
+	`{"relations": {"p": {"param_types": ["A", "B"], "tuples": [ [ "a" , "b" ] , ["a", "c\u0041"], ["a","cA"], ["x","é"], ["a", null], ["a", "b"], [], ["a" "b"]]}}}`,
+	`{"relations": {"p": {"param_types": ["A", "B"], "tuples": [ [ "a" , "b" ] , ["a", "c\u0041"], ["a","cA"], ["x","é"], ["a", null], ["a", "b"]]}}}`,
+	`{"relations": {"p": {"param_types": ["1","2","3","4","5","6","7","8","9"], "tuples": [["a","b","c","d","e","f","g","h","i"], ["a","b","c","d","e","f","g","h","j"], ["a","b","c","d","e","f","g","h","i"]]}}}`,
+	`{"relations": {"p": {"param_types": ["A", "B"], "tuples": [["a", "b"], ["a", "b", "c"]]}}}`,
 }
 
 // TestLoadJSONMatchesReadJSON pins that the scanning loader accepts and

@@ -5,34 +5,100 @@ import (
 	"slices"
 )
 
-// table is a list of rows of interned ids, stored flat.
+// table is a list of rows of interned ids, stored in chunks of up to
+// chunkRows rows each: a table grows without copying its rows, so a
+// relation of millions of tuples never needs twice its size to grow.
+// The first chunk grows like a slice, so that small tables stay small.
 type table struct {
-	arity int
-	data  []uint32
-	n     int // rows; tracked separately so that arity-0 tables work
+	arity  int
+	chunks [][]uint32
+	n      int // rows; tracked separately so that arity-0 tables work
 }
+
+const (
+	chunkShift = 14
+	chunkRows  = 1 << chunkShift
+	chunkMask  = chunkRows - 1
+)
 
 func newTable(arity int) *table { return &table{arity: arity} }
 
+// tableOf returns a table over the rows of data (arity > 0 values each),
+// which it keeps.
+func tableOf(arity int, data []uint32) *table {
+	t := &table{arity: arity}
+	t.n = len(data) / arity
+	size := chunkRows * arity
+	for len(data) > 0 {
+		k := min(size, len(data))
+		t.chunks = append(t.chunks, data[:k:k])
+		data = data[k:]
+	}
+	return t
+}
+
 func (t *table) len() int { return t.n }
 
-func (t *table) row(i int) []uint32 { return t.data[i*t.arity : (i+1)*t.arity] }
+func (t *table) row(i int) []uint32 {
+	c := t.chunks[i>>chunkShift]
+	o := (i & chunkMask) * t.arity
+	return c[o : o+t.arity : o+t.arity]
+}
 
 func (t *table) append(row []uint32) {
-	t.data = append(t.data, row...)
+	k := t.n >> chunkShift
+	if k == len(t.chunks) {
+		size := chunkRows * t.arity
+		if k == 0 {
+			size = 0
+		}
+		t.chunks = append(t.chunks, make([]uint32, 0, size))
+	}
+	c := t.chunks[k]
+	if len(c)+len(row) > cap(c) {
+		// Only the first chunk grows: fourfold, so that a table of one
+		// round copies its rows a third of the times doubling would.
+		nc := make([]uint32, len(c), min(max(4*cap(c), 64*t.arity), chunkRows*t.arity))
+		copy(nc, c)
+		c = nc
+	}
+	t.chunks[k] = append(c, row...)
 	t.n++
+}
+
+// appendTable appends the rows of u.
+func (t *table) appendTable(u *table) {
+	for i := range u.n {
+		t.append(u.row(i))
+	}
+}
+
+// clone returns a copy of t.
+func (t *table) clone() *table {
+	c := &table{arity: t.arity, n: t.n, chunks: make([][]uint32, len(t.chunks))}
+	for i, ch := range t.chunks {
+		c.chunks[i] = slices.Clone(ch)
+	}
+	return c
+}
+
+// index builds the index of t's first n rows on cols (see buildIndex).
+func (t *table) index(n int, cols []int, idSpace int) *index {
+	return buildIndexChunks(t.chunks, t.arity, n, cols, idSpace)
 }
 
 // tupleSet is an exact set of rows of one arity.
 type tupleSet struct {
 	arity int
-	small map[uint64]struct{} // arity <= 2: packed exactly
+	small *u64set // arity <= 2: packed exactly
 	large map[string]struct{}
 	buf   []byte
 	// bits, for arity 1 and 2 over a small id space, holds the rows whose
 	// values are all below side as one bit each; other rows go to small.
 	bits []uint64
 	side uint64
+	// touched sums what dedup read ahead, so that the reads are kept.
+	touched uint64
 }
 
 // maxSetBits bounds the bitmap of a tuple set (8 MiB).
@@ -48,7 +114,7 @@ func newTupleSetFor(arity, idSpace int) *tupleSet {
 func newTupleSetSized(arity, idSpace, n int) *tupleSet {
 	s := &tupleSet{arity: arity}
 	if arity <= 2 {
-		s.small = make(map[uint64]struct{}, n)
+		s.small = newU64Set(n)
 	} else {
 		s.large = make(map[string]struct{}, n)
 	}
@@ -78,7 +144,7 @@ func (s *tupleSet) bit(row []uint32) (uint64, bool) {
 func newTupleSet(arity int) *tupleSet {
 	s := &tupleSet{arity: arity}
 	if arity <= 2 {
-		s.small = map[uint64]struct{}{}
+		s.small = newU64Set(0)
 	} else {
 		s.large = map[string]struct{}{}
 	}
@@ -106,12 +172,7 @@ func (s *tupleSet) add(row []uint32) bool {
 		return true
 	}
 	if s.small != nil {
-		k := pack(row)
-		if _, ok := s.small[k]; ok {
-			return false
-		}
-		s.small[k] = struct{}{}
-		return true
+		return s.small.add(pack(row))
 	}
 	s.buf = s.buf[:0]
 	for _, v := range row {
@@ -124,13 +185,36 @@ func (s *tupleSet) add(row []uint32) bool {
 	return true
 }
 
+// dedup adds the rows of vals (s.arity values each) to s and moves the
+// new ones to the front of vals, in order; it returns them.
+func (s *tupleSet) dedup(vals []uint32) []uint32 {
+	ar := s.arity
+	n := len(vals) / ar
+	w := 0
+	// In the hashed set, read the slot of the row a few rows ahead so
+	// that the processor overlaps the cache misses.
+	const ahead = 8
+	var touch uint64
+	for i := range n {
+		if h := s.small; h != nil && s.bits == nil && i+ahead < n {
+			touch += h.slots[h.home(pack(vals[(i+ahead)*ar:(i+ahead+1)*ar]))]
+		}
+		row := vals[i*ar : (i+1)*ar]
+		if s.add(row) {
+			copy(vals[w*ar:], row)
+			w++
+		}
+	}
+	s.touched += touch
+	return vals[:w*ar]
+}
+
 func (s *tupleSet) has(row []uint32) bool {
 	if k, ok := s.bit(row); ok {
 		return s.bits[k>>6]&(uint64(1)<<(k&63)) != 0
 	}
 	if s.small != nil {
-		_, ok := s.small[pack(row)]
-		return ok
+		return s.small.has(pack(row))
 	}
 	s.buf = s.buf[:0]
 	for _, v := range row {
@@ -144,8 +228,6 @@ func (s *tupleSet) has(row []uint32) bool {
 // Keys of up to two columns are packed exactly; longer keys are hashed and
 // verified on lookup.
 type index struct {
-	data   []uint32
-	stride int
 	cols   []int
 	groups map[uint64]int32
 	// dense, for one-column keys over a dense id space, maps a value to
@@ -174,7 +256,7 @@ func newGrowingIndex(cols []int) *index {
 // extend indexes the rows of t not indexed yet.
 func (ix *index) extend(t *table) {
 	for i := ix.done; i < t.n; i++ {
-		row := t.data[i*t.arity : (i+1)*t.arity]
+		row := t.row(i)
 		var g int32
 		if ix.dense != nil {
 			v := row[ix.cols[0]]
@@ -242,14 +324,39 @@ func keyOfVals(vals []uint32) uint64 {
 // when positive, bounds the values: a one-column index over enough rows
 // then uses an array instead of a hash map.
 func buildIndex(data []uint32, stride, n int, cols []int, idSpace int) *index {
-	ix := &index{data: data, stride: stride, cols: cols}
+	return buildIndexChunks([][]uint32{data}, stride, n, cols, idSpace)
+}
+
+// buildIndexChunks is buildIndex over rows stored in consecutive chunks.
+func buildIndexChunks(chunks [][]uint32, stride, n int, cols []int, idSpace int) *index {
+	ix := &index{cols: cols}
 	gid := make([]int32, n)
 	var counts []int32
+	// each calls f with every row of the first n, in order.
+	each := func(f func(i int, row []uint32)) {
+		i := 0
+		for _, c := range chunks {
+			for o := 0; o+stride <= len(c) && i < n; o += stride {
+				f(i, c[o:o+stride])
+				i++
+			}
+			if i >= n {
+				return
+			}
+		}
+	}
+	if stride == 0 {
+		each = func(f func(int, []uint32)) {
+			for i := range n {
+				f(i, nil)
+			}
+		}
+	}
 	if len(cols) == 1 && idSpace > 0 && n*4 >= idSpace {
 		ix.dense = make([]int32, idSpace)
 		c := cols[0]
-		for i := 0; i < n; i++ {
-			v := data[i*stride+c]
+		each(func(i int, row []uint32) {
+			v := row[c]
 			g := ix.dense[v] - 1
 			if g < 0 {
 				g = int32(len(counts))
@@ -258,11 +365,11 @@ func buildIndex(data []uint32, stride, n int, cols []int, idSpace int) *index {
 			}
 			gid[i] = g
 			counts[g]++
-		}
+		})
 	} else {
 		ix.groups = make(map[uint64]int32, n/4+1)
-		for i := 0; i < n; i++ {
-			k := keyOf(data[i*stride:(i+1)*stride], cols)
+		each(func(i int, row []uint32) {
+			k := keyOf(row, cols)
 			g, ok := ix.groups[k]
 			if !ok {
 				g = int32(len(counts))
@@ -271,7 +378,7 @@ func buildIndex(data []uint32, stride, n int, cols []int, idSpace int) *index {
 			}
 			gid[i] = g
 			counts[g]++
-		}
+		})
 	}
 	ix.start = make([]int32, len(counts)+1)
 	for g, c := range counts {
@@ -321,3 +428,86 @@ func (ix *index) has(v uint32) bool {
 
 // exact reports whether lookups need no verification.
 func (ix *index) exact() bool { return len(ix.cols) <= 2 }
+
+// u64set is a set of uint64 keys: open addressing with linear probing
+// over a power-of-two table at most three quarters full, the slot chosen by the
+// high bits of the key times a Fibonacci constant. Slot value 0 means
+// empty; the key 0 is kept apart.
+type u64set struct {
+	slots []uint64
+	shift uint
+	n     int
+	zero  bool
+}
+
+func newU64Set(size int) *u64set {
+	n, shift := 16, uint(60)
+	for 3*n < 4*size {
+		n *= 2
+		shift--
+	}
+	return &u64set{slots: make([]uint64, n), shift: shift}
+}
+
+func (s *u64set) home(k uint64) uint64 { return (k * 0x9e3779b97f4a7c15) >> s.shift }
+
+// add inserts k and reports whether it was new.
+func (s *u64set) add(k uint64) bool {
+	if k == 0 {
+		if s.zero {
+			return false
+		}
+		s.zero = true
+		return true
+	}
+	mask := uint64(len(s.slots) - 1)
+	i := s.home(k)
+	for {
+		e := s.slots[i]
+		if e == k {
+			return false
+		}
+		if e == 0 {
+			break
+		}
+		i = (i + 1) & mask
+	}
+	s.slots[i] = k
+	s.n++
+	if 4*s.n > 3*len(s.slots) {
+		s.grow()
+	}
+	return true
+}
+
+func (s *u64set) has(k uint64) bool {
+	if k == 0 {
+		return s.zero
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := s.home(k); ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case k:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
+func (s *u64set) grow() {
+	old := s.slots
+	s.slots = make([]uint64, 2*len(old))
+	s.shift--
+	mask := uint64(len(s.slots) - 1)
+	for _, k := range old {
+		if k == 0 {
+			continue
+		}
+		i := s.home(k)
+		for s.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = k
+	}
+}

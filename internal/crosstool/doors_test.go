@@ -67,34 +67,9 @@ func TestDoorsAgree(t *testing.T) {
 	git(t, root, "commit", "-q", "--allow-empty", "-m", "base")
 	var ps []*placed
 	for i, e := range append(corpus(t), repros...) {
-		l := lang.ForName(e.name)
-		if !slices.Contains(lang.Queries(), l) {
-			continue
+		if p := place(t, root, fmt.Sprintf("e%04d", i), e); p != nil {
+			ps = append(ps, p)
 		}
-		dir := fmt.Sprintf("e%04d", i)
-		p := &placed{e: e, rel: dir + "/" + e.name, data: dir + "/sample-data.json"}
-		p.path = materialize(t, filepath.Join(root, dir), e)
-		data := e.data
-		if data == "" {
-			data = defaultData(l.ID)
-		}
-		writeFile(t, filepath.Join(root, filepath.FromSlash(p.data)), data)
-		v, err := viewOf(t, p.path, e.src)
-		if err != nil {
-			continue // an invalid configuration: TestToolsAgree covers it
-		}
-		p.v = v
-		_, hasPragma := v.parsed.DataPragma()
-		p.diff = !hasPragma && !strings.Contains(e.config, "data")
-		if p.diff {
-			cfg := e.config + "data:\n  \"/" + e.name + "\": sample-data.json\n"
-			writeFile(t, filepath.Join(root, dir, ".ctxql.yaml"), cfg)
-			// The configuration must stay valid, as the table read it.
-			if _, err := viewOf(t, p.path, e.src); err != nil {
-				t.Fatalf("%s: the data setting makes the configuration invalid: %v", e.origin, err)
-			}
-		}
-		ps = append(ps, p)
 	}
 	rep, err := resultdiff.Run(context.Background(), resultdiff.Options{Dir: root})
 	if err != nil {
@@ -108,18 +83,7 @@ func TestDoorsAgree(t *testing.T) {
 	compared := map[string]int{}
 	for _, p := range ps {
 		t.Run(p.e.origin, func(t *testing.T) {
-			var cs []resultdiff.Change
-			if p.diff {
-				cs = changes[p.rel]
-			}
-			switch p.v.lang.ID {
-			case lang.PACT:
-				doorsPACT(t, srv, root, p, cs, compared)
-			case lang.JQL:
-				doorsJQL(t, srv, root, p, cs, compared)
-			case lang.Datalog:
-				doorsDatalog(t, srv, root, p, cs, compared)
-			}
+			doors(t, srv, root, p, changes, compared)
 		})
 	}
 	t.Logf("compared: %v", compared)
@@ -127,6 +91,59 @@ func TestDoorsAgree(t *testing.T) {
 		if compared[k] < 10 {
 			t.Errorf("only %d comparisons of %s: %v", compared[k], k, compared)
 		}
+	}
+}
+
+// place writes the corpus entry e into the directory dir of the project
+// root with its sample data and, when it names none of its own, a data
+// setting, so that the MCP server and ctxql diff evaluate it on that data.
+// It returns nil for a file of no query language or an invalid
+// configuration (TestToolsAgree covers those).
+func place(t testing.TB, root, dir string, e entry) *placed {
+	t.Helper()
+	l := lang.ForName(e.name)
+	if !slices.Contains(lang.Queries(), l) {
+		return nil
+	}
+	p := &placed{e: e, rel: dir + "/" + e.name, data: dir + "/sample-data.json"}
+	p.path = materialize(t, filepath.Join(root, dir), e)
+	data := e.data
+	if data == "" {
+		data = defaultData(l.ID)
+	}
+	writeFile(t, filepath.Join(root, filepath.FromSlash(p.data)), data)
+	v, err := viewOf(t, p.path, e.src)
+	if err != nil {
+		return nil
+	}
+	p.v = v
+	_, hasPragma := v.parsed.DataPragma()
+	p.diff = !hasPragma && !strings.Contains(e.config, "data")
+	if p.diff {
+		cfg := e.config + "data:\n  \"/" + e.name + "\": sample-data.json\n"
+		writeFile(t, filepath.Join(root, dir, ".ctxql.yaml"), cfg)
+		// The configuration must stay valid, as the table read it.
+		if _, err := viewOf(t, p.path, e.src); err != nil {
+			t.Fatalf("%s: the data setting makes the configuration invalid: %v", e.origin, err)
+		}
+	}
+	return p
+}
+
+// doors compares the MCP server's and ctxql diff's view of the placed
+// file with the table's.
+func doors(t *testing.T, srv *mcpserver.Server, root string, p *placed, changes map[string][]resultdiff.Change, compared map[string]int) {
+	var cs []resultdiff.Change
+	if p.diff {
+		cs = changes[p.rel]
+	}
+	switch p.v.lang.ID {
+	case lang.PACT:
+		doorsPACT(t, srv, root, p, cs, compared)
+	case lang.JQL:
+		doorsJQL(t, srv, root, p, cs, compared)
+	case lang.Datalog:
+		doorsDatalog(t, srv, root, p, cs, compared)
 	}
 }
 
@@ -194,7 +211,7 @@ func doorsPACT(t *testing.T, srv *mcpserver.Server, root string, p *placed, cs [
 		text := pf.Src.Slice(q.Sp)
 		line := pf.Src.LineOf(q.Sp.Start)
 		want := tableErrors(p.v, func(d syntax.Diagnostic) bool { return pf.Src.LineOf(d.Span.Start) == line })
-		code, out, errs := run("eval", "pact", "--dialect", pf.Dialect.String(), "--data", data, text)
+		code, out, errs := run("eval", "pact", "--dialect", pf.Dialect.String(), "--data", data, "--", text)
 		if code == 2 || dataError(errs) {
 			continue // the sample data does not suit this query
 		}

@@ -267,7 +267,8 @@ func agreePACT(t *testing.T, dir string, v view, e entry, formatted *string) {
 		bad := slices.ContainsFunc(invalid, func(d syntax.Diagnostic) bool {
 			return pf.Src.LineOf(d.Span.Start) == pf.Src.LineOf(q.Sp.Start)
 		})
-		code, _, errs := run("eval", "pact", "--dialect", pf.Dialect.String(), "--data", data, text)
+		// "--" ends the flags: a query may start with "-".
+		code, _, errs := run("eval", "pact", "--dialect", pf.Dialect.String(), "--data", data, "--", text)
 		if code == 2 {
 			if strings.Contains(errs, "--data") || strings.Contains(errs, "data") && !bad {
 				return // the sample data does not suit this query's archive

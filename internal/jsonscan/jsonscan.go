@@ -126,6 +126,14 @@ func (s *Scanner) Str() (string, error) {
 	s.I++
 	simple := true
 	for s.I < len(s.S) {
+		// Skip eight plain bytes at a time: none a quote, a backslash, a
+		// control byte or part of a multi-byte character.
+		for s.I+8 <= len(s.S) && plain8(s.S[s.I:s.I+8]) {
+			s.I += 8
+		}
+		if s.I >= len(s.S) {
+			break
+		}
 		c := s.S[s.I]
 		switch {
 		case c == '"':
@@ -201,4 +209,47 @@ func (s *Scanner) Number() (string, error) {
 	}
 	s.I = i
 	return src[start:i], nil
+}
+
+// PlainStr scans a string at the current byte (a quote) whose bytes are
+// all printable ASCII without escapes, and returns it. It returns false,
+// and leaves the position unspecified, for any other string: Str reads
+// those.
+func (s *Scanner) PlainStr() (string, bool) {
+	i := s.I + 1
+	for i+8 <= len(s.S) && plain8(s.S[i:i+8]) {
+		i += 8
+	}
+	for ; i < len(s.S); i++ {
+		switch c := s.S[i]; {
+		case c == '"':
+			v := s.S[s.I+1 : i]
+			s.I = i + 1
+			return v, true
+		case c < 0x20 || c >= 0x80 || c == '\\':
+			return "", false
+		}
+	}
+	return "", false
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain8 reports whether none of the 8 bytes of b is a quote, a
+// backslash, below 0x20 or at or above 0x80. With no high bit set,
+// (x - ones*n) &^ x has a high bit set exactly when some byte of x is
+// below n.
+func plain8(b string) bool {
+	w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	if w&highs != 0 {
+		return false
+	}
+	q := w ^ ('"' * ones)
+	bs := w ^ ('\\' * ones)
+	t := (w-0x20*ones)&^w | (q-ones)&^q | (bs-ones)&^bs
+	return t&highs == 0
 }

@@ -78,3 +78,59 @@ func TestNumberAgreesWithEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestPlain8 checks the eight-byte test against the byte-by-byte one for
+// every byte value at every position.
+func TestPlain8(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
+	base := []byte("abcdefgh")
+	for pos := range 8 {
+		for c := range 256 {
+			b := append([]byte(nil), base...)
+			b[pos] = byte(c)
+			if got, want := plain8(string(b)), plain(byte(c)); got != want {
+				t.Fatalf("plain8(%q) = %v, want %v", b, got, want)
+			}
+		}
+	}
+}
+
+// TestStrUnterminated checks that a string cut off after a multiple of
+// eight plain bytes is reported, not read past the input.
+func TestStrUnterminated(t *testing.T) {
+	for n := range 20 {
+		s := &Scanner{S: `"` + strings.Repeat("a", n)}
+		if _, err := s.Str(); err == nil || !strings.Contains(err.Error(), "unterminated string") {
+			t.Fatalf("%d bytes: error %v, want unterminated string", n, err)
+		}
+	}
+}
+
+// TestPlainStr checks that PlainStr reads what Str reads wherever it
+// accepts a string, and refuses escapes, control bytes, non-ASCII text
+// and unterminated strings.
+func TestPlainStr(t *testing.T) {
+	for _, tc := range []struct {
+		src   string
+		plain bool
+	}{
+		{`""`, true}, {`"abc"`, true}, {`"{ p12 | serv!(req) }",`, true}, {`"0123456789abcdefghij"]`, true},
+		{`"a\"b"`, false}, {`"a\\b"`, false}, {"\"tab\there\"", false}, {`"é"`, false},
+		{`"0123456789abcdef\u0041"`, false}, {`"unterminated`, false}, {`"01234567`, false},
+	} {
+		p := &Scanner{S: tc.src}
+		got, ok := p.PlainStr()
+		if ok != tc.plain {
+			t.Errorf("PlainStr(%s): ok = %v, want %v", tc.src, ok, tc.plain)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		s := &Scanner{S: tc.src}
+		want, err := s.Str()
+		if err != nil || got != want || p.I != s.I {
+			t.Errorf("PlainStr(%s) = %q at %d; Str = %q at %d (%v)", tc.src, got, p.I, want, s.I, err)
+		}
+	}
+}

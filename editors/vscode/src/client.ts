@@ -14,8 +14,15 @@ export const LANGUAGES = ['pact', 'jql', 'jql-yaml', 'datalog'] as const;
 
 /** Where the executable was found, or why it was not. */
 export type Resolution =
-  | { ok: true; command: string; from: 'setting' | 'PATH' }
+  | { ok: true; command: string; from: 'setting' | 'bundled' | 'PATH' }
   | { ok: false; message: string };
+
+/** How the output log names each place the executable may come from. */
+export const FROM_LABEL: Record<'setting' | 'bundled' | 'PATH', string> = {
+  setting: 'the ctxql.path setting',
+  bundled: 'the binary bundled with the extension',
+  PATH: 'PATH',
+};
 
 /** The environment a resolution looks at; injectable for tests. */
 export interface ResolveEnv {
@@ -25,6 +32,11 @@ export interface ResolveEnv {
   platform: NodeJS.Platform;
   /** The first workspace folder, for relative ctxql.path values. */
   workspaceFolder?: string;
+  /**
+   * The extension's own directory, whose bin/ holds the server in a
+   * platform-specific package (none in the package built for every platform).
+   */
+  extensionPath?: string;
   /** Reports whether p is an executable file. */
   isExecutable?: (p: string) => boolean;
 }
@@ -82,13 +94,42 @@ export function findOnPath(name: string, env: ResolveEnv): string | undefined {
   return undefined;
 }
 
+/**
+ * The server bundled in a platform-specific package: bin/ctxql (ctxql.exe
+ * on Windows) in the extension's directory, if it is there and executable.
+ * A bundled binary that lost its execute bit in unpacking gets it back.
+ */
+export function bundledServer(env: ResolveEnv): string | undefined {
+  if (!env.extensionPath) {
+    return undefined;
+  }
+  const check = env.isExecutable ?? isExecutableFile;
+  const p = path.join(env.extensionPath, 'bin', env.platform === 'win32' ? 'ctxql.exe' : 'ctxql');
+  if (check(p)) {
+    return p;
+  }
+  if (env.platform !== 'win32' && !env.isExecutable) {
+    try {
+      if (fs.statSync(p).isFile()) {
+        fs.chmodSync(p, 0o755);
+        return check(p) ? p : undefined;
+      }
+    } catch {
+      // not bundled
+    }
+  }
+  return undefined;
+}
+
 /** The install hint shown whenever the executable cannot be found. */
 export const INSTALL_HINT =
-  'Install it with "go install github.com/ctxql/ctxql/cmd/ctxql@latest" or set "ctxql.path" to the executable.';
+  'Install the extension package for your platform, which brings its own server, or install the server with "go install github.com/ctxql/ctxql/cmd/ctxql@latest", or set "ctxql.path" to the executable.';
 
 /**
  * Finds the ctxql executable: the ctxql.path setting when it is set (a
- * bare name is looked up on PATH), otherwise "ctxql" on PATH.
+ * bare name is looked up on PATH), otherwise the server bundled with the
+ * extension, otherwise "ctxql" on PATH. A setting that names nothing usable
+ * is an error, not a reason to look elsewhere: the user asked for it.
  */
 export function resolveServer(setting: string | undefined, env: ResolveEnv): Resolution {
   const check = env.isExecutable ?? isExecutableFile;
@@ -113,11 +154,16 @@ export function resolveServer(setting: string | undefined, env: ResolveEnv): Res
       message: `ctxql: "ctxql.path" is set to ${JSON.stringify(configured)}, which was not found on PATH. ${INSTALL_HINT}`,
     };
   }
+  const bundled = bundledServer(env);
+  if (bundled) {
+    return { ok: true, command: bundled, from: 'bundled' };
+  }
   const found = findOnPath('ctxql', env);
   if (found) {
     return { ok: true, command: found, from: 'PATH' };
   }
-  return { ok: false, message: `ctxql: the ctxql executable was not found on PATH. ${INSTALL_HINT}` };
+  const bundle = env.extensionPath ? ' (and this package of the extension bundles none for this platform)' : '';
+  return { ok: false, message: `ctxql: the ctxql executable was not found on PATH${bundle}. ${INSTALL_HINT}` };
 }
 
 /** The process the client starts: "<command> lsp [extra args]" over stdio. */

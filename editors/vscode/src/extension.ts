@@ -26,6 +26,8 @@ import {
   isDataCandidate,
   logLine,
   pickSourceAction,
+  FROM_LABEL,
+  Resolution,
   resolveServer,
   ruleDocPath,
   ruleOfDocPath,
@@ -41,6 +43,8 @@ import { registerTesting } from './testing';
 const PREVIEW = 'ctxql/preview';
 
 let client: LanguageClient | undefined;
+/** The extension's directory, where a platform-specific package keeps bin/ctxql. */
+let extensionPath: string | undefined;
 let fallbacks: vscode.Disposable[] = [];
 
 function workspaceFolder(): string | undefined {
@@ -224,11 +228,7 @@ function run(command: string, args: string[]): Promise<string> {
 }
 
 async function showRuleDoc(code?: string): Promise<void> {
-  const res = resolveServer(settings().get<string>('path'), {
-    env: process.env,
-    platform: process.platform,
-    workspaceFolder: workspaceFolder(),
-  });
+  const res = findServer();
   if (!code) {
     const here = ruleCodesAtCursor();
     if (here.length === 1) {
@@ -269,11 +269,7 @@ async function showRuleDoc(code?: string): Promise<void> {
 /** The read-only documents of rule documentation (ctxql-rule:/CODE.md), from "ctxql rules explain". */
 class RuleDocs implements vscode.TextDocumentContentProvider {
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const res = resolveServer(settings().get<string>('path'), {
-      env: process.env,
-      platform: process.platform,
-      workspaceFolder: workspaceFolder(),
-    });
+    const res = findServer();
     if (!res.ok) {
       return res.message;
     }
@@ -350,13 +346,19 @@ async function chooseData(arg?: unknown): Promise<void> {
   await cfg.update('data', data, vscode.ConfigurationTarget.Workspace);
 }
 
-async function startClient(context: vscode.ExtensionContext, panel: ResultsPanel, out: vscode.OutputChannel): Promise<void> {
-  const cfg = settings();
-  const res = resolveServer(cfg.get<string>('path'), {
+/** Finds the server: ctxql.path, else the bundled binary, else PATH. */
+function findServer(): Resolution {
+  return resolveServer(settings().get<string>('path'), {
     env: process.env,
     platform: process.platform,
     workspaceFolder: workspaceFolder(),
+    extensionPath,
   });
+}
+
+async function startClient(context: vscode.ExtensionContext, panel: ResultsPanel, out: vscode.OutputChannel): Promise<void> {
+  const cfg = settings();
+  const res = findServer();
   if (!res.ok) {
     out.appendLine(res.message);
     registerFallbackRun('the language server is not running: ' + res.message);
@@ -369,7 +371,7 @@ async function startClient(context: vscode.ExtensionContext, panel: ResultsPanel
     }
     return;
   }
-  out.appendLine(`ctxql: starting ${res.command} lsp (from ${res.from})`);
+  out.appendLine(`ctxql: starting ${res.command} lsp (from ${FROM_LABEL[res.from]})`);
   const c = new LanguageClient('ctxql', 'ctxql', serverOptions(res.command, cfg.get<string[]>('serverArgs') ?? [], workspaceFolder()), clientOptions(panel, out));
   context.subscriptions.push(
     c.onNotification(PREVIEW, (params: unknown) => {
@@ -469,6 +471,7 @@ async function stopClient(): Promise<void> {
 
 /** Starts the language client and registers the commands. */
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionPath = context.extensionPath;
   const props = (context.extension.packageJSON as { contributes?: { configuration?: { properties?: Record<string, unknown> } } }).contributes?.configuration?.properties ?? {};
   settingKeys = Object.keys(props).map((k) => k.replace(/^ctxql\./, ''));
   const out = vscode.window.createOutputChannel('ctxql');

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { documentSelector, findOnPath, hostSelector, pickSourceAction, resolveServer, runArguments, serverOptions, serverSettings, sourceActionParams } from '../src/client';
+import { bundledServer, documentSelector, findOnPath, hostSelector, pickSourceAction, resolveServer, runArguments, serverOptions, serverSettings, sourceActionParams } from '../src/client';
 
 let dir: string;
 let bin1: string;
@@ -27,6 +27,16 @@ before(() => {
 });
 
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Makes an extension directory named name with bin/ctxql of the given mode; returns both paths. */
+function fakePackage(name: string, mode: number): [string, string] {
+  const ext = path.join(dir, name);
+  fs.mkdirSync(path.join(ext, 'bin'), { recursive: true });
+  const bundled = path.join(ext, 'bin', 'ctxql');
+  fs.writeFileSync(bundled, '#!/bin/sh\n');
+  fs.chmodSync(bundled, mode);
+  return [ext, bundled];
+}
 
 const unix = (PATH: string, ws?: string) => ({ env: { PATH, HOME: '/home/u' }, platform: 'linux' as const, workspaceFolder: ws });
 
@@ -71,6 +81,34 @@ describe('resolveServer', () => {
     const r = resolveServer('ctxql-nightly', unix(path.join(dir, 'a')));
     assert.ok(!r.ok);
     assert.match(r.message, /"ctxql\.path" is set to "ctxql-nightly", which was not found on PATH\./);
+  });
+
+  it('prefers the bundled server to PATH, and ctxql.path to both', () => {
+    const [ext, bundled] = fakePackage('ext', 0o755);
+    const env = { ...unix(path.join(dir, 'a')), extensionPath: ext };
+    assert.deepEqual(resolveServer('', env), { ok: true, command: bundled, from: 'bundled' });
+    assert.deepEqual(resolveServer(bin2, env), { ok: true, command: bin2, from: 'setting' });
+    const r = resolveServer('/nonexistent/ctxql', env);
+    assert.ok(!r.ok, 'a ctxql.path naming nothing is an error, not a reason to use the bundled server');
+    assert.deepEqual(resolveServer('', { ...env, extensionPath: path.join(dir, 'b') }), { ok: true, command: bin1, from: 'PATH' });
+  });
+
+  it('gives a bundled server that lost its execute bit the bit back', () => {
+    const [ext, bundled] = fakePackage('ext-noexec', 0o644);
+    assert.equal(bundledServer({ ...unix(''), extensionPath: ext }), bundled);
+    assert.equal(fs.statSync(bundled).mode & 0o111, 0o111);
+  });
+
+  it('looks for ctxql.exe in a Windows package', () => {
+    const seen: string[] = [];
+    const r = bundledServer({ env: {}, platform: 'win32', extensionPath: 'C:\\ext', isExecutable: (p) => (seen.push(p), true) });
+    assert.equal(r, path.join('C:\\ext', 'bin', 'ctxql.exe'));
+  });
+
+  it('says a package without a bundled server has none', () => {
+    const r = resolveServer('', { ...unix(path.join(dir, 'nothing-here')), extensionPath: path.join(dir, 'b') });
+    assert.ok(!r.ok);
+    assert.match(r.message, /not found on PATH \(and this package of the extension bundles none for this platform\)\. /);
   });
 
   it('expands ~ in ctxql.path', () => {

@@ -8,6 +8,10 @@
 -- :CtxqlRun, :CtxqlData, :CtxqlFixAll and :CtxqlMigrate.
 local M = {}
 
+-- The plugin's version: the ctxql release it belongs to. :checkhealth ctxql
+-- compares it with the version of the server it finds.
+M.version = "0.1.0"
+
 M.filetypes = { "pact", "jql", "datalog" }
 
 -- host_filetypes are the Neovim filetypes of host-file extensions: the

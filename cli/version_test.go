@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+func TestVersionCommand(t *testing.T) {
+	var out bytes.Buffer
+	if code := Main(context.Background(), []string{"version"}, Env{Stdout: &out, Stderr: &out}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	// A test binary records neither a module version nor a commit.
+	want := "ctxql devel (commit unknown, " + runtime.GOOS + "/" + runtime.GOARCH + ")\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+func TestVCSCommit(t *testing.T) {
+	for _, c := range []struct {
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{nil, ""},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "false"}}, "abc"},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "true"}}, "abc-dirty"},
+	} {
+		if got := vcsCommit(c.settings); got != c.want {
+			t.Errorf("vcsCommit(%v) = %q, want %q", c.settings, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,7 @@
+package lsp
+
+// For the tests of package lsp_test, which drive a real server process.
+var (
+	WriteSlowDatalog = writeSlowDatalog
+	SlowProgram      = slowProgram
+)
