@@ -34,6 +34,9 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if p.Command == CommandWhy {
 		return s.why(ctx, p.Arguments)
 	}
+	if p.Command == CommandTest {
+		return s.runTests(ctx, p.Arguments), nil
+	}
 	if p.Command != CommandRun && p.Command != CommandChooseData {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}

@@ -209,6 +209,7 @@ func (s *server) documentDiagnostics(ctx context.Context, snap *Snapshot, withDa
 			}
 		}
 	}
+	extra = append(extra, s.tests.on(snap)...)
 	if len(extra) == 0 {
 		return ds
 	}

@@ -27,7 +27,8 @@
 //     pulled diagnostics, workspace/diagnostic/refresh), symbols.go,
 //     semantic.go, hover.go, completion.go, formatting.go, codeaction.go,
 //     codelens.go, inlay.go, navigation.go (definition, references,
-//     rename), command.go (workspace/executeCommand: ctxql.run, ctxql.why),
+//     rename), command.go (workspace/executeCommand: ctxql.run, ctxql.why;
+//     ctxql.test in testrun.go),
 //     run.go (evaluating a query for previews, lenses, hints and data
 //     findings; the ctxql/preview notification), steps.go (the count after
 //     each step of a query).
@@ -39,6 +40,11 @@
 //     pact_run.go; jql.go, jql_hover.go, jql_complete.go, jql_run.go;
 //     datalog.go, datalog_hover.go, datalog_complete.go,
 //     datalog_navigation.go, datalog_run.go, datalog_why.go; host.go.
+//     Query test files (*.ctxqltest.yaml, package qtest) are no language
+//     of the table: testfile.go recognises them by name and gives them
+//     their format's problems and a "Run test" lens per case; testrun.go
+//     runs the cases and keeps a failing case's diagnostics on its query
+//     and on the case until it passes.
 //     Parsing, validity, dialects, formatting, migration, data loading,
 //     evaluation, explanation, node summaries, hover texts (Describe), the
 //     PACT vocabulary and Datalog symbols go through the table; what it

@@ -99,6 +99,9 @@ func languageFor(langs []Language, uri, languageID string) Language {
 	if name == "" {
 		name = uri
 	}
+	if l := testFileLanguage(langs, name); l != nil {
+		return l
+	}
 	tl := lang.ForName(name)
 	if tl == nil {
 		tl = lang.ByID(lang.ID(languageID))
@@ -115,13 +118,14 @@ func languageFor(langs []Language, uri, languageID string) Language {
 }
 
 // DefaultLanguages returns the languages the ctxql server serves: PACT,
-// JQL, Datalog and the queries embedded in host source files. Each call returns fresh values.
+// JQL, Datalog, the queries embedded in host source files, and query test
+// files. Each call returns fresh values.
 func DefaultLanguages() []Language {
 	l, err := lint.New(pact.DialectUnset)
 	if err != nil {
 		l = nil // an invalid registry is caught by the lint tests; serve parse errors only
 	}
-	return []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}, hostLanguage{linter: l}}
+	return []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}, hostLanguage{linter: l}, testLanguage{}}
 }
 
 // analyzed returns a document's findings, computed once per snapshot: the

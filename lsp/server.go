@@ -62,6 +62,7 @@ type server struct {
 	session *session
 	diags   *diagnoser
 	ws      *workspace
+	tests   testStore // the failing cases of the tests run from the editor
 }
 
 // Serve runs a language server over rwc (LSP "Content-Length" framing) until

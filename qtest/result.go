@@ -192,7 +192,7 @@ func (r *Result) check(c *Case, got []string) {
 		for _, x := range inc {
 			if !slices.ContainsFunc(got, func(g string) bool { return matches(x, g) }) {
 				r.Removed = append(r.Removed, x)
-				r.fail("includes: %s is not among the results", display(x))
+				r.fail("includes: %s is not among the results", Display(x))
 			}
 		}
 	}
@@ -205,7 +205,7 @@ func (r *Result) check(c *Case, got []string) {
 		for _, x := range exc {
 			if slices.ContainsFunc(got, func(g string) bool { return matches(x, g) }) {
 				r.Added = append(r.Added, x)
-				r.fail("excludes: %s is among the results", display(x))
+				r.fail("excludes: %s is among the results", Display(x))
 			}
 		}
 	}

@@ -109,7 +109,7 @@ func writeText(w io.Writer, rs []*Result, opts WriteOptions) error {
 					fmt.Fprintf(w, "      %s … and %d more\n", side.mark, len(side.items)-limit)
 					break
 				}
-				fmt.Fprintf(w, "      %s %s\n", side.mark, clip(display(x), 200))
+				fmt.Fprintf(w, "      %s %s\n", side.mark, clip(Display(x), 200))
 			}
 		}
 	}
@@ -168,7 +168,7 @@ func writeJSON(w io.Writer, rs []*Result) error {
 	for _, r := range rs {
 		p := r.Position()
 		jr := &jsonResult{File: r.File.Name, Line: p.Line, Column: p.Column, Name: r.Name(), Status: r.Status,
-			Messages: nonNil(r.Messages), Added: raw(r.Added), Removed: raw(r.Removed), Seconds: r.Duration.Seconds()}
+			Messages: nonNil(r.Messages), Added: RawJSON(r.Added), Removed: RawJSON(r.Removed), Seconds: r.Duration.Seconds()}
 		if r.QueryFile != nil {
 			qp := r.QueryFile.Position(r.QuerySpan.Start)
 			jr.Query = &jsonPos{File: r.QueryFile.Name(), Line: qp.Line, Column: qp.Column}
@@ -181,8 +181,9 @@ func writeJSON(w io.Writer, rs []*Result) error {
 	return enc.Encode(rep)
 }
 
-// raw returns JSON texts as JSON values.
-func raw(xs []string) []json.RawMessage {
+// RawJSON returns JSON texts (the items of Result.Added, Removed and Got)
+// as JSON values.
+func RawJSON(xs []string) []json.RawMessage {
 	out := make([]json.RawMessage, len(xs))
 	for i, x := range xs {
 		out[i] = json.RawMessage(x)
@@ -190,9 +191,9 @@ func raw(xs []string) []json.RawMessage {
 	return out
 }
 
-// display is a result as the text outputs show it: a string without its
-// quotes (a PACT id), anything else as JSON.
-func display(x string) string {
+// Display is a result (a JSON text) as the text outputs show it: a string
+// without its quotes (a PACT id), anything else as JSON.
+func Display(x string) string {
 	var s string
 	if strings.HasPrefix(x, `"`) && json.Unmarshal([]byte(x), &s) == nil {
 		return s
@@ -265,10 +266,10 @@ func writeJUnit(w io.Writer, rs []*Result) error {
 				fmt.Fprintln(&b, m)
 			}
 			for _, x := range r.Added {
-				fmt.Fprintf(&b, "+ %s\n", display(x))
+				fmt.Fprintf(&b, "+ %s\n", Display(x))
 			}
 			for _, x := range r.Removed {
-				fmt.Fprintf(&b, "- %s\n", display(x))
+				fmt.Fprintf(&b, "- %s\n", Display(x))
 			}
 			p := &junitProblem{Message: first(r.Messages), Type: string(r.Status), Text: b.String()}
 			if r.Status == Fail {
@@ -324,10 +325,10 @@ func writeGitHub(w io.Writer, rs []*Result) error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s: %s", r.Name(), strings.Join(r.Messages, "; "))
 		for _, x := range r.Added {
-			fmt.Fprintf(&b, "\n+ %s", display(x))
+			fmt.Fprintf(&b, "\n+ %s", Display(x))
 		}
 		for _, x := range r.Removed {
-			fmt.Fprintf(&b, "\n- %s", display(x))
+			fmt.Fprintf(&b, "\n- %s", Display(x))
 		}
 		fmt.Fprintf(w, "::error file=%s,line=%d,col=%d,title=%s::%s\n", ghProperty(r.File.Name), p.Line, p.Column,
 			ghProperty("ctxql test"), ghData(b.String()))

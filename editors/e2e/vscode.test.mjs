@@ -1,7 +1,7 @@
 // End-to-end test of the ctxql VS Code extension in a real VS Code: the
 // freshly built .vsix is installed into code-server, a workspace is opened
 // in headless Chromium through puppeteer-core, and the test looks at what a
-// user sees: problems, hovers, code lenses, the Query Results panel, quick
+// user sees: problems, hovers, code lenses, the Query Results panel, the Testing view, quick
 // fixes and formatting. Everything listens on the loopback interface only.
 //
 // Run by run.sh, which installs code-server and builds the server and the
@@ -84,6 +84,11 @@ const files = {
     { id: 'a3', type: 'planGenerated' },
   ]),
   'recent.jql': "// data: ./activities.json\n{from: 'activities', select: ['id', 'type'], where: {type: 'planGenerated'}}\n",
+  'tested.pact': "// pact: v2\n^seq .mt .cb[role='user']\n.cb[ttl<=2]\n",
+  'tested.ctxqltest.yaml':
+    'data: history.json\nfile: tested.pact\ntests:\n' +
+    '  - name: user blocks\n    line: 2\n    want: [cb:u1, cb:u2]\n' +
+    '  - name: short-lived blocks\n    line: 3\n    want: [cb:a1]\n',
   'agent.ts': 'declare const ctx: { select(q: string): unknown };\nexport const summaries = ctx.select(".block:summary");\n',
   // No ctxql.path: the extension runs the server bundled in the
   // platform-specific package, and ctxql is not on PATH (see before()).
@@ -672,6 +677,102 @@ describe('ctxql in VS Code', () => {
     write({ 'ctxql.rules.ignore': ['PACT001'] });
     await until('the ignored finding gone', async () => (await squiggles()) === 0);
     fs.writeFileSync(settingsFile, JSON.stringify({}));
+  });
+
+  it('runs query tests from the Testing view: one passes, one fails with its difference', async () => {
+    await page.keyboard.press('Escape');
+    const flask = await until('the Testing view in the activity bar', async () => {
+      for (const h of await page.$$('.activitybar [aria-label]')) {
+        if (/^Testing/.test(await h.evaluate((e) => e.getAttribute('aria-label')))) {
+          return h.boundingBox();
+        }
+      }
+      return undefined;
+    });
+    await page.mouse.click(flask.x + flask.width / 2, flask.y + flask.height / 2);
+    const row = (name) =>
+      page.evaluate((n) => {
+        const r = [...document.querySelectorAll('.test-explorer .monaco-list-row')].find((e) => e.textContent.includes(n));
+        return r ? { label: r.getAttribute('aria-label') || '', icon: r.querySelector('.codicon[class*="testing-"]')?.className || '' } : undefined;
+      }, name);
+    await until('the test file in the Testing view', () => row('tested.ctxqltest.yaml'));
+    await runCommand('Test: Run All Tests');
+    // The cases show once the file's row is expanded.
+    await until('the cases listed', async () => {
+      if (await row('short-lived blocks')) {
+        return true;
+      }
+      await page.evaluate(() => {
+        const r = [...document.querySelectorAll('.test-explorer .monaco-list-row')].find((e) => e.textContent.includes('tested.ctxqltest.yaml'));
+        if (r && r.getAttribute('aria-expanded') === 'false') {
+          r.querySelector('.monaco-tl-twistie')?.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+        }
+      });
+      return false;
+    });
+    const passed = await until('the passing case marked passed', async () => {
+      const r = await row('user blocks');
+      return r && /Passed/.test(r.label) ? r : undefined;
+    });
+    const failed = await until('the failing case marked failed', async () => {
+      const r = await row('short-lived blocks');
+      return r && /Failed/.test(r.label) ? r : undefined;
+    });
+    await shot('testing-view');
+    assert.match(passed.icon, /testing-passed-icon/, `the passing case's icon: ${passed.icon}`);
+    assert.match(failed.icon, /testing-failed-icon/, `the failing case's icon: ${failed.icon}`);
+    const file = await row('tested.ctxqltest.yaml');
+    assert.match(file.label, /Failed/, `the file's row: ${file.label}`);
+
+    // The failure message stands at the case in the test file.
+    await openFile('tested.ctxqltest.yaml');
+    const inline = await until('the failure message at the case', () =>
+      page.evaluate(() => {
+        // The message is an inline decoration: text in the DOM or in a
+        // pseudo-element's content.
+        const ed = document.querySelector('.editor-group-container.active .monaco-editor');
+        const m = [...(ed?.querySelectorAll('.view-lines *, .view-overlays *, .contentWidgets *') ?? [])]
+          .flatMap((e) => [e.childElementCount === 0 ? e.textContent : '', getComputedStyle(e, '::after').content, getComputedStyle(e, '::before').content])
+          .filter((t) => t && t.includes('results differ'));
+        return m.length ? m.join(' | ') : undefined;
+      }),
+    );
+    await shot('testing-inline-message');
+    assert.match(inline, /results differ from want: 1 unexpected, 0 missing/);
+    assert.doesNotMatch(inline, /user blocks/);
+
+    // The Test Results list the case's messages; its difference opens as
+    // expected against actual: the query returned cb:u2, which was not wanted.
+    const diffRow = await until('the difference in the test results', async () => {
+      for (const h of await page.$$('.monaco-list-row')) {
+        if ((await h.evaluate((e) => e.textContent)).includes('wanted results missing')) {
+          return h.boundingBox();
+        }
+      }
+      return undefined;
+    });
+    await page.mouse.click(diffRow.x + diffRow.width / 2, diffRow.y + diffRow.height / 2);
+    const sides = await until('the expected and actual results side by side', () =>
+      page.evaluate(() => {
+        const d = [...document.querySelectorAll('.monaco-diff-editor')].find((e) => e.offsetParent !== null);
+        const text = (sel) => [...(d?.querySelectorAll(`${sel} .view-lines .view-line`) ?? [])].map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n');
+        return d && text('.modified').includes('cb:u2') ? { original: text('.original'), modified: text('.modified') } : undefined;
+      }),
+    );
+    await shot('testing-diff');
+    assert.equal(sides.modified.trim(), 'cb:u2', `actual: ${JSON.stringify(sides)}`);
+    assert.equal(sides.original.trim(), '', `expected: ${JSON.stringify(sides)}`);
+
+    // Fixed on disk, the case passes when the failed tests run again (alone).
+    fs.writeFileSync(path.join(ws, 'tested.ctxqltest.yaml'), files['tested.ctxqltest.yaml'].replace('want: [cb:a1]', 'want: [cb:a1, cb:u2]'));
+    await until('the fixed file shown', async () => (await editorText()).includes('cb:a1, cb:u2'));
+    await runCommand('Test: Rerun Failed Tests from Last Run');
+    await until('the fixed case marked passed', async () => {
+      const r = await row('short-lived blocks');
+      return r && /Passed/.test(r.label);
+    });
+    await shot('testing-rerun');
+    assert.match((await row('tested.ctxqltest.yaml')).label, /Passed/);
   });
 
   it('opens the settings at ctxql.path from the "not found" message', async () => {

@@ -38,6 +38,7 @@ import {
 } from './client';
 import { ResultsPanel } from './panel';
 import { columnList, QueryResult } from './render';
+import { registerTesting } from './testing';
 
 const PREVIEW = 'ctxql/preview';
 
@@ -509,6 +510,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
     { dispose: () => void stopClient() },
+    registerTesting(() => resolveServer(settings().get<string>('path'), { env: process.env, platform: process.platform, workspaceFolder: workspaceFolder() })),
   );
   await startClient(context, panel, out);
 }

@@ -165,10 +165,13 @@ local function client_config(bufnr)
       client.notify("workspace/didChangeConfiguration", { settings = { ctxql = M.config.settings } })
     end,
     on_attach = function(_, buf)
-      if M.is_host(buf) then
+      local test_file = M.is_test_file(buf)
+      if M.is_host(buf) and not test_file then
         return
       end
-      M.set_keymaps(buf)
+      if not test_file then
+        M.set_keymaps(buf)
+      end
       if M.config.codelens and vim.lsp.codelens then
         local group = vim.api.nvim_create_augroup("ctxql-codelens-" .. buf, { clear = true })
         vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost", "CursorHold" }, {
@@ -443,6 +446,112 @@ function M.is_host(bufnr)
   return not vim.tbl_contains(M.filetypes, vim.bo[bufnr].filetype)
 end
 
+-- is_test_file reports whether the buffer is a query test file
+-- (*.ctxqltest.yaml): YAML to Neovim, served for its "Run test" lenses and
+-- its diagnostics.
+function M.is_test_file(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr):lower()
+  return name:match("[^/\\]%.ctxqltest%.ya?ml$") ~= nil
+end
+
+-- test_display is a result as "ctxql test" prints it: a string without
+-- quotes (a PACT id), anything else as JSON.
+local function test_display(x)
+  if type(x) == "string" then
+    return x
+  end
+  return vim.fn.json_encode(x)
+end
+
+-- test_items turns the report of "ctxql test --format json" into quickfix
+-- items: one per case that did not pass, at the case in its test file,
+-- saying what did not hold, where the query is and the results added (+)
+-- and removed (-).
+function M.test_items(report)
+  local items = {}
+  for _, r in ipairs(report.results or {}) do
+    if r.status ~= "pass" then
+      local name = (r.name ~= nil and r.name ~= "") and r.name or "(test file)"
+      local parts = { name .. ": " .. table.concat(r.messages or {}, "; ") }
+      if type(r.query) == "table" then
+        table.insert(parts, string.format("query %s:%d:%d", r.query.file, r.query.line, r.query.column))
+      end
+      for _, x in ipairs(r.added or {}) do
+        table.insert(parts, "+ " .. test_display(x))
+      end
+      for _, x in ipairs(r.removed or {}) do
+        table.insert(parts, "- " .. test_display(x))
+      end
+      table.insert(items, {
+        filename = r.file,
+        lnum = r.line,
+        col = r.column,
+        type = "E",
+        text = table.concat(parts, "; "),
+      })
+    end
+  end
+  return items
+end
+
+-- test runs "ctxql test --format json" on path (default: the current
+-- file's directory, else the working directory) in the background and
+-- fills the quickfix list with the cases that did not pass, opening it;
+-- when every case passes it says so. The outcome is kept in M.last_test
+-- ({ ok, message, items }) and handed to done when given.
+function M.test(path, done)
+  if path == nil or path == "" then
+    local name = vim.api.nvim_buf_get_name(0)
+    path = name ~= "" and vim.fn.fnamemodify(name, ":p:h") or vim.fn.getcwd()
+  end
+  path = vim.fn.fnamemodify(path, ":p")
+  local out, errs = {}, {}
+  local function finish(ok, message, items)
+    M.last_test = { ok = ok, message = message, items = items or {} }
+    if items then
+      vim.fn.setqflist({}, " ", { title = "ctxql test " .. path, items = items })
+      if #items > 0 then
+        vim.cmd("copen")
+      else
+        vim.cmd("cclose")
+      end
+    end
+    vim.notify(message, ok and vim.log.levels.INFO or vim.log.levels.WARN)
+    if done then
+      done(M.last_test)
+    end
+  end
+  local job = vim.fn.jobstart({ M.config.cmd[1], "test", "--format", "json", path }, {
+    stdout_buffered = true,
+    stderr_buffered = true,
+    on_stdout = function(_, data)
+      out = data
+    end,
+    on_stderr = function(_, data)
+      errs = data
+    end,
+    on_exit = function(_, code)
+      vim.schedule(function()
+        local ok, report = pcall(vim.fn.json_decode, table.concat(out, "\n"))
+        if not ok or type(report) ~= "table" or type(report.results) ~= "table" then
+          local why = vim.trim(table.concat(errs, "\n"))
+          finish(false, "ctxql test: " .. (why ~= "" and why or ("exit status " .. code)))
+          return
+        end
+        local items = M.test_items(report)
+        if #items == 0 then
+          finish(true, string.format("ctxql test: all %d passed", report.passed), items)
+        else
+          finish(false, string.format("ctxql test: %d passed, %d failed", report.passed, report.failed + report.errors), items)
+        end
+      end)
+    end,
+  })
+  if job <= 0 then
+    finish(false, "ctxql test: cannot start " .. tostring(M.config.cmd[1]))
+  end
+end
+
 -- setup merges opts into the defaults, starts the server for the
 -- filetypes (and the host files' when embedded is on) and defines the
 -- commands.
@@ -453,6 +562,13 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd("FileType", {
     group = group,
     pattern = M.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
+    group = group,
+    pattern = { "*.ctxqltest.yaml", "*.ctxqltest.yml" },
     callback = function(args)
       M.attach(args.buf)
     end,
@@ -477,6 +593,9 @@ function M.setup(opts)
   end, { nargs = 1, complete = "file", desc = "Choose the sample data of this file" })
   vim.api.nvim_create_user_command("CtxqlFixAll", M.fix_all, { desc = "Apply every safe ctxql fix" })
   vim.api.nvim_create_user_command("CtxqlMigrate", M.migrate, { desc = "Migrate this PACT file to v2" })
+  vim.api.nvim_create_user_command("CtxqlTest", function(a)
+    M.test(a.args)
+  end, { nargs = "?", complete = "file", desc = "Run the query tests (ctxql test) into the quickfix list" })
 end
 
 return M
