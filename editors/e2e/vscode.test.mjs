@@ -174,10 +174,16 @@ async function runCommand(title) {
 }
 
 async function openFile(name) {
-  await page.keyboard.down('Control');
-  await page.keyboard.press('KeyP');
-  await page.keyboard.up('Control');
-  const input = await page.waitForSelector('.quick-input-widget input', { visible: true });
+  // As for the command palette: close whatever has the focus, then ask for
+  // quick open until it shows (a key press can land while the workbench is
+  // still busy with the previous step).
+  await page.keyboard.press('Escape');
+  const input = await until('quick open', async () => {
+    await page.keyboard.down('Control');
+    await page.keyboard.press('KeyP');
+    await page.keyboard.up('Control');
+    return page.waitForSelector('.quick-input-widget input', { visible: true, timeout: 3000 }).catch(() => undefined);
+  });
   await input.type(name);
   await until(`${name} first in quick open`, () =>
     page.evaluate((n) => document.querySelector('.quick-input-list .monaco-list-row.focused')?.textContent.includes(n), name),
