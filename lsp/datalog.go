@@ -8,7 +8,6 @@ import (
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // datalogLanguage serves .dl files: parse diagnostics and one document
@@ -21,7 +20,7 @@ func (datalogLanguage) ID() lang.ID { return lang.Datalog }
 
 // Parse parses the program through the language table.
 func (datalogLanguage) Parse(f *syntax.File) any {
-	return lang.ByID(lang.Datalog).Parse(f.Name(), f.Text(), pact.DialectUnset).AST
+	return lang.ByID(lang.Datalog).Parse(f.Name(), f.Text(), lang.DialectUnset).AST
 }
 
 func datalogProgram(s *Snapshot) *datalog.Program {

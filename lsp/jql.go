@@ -8,7 +8,6 @@ import (
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // jqlLanguage serves .jql and .jql.yaml files: parse diagnostics and one
@@ -22,7 +21,7 @@ func (jqlLanguage) ID() lang.ID { return lang.JQL }
 // Parse parses every query of the file through the language table; the
 // form follows the file name.
 func (jqlLanguage) Parse(f *syntax.File) any {
-	return lang.ByID(lang.JQL).Parse(f.Name(), f.Text(), pact.DialectUnset).AST
+	return lang.ByID(lang.JQL).Parse(f.Name(), f.Text(), lang.DialectUnset).AST
 }
 
 func jqlFile(s *Snapshot) *jql.File {

@@ -22,7 +22,7 @@ func (pactLanguage) ID() lang.ID { return lang.PACT }
 // Parse parses the whole file through the language table; the dialect
 // comes from the pragma (V2 when absent).
 func (pactLanguage) Parse(f *syntax.File) any {
-	return lang.ByID(lang.PACT).Parse(f.Name(), f.Text(), pact.DialectUnset).AST
+	return lang.ByID(lang.PACT).Parse(f.Name(), f.Text(), lang.DialectUnset).AST
 }
 
 // ParseSnapshot parses with the document's resolved dialect (pragma, else
@@ -82,7 +82,7 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 		return nil
 	}
 	out := lintActions(ctx, linterFor(l.linter, s), s, l.Diagnostics(ctx, s), span, true)
-	if pf.Dialect == pact.V1 && wanted(ctx, "source.migrate") {
+	if pf.Dialect == lang.V1 && wanted(ctx, "source.migrate") {
 		// The file's lines without a pragma are read in its resolved
 		// dialect, as the parse above read them.
 		opts := lang.MigrateOptions{From: s.Workspace.Dialect(s), To: lang.V2}

@@ -49,7 +49,7 @@ func completePACT(f *pact.File, off int, known pactKnown) []pactCompletion {
 	}
 	partial := syntax.Sp(w, off)
 	d := f.Dialect
-	if q := f.QueryAt(off); q != nil && q.Dialect != pact.DialectUnset {
+	if q := f.QueryAt(off); q != nil && q.Dialect != lang.DialectUnset {
 		d = q.Dialect
 	}
 	voc := lang.PACTVocabulary(d)
@@ -84,7 +84,7 @@ func completePACT(f *pact.File, off int, known pactKnown) []pactCompletion {
 			if text == "nth" || text == "depth" {
 				text += "("
 			}
-			if d == pact.V2 && e.Name == ":depth" {
+			if d == lang.V2 && e.Name == ":depth" {
 				continue // deprecated in v2: depth hops replace it
 			}
 			add("pseudo", e.Name, text, e.Summary)
@@ -98,7 +98,7 @@ func completePACT(f *pact.File, off int, known pactKnown) []pactCompletion {
 			for _, t := range []string{"t0", "t-1", "*"} {
 				add("time", "@"+t, t, "snapshot")
 			}
-			if d == pact.V2 {
+			if d == lang.V2 {
 				add("time", "@history", "history", "every snapshot, diffed")
 			}
 		} else {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -21,7 +22,7 @@ type lineCache struct {
 }
 
 type lineKey struct {
-	dialect pact.Dialect
+	dialect lang.Dialect
 	first   bool // the first line, where a comment may be the pragma
 	text    string
 }
@@ -70,7 +71,7 @@ func analyzeLine(ctx context.Context, l *lint.Linter, k lineKey) lineFindings {
 // pactDiagnostics computes a document's PACT diagnostics line by line
 // through the cache. The result equals Analyze on the whole file
 // (TestLineDiagnosticsMatchFile).
-func (c *lineCache) pactDiagnostics(ctx context.Context, l *lint.Linter, s *Snapshot, dialect pact.Dialect) []syntax.Diagnostic {
+func (c *lineCache) pactDiagnostics(ctx context.Context, l *lint.Linter, s *Snapshot, dialect lang.Dialect) []syntax.Diagnostic {
 	text := s.File.Text()
 	// The file's dialect: the pragma of its leading comment block, else
 	// the default. A pragma after a query, or a second one, is an error
@@ -144,7 +145,7 @@ func pragmaLine(trimmed string) bool {
 // headerDialect returns the dialect the pragma of the leading comment
 // block sets (def when there is none or it is invalid), and whole when a
 // pragma-like comment line stands after a query or after another pragma.
-func headerDialect(text string, def pact.Dialect) (d pact.Dialect, whole bool) {
+func headerDialect(text string, def lang.Dialect) (d lang.Dialect, whole bool) {
 	d = def
 	seenQuery, seenPragma := false, false
 	for line := range strings.Lines(text) {

@@ -16,7 +16,6 @@ import (
 	"github.com/ctxql/ctxql/internal/fileuri"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // workspace is what every snapshot shares: the sample data loaded for the
@@ -96,12 +95,12 @@ func (w *workspace) Project(snap *Snapshot) *config.Config {
 // Dialect resolves the PACT dialect of the document's lines without a
 // pragma through the language table's one resolution function: the
 // editor's dialect setting, else .ctxql.yaml, else v2.
-func (w *workspace) Dialect(snap *Snapshot) pact.Dialect {
+func (w *workspace) Dialect(snap *Snapshot) lang.Dialect {
 	if w == nil {
-		return pact.V2
+		return lang.V2
 	}
 	set := lang.Settings{Editor: w.settings().EditorDialect, Config: w.Project(snap)}
-	return set.Dialect(FilePath(snap.URI), pact.DialectUnset)
+	return set.Dialect(FilePath(snap.URI), lang.DialectUnset)
 }
 
 // ProjectErr is the problem with the configuration of a document, if any.
