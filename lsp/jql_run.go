@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	evaljql "github.com/ctxql/ctxql/eval/jql"
 	"github.com/ctxql/ctxql/internal/files"
 
 	"github.com/ctxql/ctxql/lang"
@@ -157,27 +155,15 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 }
 
 // sampleDocs returns the first 1,000 documents of a domain of the sample
-// data as stored (the language table answers queries, whose documents
-// keep only the domain's fields: completion and the field checks want
-// every field), read once per data file version, or nil.
+// data as stored (lang.SampleDocs), read once per data file version, or
+// nil.
 func sampleDocs(_ context.Context, s *Snapshot, path, domain string) []any {
 	v, err := s.Workspace.Load("jql-sample:"+domain, path, func(r *files.Reader, p string) (any, error) {
-		var docs []any
-		stop := errors.New("enough")
-		err := evaljql.File{Path: p, Files: r}.Scan(context.Background(), domain, func(raw []byte) error {
-			var v any
-			if json.Unmarshal(raw, &v) == nil {
-				docs = append(docs, v)
-			}
-			if len(docs) == 1000 {
-				return stop
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, stop) {
+		d, err := lang.ByID(lang.JQL).Load(context.Background(), r, p)
+		if err != nil {
 			return nil, err
 		}
-		return docs, nil
+		return lang.SampleDocs(context.Background(), d, domain, 1000)
 	})
 	if err != nil {
 		return nil

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	evalpact "github.com/ctxql/ctxql/eval/pact"
 	"github.com/ctxql/ctxql/lang"
 
 	"github.com/ctxql/ctxql/internal/files"
@@ -23,18 +22,11 @@ type pactCompletion struct {
 	Detail   string
 }
 
-// pactKnown are names seen in sample data that completion offers next to the
-// specification's vocabulary.
-type pactKnown struct {
-	Types []string // nodeType values
-	Keys  []string // attribute keys
-}
-
 // Complete proposes what can be written at off in f: roots after "^",
 // types after ".", pseudo-classes after ":", attribute keys inside "[" and
 // "{", snapshots and controls after "@", and the start of a selector
 // elsewhere.
-func completePACT(f *pact.File, off int, known pactKnown) []pactCompletion {
+func completePACT(f *pact.File, off int, known lang.Vocabulary) []pactCompletion {
 	src := f.Src.Text()
 	off = min(max(off, 0), len(src))
 	lineStart := f.Src.LineStart(f.Src.LineOf(off))
@@ -185,21 +177,21 @@ func (pactLanguage) Complete(ctx context.Context, s *Snapshot, off int) []Comple
 	if pf == nil {
 		return nil
 	}
-	var known pactKnown
+	var known lang.Vocabulary
 	if s.Workspace != nil {
 		if path := s.Workspace.DataPath(s); path != "" {
 			// The types and keys of the data, found once per data file
 			// version. The language table has no vocabulary of loaded
 			// data: the file is decoded for it and only the lists kept.
 			v, err := s.Workspace.Load("pact-known", path, func(r *files.Reader, p string) (any, error) {
-				d, err := evalpact.LoadFileFrom(r, p)
+				d, err := lang.ByID(lang.PACT).Load(context.Background(), r, p)
 				if err != nil {
 					return nil, err
 				}
-				return knownOf(d), nil
+				return lang.DataVocabulary(d), nil
 			})
 			if err == nil {
-				known, _ = v.(pactKnown)
+				known, _ = v.(lang.Vocabulary)
 			}
 		}
 	}
@@ -228,28 +220,4 @@ func completionKind(cat string) int {
 		return 21 // Constant
 	}
 	return 1 // Text
-}
-
-// knownOf lists the node types and attribute keys of the newest snapshot
-// (the first 20,000 nodes).
-func knownOf(d *evalpact.Data) pactKnown {
-	types, keys := map[string]bool{}, map[string]bool{}
-	s := d.Snapshots[len(d.Snapshots)-1]
-	for i := range min(s.Len(), 20000) {
-		n := s.Node(i)
-		types[n.NodeType()] = true
-		for _, a := range n.Attributes() {
-			keys[a.Key] = true
-		}
-	}
-	var k pactKnown
-	for t := range types {
-		k.Types = append(k.Types, t)
-	}
-	for t := range keys {
-		k.Keys = append(k.Keys, t)
-	}
-	sort.Strings(k.Types)
-	sort.Strings(k.Keys)
-	return k
 }
