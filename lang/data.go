@@ -56,9 +56,7 @@ func (s Settings) withSchema(name string, p *Parsed) *Parsed {
 		return p
 	}
 	info := datalog.Check(prog, d.Schema())
-	cp := *p
-	cp.Info, cp.Diagnostics = info, ValidateProgram(prog, info)
-	return &cp
+	return &Parsed{Lang: p.Lang, File: p.File, Dialect: p.Dialect, AST: p.AST, Info: info, Diagnostics: ValidateProgram(prog, info)}
 }
 
 // DataCache loads sample data once per language and path, for tools that

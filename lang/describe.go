@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
@@ -36,7 +37,7 @@ func (p *Parsed) Describe(off int) (Description, bool) {
 	case *jql.File:
 		md, sp, ok = describeJQL(a, jql.NewSchema(), off)
 	case *datalog.Program:
-		md, sp, ok = describeDatalog(a, p.Info, off)
+		md, sp, ok = describeDatalog(a, p.datalogInfo(), off)
 	}
 	return Description{Markdown: md, Span: sp}, ok
 }
@@ -441,24 +442,18 @@ func dlSymbolAt(p *datalog.Program, off int) (Symbol, syntax.Span, bool) {
 	return Symbol{}, syntax.Span{}, false
 }
 
-// dlRuleTerms returns the terms of a rule in source order.
+// dlRuleTerms returns the terms of a rule in source order: those of every
+// head and of the whole body, expressions, let, for and agg bindings and
+// disjunctions included.
 func dlRuleTerms(r *datalog.Rule) []*datalog.Term {
 	var out []*datalog.Term
-	if r.Head != nil {
-		out = append(out, r.Head.Args...)
-	}
-	for _, b := range r.Body {
-		switch {
-		case b.Atom != nil:
-			out = append(out, b.Atom.Args...)
-		case b.Cond != nil:
-			for _, t := range []*datalog.Term{b.Cond.Left, b.Cond.Right} {
-				if t != nil {
-					out = append(out, t)
-				}
-			}
+	datalog.Inspect(r, func(n datalog.Node) bool {
+		if t, ok := n.(*datalog.Term); ok && t != nil {
+			out = append(out, t)
 		}
-	}
+		return true
+	})
+	slices.SortStableFunc(out, func(a, b *datalog.Term) int { return a.Sp.Start - b.Sp.Start })
 	return out
 }
 
@@ -481,7 +476,7 @@ func dlOccurrences(p *datalog.Program, sym Symbol) []Occurrence {
 		for _, r := range p.Rules {
 			for _, a := range r.Atoms() {
 				if a.Name.Name == sym.Name && !a.Name.Sp.IsZero() {
-					out = append(out, Occurrence{Span: a.Name.Sp, Def: !declared && a == r.Head})
+					out = append(out, Occurrence{Span: a.Name.Sp, Def: !declared && slices.Contains(dlHeads(r), a)})
 				}
 			}
 		}

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"sort"
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
@@ -13,6 +12,7 @@ import (
 // jqlLanguage serves .jql and .jql.yaml files: parse diagnostics and one
 // document symbol per query.
 type jqlLanguage struct {
+	tableFeatures
 	linter *lint.Linter
 }
 
@@ -21,11 +21,15 @@ func (jqlLanguage) ID() lang.ID { return lang.JQL }
 // Parse parses every query of the file through the language table; the
 // form follows the file name.
 func (jqlLanguage) Parse(f *syntax.File) any {
-	return lang.ByID(lang.JQL).Parse(f.Name(), f.Text(), lang.DialectUnset).AST
+	return lang.ByID(lang.JQL).Parse(f.Name(), f.Text(), lang.DialectUnset)
 }
 
 func jqlFile(s *Snapshot) *jql.File {
-	jf, _ := s.Parsed().(*jql.File)
+	p := parsedOf(s)
+	if p == nil {
+		return nil
+	}
+	jf, _ := p.AST.(*jql.File)
 	return jf
 }
 
@@ -37,90 +41,6 @@ func (l jqlLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diag
 		return nil
 	}
 	return analyzed(ctx, l.linter, s, jf, jf.Diagnostics)
-}
-
-// Symbols lists one symbol per query, named after its "from" domain.
-func (jqlLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
-	jf := jqlFile(s)
-	if jf == nil {
-		return nil
-	}
-	out := make([]Symbol, 0, len(jf.Queries))
-	for _, q := range jf.Queries {
-		name, sel := "query", q.Sp
-		if q.From != nil && q.From.Str != "" {
-			name, sel = "from "+q.From.Str, q.From.Sp
-		}
-		out = append(out, Symbol{Name: name, Kind: SymbolStruct, Span: q.Sp, Selection: sel})
-	}
-	return out
-}
-
-// SemanticTokens classifies a query document: the top-level keys and the
-// where operators as keywords, field paths (select items and where keys)
-// as properties, the domain as a namespace, other strings, numbers and
-// booleans as literals.
-func (jqlLanguage) SemanticTokens(_ context.Context, s *Snapshot) []SemanticToken {
-	jf := jqlFile(s)
-	if jf == nil {
-		return nil
-	}
-	var out []SemanticToken
-	add := func(sp syntax.Span, typ string) { out = append(out, SemanticToken{Span: sp, Type: typ}) }
-	var walk func(v *jql.Value, role string)
-	walk = func(v *jql.Value, role string) {
-		if v == nil {
-			return
-		}
-		switch v.Kind {
-		case jql.KindObject:
-			for _, m := range v.Members {
-				keyType, valRole := "property", ""
-				switch role {
-				case "top":
-					keyType = "keyword"
-					switch m.Key.Str {
-					case "from":
-						valRole = "domain"
-					case "select":
-						valRole = "paths"
-					case "where":
-						valRole = "where"
-					}
-				case "where":
-					valRole = "ops"
-				case "ops":
-					keyType = "operator"
-				}
-				add(m.Key.Sp, keyType)
-				walk(m.Value, valRole)
-			}
-		case jql.KindArray:
-			for _, e := range v.Elems {
-				walk(e, role)
-			}
-		case jql.KindString:
-			switch role {
-			case "domain":
-				add(v.Sp, "namespace")
-			case "paths":
-				add(v.Sp, "property")
-			default:
-				add(v.Sp, "string")
-			}
-		case jql.KindNumber:
-			add(v.Sp, "number")
-		case jql.KindBool, jql.KindNull:
-			add(v.Sp, "keyword")
-		}
-	}
-	for _, q := range jf.Queries {
-		if q != nil {
-			walk(q.Root, "top")
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
-	return out
 }
 
 // CodeActions offers the rules' fixes, "fix all" and, in the forms that

@@ -14,6 +14,7 @@ import (
 // their quick fixes, one document symbol per query and semantic tokens from
 // the lexer. A nil linter reports parse errors only.
 type pactLanguage struct {
+	tableFeatures
 	linter *lint.Linter
 }
 
@@ -22,13 +23,13 @@ func (pactLanguage) ID() lang.ID { return lang.PACT }
 // Parse parses the whole file through the language table; the dialect
 // comes from the pragma (V2 when absent).
 func (pactLanguage) Parse(f *syntax.File) any {
-	return lang.ByID(lang.PACT).Parse(f.Name(), f.Text(), lang.DialectUnset).AST
+	return lang.ByID(lang.PACT).Parse(f.Name(), f.Text(), lang.DialectUnset)
 }
 
 // ParseSnapshot parses with the document's resolved dialect (pragma, else
 // the editor setting, else .ctxql.yaml, else v2).
 func (l pactLanguage) ParseSnapshot(s *Snapshot) any {
-	return lang.ByID(lang.PACT).Parse(s.File.Name(), s.File.Text(), s.Workspace.Dialect(s)).AST
+	return lang.ByID(lang.PACT).Parse(s.File.Name(), s.File.Text(), s.Workspace.Dialect(s))
 }
 
 // linterFor is the linter configured by the document's .ctxql.yaml.
@@ -51,7 +52,11 @@ func linterFor(l *lint.Linter, s *Snapshot) *lint.Linter {
 }
 
 func pactFile(s *Snapshot) *pact.File {
-	pf, _ := s.Parsed().(*pact.File)
+	p := parsedOf(s)
+	if p == nil {
+		return nil
+	}
+	pf, _ := p.AST.(*pact.File)
 	return pf
 }
 
@@ -89,76 +94,6 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 		if res, err := lang.ByID(lang.PACT).Migrate(s.File.Name(), []byte(s.File.Text()), opts); err == nil && res.Changed {
 			out = append(out, CodeAction{Title: "Migrate file to v2", Kind: "source.migrate", Edits: res.Edits})
 		}
-	}
-	return out
-}
-
-// Symbols lists one symbol per query, named by its text.
-func (pactLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
-	pf := pactFile(s)
-	if pf == nil {
-		return nil
-	}
-	out := make([]Symbol, 0, len(pf.Queries))
-	for _, q := range pf.Queries {
-		name := strings.TrimSpace(s.File.Slice(q.Sp))
-		detail := q.Dialect.String()
-		if q.Bad {
-			detail += " (errors)"
-		}
-		out = append(out, Symbol{Name: name, Detail: detail, Kind: SymbolString, Span: q.Sp, Selection: q.Sp})
-	}
-	return out
-}
-
-// pactTokenType maps the PACT token kinds to the legend.
-func pactTokenType(k pact.TokenKind) string {
-	switch k {
-	case pact.TokenTime, pact.TokenControl:
-		return "macro"
-	case pact.TokenRoot:
-		return "namespace"
-	case pact.TokenType:
-		return "type"
-	case pact.TokenHash:
-		return "variable"
-	case pact.TokenTag:
-		return "decorator"
-	case pact.TokenPseudo:
-		return "function"
-	case pact.TokenAttrKey:
-		return "property"
-	case pact.TokenOperator, pact.TokenCombinator:
-		return "operator"
-	case pact.TokenString:
-		return "string"
-	case pact.TokenNumber, pact.TokenDepth:
-		return "number"
-	case pact.TokenComment, pact.TokenPragma:
-		return "comment"
-	case pact.TokenKeyword:
-		return "keyword"
-	}
-	return "" // identifiers, punctuation and invalid bytes are not highlighted
-}
-
-// SemanticTokens classifies the lexer's tokens.
-func (pactLanguage) SemanticTokens(_ context.Context, s *Snapshot) []SemanticToken {
-	pf := pactFile(s)
-	if pf == nil {
-		return nil
-	}
-	out := make([]SemanticToken, 0, len(pf.Tokens))
-	for _, t := range pf.Tokens {
-		typ := pactTokenType(t.Kind)
-		if typ == "" {
-			continue
-		}
-		tok := SemanticToken{Span: t.Sp, Type: typ}
-		if t.Kind == pact.TokenPragma {
-			tok.Modifiers = []string{"documentation"}
-		}
-		out = append(out, tok)
 	}
 	return out
 }
