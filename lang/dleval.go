@@ -382,6 +382,12 @@ func (datalogEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.S
 // leaves it unset.
 const DefaultExplainDepth = evdl.DefaultExplainDepth
 
+// ParseTuple reads a tuple to explain, written as rel("a", "b") (numbers
+// may go unquoted): its relation and its values.
+func ParseTuple(tuple string) (rel string, vals []string, err error) {
+	return evdl.ParseTuple(tuple)
+}
+
 // CheckTuple reports whether a tuple to explain is written as
 // rel("a", "b").
 func CheckTuple(tuple string) error {

@@ -88,3 +88,51 @@ func (p *Parsed) Queries() []QuerySpan {
 	}
 	return out
 }
+
+// QueryFields are the field paths one query reads.
+type QueryFields struct {
+	Query  syntax.Span
+	Domain string // the JQL domain the query reads
+	Paths  []FieldPath
+}
+
+// FieldPath is one field path written in a query.
+type FieldPath struct {
+	Span  syntax.Span
+	Text  string   // as written
+	Names []string // its segments' names; none for an empty path
+}
+
+// Fields lists, per JQL query of the file, the field paths it selects and
+// filters on, in that order; other files read no fields.
+func (p *Parsed) Fields() []QueryFields {
+	f, ok := p.AST.(*jql.File)
+	if !ok {
+		return nil
+	}
+	var out []QueryFields
+	for _, q := range f.Queries {
+		if q == nil {
+			continue
+		}
+		qf := QueryFields{Query: q.Sp, Domain: q.Domain()}
+		var paths []jql.Path
+		for _, it := range q.Select {
+			if !it.Star {
+				paths = append(paths, it.Path)
+			}
+		}
+		for _, c := range q.Where {
+			paths = append(paths, c.Path)
+		}
+		for _, pa := range paths {
+			fp := FieldPath{Span: pa.Sp, Text: pa.Text}
+			if len(pa.Segments) > 0 {
+				fp.Names = pa.Names()
+			}
+			qf.Paths = append(qf.Paths, fp)
+		}
+		out = append(out, qf)
+	}
+	return out
+}

@@ -6,7 +6,6 @@ import (
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/datalog"
 )
 
 // datalogLanguage serves .dl files: parse diagnostics and one document
@@ -24,36 +23,21 @@ func (datalogLanguage) Parse(f *syntax.File) any {
 	return lang.ByID(lang.Datalog).Parse(f.Name(), f.Text(), lang.DialectUnset)
 }
 
-func datalogProgram(s *Snapshot) *datalog.Program {
-	lp := parsedOf(s)
-	if lp == nil {
-		return nil
-	}
-	p, _ := lp.AST.(*datalog.Program)
-	return p
-}
-
 // Diagnostics returns the parse errors, the front end's checks and the
 // findings of every rule (parse errors only without a linter).
 func (l datalogLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
-	p := datalogProgram(s)
+	p := parsedOf(s)
 	if p == nil {
 		return nil
 	}
-	return analyzed(ctx, l.linter, s, p, p.Diagnostics)
-}
-
-// datalogInfo checks the program once per snapshot.
-func datalogInfo(s *Snapshot, p *datalog.Program) *datalog.Info {
-	return s.derived("datalog-check", func() any { return datalog.Check(p, nil) }).(*datalog.Info)
+	return analyzed(ctx, l.linter, s, p.AST, p.Diagnostics)
 }
 
 // CodeActions offers the rules' fixes (singleton variables), "fix all",
 // suppression directives and, over sample data, the explanation of a
 // rule's first result.
 func (l datalogLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAction {
-	p := datalogProgram(s)
-	if p == nil {
+	if parsedOf(s) == nil {
 		return nil
 	}
 	var out []CodeAction

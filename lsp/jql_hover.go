@@ -9,11 +9,11 @@ import (
 // Hover explains the field path, domain, key or operator at off, with the
 // query's result count over the sample data.
 func (l jqlLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
-	jf := jqlFile(s)
-	if jf == nil {
+	p := parsedOf(s)
+	if p == nil {
 		return "", syntax.Span{}, false
 	}
-	desc, ok := parsedOf(s).Describe(off)
+	desc, ok := p.Describe(off)
 	md, sp := desc.Markdown, desc.Span
 	if lt := linterFor(l.linter, s); lt != nil {
 		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
