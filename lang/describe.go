@@ -42,13 +42,6 @@ func (p *Parsed) Describe(off int) (Description, bool) {
 	return Description{Markdown: md, Span: sp}, ok
 }
 
-// DescribePACTQuery is Describe for one PACT query parsed on its own (an
-// embedded query of a host file).
-func DescribePACTQuery(f *pact.File, off int) (Description, bool) {
-	md, sp, ok := describePACT(f, off)
-	return Description{Markdown: md, Span: sp}, ok
-}
-
 // SymbolAt returns the Datalog symbol written at off (a relation name or a
 // variable) and its span there.
 func (p *Parsed) SymbolAt(off int) (Symbol, syntax.Span, bool) {

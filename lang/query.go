@@ -59,16 +59,20 @@ type QuerySpan struct {
 	Span syntax.Span
 	Text string
 	Key  string
+	// Bad is set on a PACT query with syntax errors.
+	Bad bool
 }
 
 // Queries lists the queries of a parsed file: PACT queries (one per line),
 // JQL queries, Datalog rules, in source order.
 func (p *Parsed) Queries() []QuerySpan {
 	var spans []syntax.Span
+	bad := map[int]bool{}
 	switch a := p.AST.(type) {
 	case *pact.File:
 		for _, q := range a.Queries {
 			spans = append(spans, q.Sp)
+			bad[q.Sp.Start] = q.Bad
 		}
 	case *jql.File:
 		for _, q := range a.Queries {
@@ -84,9 +88,28 @@ func (p *Parsed) Queries() []QuerySpan {
 	out := make([]QuerySpan, len(spans))
 	for i, sp := range spans {
 		text := p.File.Slice(sp)
-		out[i] = QuerySpan{Span: sp, Text: text, Key: strings.TrimSpace(text)}
+		out[i] = QuerySpan{Span: sp, Text: text, Key: strings.TrimSpace(text), Bad: bad[sp.Start]}
 	}
 	return out
+}
+
+// QueryAt returns the query at the byte offset off: in PACT the query of
+// off's line, elsewhere the last query whose span touches off.
+func (p *Parsed) QueryAt(off int) (QuerySpan, bool) {
+	var (
+		out QuerySpan
+		ok  bool
+	)
+	_, byLine := p.AST.(*pact.File)
+	for _, q := range p.Queries() {
+		if byLine && p.File.LineOf(q.Span.Start) == p.File.LineOf(off) {
+			return q, true
+		}
+		if !byLine && q.Span.Touches(off) {
+			out, ok = q, true
+		}
+	}
+	return out, ok
 }
 
 // QueryFields are the field paths one query reads.

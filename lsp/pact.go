@@ -2,12 +2,10 @@ package lsp
 
 import (
 	"context"
-	"strings"
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // pactLanguage serves .pact files: parse errors and rule findings with
@@ -51,15 +49,6 @@ func linterFor(l *lint.Linter, s *Snapshot) *lint.Linter {
 	}).(*lint.Linter)
 }
 
-func pactFile(s *Snapshot) *pact.File {
-	p := parsedOf(s)
-	if p == nil {
-		return nil
-	}
-	pf, _ := p.AST.(*pact.File)
-	return pf
-}
-
 // Diagnostics returns the parse errors and the findings of every PACT rule,
 // after suppression directives and the configuration. Lines an edit did not
 // change are not parsed again (lineCache).
@@ -68,26 +57,26 @@ func (l pactLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Dia
 		if s.Workspace != nil {
 			return s.Workspace.lines.pactDiagnostics(ctx, linterFor(l.linter, s), s, s.Workspace.Dialect(s))
 		}
-		pf := pactFile(s)
-		if pf == nil {
+		p := parsedOf(s)
+		if p == nil {
 			return nil
 		}
 		if l.linter == nil {
-			return append([]syntax.Diagnostic(nil), pf.Diagnostics...)
+			return append([]syntax.Diagnostic(nil), p.Diagnostics...)
 		}
-		return linterFor(l.linter, s).AnalyzePACT(ctx, pf)
+		return linterFor(l.linter, s).Analyze(ctx, p.File, p.AST)
 	})
 }
 
 // CodeActions offers the rule actions (lintActions) and, for a v1 file,
 // "Migrate file to v2".
 func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAction {
-	pf := pactFile(s)
-	if pf == nil || l.linter == nil {
+	p := parsedOf(s)
+	if p == nil || l.linter == nil {
 		return nil
 	}
 	out := lintActions(ctx, linterFor(l.linter, s), s, l.Diagnostics(ctx, s), span, true)
-	if pf.Dialect == lang.V1 && wanted(ctx, "source.migrate") {
+	if p.Dialect == lang.V1 && wanted(ctx, "source.migrate") {
 		// The file's lines without a pragma are read in its resolved
 		// dialect, as the parse above read them.
 		opts := lang.MigrateOptions{From: s.Workspace.Dialect(s), To: lang.V2}
@@ -108,34 +97,12 @@ func (pactLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, e
 	return minimalEdit(s.File.Text(), string(out)), nil
 }
 
-// FormatRange formats the queries on the lines span touches, each as the
-// whole-file formatter would (under the file's pragma), leaving the other
-// lines alone.
+// FormatRange formats the queries on the lines span touches
+// (lang.Parsed.FormatRange).
 func (pactLanguage) FormatRange(_ context.Context, s *Snapshot, span syntax.Span) ([]syntax.TextEdit, error) {
-	pf := pactFile(s)
-	if pf == nil {
+	p := parsedOf(s)
+	if p == nil {
 		return nil, nil
 	}
-	if syntax.HasErrors(pf.Diagnostics) {
-		return nil, &lang.SyntaxError{Diagnostics: pf.Diagnostics}
-	}
-	header := "// pact: " + pf.Dialect.String() + "\n"
-	edits := []syntax.TextEdit{}
-	first, last := s.File.LineOf(span.Start), s.File.LineOf(max(span.End-1, span.Start))
-	for line := first; line <= last; line++ {
-		start, end := s.File.LineStart(line), s.File.LineEnd(line)
-		text := s.File.Text()[start:end]
-		if strings.TrimSpace(text) == "" || (line == 0 && pf.Pragma != nil) {
-			continue
-		}
-		out, err := lang.ByID(lang.PACT).Format(s.File.Name(), []byte(header+text), pf.Dialect)
-		if err != nil {
-			return nil, err
-		}
-		got := strings.TrimSuffix(strings.TrimPrefix(string(out), header), "\n")
-		if got != text {
-			edits = append(edits, syntax.TextEdit{Span: syntax.Sp(start, end), NewText: got})
-		}
-	}
-	return edits, nil
+	return p.FormatRange(span)
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // PACT parses every line on its own, so the findings of a line depend only
@@ -55,16 +54,14 @@ func (c *lineCache) put(k lineKey, v lineFindings) {
 
 // analyzeLine parses and checks one line as a file of its own.
 func analyzeLine(ctx context.Context, l *lint.Linter, k lineKey) lineFindings {
-	pf := pact.ParseFile("line.pact", k.text, k.dialect)
+	p := lang.ByID(lang.PACT).Parse("line.pact", k.text, k.dialect)
 	var lf lineFindings
 	if l != nil {
-		lf.diags = l.Findings(ctx, pf.Src, pf)
+		lf.diags = l.Findings(ctx, p.File, p.AST)
 	} else {
-		lf.diags = pf.Diagnostics
+		lf.diags = p.Diagnostics
 	}
-	for _, c := range pf.Comments {
-		lf.comments = append(lf.comments, c.Sp)
-	}
+	lf.comments = p.Comments()
 	return lf
 }
 
@@ -78,11 +75,11 @@ func (c *lineCache) pactDiagnostics(ctx context.Context, l *lint.Linter, s *Snap
 	// that depends on the lines around it: such a file is analysed whole.
 	dialect, whole := headerDialect(text, dialect)
 	if whole {
-		pf := pact.ParseFile(s.File.Name(), text, dialect)
+		p := lang.ByID(lang.PACT).Parse(s.File.Name(), text, dialect)
 		if l == nil {
-			return pf.Diagnostics
+			return p.Diagnostics
 		}
-		return l.Analyze(ctx, s.File, pf)
+		return l.Analyze(ctx, s.File, p.AST)
 	}
 	seenQuery := false
 	var diags []syntax.Diagnostic
@@ -157,8 +154,9 @@ func headerDialect(text string, def lang.Dialect) (d lang.Dialect, whole bool) {
 				return d, true
 			}
 			seenPragma = true
-			if pf := pact.ParseFile("", strings.TrimRight(trimmed, "\r\n"), def); pf.Pragma != nil && !syntax.HasErrors(pf.Diagnostics) {
-				d = pf.Dialect
+			p := lang.ByID(lang.PACT).Parse("", strings.TrimRight(trimmed, "\r\n"), def)
+			if pd, ok := p.PragmaDialect(); ok && !syntax.HasErrors(p.Diagnostics) {
+				d = pd
 			}
 		case strings.HasPrefix(trimmed, "//"):
 		default:
