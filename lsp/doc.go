@@ -34,16 +34,20 @@
 //   - Languages: the language table alone decides what a document is
 //     (lang.ForName); the server holds one implementation of Language per
 //     table language, whose optional features are small interfaces
-//     (Diagnoser, Hoverer, Completer, Runner, Tracer, ...). Each language
-//     has its files by feature: pact.go, pact_hover.go, pact_complete.go,
-//     pact_run.go; jql.go, jql_hover.go, jql_complete.go, jql_run.go;
-//     datalog.go, datalog_hover.go, datalog_complete.go,
-//     datalog_navigation.go, datalog_run.go, datalog_why.go; host.go.
-//     Parsing, validity, dialects, formatting, migration, data loading,
-//     evaluation, explanation, node summaries, hover texts (Describe), the
-//     PACT vocabulary and Datalog symbols go through the table; what it
-//     does not hold (completion, outline, semantic tokens, rename) reads
-//     the parsed trees here.
+//     (Diagnoser, Hoverer, Completer, Runner, Tracer, ...). The snapshot's
+//     parse result is the table's lang.Parsed (lang.Embedded for host
+//     files); the server never looks into a syntax tree. table.go adapts
+//     what the table answers alike for every language (outline, semantic
+//     tokens, completion with the sample data's words, Datalog
+//     definitions, references and rename) to the protocol's types; each
+//     language has its files by feature for the rest: pact.go,
+//     pact_hover.go, pact_run.go; jql.go, jql_hover.go, jql_run.go;
+//     datalog.go, datalog_hover.go, datalog_run.go, datalog_why.go;
+//     host.go. Parsing, validity, dialects, formatting, migration, data
+//     loading, evaluation, explanation, descriptions and every other
+//     per-language answer come from the table: the server imports no
+//     evaluator, formatter, migrator or language front end
+//     (TestFrontDoorImports).
 //
 // Diagnostics are pushed to clients that cannot pull them: the findings of
 // the text first, then those that need the sample data. A client that
