@@ -427,8 +427,8 @@ func dlSymbolAt(p *datalog.Program, off int) (Symbol, syntax.Span, bool) {
 			}
 		}
 		for _, t := range dlRuleTerms(r) {
-			if t.Kind == datalog.Var && touches(t.Sp) {
-				return Symbol{Kind: SymbolVariable, Name: t.Value, Rule: r}, t.Sp, true
+			if sp := dlVarSpan(p.File.Text(), t); t.Kind == datalog.Var && touches(sp) {
+				return Symbol{Kind: SymbolVariable, Name: t.Value, Rule: r}, sp, true
 			}
 		}
 	}
@@ -448,6 +448,18 @@ func dlRuleTerms(r *datalog.Rule) []*datalog.Term {
 	})
 	slices.SortStableFunc(out, func(a, b *datalog.Term) int { return a.Sp.Start - b.Sp.Start })
 	return out
+}
+
+// dlVarSpan is the span of a variable's name in its term: a term written
+// "?x" or "Dual(x)" covers the marker or wrapper too.
+func dlVarSpan(src string, t *datalog.Term) syntax.Span {
+	if t.Kind != datalog.Var || t.Pattern.IsZero() && t.Dual.IsZero() || t.Sp.End > len(src) {
+		return t.Sp
+	}
+	if i := strings.LastIndex(src[t.Sp.Start:t.Sp.End], t.Value); i >= 0 {
+		return syntax.Sp(t.Sp.Start+i, t.Sp.Start+i+len(t.Value))
+	}
+	return t.Sp
 }
 
 // dlOccurrences lists every place sym is written, in source order.
@@ -477,7 +489,7 @@ func dlOccurrences(p *datalog.Program, sym Symbol) []Occurrence {
 		first := true
 		for _, t := range dlRuleTerms(sym.Rule) {
 			if t.Kind == datalog.Var && t.Value == sym.Name {
-				out = append(out, Occurrence{Span: t.Sp, Def: first})
+				out = append(out, Occurrence{Span: dlVarSpan(p.File.Text(), t), Def: first})
 				first = false
 			}
 		}
@@ -519,6 +531,12 @@ func describeDatalog(p *datalog.Program, info *datalog.Info, off int) (string, s
 					b.WriteString("\n\nDerived by rules.")
 				case ri.InData:
 					b.WriteString("\n\nRead from data (facts or input).")
+				}
+				switch {
+				case ri.Lattice && ri.Dual:
+					b.WriteString("\n\nLattice: per combination of the other columns, the last column keeps the least value derived (`Dual`).")
+				case ri.Lattice:
+					b.WriteString("\n\nLattice: per combination of the other columns, the last column keeps the greatest value derived.")
 				}
 			}
 		}

@@ -157,8 +157,11 @@ func datalogTokens(p *datalog.Program) []Token {
 			}
 		}
 		for _, t := range dlRuleTerms(r) {
+			if !t.Dual.IsZero() {
+				kind[t.Dual.Start] = Token{Type: "type"}
+			}
 			if t.Kind == datalog.Var || t.Kind == datalog.Wildcard {
-				kind[t.Sp.Start] = Token{Type: "variable"}
+				kind[dlVarSpan(p.File.Text(), t).Start] = Token{Type: "variable"}
 			}
 		}
 	}
