@@ -181,11 +181,11 @@ func (l datalogLanguage) CodeLenses(ctx context.Context, s *Snapshot) []CodeLens
 // sample data.
 func (l datalogLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
 	p := parsedOf(s)
+	out := l.dataFindings(ctx, s)
 	run, ok := l.evaluate(ctx, s)
 	if !ok || p == nil || run.err != nil || run.invalid {
-		return nil
+		return out
 	}
-	var out []syntax.Diagnostic
 	probes := 0
 	for _, r := range p.Rules() {
 		if r.Fact {
@@ -203,6 +203,39 @@ func (l datalogLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syn
 					d.Related = append(d.Related, rel)
 				}
 			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// dataFindings are the rule findings the sample data adds: those of the
+// program checked against its data (lang.Parsed.WithData, the rules that
+// read the data's values included) that the text alone does not give.
+func (l datalogLanguage) dataFindings(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
+	p, lt := parsedOf(s), linterFor(l.linter, s)
+	if p == nil || lt == nil || s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		return nil
+	}
+	data, err := s.Workspace.loadData(lang.Datalog, s.Workspace.DataPath(s))
+	if err != nil {
+		return nil
+	}
+	checked := p.WithData(data)
+	if checked == p {
+		return nil
+	}
+	type key struct {
+		span       syntax.Span
+		code, text string
+	}
+	seen := map[key]bool{}
+	for _, d := range l.Diagnostics(ctx, s) {
+		seen[key{d.Span, d.Code, d.Message}] = true
+	}
+	var out []syntax.Diagnostic
+	for _, d := range lt.AnalyzeParsed(ctx, checked) {
+		if d.Origin == syntax.OriginRule && !seen[key{d.Span, d.Code, d.Message}] {
 			out = append(out, d)
 		}
 	}
