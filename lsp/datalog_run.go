@@ -76,7 +76,7 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 		defer cancel()
 		results, err := lang.ByID(lang.Datalog).EvaluateFile(rctx, data, p, lang.Budget{})
-		run := datalogRun{data: data, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0),
+		run := datalogRun{data: data, err: s.timeoutMessage(err), elapsed: time.Since(t0),
 			rels: map[string][][]string{}, cols: map[string][]Column{}}
 		for _, r := range results {
 			if r.Invalid() {
@@ -101,7 +101,7 @@ func evalProgram(ctx context.Context, s *Snapshot, data lang.Data, text string) 
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	res, err := lang.ByID(lang.Datalog).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: text, Program: true}, lang.Budget{})
-	return res, timeoutMessage(err, s.runTimeout())
+	return res, s.timeoutMessage(err)
 }
 
 // Run evaluates the program and returns the tuples of the relation the

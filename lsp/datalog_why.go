@@ -125,7 +125,7 @@ func (l datalogLanguage) ExplainTuple(ctx context.Context, s *Snapshot, rel stri
 		}
 		switch {
 		case err != nil:
-			res.Derived, res.Error = false, timeoutMessage(err, s.runTimeout()).Error()
+			res.Derived, res.Error = false, s.timeoutMessage(err).Error()
 		case x.Invalid():
 			res.Derived, res.Error = false, "the program has errors"
 		default:

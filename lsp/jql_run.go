@@ -83,7 +83,7 @@ func evalJQL(ctx context.Context, s *Snapshot, q syntax.Span, path string) RunRe
 	res.Elapsed = time.Since(t0)
 	switch {
 	case err != nil:
-		res.Err = timeoutMessage(err, s.runTimeout())
+		res.Err = s.timeoutMessage(err)
 	case r.Invalid():
 		res.Err = errors.New(syntax.Invalid(r.Diagnostics)[0].Message)
 	default:

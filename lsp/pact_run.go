@@ -70,7 +70,7 @@ func evalPACT(ctx context.Context, s *Snapshot, q syntax.Span, dialect lang.Dial
 	res.Elapsed = time.Since(t0)
 	switch {
 	case err != nil:
-		res.Err = timeoutMessage(err, s.runTimeout())
+		res.Err = s.timeoutMessage(err)
 	case r.Invalid():
 		res.Err = errors.New(syntax.Invalid(r.Diagnostics)[0].Message)
 	case r.Range:

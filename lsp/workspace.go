@@ -27,7 +27,12 @@ type workspace struct {
 	mu      sync.Mutex
 	config  func() Config
 	project map[string]*projectConfig // by directory
-	lines   lineCache                 // PACT findings per line text
+	// files, when set, reads the sample data (Options.Files);
+	// raiseTimeout says how to raise the evaluation time limit
+	// (Options.RaiseTimeout).
+	files        *files.Reader
+	raiseTimeout string
+	lines        lineCache // PACT findings per line text
 	// data holds the loaded sample data; evals the evaluations over it.
 	data  dataCache
 	evals evalCache
@@ -71,6 +76,9 @@ func (w *workspace) limit() int64 { return w.settings().maxDocumentBytes() }
 
 // reader opens sample data under the data size limit.
 func (w *workspace) reader() *files.Reader {
+	if w.files != nil {
+		return w.files
+	}
 	return files.New(w.settings().maxDataBytes(), "the "+settingMaxDataBytes+" setting")
 }
 
