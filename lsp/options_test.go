@@ -60,3 +60,71 @@ func TestOptionsRaiseTimeout(t *testing.T) {
 		t.Errorf("with RaiseTimeout: %q", msg)
 	}
 }
+
+// openWithData opens q.pact holding doc beside the sample data of two mt
+// nodes, one with a cb child.
+func openWithData(t *testing.T, c *testClient, doc string) string {
+	t.Helper()
+	dir := t.TempDir()
+	data := `{"root": {"id": "r", "nodeType": "root", "children": [
+		{"id": "a", "nodeType": "mt", "children": [{"id": "c", "nodeType": "cb"}]}, {"id": "b", "nodeType": "mt"}]}}`
+	if err := os.WriteFile(filepath.Join(dir, "d.json"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	uri := "file://" + filepath.ToSlash(filepath.Join(dir, "q.pact"))
+	c.open(uri, doc)
+	c.waitDiagnostics(uri, 1)
+	return uri
+}
+
+// TestRunLimit returns at most the limit of ctxql.run's third argument,
+// with the count of every result, and refuses a malformed one.
+func TestRunLimit(t *testing.T) {
+	c := newClient(t, Options{})
+	c.initialize()
+	uri := openWithData(t, c, "// data: ./d.json\n.mt\n")
+	at := Range{Start: Position{Line: 1}, End: Position{Line: 1}}
+	var res previewParams
+	c.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun, "arguments": []any{uri, at, map[string]any{"limit": 1}}}, &res)
+	if res.Error != "" || res.Count != 2 || len(res.Results) != 1 {
+		t.Errorf("limit 1: %+v", res)
+	}
+	res = previewParams{}
+	c.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun, "arguments": []any{uri, at}}, &res)
+	if res.Error != "" || res.Count != 2 || len(res.Results) != 2 {
+		t.Errorf("no limit: %+v", res)
+	}
+	res = previewParams{}
+	c.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun, "arguments": []any{uri, at, "seven"}}, &res)
+	if !strings.Contains(res.Error, "limit") {
+		t.Errorf("malformed limit: %+v", res)
+	}
+}
+
+// TestExplainCommand answers ctxql.explain with each step of the query,
+// its range and count, and the step that left nothing.
+func TestExplainCommand(t *testing.T) {
+	c := newClient(t, Options{})
+	c.initialize()
+	uri := openWithData(t, c, "// data: ./d.json\n.mt .cb\n.mt .nothing\n")
+	explain := func(line int) explainResult {
+		var res explainResult
+		c.mustCall("workspace/executeCommand", map[string]any{"command": CommandExplain,
+			"arguments": []any{uri, Range{Start: Position{Line: line}, End: Position{Line: line}}}}, &res)
+		return res
+	}
+	res := explain(1)
+	if res.Error != "" || res.Noun != "candidates" || res.Emptied != -1 || len(res.Steps) != 2 {
+		t.Fatalf(".mt .cb: %+v", res)
+	}
+	if st := res.Steps[1]; st.Text != ".cb" || st.Count != 1 || st.Range.Start != (Position{Line: 1, Character: 4}) || st.Range.End != (Position{Line: 1, Character: 7}) {
+		t.Errorf("step .cb: %+v", st)
+	}
+	res = explain(2)
+	if res.Error != "" || res.Emptied != 1 || res.Steps[1].Count != 0 {
+		t.Errorf(".mt .nothing: %+v", res)
+	}
+	if res := explain(0); res.Error == "" {
+		t.Errorf("no query on line 0: %+v", res)
+	}
+}
