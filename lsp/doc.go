@@ -28,6 +28,7 @@
 //     semantic.go, hover.go, completion.go, formatting.go, codeaction.go,
 //     codelens.go, inlay.go, navigation.go (definition, references,
 //     rename), command.go (workspace/executeCommand: ctxql.run, ctxql.why),
+//     explain.go (ctxql.explain, the steps of a query as data),
 //     run.go (evaluating a query for previews, lenses, hints and data
 //     findings; the ctxql/preview notification), steps.go (the count after
 //     each step of a query).
