@@ -105,7 +105,7 @@ func evalProgram(ctx context.Context, s *Snapshot, data lang.Data, text string) 
 }
 
 // Run evaluates the program and returns the tuples of the relation the
-// rule at off derives.
+// rule at off derives (its first head's).
 func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
 	p := parsedOf(s)
 	if p == nil {
@@ -121,13 +121,9 @@ func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResu
 	if rule == nil || len(rule.Heads) == 0 {
 		return RunResult{}, false
 	}
-	// The relation of the head under the cursor, else of the first head.
+	// A rule's run shows the relation of its first head (runs are
+	// cached per rule).
 	head := rule.Heads[0]
-	for _, h := range rule.Heads {
-		if h.Span.Touches(off) {
-			head = h
-		}
-	}
 	run, ok := l.evaluate(ctx, s)
 	if !ok {
 		return RunResult{}, false
