@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"github.com/ctxql/ctxql/syntax/jql"
 	"regexp"
 	"strings"
 
@@ -211,6 +212,25 @@ func (p *Parsed) Directives() []Directive {
 		out = append(out, d)
 	}
 	return out
+}
+
+// Commentable reports whether comments can be written in the file: not
+// in a JQL file holding a query written as plain JSON, which has no
+// comment syntax.
+func (p *Parsed) Commentable() bool {
+	f, ok := p.AST.(*jql.File)
+	if !ok {
+		return true
+	}
+	if len(f.Queries) == 0 {
+		return false
+	}
+	for _, q := range f.Queries {
+		if q == nil || q.Form == jql.FormJSON {
+			return false
+		}
+	}
+	return true
 }
 
 // Suppressible reports whether a directive or the configuration may

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"context"
+	"github.com/ctxql/ctxql/analysis/dllint"
 	"path/filepath"
 	"sync"
 
@@ -43,8 +44,7 @@ func (s Settings) DataPath(name string, p *Parsed) (path string, ok bool) {
 // data, when the settings can load it, so that validity and the rules see
 // the relations the data provides. Other files are returned as they are.
 func (s Settings) withSchema(name string, p *Parsed) *Parsed {
-	prog, ok := p.AST.(*datalog.Program)
-	if !ok || s.Load == nil || p.Info == nil {
+	if _, ok := p.AST.(*datalog.Program); !ok || s.Load == nil || p.Info == nil {
 		return p
 	}
 	path, ok := s.DataPath(name, p)
@@ -52,13 +52,27 @@ func (s Settings) withSchema(name string, p *Parsed) *Parsed {
 		return p
 	}
 	d, err := s.Load(p.Lang, path)
-	if err != nil || d == nil || d.Schema() == nil {
+	if err != nil || d == nil {
 		return p
 	}
-	info := datalog.Check(prog, d.Schema())
-	cp := *p
-	cp.Info, cp.Diagnostics = info, ValidateProgram(prog, info)
-	return &cp
+	return p.WithData(d)
+}
+
+// WithData returns the parse of a Datalog program checked against the
+// schema of its sample data d, with the rules' input (RuleInput): the
+// relations the data provides are known, and the rules that look at the
+// data's values run. Other files, a program that does not parse, and data
+// of another language give p itself.
+func (p *Parsed) WithData(d Data) *Parsed {
+	prog, ok := p.AST.(*datalog.Program)
+	dd, isDL := d.(*datalogData)
+	if !ok || !isDL || p.Info == nil {
+		return p
+	}
+	info := datalog.Check(prog, dd.schema)
+	sample := &dllint.Sample{Info: info, Schema: dd.schema, Numeric: dd.numeric}
+	return &Parsed{Lang: p.Lang, File: p.File, Dialect: p.Dialect, AST: p.AST, Info: info,
+		Diagnostics: ValidateProgram(prog, info), RuleInput: sample}
 }
 
 // DataCache loads sample data once per language and path, for tools that

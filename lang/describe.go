@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
@@ -36,15 +37,8 @@ func (p *Parsed) Describe(off int) (Description, bool) {
 	case *jql.File:
 		md, sp, ok = describeJQL(a, jql.NewSchema(), off)
 	case *datalog.Program:
-		md, sp, ok = describeDatalog(a, p.Info, off)
+		md, sp, ok = describeDatalog(a, p.datalogInfo(), off)
 	}
-	return Description{Markdown: md, Span: sp}, ok
-}
-
-// DescribePACTQuery is Describe for one PACT query parsed on its own (an
-// embedded query of a host file).
-func DescribePACTQuery(f *pact.File, off int) (Description, bool) {
-	md, sp, ok := describePACT(f, off)
 	return Description{Markdown: md, Span: sp}, ok
 }
 
@@ -433,33 +427,39 @@ func dlSymbolAt(p *datalog.Program, off int) (Symbol, syntax.Span, bool) {
 			}
 		}
 		for _, t := range dlRuleTerms(r) {
-			if t.Kind == datalog.Var && touches(t.Sp) {
-				return Symbol{Kind: SymbolVariable, Name: t.Value, Rule: r}, t.Sp, true
+			if sp := dlVarSpan(p.File.Text(), t); t.Kind == datalog.Var && touches(sp) {
+				return Symbol{Kind: SymbolVariable, Name: t.Value, Rule: r}, sp, true
 			}
 		}
 	}
 	return Symbol{}, syntax.Span{}, false
 }
 
-// dlRuleTerms returns the terms of a rule in source order.
+// dlRuleTerms returns the terms of a rule in source order: those of every
+// head and of the whole body, expressions, let, for and agg bindings and
+// disjunctions included.
 func dlRuleTerms(r *datalog.Rule) []*datalog.Term {
 	var out []*datalog.Term
-	if r.Head != nil {
-		out = append(out, r.Head.Args...)
-	}
-	for _, b := range r.Body {
-		switch {
-		case b.Atom != nil:
-			out = append(out, b.Atom.Args...)
-		case b.Cond != nil:
-			for _, t := range []*datalog.Term{b.Cond.Left, b.Cond.Right} {
-				if t != nil {
-					out = append(out, t)
-				}
-			}
+	datalog.Inspect(r, func(n datalog.Node) bool {
+		if t, ok := n.(*datalog.Term); ok && t != nil {
+			out = append(out, t)
 		}
-	}
+		return true
+	})
+	slices.SortStableFunc(out, func(a, b *datalog.Term) int { return a.Sp.Start - b.Sp.Start })
 	return out
+}
+
+// dlVarSpan is the span of a variable's name in its term: a term written
+// "?x" or "Dual(x)" covers the marker or wrapper too.
+func dlVarSpan(src string, t *datalog.Term) syntax.Span {
+	if t.Kind != datalog.Var || t.Pattern.IsZero() && t.Dual.IsZero() || t.Sp.End > len(src) {
+		return t.Sp
+	}
+	if i := strings.LastIndex(src[t.Sp.Start:t.Sp.End], t.Value); i >= 0 {
+		return syntax.Sp(t.Sp.Start+i, t.Sp.Start+i+len(t.Value))
+	}
+	return t.Sp
 }
 
 // dlOccurrences lists every place sym is written, in source order.
@@ -481,7 +481,7 @@ func dlOccurrences(p *datalog.Program, sym Symbol) []Occurrence {
 		for _, r := range p.Rules {
 			for _, a := range r.Atoms() {
 				if a.Name.Name == sym.Name && !a.Name.Sp.IsZero() {
-					out = append(out, Occurrence{Span: a.Name.Sp, Def: !declared && a == r.Head})
+					out = append(out, Occurrence{Span: a.Name.Sp, Def: !declared && slices.Contains(dlHeads(r), a)})
 				}
 			}
 		}
@@ -489,7 +489,7 @@ func dlOccurrences(p *datalog.Program, sym Symbol) []Occurrence {
 		first := true
 		for _, t := range dlRuleTerms(sym.Rule) {
 			if t.Kind == datalog.Var && t.Value == sym.Name {
-				out = append(out, Occurrence{Span: t.Sp, Def: first})
+				out = append(out, Occurrence{Span: dlVarSpan(p.File.Text(), t), Def: first})
 				first = false
 			}
 		}
@@ -531,6 +531,12 @@ func describeDatalog(p *datalog.Program, info *datalog.Info, off int) (string, s
 					b.WriteString("\n\nDerived by rules.")
 				case ri.InData:
 					b.WriteString("\n\nRead from data (facts or input).")
+				}
+				switch {
+				case ri.Lattice && ri.Dual:
+					b.WriteString("\n\nLattice: per combination of the other columns, the last column keeps the least value derived (`Dual`).")
+				case ri.Lattice:
+					b.WriteString("\n\nLattice: per combination of the other columns, the last column keeps the greatest value derived.")
 				}
 			}
 		}

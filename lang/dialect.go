@@ -44,3 +44,12 @@ func DialectOr(s string, def Dialect) (Dialect, error) {
 	}
 	return DialectUnset, &DialectError{Name: s}
 }
+
+// PragmaDialect returns the dialect a PACT file's own "// pact: vN"
+// pragma names (and a host file's none); ok is false without one.
+func (p *Parsed) PragmaDialect() (d Dialect, ok bool) {
+	if f, isPACT := p.AST.(*pact.File); isPACT && f.Pragma != nil {
+		return f.Dialect, true
+	}
+	return DialectUnset, false
+}

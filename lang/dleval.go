@@ -28,7 +28,10 @@ type datalogData struct {
 	data   *evdl.Data
 	schema map[string][]string
 	sizes  map[string]int
-	pool   *sync.Pool // of *evdl.DB, loaded from data
+	// numeric says, per relation, which columns hold only decimal
+	// numbers (the numeric-text-comparison rule reads it).
+	numeric map[string][]bool
+	pool    *sync.Pool // of *evdl.DB, loaded from data
 }
 
 func (d *datalogData) Language() ID                { return Datalog }
@@ -67,7 +70,7 @@ func newDatalogData(raw *evdl.Data) (Data, error) {
 	if err != nil {
 		return nil, &DataError{Err: err}
 	}
-	d := &datalogData{data: raw, schema: db.Schema(), sizes: map[string]int{}, pool: &sync.Pool{}}
+	d := &datalogData{data: raw, schema: db.Schema(), sizes: map[string]int{}, numeric: db.NumericColumns(), pool: &sync.Pool{}}
 	for _, r := range db.Relations() {
 		d.sizes[r.Name] = r.Size
 	}
@@ -397,6 +400,12 @@ func (datalogEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.S
 // DefaultExplainDepth is the depth of a Datalog proof tree when Explain
 // leaves it unset.
 const DefaultExplainDepth = evdl.DefaultExplainDepth
+
+// ParseTuple reads a tuple to explain, written as rel("a", "b") (numbers
+// may go unquoted): its relation and its values.
+func ParseTuple(tuple string) (rel string, vals []string, err error) {
+	return evdl.ParseTuple(tuple)
+}
 
 // CheckTuple reports whether a tuple to explain is written as
 // rel("a", "b").

@@ -176,8 +176,11 @@ func (e *Explanation) Invalid() bool { return syntax.HasErrors(e.Diagnostics) }
 
 // Step is one line of an Explanation.
 type Step struct {
-	At    int // byte offset of the step in the query; -1 when it has none
-	End   int // byte offset of the step's end; 0 when not known
+	At int // byte offset of the step in the query; -1 when it has none
+	// End is the byte offset just past the step in the query (a PACT
+	// step's text, a JQL domain, where condition with its operand, or
+	// cursor value); -1 when the step has no position.
+	End   int
 	Text  string
 	Count int
 	// Time is the time the step took, when the explanation was asked with

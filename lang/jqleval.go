@@ -147,16 +147,20 @@ func (jqlEval) Explain(ctx context.Context, d Data, q Query, xo Explain) (*Expla
 		x.Diagnostics = res.Diagnostics
 		return x, nil
 	}
-	steps := []Step{{At: -1, Text: "from " + ex.Domain, Count: ex.Total}}
+	steps := []Step{{At: -1, End: -1, Text: "from " + ex.Domain, Count: ex.Total}}
 	if pq.From != nil {
-		steps[0].At = pq.From.Sp.Start
+		steps[0].At, steps[0].End = pq.From.Sp.Start, pq.From.Sp.End
 	}
 	for i, st := range ex.Steps {
 		at := st.Span.Start
 		if i > 0 && ex.Steps[i-1].KeySpan == st.KeySpan {
 			at = st.OpSpan.Start // a further operator of the same where entry
 		}
-		steps = append(steps, Step{At: at, Text: jqlStepText(q.Src, pq.Where[i]), Count: st.Left, Time: st.Time})
+		end := st.OpSpan.End
+		if c := pq.Where[i]; c.Operand != nil {
+			end = max(end, c.Operand.Sp.End)
+		}
+		steps = append(steps, Step{At: at, End: end, Text: jqlStepText(q.Src, pq.Where[i]), Count: st.Left, Time: st.Time})
 	}
 	emptied := -1
 	switch {
@@ -166,9 +170,9 @@ func (jqlEval) Explain(ctx context.Context, d Data, q Query, xo Explain) (*Expla
 		emptied = ex.Emptied() + 1
 	}
 	if ex.Cursor {
-		st := Step{At: -1, Text: "startAfter " + strconv.Quote(pq.StartAfter), Count: ex.AfterCursor}
+		st := Step{At: -1, End: -1, Text: "startAfter " + strconv.Quote(pq.StartAfter), Count: ex.AfterCursor}
 		if pq.StartAfterValue != nil {
-			st.At = pq.StartAfterValue.Sp.Start
+			st.At, st.End = pq.StartAfterValue.Sp.Start, pq.StartAfterValue.Sp.End
 		}
 		steps = append(steps, st)
 		if emptied < 0 && ex.AfterCursor == 0 {

@@ -27,7 +27,14 @@
 //     PACTVocabulary (the documented words, for completion),
 //     Parsed.SymbolAt and Parsed.Occurrences (Datalog symbols),
 //     DescribeNodes (PACT result nodes), JQLSchema, RelationSizes;
-//   - rules: Language.Analyzers, Registry.
+//   - editor answers: Parsed.Outline, Parsed.Tokens, Parsed.Complete
+//     (with DataVocabulary and SampleDocs of the sample data),
+//     Parsed.Rename, Parsed.QueryAt, Parsed.Rules, Parsed.Fields,
+//     Parsed.FormatRange, Parsed.PragmaDialect, Parsed.Commentable,
+//     FindEmbedded (the queries of host files), Step.End of explained
+//     steps;
+//   - rules: Language.Analyzers, Registry; Parsed.WithData gives a
+//     Datalog program's rules the sample data they read.
 //
 // Each query language implements one Evaluator (pacteval.go, jqleval.go,
 // dleval.go). The table is built once and read-only: callers must not

@@ -164,7 +164,7 @@ func (e pactEval) Explain(ctx context.Context, d Data, q Query, xo Explain) (*Ex
 		return nil, err
 	}
 	for _, st := range ex.Steps {
-		x.Steps = append(x.Steps, Step{At: st.Span.Start, Text: st.Text, Count: st.Count, Time: st.Time})
+		x.Steps = append(x.Steps, Step{At: st.Span.Start, End: st.Span.End, Text: st.Text, Count: st.Count, Time: st.Time})
 	}
 	x.Emptied = ex.Emptied
 	if st, ok := ex.EmptiedBy(); ok {

@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/syntax"
@@ -49,6 +50,15 @@ type Parsed struct {
 	// schema (datalog.Check(prog, nil)), which validity used and rules
 	// may reuse; nil otherwise.
 	Info *datalog.Info
+	// RuleInput is, for a Datalog program checked against sample data
+	// (WithData), what the rules read of the data: the check, the schema
+	// and which columns of the data hold numbers. nil otherwise.
+	RuleInput any
+
+	// editorInfo computes editorInfoVal, the check of a Datalog program
+	// with errors, once (datalogInfo).
+	editorInfo    sync.Once
+	editorInfoVal *datalog.Info
 }
 
 // Invalid returns the diagnostics that make the file invalid: errors of

@@ -59,16 +59,20 @@ type QuerySpan struct {
 	Span syntax.Span
 	Text string
 	Key  string
+	// Bad is set on a PACT query with syntax errors.
+	Bad bool
 }
 
 // Queries lists the queries of a parsed file: PACT queries (one per line),
 // JQL queries, Datalog rules, in source order.
 func (p *Parsed) Queries() []QuerySpan {
 	var spans []syntax.Span
+	bad := map[int]bool{}
 	switch a := p.AST.(type) {
 	case *pact.File:
 		for _, q := range a.Queries {
 			spans = append(spans, q.Sp)
+			bad[q.Sp.Start] = q.Bad
 		}
 	case *jql.File:
 		for _, q := range a.Queries {
@@ -84,7 +88,74 @@ func (p *Parsed) Queries() []QuerySpan {
 	out := make([]QuerySpan, len(spans))
 	for i, sp := range spans {
 		text := p.File.Slice(sp)
-		out[i] = QuerySpan{Span: sp, Text: text, Key: strings.TrimSpace(text)}
+		out[i] = QuerySpan{Span: sp, Text: text, Key: strings.TrimSpace(text), Bad: bad[sp.Start]}
+	}
+	return out
+}
+
+// QueryAt returns the query at the byte offset off: in PACT the query of
+// off's line, elsewhere the last query whose span touches off.
+func (p *Parsed) QueryAt(off int) (QuerySpan, bool) {
+	var (
+		out QuerySpan
+		ok  bool
+	)
+	_, byLine := p.AST.(*pact.File)
+	for _, q := range p.Queries() {
+		if byLine && p.File.LineOf(q.Span.Start) == p.File.LineOf(off) {
+			return q, true
+		}
+		if !byLine && q.Span.Touches(off) {
+			out, ok = q, true
+		}
+	}
+	return out, ok
+}
+
+// QueryFields are the field paths one query reads.
+type QueryFields struct {
+	Query  syntax.Span
+	Domain string // the JQL domain the query reads
+	Paths  []FieldPath
+}
+
+// FieldPath is one field path written in a query.
+type FieldPath struct {
+	Span  syntax.Span
+	Text  string   // as written
+	Names []string // its segments' names; none for an empty path
+}
+
+// Fields lists, per JQL query of the file, the field paths it selects and
+// filters on, in that order; other files read no fields.
+func (p *Parsed) Fields() []QueryFields {
+	f, ok := p.AST.(*jql.File)
+	if !ok {
+		return nil
+	}
+	var out []QueryFields
+	for _, q := range f.Queries {
+		if q == nil {
+			continue
+		}
+		qf := QueryFields{Query: q.Sp, Domain: q.Domain()}
+		var paths []jql.Path
+		for _, it := range q.Select {
+			if !it.Star {
+				paths = append(paths, it.Path)
+			}
+		}
+		for _, c := range q.Where {
+			paths = append(paths, c.Path)
+		}
+		for _, pa := range paths {
+			fp := FieldPath{Span: pa.Sp, Text: pa.Text}
+			if len(pa.Segments) > 0 {
+				fp.Names = pa.Names()
+			}
+			qf.Paths = append(qf.Paths, fp)
+		}
+		out = append(out, qf)
 	}
 	return out
 }

@@ -154,6 +154,13 @@ func parsed(file *syntax.File, ast any) *lang.Parsed {
 	return &lang.Parsed{Lang: lg, File: file, AST: ast}
 }
 
+// AnalyzeParsed is Analyze of a file the language table parsed
+// (lang.ParseFile, Parsed.WithData): the rules get its check and, for a
+// program checked against sample data, what they read of the data.
+func (l *Linter) AnalyzeParsed(ctx context.Context, p *lang.Parsed) []syntax.Diagnostic {
+	return l.configure(p.File.Name(), suppress(p, l.findings(ctx, p.File, p.AST, p), nil))
+}
+
 // Findings returns what Analyze does before suppression directives and
 // the configuration apply: the validity diagnostics (lang.Validate) and
 // the rule findings, sorted, every one with its origin. A rule finding at
@@ -190,7 +197,10 @@ func (l *Linter) findings(ctx context.Context, file *syntax.File, ast any, parse
 		id = lang.Datalog
 		if parsed != nil {
 			valid = parsed.Diagnostics
-			if parsed.Info != nil {
+			switch {
+			case parsed.RuleInput != nil:
+				data = parsed.RuleInput
+			case parsed.Info != nil:
 				data = parsed.Info
 			}
 			break

@@ -245,7 +245,7 @@ func BenchmarkKeystrokePull(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pf := pact.ParseFile("q.pact", src, pact.DialectUnset)
+	pf := pact.ParseFile("q.pact", src, lang.DialectUnset)
 	anchor := time.Duration(1 << 62)
 	for range 5 {
 		t0 := time.Now()

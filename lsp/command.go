@@ -12,7 +12,8 @@ import (
 // CommandRun is the workspace/executeCommand command that evaluates a query
 // against the document's sample data. Its arguments are [uri, range] (the
 // range's start picks the query); the result is
-// {uri, range, count, results, elapsed_ms, error?} with every result, and
+// {uri, range, count, results, elapsed_ms, error?} with every result (at
+// most N with a third argument {"limit": N}), and
 // the same with the first results is pushed as a "ctxql/preview"
 // notification.
 const CommandRun = "ctxql.run"
@@ -37,6 +38,9 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if p.Command == CommandTest {
 		return s.runTests(ctx, p.Arguments), nil
 	}
+	if p.Command == CommandExplain {
+		return s.explain(ctx, p.Arguments)
+	}
 	if p.Command != CommandRun && p.Command != CommandChooseData {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
@@ -47,6 +51,10 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	}
 	if len(p.Arguments) > 1 && json.Unmarshal(p.Arguments[1], &rng) != nil {
 		return s.runFailed(ctx, uri, Range{}, fmt.Sprintf("%s: the second argument must be a range", p.Command)), nil
+	}
+	opts, ok := runOptionsOf(p.Arguments)
+	if !ok {
+		return s.runFailed(ctx, uri, rng, fmt.Sprintf(`%s: the third argument must be {"limit": N}`, p.Command)), nil
 	}
 	snap := s.session.get(uri)
 	name := filepath.Base(FilePath(uri))
@@ -88,6 +96,7 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 		} else if res.Result != nil {
 			full.Results = []any{res.Result}
 		}
+		full.Results = opts.cut(full.Results)
 		full.Nodes = res.Nodes
 	}
 	return full, nil

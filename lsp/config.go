@@ -8,7 +8,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/ctxql/ctxql/syntax/pact"
+	"github.com/ctxql/ctxql/lang"
 )
 
 // Config is the "ctxql" settings section a client may send in
@@ -49,7 +49,7 @@ type Config struct {
 	Project map[string]any
 	// EditorDialect is the editor's dialect.default (DialectUnset when it
 	// sets none): it wins over .ctxql.yaml in the dialect resolution.
-	EditorDialect pact.Dialect
+	EditorDialect lang.Dialect
 	// Gen counts the changes of the settings, so that caches keyed by it
 	// see a change.
 	Gen int
@@ -145,13 +145,13 @@ func (c *Config) apply(raw json.RawMessage) {
 			delete(proj, "rules")
 		}
 	}
-	c.Project, c.EditorDialect = nil, pact.DialectUnset
+	c.Project, c.EditorDialect = nil, lang.DialectUnset
 	if d, ok := proj["dialect"].(map[string]any); ok {
 		switch d["default"] {
 		case "v1":
-			c.EditorDialect = pact.V1
+			c.EditorDialect = lang.V1
 		case "v2":
-			c.EditorDialect = pact.V2
+			c.EditorDialect = lang.V2
 		}
 	}
 	if len(proj) > 0 {

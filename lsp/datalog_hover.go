@@ -11,18 +11,18 @@ import (
 // Hover shows a relation's signature or a variable's inferred type, with
 // the number of tuples the rule's relation holds over the sample data.
 func (l datalogLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
-	p := datalogProgram(s)
+	p := parsedOf(s)
 	if p == nil {
 		return "", syntax.Span{}, false
 	}
-	desc, ok := (&lang.Parsed{Lang: lang.ByID(lang.Datalog), File: s.File, AST: p, Info: datalogInfo(s, p)}).Describe(off)
+	desc, ok := p.Describe(off)
 	md, sp := desc.Markdown, desc.Span
 	if lt := linterFor(l.linter, s); lt != nil {
 		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
 	}
 	// On a relation name: that relation's own count, not the count of the
 	// rule the name appears in.
-	if sym, symSpan, found := dlSymbolAt(p, off); found && sym.Kind == dlRelation {
+	if sym, symSpan, found := p.SymbolAt(off); found && sym.Kind == lang.SymbolRelation {
 		run, has := l.evaluate(ctx, s)
 		if !has {
 			return md, sp, ok

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/datalog"
 )
 
 // InlayHints shows the tuple count of each rule's relation at its end.
@@ -20,13 +19,13 @@ func (l datalogLanguage) InlayHints(ctx context.Context, s *Snapshot, span synta
 
 // Queries lists the spans of the program's rules.
 func (datalogLanguage) Queries(s *Snapshot) []syntax.Span {
-	p := datalogProgram(s)
+	p := parsedOf(s)
 	if p == nil {
 		return nil
 	}
 	var out []syntax.Span
-	for _, r := range p.Rules {
-		out = append(out, r.Sp)
+	for _, r := range p.Rules() {
+		out = append(out, r.Span)
 	}
 	return out
 }
@@ -55,7 +54,7 @@ func (r datalogRun) relationCount(name string) (int, bool) {
 // evaluate evaluates the document's program over its sample data, cached
 // by the program's text and the data version.
 func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, bool) {
-	p := datalogProgram(s)
+	p := parsedOf(s)
 	if p == nil || s.Workspace == nil {
 		return datalogRun{}, false
 	}
@@ -76,9 +75,8 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		t0 := time.Now()
 		rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 		defer cancel()
-		dl := lang.ByID(lang.Datalog)
-		results, err := dl.EvaluateFile(rctx, data, &lang.Parsed{Lang: dl, File: s.File, AST: p}, lang.Budget{})
-		run := datalogRun{data: data, err: timeoutMessage(err, s.runTimeout()), elapsed: time.Since(t0),
+		results, err := lang.ByID(lang.Datalog).EvaluateFile(rctx, data, p, lang.Budget{})
+		run := datalogRun{data: data, err: s.timeoutMessage(err), elapsed: time.Since(t0),
 			rels: map[string][][]string{}, cols: map[string][]Column{}}
 		for _, r := range results {
 			if r.Invalid() {
@@ -88,7 +86,7 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 			run.rels[r.Relation], _ = r.Value.([][]string)
 			run.cols[r.Relation] = r.Columns
 		}
-		addFacts(run.rels, p)
+		addFacts(run.rels, p.Rules())
 		return run, true
 	})
 	if err != nil {
@@ -103,66 +101,69 @@ func evalProgram(ctx context.Context, s *Snapshot, data lang.Data, text string) 
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	res, err := lang.ByID(lang.Datalog).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: text, Program: true}, lang.Budget{})
-	return res, timeoutMessage(err, s.runTimeout())
+	return res, s.timeoutMessage(err)
 }
 
 // Run evaluates the program and returns the tuples of the relation the
-// rule at off derives.
+// rule at off derives (its first head's).
 func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
-	p := datalogProgram(s)
+	p := parsedOf(s)
 	if p == nil {
 		return RunResult{}, false
 	}
-	var rule *datalog.Rule
-	for _, r := range p.Rules {
-		if r.Sp.Touches(off) {
-			rule = r
+	var rule *lang.Rule
+	rules := p.Rules()
+	for i, r := range rules {
+		if r.Span.Touches(off) {
+			rule = &rules[i]
 		}
 	}
-	if rule == nil || rule.Head == nil {
+	if rule == nil || len(rule.Heads) == 0 {
 		return RunResult{}, false
 	}
+	// A rule's run shows the relation of its first head (runs are
+	// cached per rule).
+	head := rule.Heads[0]
 	run, ok := l.evaluate(ctx, s)
 	if !ok {
 		return RunResult{}, false
 	}
-	res := RunResult{Span: rule.Sp, Elapsed: run.elapsed}
+	res := RunResult{Span: rule.Span, Elapsed: run.elapsed}
 	switch {
 	case run.err != nil:
 		res.Err = run.err
 	case run.invalid:
 		res.Err = errors.New("the program has errors")
 	default:
-		rows := run.rels[rule.Head.Name.Name]
+		rows := run.rels[head.Relation]
 		out := make([]any, len(rows))
 		for i, r := range rows {
 			out[i] = r
 		}
 		res.Count, res.Result, res.Sample = len(out), out, out[:min(len(out), previewLimit)]
-		res.Relation, res.Columns = rule.Head.Name.Name, run.cols[rule.Head.Name.Name]
+		res.Relation, res.Columns = head.Relation, run.cols[head.Relation]
 	}
 	return res, true
 }
 
 // addFacts adds to rels the relations that only facts of the program
 // give (the table's results are the relations rules derive).
-func addFacts(rels map[string][][]string, p *datalog.Program) {
+func addFacts(rels map[string][][]string, rules []lang.Rule) {
 	seen := map[string]bool{}
-	for _, r := range p.Rules {
-		if !r.IsFact() || r.Head == nil {
+	for _, r := range rules {
+		if !r.Fact {
 			continue
 		}
-		name := r.Head.Name.Name
-		if _, derived := rels[name]; derived && !seen[name] {
-			continue
-		}
-		seen[name] = true
-		t := make([]string, len(r.Head.Args))
-		for i, a := range r.Head.Args {
-			t[i] = a.Value
-		}
-		if !slices.ContainsFunc(rels[name], func(u []string) bool { return slices.Equal(u, t) }) {
-			rels[name] = append(rels[name], t)
+		for _, h := range r.Heads {
+			name := h.Relation
+			if _, derived := rels[name]; derived && !seen[name] {
+				continue
+			}
+			seen[name] = true
+			t := slices.Clone(h.Args)
+			if !slices.ContainsFunc(rels[name], func(u []string) bool { return slices.Equal(u, t) }) {
+				rels[name] = append(rels[name], t)
+			}
 		}
 	}
 }
@@ -175,26 +176,62 @@ func (l datalogLanguage) CodeLenses(ctx context.Context, s *Snapshot) []CodeLens
 // DataDiagnostics reports rules whose relation derives nothing over the
 // sample data.
 func (l datalogLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
-	p := datalogProgram(s)
+	p := parsedOf(s)
+	out := l.dataFindings(ctx, s)
 	run, ok := l.evaluate(ctx, s)
 	if !ok || p == nil || run.err != nil || run.invalid {
-		return nil
+		return out
 	}
-	var out []syntax.Diagnostic
 	probes := 0
-	for _, r := range p.Rules {
-		if r.Head == nil || r.IsFact() {
+	for _, r := range p.Rules() {
+		if r.Fact {
 			continue
 		}
-		if len(run.rels[r.Head.Name.Name]) == 0 {
-			d := syntax.Diagnostic{Span: r.Head.Name.Sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
-				Message: fmt.Sprintf("%s derives nothing from the sample data %s", r.Head.Name.Name, s.Workspace.DataPath(s))}
+		for _, h := range r.Heads {
+			if len(run.rels[h.Relation]) > 0 {
+				continue
+			}
+			d := syntax.Diagnostic{Span: h.NameSpan, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
+				Message: fmt.Sprintf("%s derives nothing from the sample data %s", h.Relation, s.Workspace.DataPath(s))}
 			if probes < maxProbedRules && ctx.Err() == nil {
 				probes++
 				if rel, ok := firstFailing(ctx, s, run, r); ok {
 					d.Related = append(d.Related, rel)
 				}
 			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// dataFindings are the rule findings the sample data adds: those of the
+// program checked against its data (lang.Parsed.WithData, the rules that
+// read the data's values included) that the text alone does not give.
+func (l datalogLanguage) dataFindings(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
+	p, lt := parsedOf(s), linterFor(l.linter, s)
+	if p == nil || lt == nil || s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+		return nil
+	}
+	data, err := s.Workspace.loadData(lang.Datalog, s.Workspace.DataPath(s))
+	if err != nil {
+		return nil
+	}
+	checked := p.WithData(data)
+	if checked == p {
+		return nil
+	}
+	type key struct {
+		span       syntax.Span
+		code, text string
+	}
+	seen := map[key]bool{}
+	for _, d := range l.Diagnostics(ctx, s) {
+		seen[key{d.Span, d.Code, d.Message}] = true
+	}
+	var out []syntax.Diagnostic
+	for _, d := range lt.AnalyzeParsed(ctx, checked) {
+		if d.Origin == syntax.OriginRule && !seen[key{d.Span, d.Code, d.Message}] {
 			out = append(out, d)
 		}
 	}
@@ -210,12 +247,12 @@ const maxProbedRules = 20
 // relation, or else the shortest prefix of the body that a probe rule
 // (the prefix, with its variables as head) finds no tuple for. Each probe
 // evaluates the program once, within the run timeout.
-func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.Rule) (syntax.RelatedInfo, bool) {
+func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r lang.Rule) (syntax.RelatedInfo, bool) {
 	src := s.File.Text()
 	for _, b := range r.Body {
 		if a := b.Atom; a != nil && !a.Negated {
-			if n, _ := run.relationCount(a.Name.Name); n == 0 {
-				return syntax.RelatedInfo{Span: a.Sp, Message: fmt.Sprintf("%s holds no tuple in the sample data", a.Name.Name)}, true
+			if n, _ := run.relationCount(a.Relation); n == 0 {
+				return syntax.RelatedInfo{Span: a.Span, Message: fmt.Sprintf("%s holds no tuple in the sample data", a.Relation)}, true
 			}
 		}
 	}
@@ -226,10 +263,10 @@ func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.R
 	seen := map[string]bool{}
 	for k, b := range r.Body {
 		if a := b.Atom; a != nil && !a.Negated {
-			for _, t := range a.Args {
-				if t != nil && t.Kind == datalog.Var && t.Value != "_" && !seen[t.Value] {
-					seen[t.Value] = true
-					vars = append(vars, t.Value)
+			for _, v := range a.Vars {
+				if !seen[v] {
+					seen[v] = true
+					vars = append(vars, v)
 				}
 			}
 		}
@@ -238,7 +275,7 @@ func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.R
 		}
 		var items []string
 		for _, bi := range r.Body[:k+1] {
-			items = append(items, src[bi.Span().Start:bi.Span().End])
+			items = append(items, src[bi.Span.Start:bi.Span.End])
 		}
 		const probe = "ctxql_probe__"
 		text := src + "\n" + probe + "(" + strings.Join(vars, ", ") + ") <-- " + strings.Join(items, ", ") + ";\n"
@@ -249,9 +286,9 @@ func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r *datalog.R
 		if rels, _ := res.Value.(map[string][][]string); len(rels[probe]) == 0 {
 			what := "no tuple matches the rule's body up to here"
 			if b.Atom != nil {
-				what = fmt.Sprintf("no tuple of %s joins the body items before it", b.Atom.Name.Name)
+				what = fmt.Sprintf("no tuple of %s joins the body items before it", b.Atom.Relation)
 			}
-			return syntax.RelatedInfo{Span: b.Span(), Message: what}, true
+			return syntax.RelatedInfo{Span: b.Span, Message: what}, true
 		}
 	}
 	return syntax.RelatedInfo{}, false

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/datalog"
 )
 
 // CommandWhy is the workspace/executeCommand command that explains one
@@ -41,19 +40,7 @@ type whyResult struct {
 // parseTuple reads a ground atom written as rel("a", "b") (numbers may go
 // unquoted).
 func parseTuple(src string) (string, []string, error) {
-	if err := lang.CheckTuple(src); err != nil {
-		return "", nil, err
-	}
-	p := datalog.ParseProgram("tuple", strings.TrimSuffix(strings.TrimSpace(src), ".")+".")
-	if len(p.Rules) != 1 || !p.Rules[0].IsFact() || p.Rules[0].Head == nil {
-		return "", nil, fmt.Errorf("%q is not a tuple such as rel(\"a\", \"b\")", src)
-	}
-	h := p.Rules[0].Head
-	vals := make([]string, len(h.Args))
-	for i, a := range h.Args {
-		vals[i] = a.Value
-	}
-	return h.Name.Name, vals, nil
+	return lang.ParseTuple(src)
 }
 
 // whyArgs reads the tuple of CommandWhy's arguments after the uri.
@@ -138,7 +125,7 @@ func (l datalogLanguage) ExplainTuple(ctx context.Context, s *Snapshot, rel stri
 		}
 		switch {
 		case err != nil:
-			res.Derived, res.Error = false, timeoutMessage(err, s.runTimeout()).Error()
+			res.Derived, res.Error = false, s.timeoutMessage(err).Error()
 		case x.Invalid():
 			res.Derived, res.Error = false, "the program has errors"
 		default:
@@ -193,29 +180,31 @@ func explainActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAc
 	if !wanted(ctx, kindExplain) || s.Workspace == nil || s.Workspace.DataPath(s) == "" {
 		return nil
 	}
-	p := datalogProgram(s)
+	p := parsedOf(s)
 	if p == nil {
 		return nil
 	}
-	for _, r := range p.Rules {
-		if r.Head == nil || r.IsFact() || r.Sp.End < span.Start || r.Sp.Start > span.End {
+	for _, r := range p.Rules() {
+		if r.Fact || r.Span.End < span.Start || r.Span.Start > span.End {
 			continue
 		}
 		run, ok := datalogLanguage{}.evaluate(ctx, s)
 		if !ok || run.err != nil || run.invalid {
 			return nil
 		}
-		rows := run.rels[r.Head.Name.Name]
-		if len(rows) == 0 {
-			continue
+		for _, h := range r.Heads {
+			rows := run.rels[h.Relation]
+			if len(rows) == 0 {
+				continue
+			}
+			q := make([]string, len(rows[0]))
+			for i, v := range rows[0] {
+				q[i] = strconv.Quote(v)
+			}
+			atom := h.Relation + "(" + strings.Join(q, ", ") + ")"
+			return []CodeAction{{Title: fmt.Sprintf("Explain this result: %s", atom), Kind: kindExplain,
+				Command: CommandWhy, Arguments: []any{s.URI, atom}}}
 		}
-		q := make([]string, len(rows[0]))
-		for i, v := range rows[0] {
-			q[i] = strconv.Quote(v)
-		}
-		atom := r.Head.Name.Name + "(" + strings.Join(q, ", ") + ")"
-		return []CodeAction{{Title: fmt.Sprintf("Explain this result: %s", atom), Kind: kindExplain,
-			Command: CommandWhy, Arguments: []any{s.URI, atom}}}
 	}
 	return nil
 }

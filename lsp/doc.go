@@ -28,28 +28,32 @@
 //     semantic.go, hover.go, completion.go, formatting.go, codeaction.go,
 //     codelens.go, inlay.go, navigation.go (definition, references,
 //     rename), command.go (workspace/executeCommand: ctxql.run, ctxql.why;
-//     ctxql.test in testrun.go),
+//     ctxql.test in testrun.go), explain.go (ctxql.explain, the steps of a
+//     query as data),
 //     run.go (evaluating a query for previews, lenses, hints and data
 //     findings; the ctxql/preview notification), steps.go (the count after
 //     each step of a query).
 //   - Languages: the language table alone decides what a document is
 //     (lang.ForName); the server holds one implementation of Language per
 //     table language, whose optional features are small interfaces
-//     (Diagnoser, Hoverer, Completer, Runner, Tracer, ...). Each language
-//     has its files by feature: pact.go, pact_hover.go, pact_complete.go,
-//     pact_run.go; jql.go, jql_hover.go, jql_complete.go, jql_run.go;
-//     datalog.go, datalog_hover.go, datalog_complete.go,
-//     datalog_navigation.go, datalog_run.go, datalog_why.go; host.go.
-//     Query test files (*.ctxqltest.yaml, package qtest) are no language
-//     of the table: testfile.go recognises them by name and gives them
-//     their format's problems and a "Run test" lens per case; testrun.go
-//     runs the cases and keeps a failing case's diagnostics on its query
-//     and on the case until it passes.
-//     Parsing, validity, dialects, formatting, migration, data loading,
-//     evaluation, explanation, node summaries, hover texts (Describe), the
-//     PACT vocabulary and Datalog symbols go through the table; what it
-//     does not hold (completion, outline, semantic tokens, rename) reads
-//     the parsed trees here.
+//     (Diagnoser, Hoverer, Completer, Runner, Tracer, ...). The snapshot's
+//     parse result is the table's lang.Parsed (lang.Embedded for host
+//     files); the server never looks into a syntax tree. table.go adapts
+//     what the table answers alike for every language (outline, semantic
+//     tokens, completion with the sample data's words, Datalog
+//     definitions, references and rename) to the protocol's types; each
+//     language has its files by feature for the rest: pact.go,
+//     pact_hover.go, pact_run.go; jql.go, jql_hover.go, jql_run.go;
+//     datalog.go, datalog_hover.go, datalog_run.go, datalog_why.go;
+//     host.go. Query test files (*.ctxqltest.yaml, package qtest) are no
+//     language of the table: testfile.go recognises them by name and gives
+//     them their format's problems and a "Run test" lens per case;
+//     testrun.go runs the cases and keeps a failing case's diagnostics on
+//     its query and on the case until it passes. Parsing, validity, dialects, formatting, migration, data
+//     loading, evaluation, explanation, descriptions and every other
+//     per-language answer come from the table: the server imports no
+//     evaluator, formatter, migrator or language front end
+//     (TestFrontDoorImports).
 //
 // Diagnostics are pushed to clients that cannot pull them: the findings of
 // the text first, then those that need the sample data. A client that

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // Formatter formats a whole document (textDocument/formatting), returning
@@ -104,7 +103,7 @@ func formatWith(s *Snapshot) ([]syntax.TextEdit, error) {
 	if l == nil {
 		return nil, lang.ErrUnsupported
 	}
-	out, err := l.Format(name, []byte(s.File.Text()), pact.DialectUnset)
+	out, err := l.Format(name, []byte(s.File.Text()), lang.DialectUnset)
 	if err != nil {
 		return nil, err
 	}

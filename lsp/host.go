@@ -2,16 +2,12 @@ package lsp
 
 import (
 	"context"
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/host"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // hostLanguage serves the PACT queries embedded in host source files
@@ -29,17 +25,12 @@ func (hostLanguage) ID() lang.ID { return lang.Host }
 
 // Parse finds the literals of the default calls.
 func (hostLanguage) Parse(f *syntax.File) any {
-	return hostFile{lits: host.Find(f.Name(), []byte(f.Text()), config.DefaultCalls())}
-}
-
-// hostFile is the parse of a host file: its embedded queries.
-type hostFile struct {
-	lits    []host.Literal
-	queries []*pact.File // the literals' values parsed, in the resolved dialect
+	return lang.FindEmbedded(f.Name(), f.Text(), config.DefaultCalls(), lang.DialectUnset)
 }
 
 // ParseSnapshot finds the literals of the calls the document's
-// configuration names, and parses each.
+// configuration names and parses each in the document's resolved dialect;
+// nothing when the configuration leaves the file's extension out.
 func (hostLanguage) ParseSnapshot(s *Snapshot) any {
 	cfg := s.Workspace.Project(s)
 	path := FilePath(s.URI)
@@ -47,18 +38,12 @@ func (hostLanguage) ParseSnapshot(s *Snapshot) any {
 		cfg = config.Default()
 	}
 	if path != "" && !cfg.Embedded(path) {
-		return hostFile{}
+		return &lang.Embedded{}
 	}
-	hf := hostFile{lits: host.Find(hostName(s), []byte(s.File.Text()), cfg.Calls())}
-	d := s.Workspace.Dialect(s)
-	for _, l := range hf.lits {
-		hf.queries = append(hf.queries, pact.ParseFile(hostName(s), l.Value, d))
-	}
-	return hf
+	return lang.FindEmbedded(hostName(s), s.File.Text(), cfg.Calls(), s.Workspace.Dialect(s))
 }
 
-// hostName is the name a host document is checked under: its path, or
-// its URI for other schemes.
+// hostName is the name the lint driver gives the document.
 func hostName(s *Snapshot) string {
 	if p := FilePath(s.URI); p != "" {
 		return p
@@ -66,17 +51,19 @@ func hostName(s *Snapshot) string {
 	return s.URI
 }
 
-func hostOf(s *Snapshot) hostFile {
-	hf, _ := s.Parsed().(hostFile)
-	return hf
+// hostOf is the document's embedded queries.
+func hostOf(s *Snapshot) *lang.Embedded {
+	if e, ok := s.Parsed().(*lang.Embedded); ok {
+		return e
+	}
+	return &lang.Embedded{}
 }
 
-// Diagnostics returns the findings of the embedded queries in host
-// offsets, as "ctxql check" reports them.
+// Diagnostics are the findings of the embedded queries, mapped into the
+// host file.
 func (l hostLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
 	return s.findings(ctx, func() []syntax.Diagnostic {
-		hf := hostOf(s)
-		if len(hf.lits) == 0 || l.linter == nil {
+		if hostOf(s).Len() == 0 || l.linter == nil {
 			return nil
 		}
 		_, ds, err := linterFor(l.linter, s).Check(ctx, hostName(s), s.File.Text())
@@ -87,39 +74,11 @@ func (l hostLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Dia
 	})
 }
 
-// literalAt returns the index of the literal whose span holds off, or -1.
-func (hf hostFile) literalAt(off int) int {
-	for i, l := range hf.lits {
-		if l.Span.Start <= off && off <= l.Span.End {
-			return i
-		}
-	}
-	return -1
-}
-
-// valueOffset maps a host offset inside a literal to the offset in its
-// value of the character there (the closing quote maps to the value's end).
-func valueOffset(l host.Literal, off int) int {
-	n := len(l.Value)
-	return sort.Search(n+1, func(i int) bool { return l.HostOffset(i) > off }) - 1
-}
-
-// Hover explains the PACT token under the cursor inside an embedded query
-// and the rules behind the findings there.
+// Hover explains the construct of the embedded query under the cursor
+// and the rule behind a finding there.
 func (l hostLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
-	hf := hostOf(s)
-	i := hf.literalAt(off)
-	if i < 0 || i >= len(hf.queries) {
-		return "", syntax.Span{}, false
-	}
-	lit := hf.lits[i]
-	v := max(valueOffset(lit, off), 0)
-	desc, ok := lang.DescribePACTQuery(hf.queries[i], v)
+	desc, ok := hostOf(s).Describe(off)
 	md, sp := desc.Markdown, desc.Span
-	if ok {
-		sp = lit.HostSpan(sp)
-		md = fmt.Sprintf("Embedded PACT query (`%s`)\n\n%s", lit.Call, md)
-	}
 	if lt := linterFor(l.linter, s); lt != nil {
 		md, sp, ok = withRuleDocs(lt, l.Diagnostics(ctx, s), off, md, sp, ok)
 	}
@@ -129,7 +88,7 @@ func (l hostLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, 
 // CodeActions offers the quick fixes of the findings in the embedded
 // queries (each rewriting its literal) and suppression comments.
 func (l hostLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAction {
-	if l.linter == nil || len(hostOf(s).lits) == 0 {
+	if l.linter == nil || hostOf(s).Len() == 0 {
 		return nil
 	}
 	var out []CodeAction

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -10,25 +9,21 @@ import (
 	"strings"
 	"time"
 
-	evaljql "github.com/ctxql/ctxql/eval/jql"
 	"github.com/ctxql/ctxql/internal/files"
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/jql"
 )
 
 // Queries lists the spans of the document's queries.
 func (jqlLanguage) Queries(s *Snapshot) []syntax.Span {
-	jf := jqlFile(s)
-	if jf == nil {
+	p := parsedOf(s)
+	if p == nil {
 		return nil
 	}
 	var out []syntax.Span
-	for _, q := range jf.Queries {
-		if q != nil {
-			out = append(out, q.Sp)
-		}
+	for _, q := range p.Queries() {
+		out = append(out, q.Span)
 	}
 	return out
 }
@@ -37,15 +32,14 @@ func (jqlLanguage) Queries(s *Snapshot) []syntax.Span {
 // activities file or directory, as `ctxql eval jql --data` reads). The
 // evaluation is cached by the query's text and the data version.
 func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
-	jf := jqlFile(s)
-	if jf == nil || s.Workspace == nil {
+	if s.Workspace == nil {
 		return RunResult{}, false
 	}
 	path := s.Workspace.DataPath(s)
-	var q *jql.Query
-	for _, c := range jf.Queries {
-		if c != nil && c.Sp.Touches(off) {
-			q = c
+	var q *syntax.Span
+	for _, c := range l.Queries(s) {
+		if c.Touches(off) {
+			q = &c
 		}
 	}
 	if q == nil || path == "" {
@@ -53,17 +47,17 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 	}
 	id, err := s.dataID(path)
 	if err != nil {
-		return RunResult{Span: q.Sp, Err: err}, true
+		return RunResult{Span: *q, Err: err}, true
 	}
-	key := evalKey{kind: "jql-run" + jqlFormat(s), data: id.String(), path: path, text: s.File.Slice(q.Sp)}
+	key := evalKey{kind: "jql-run" + jqlFormat(s), data: id.String(), path: path, text: s.File.Slice(*q)}
 	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
-		return evalJQL(ctx, s, q, path), true
+		return evalJQL(ctx, s, *q, path), true
 	})
 	if err != nil {
 		return RunResult{}, false
 	}
 	res := v.(RunResult)
-	res.Span = q.Sp
+	res.Span = *q
 	return res, true
 }
 
@@ -75,7 +69,7 @@ func jqlFormat(s *Snapshot) string {
 
 // evalJQL evaluates the query q of s over the data at path through the
 // language table.
-func evalJQL(ctx context.Context, s *Snapshot, q *jql.Query, path string) RunResult {
+func evalJQL(ctx context.Context, s *Snapshot, q syntax.Span, path string) RunResult {
 	var res RunResult
 	data, err := s.Workspace.loadData(lang.JQL, path)
 	if err != nil {
@@ -85,11 +79,11 @@ func evalJQL(ctx context.Context, s *Snapshot, q *jql.Query, path string) RunRes
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := lang.ByID(lang.JQL).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q.Sp)}, lang.Budget{})
+	r, err := lang.ByID(lang.JQL).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q)}, lang.Budget{})
 	res.Elapsed = time.Since(t0)
 	switch {
 	case err != nil:
-		res.Err = timeoutMessage(err, s.runTimeout())
+		res.Err = s.timeoutMessage(err)
 	case r.Invalid():
 		res.Err = errors.New(syntax.Invalid(r.Diagnostics)[0].Message)
 	default:
@@ -115,40 +109,28 @@ func (l jqlLanguage) InlayHints(ctx context.Context, s *Snapshot, span syntax.Sp
 // DataDiagnostics reports queries that return nothing from the sample data
 // and field paths that no sample document has.
 func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
-	jf := jqlFile(s)
-	if jf == nil || s.Workspace == nil || s.Workspace.DataPath(s) == "" {
+	p := parsedOf(s)
+	if p == nil || s.Workspace == nil || s.Workspace.DataPath(s) == "" {
 		return nil
 	}
 	path := s.Workspace.DataPath(s)
 	var out []syntax.Diagnostic
-	for _, q := range jf.Queries {
-		if q == nil {
-			continue
-		}
-		docs := sampleDocs(ctx, s, path, q.Domain())
+	for _, q := range p.Fields() {
+		docs := sampleDocs(ctx, s, path, q.Domain)
 		if docs == nil {
 			continue
 		}
-		var paths []jql.Path
-		for _, it := range q.Select {
-			if !it.Star {
-				paths = append(paths, it.Path)
-			}
-		}
-		for _, c := range q.Where {
-			paths = append(paths, c.Path)
-		}
-		for _, p := range paths {
-			if len(p.Segments) == 0 || anyHas(docs, p.Names()) {
+		for _, fp := range q.Paths {
+			if len(fp.Names) == 0 || anyHas(docs, fp.Names) {
 				continue
 			}
-			out = append(out, syntax.Diagnostic{Span: p.Sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
-				Message: fmt.Sprintf("no document of the sample data %s has %s", path, p.Text)})
+			out = append(out, syntax.Diagnostic{Span: fp.Span, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
+				Message: fmt.Sprintf("no document of the sample data %s has %s", path, fp.Text)})
 		}
-		if r, ok := run(ctx, s, q.Sp.Start); ok && r.Err == nil && r.Count == 0 {
-			d := syntax.Diagnostic{Span: q.Sp, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
+		if r, ok := run(ctx, s, q.Query.Start); ok && r.Err == nil && r.Count == 0 {
+			d := syntax.Diagnostic{Span: q.Query, Severity: syntax.SeverityInfo, Origin: syntax.OriginData, Code: CodeNoMatch,
 				Message: "returns nothing from the sample data " + path}
-			emptiedRelated(&d, jqlTrace(ctx, s, q.Sp.Start))
+			emptiedRelated(&d, jqlTrace(ctx, s, q.Query.Start))
 			out = append(out, d)
 		}
 	}
@@ -157,27 +139,15 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 }
 
 // sampleDocs returns the first 1,000 documents of a domain of the sample
-// data as stored (the language table answers queries, whose documents
-// keep only the domain's fields: completion and the field checks want
-// every field), read once per data file version, or nil.
+// data as stored (lang.SampleDocs), read once per data file version, or
+// nil.
 func sampleDocs(_ context.Context, s *Snapshot, path, domain string) []any {
 	v, err := s.Workspace.Load("jql-sample:"+domain, path, func(r *files.Reader, p string) (any, error) {
-		var docs []any
-		stop := errors.New("enough")
-		err := evaljql.File{Path: p, Files: r}.Scan(context.Background(), domain, func(raw []byte) error {
-			var v any
-			if json.Unmarshal(raw, &v) == nil {
-				docs = append(docs, v)
-			}
-			if len(docs) == 1000 {
-				return stop
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, stop) {
+		d, err := lang.ByID(lang.JQL).Load(context.Background(), r, p)
+		if err != nil {
 			return nil, err
 		}
-		return docs, nil
+		return lang.SampleDocs(context.Background(), d, domain, 1000)
 	})
 	if err != nil {
 		return nil

@@ -7,7 +7,6 @@ import (
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // Language is what the server needs from a language of the language
@@ -121,7 +120,7 @@ func languageFor(langs []Language, uri, languageID string) Language {
 // JQL, Datalog, the queries embedded in host source files, and query test
 // files. Each call returns fresh values.
 func DefaultLanguages() []Language {
-	l, err := lint.New(pact.DialectUnset)
+	l, err := lint.New(lang.DialectUnset)
 	if err != nil {
 		l = nil // an invalid registry is caught by the lint tests; serve parse errors only
 	}

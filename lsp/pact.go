@@ -2,18 +2,17 @@ package lsp
 
 import (
 	"context"
-	"strings"
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // pactLanguage serves .pact files: parse errors and rule findings with
 // their quick fixes, one document symbol per query and semantic tokens from
 // the lexer. A nil linter reports parse errors only.
 type pactLanguage struct {
+	tableFeatures
 	linter *lint.Linter
 }
 
@@ -22,13 +21,13 @@ func (pactLanguage) ID() lang.ID { return lang.PACT }
 // Parse parses the whole file through the language table; the dialect
 // comes from the pragma (V2 when absent).
 func (pactLanguage) Parse(f *syntax.File) any {
-	return lang.ByID(lang.PACT).Parse(f.Name(), f.Text(), pact.DialectUnset).AST
+	return lang.ByID(lang.PACT).Parse(f.Name(), f.Text(), lang.DialectUnset)
 }
 
 // ParseSnapshot parses with the document's resolved dialect (pragma, else
 // the editor setting, else .ctxql.yaml, else v2).
 func (l pactLanguage) ParseSnapshot(s *Snapshot) any {
-	return lang.ByID(lang.PACT).Parse(s.File.Name(), s.File.Text(), s.Workspace.Dialect(s)).AST
+	return lang.ByID(lang.PACT).Parse(s.File.Name(), s.File.Text(), s.Workspace.Dialect(s))
 }
 
 // linterFor is the linter configured by the document's .ctxql.yaml.
@@ -50,11 +49,6 @@ func linterFor(l *lint.Linter, s *Snapshot) *lint.Linter {
 	}).(*lint.Linter)
 }
 
-func pactFile(s *Snapshot) *pact.File {
-	pf, _ := s.Parsed().(*pact.File)
-	return pf
-}
-
 // Diagnostics returns the parse errors and the findings of every PACT rule,
 // after suppression directives and the configuration. Lines an edit did not
 // change are not parsed again (lineCache).
@@ -63,102 +57,32 @@ func (l pactLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Dia
 		if s.Workspace != nil {
 			return s.Workspace.lines.pactDiagnostics(ctx, linterFor(l.linter, s), s, s.Workspace.Dialect(s))
 		}
-		pf := pactFile(s)
-		if pf == nil {
+		p := parsedOf(s)
+		if p == nil {
 			return nil
 		}
 		if l.linter == nil {
-			return append([]syntax.Diagnostic(nil), pf.Diagnostics...)
+			return append([]syntax.Diagnostic(nil), p.Diagnostics...)
 		}
-		return linterFor(l.linter, s).AnalyzePACT(ctx, pf)
+		return linterFor(l.linter, s).Analyze(ctx, p.File, p.AST)
 	})
 }
 
 // CodeActions offers the rule actions (lintActions) and, for a v1 file,
 // "Migrate file to v2".
 func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAction {
-	pf := pactFile(s)
-	if pf == nil || l.linter == nil {
+	p := parsedOf(s)
+	if p == nil || l.linter == nil {
 		return nil
 	}
 	out := lintActions(ctx, linterFor(l.linter, s), s, l.Diagnostics(ctx, s), span, true)
-	if pf.Dialect == pact.V1 && wanted(ctx, "source.migrate") {
+	if p.Dialect == lang.V1 && wanted(ctx, "source.migrate") {
 		// The file's lines without a pragma are read in its resolved
 		// dialect, as the parse above read them.
 		opts := lang.MigrateOptions{From: s.Workspace.Dialect(s), To: lang.V2}
 		if res, err := lang.ByID(lang.PACT).Migrate(s.File.Name(), []byte(s.File.Text()), opts); err == nil && res.Changed {
 			out = append(out, CodeAction{Title: "Migrate file to v2", Kind: "source.migrate", Edits: res.Edits})
 		}
-	}
-	return out
-}
-
-// Symbols lists one symbol per query, named by its text.
-func (pactLanguage) Symbols(_ context.Context, s *Snapshot) []Symbol {
-	pf := pactFile(s)
-	if pf == nil {
-		return nil
-	}
-	out := make([]Symbol, 0, len(pf.Queries))
-	for _, q := range pf.Queries {
-		name := strings.TrimSpace(s.File.Slice(q.Sp))
-		detail := q.Dialect.String()
-		if q.Bad {
-			detail += " (errors)"
-		}
-		out = append(out, Symbol{Name: name, Detail: detail, Kind: SymbolString, Span: q.Sp, Selection: q.Sp})
-	}
-	return out
-}
-
-// pactTokenType maps the PACT token kinds to the legend.
-func pactTokenType(k pact.TokenKind) string {
-	switch k {
-	case pact.TokenTime, pact.TokenControl:
-		return "macro"
-	case pact.TokenRoot:
-		return "namespace"
-	case pact.TokenType:
-		return "type"
-	case pact.TokenHash:
-		return "variable"
-	case pact.TokenTag:
-		return "decorator"
-	case pact.TokenPseudo:
-		return "function"
-	case pact.TokenAttrKey:
-		return "property"
-	case pact.TokenOperator, pact.TokenCombinator:
-		return "operator"
-	case pact.TokenString:
-		return "string"
-	case pact.TokenNumber, pact.TokenDepth:
-		return "number"
-	case pact.TokenComment, pact.TokenPragma:
-		return "comment"
-	case pact.TokenKeyword:
-		return "keyword"
-	}
-	return "" // identifiers, punctuation and invalid bytes are not highlighted
-}
-
-// SemanticTokens classifies the lexer's tokens.
-func (pactLanguage) SemanticTokens(_ context.Context, s *Snapshot) []SemanticToken {
-	pf := pactFile(s)
-	if pf == nil {
-		return nil
-	}
-	out := make([]SemanticToken, 0, len(pf.Tokens))
-	for _, t := range pf.Tokens {
-		typ := pactTokenType(t.Kind)
-		if typ == "" {
-			continue
-		}
-		tok := SemanticToken{Span: t.Sp, Type: typ}
-		if t.Kind == pact.TokenPragma {
-			tok.Modifiers = []string{"documentation"}
-		}
-		out = append(out, tok)
 	}
 	return out
 }
@@ -173,34 +97,12 @@ func (pactLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, e
 	return minimalEdit(s.File.Text(), string(out)), nil
 }
 
-// FormatRange formats the queries on the lines span touches, each as the
-// whole-file formatter would (under the file's pragma), leaving the other
-// lines alone.
+// FormatRange formats the queries on the lines span touches
+// (lang.Parsed.FormatRange).
 func (pactLanguage) FormatRange(_ context.Context, s *Snapshot, span syntax.Span) ([]syntax.TextEdit, error) {
-	pf := pactFile(s)
-	if pf == nil {
+	p := parsedOf(s)
+	if p == nil {
 		return nil, nil
 	}
-	if syntax.HasErrors(pf.Diagnostics) {
-		return nil, &lang.SyntaxError{Diagnostics: pf.Diagnostics}
-	}
-	header := "// pact: " + pf.Dialect.String() + "\n"
-	edits := []syntax.TextEdit{}
-	first, last := s.File.LineOf(span.Start), s.File.LineOf(max(span.End-1, span.Start))
-	for line := first; line <= last; line++ {
-		start, end := s.File.LineStart(line), s.File.LineEnd(line)
-		text := s.File.Text()[start:end]
-		if strings.TrimSpace(text) == "" || (line == 0 && pf.Pragma != nil) {
-			continue
-		}
-		out, err := lang.ByID(lang.PACT).Format(s.File.Name(), []byte(header+text), pf.Dialect)
-		if err != nil {
-			return nil, err
-		}
-		got := strings.TrimSuffix(strings.TrimPrefix(string(out), header), "\n")
-		if got != text {
-			edits = append(edits, syntax.TextEdit{Span: syntax.Sp(start, end), NewText: got})
-		}
-	}
-	return edits, nil
+	return p.FormatRange(span)
 }

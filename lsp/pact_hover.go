@@ -3,22 +3,21 @@ package lsp
 import (
 	"context"
 
-	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
-// Hover explains the token under the cursor (lang.DescribePACTQuery), the
+// Hover explains the token under the cursor (lang.Parsed.Describe), the
 // rule behind a finding there, and the query's result count when the file
 // has sample data.
 func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, syntax.Span, bool) {
-	pf := pactFile(s)
-	if pf == nil {
+	p := parsedOf(s)
+	if p == nil {
 		return "", syntax.Span{}, false
 	}
-	desc, ok := lang.DescribePACTQuery(pf, off)
+	desc, ok := p.Describe(off)
 	md, sp := desc.Markdown, desc.Span
 	md, sp, ok = withRuleDocs(linterFor(l.linter, s), l.Diagnostics(ctx, s), off, md, sp, ok)
-	if pf.QueryAt(off) != nil {
+	if _, ok := p.QueryAt(off); ok {
 		md, sp, ok = withCount(ctx, s, off, md, sp, ok)
 	}
 	if !ok {

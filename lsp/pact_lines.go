@@ -5,9 +5,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // PACT parses every line on its own, so the findings of a line depend only
@@ -21,7 +21,7 @@ type lineCache struct {
 }
 
 type lineKey struct {
-	dialect pact.Dialect
+	dialect lang.Dialect
 	first   bool // the first line, where a comment may be the pragma
 	text    string
 }
@@ -54,34 +54,32 @@ func (c *lineCache) put(k lineKey, v lineFindings) {
 
 // analyzeLine parses and checks one line as a file of its own.
 func analyzeLine(ctx context.Context, l *lint.Linter, k lineKey) lineFindings {
-	pf := pact.ParseFile("line.pact", k.text, k.dialect)
+	p := lang.ByID(lang.PACT).Parse("line.pact", k.text, k.dialect)
 	var lf lineFindings
 	if l != nil {
-		lf.diags = l.Findings(ctx, pf.Src, pf)
+		lf.diags = l.Findings(ctx, p.File, p.AST)
 	} else {
-		lf.diags = pf.Diagnostics
+		lf.diags = p.Diagnostics
 	}
-	for _, c := range pf.Comments {
-		lf.comments = append(lf.comments, c.Sp)
-	}
+	lf.comments = p.Comments()
 	return lf
 }
 
 // pactDiagnostics computes a document's PACT diagnostics line by line
 // through the cache. The result equals Analyze on the whole file
 // (TestLineDiagnosticsMatchFile).
-func (c *lineCache) pactDiagnostics(ctx context.Context, l *lint.Linter, s *Snapshot, dialect pact.Dialect) []syntax.Diagnostic {
+func (c *lineCache) pactDiagnostics(ctx context.Context, l *lint.Linter, s *Snapshot, dialect lang.Dialect) []syntax.Diagnostic {
 	text := s.File.Text()
 	// The file's dialect: the pragma of its leading comment block, else
 	// the default. A pragma after a query, or a second one, is an error
 	// that depends on the lines around it: such a file is analysed whole.
 	dialect, whole := headerDialect(text, dialect)
 	if whole {
-		pf := pact.ParseFile(s.File.Name(), text, dialect)
+		p := lang.ByID(lang.PACT).Parse(s.File.Name(), text, dialect)
 		if l == nil {
-			return pf.Diagnostics
+			return p.Diagnostics
 		}
-		return l.Analyze(ctx, s.File, pf)
+		return l.Analyze(ctx, s.File, p.AST)
 	}
 	seenQuery := false
 	var diags []syntax.Diagnostic
@@ -144,7 +142,7 @@ func pragmaLine(trimmed string) bool {
 // headerDialect returns the dialect the pragma of the leading comment
 // block sets (def when there is none or it is invalid), and whole when a
 // pragma-like comment line stands after a query or after another pragma.
-func headerDialect(text string, def pact.Dialect) (d pact.Dialect, whole bool) {
+func headerDialect(text string, def lang.Dialect) (d lang.Dialect, whole bool) {
 	d = def
 	seenQuery, seenPragma := false, false
 	for line := range strings.Lines(text) {
@@ -156,8 +154,9 @@ func headerDialect(text string, def pact.Dialect) (d pact.Dialect, whole bool) {
 				return d, true
 			}
 			seenPragma = true
-			if pf := pact.ParseFile("", strings.TrimRight(trimmed, "\r\n"), def); pf.Pragma != nil && !syntax.HasErrors(pf.Diagnostics) {
-				d = pf.Dialect
+			p := lang.ByID(lang.PACT).Parse("", strings.TrimRight(trimmed, "\r\n"), def)
+			if pd, ok := p.PragmaDialect(); ok && !syntax.HasErrors(p.Diagnostics) {
+				d = pd
 			}
 		case strings.HasPrefix(trimmed, "//"):
 		default:

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
@@ -34,7 +35,7 @@ var lineSources = []string{
 // every .pact section of the repository's test archives, twice (the second
 // time from the cache).
 func TestLineDiagnosticsMatchFile(t *testing.T) {
-	l, err := lint.New(pact.DialectUnset)
+	l, err := lint.New(lang.DialectUnset)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +80,8 @@ func checkLines(t *testing.T, c *lineCache, l *lint.Linter, src string) bool {
 	t.Helper()
 	ctx := context.Background()
 	s := &Snapshot{URI: "file:///w/q.pact", File: syntax.NewFile("file:///w/q.pact", src)}
-	got := c.pactDiagnostics(ctx, l, s, pact.V2)
-	pf := pact.ParseFile(s.File.Name(), src, pact.V2)
+	got := c.pactDiagnostics(ctx, l, s, lang.V2)
+	pf := pact.ParseFile(s.File.Name(), src, lang.V2)
 	want := l.Analyze(ctx, pf.Src, pf)
 	if len(got) == 0 && len(want) == 0 {
 		return false
@@ -96,7 +97,7 @@ func FuzzLineDiagnostics(f *testing.F) {
 	for _, s := range lineSources {
 		f.Add(s)
 	}
-	l, err := lint.New(pact.DialectUnset)
+	l, err := lint.New(lang.DialectUnset)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -7,18 +7,18 @@ import (
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // Queries lists the spans of the file's queries.
 func (pactLanguage) Queries(s *Snapshot) []syntax.Span {
-	pf := pactFile(s)
-	if pf == nil {
+	p := parsedOf(s)
+	if p == nil {
 		return nil
 	}
-	out := make([]syntax.Span, 0, len(pf.Queries))
-	for _, q := range pf.Queries {
-		out = append(out, q.Sp)
+	qs := p.Queries()
+	out := make([]syntax.Span, 0, len(qs))
+	for _, q := range qs {
+		out = append(out, q.Span)
 	}
 	return out
 }
@@ -26,37 +26,37 @@ func (pactLanguage) Queries(s *Snapshot) []syntax.Span {
 // Run evaluates the query at off against the sample data, with a timeout.
 // The evaluation is cached by the query's text, dialect and data version.
 func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
-	pf := pactFile(s)
-	if pf == nil || s.Workspace == nil {
+	p := parsedOf(s)
+	if p == nil || s.Workspace == nil {
 		return RunResult{}, false
 	}
-	q := pf.QueryAt(off)
+	q, found := p.QueryAt(off)
 	path := s.Workspace.DataPath(s)
-	if q == nil || path == "" {
+	if !found || path == "" {
 		return RunResult{}, false
 	}
 	if q.Bad {
-		return RunResult{Span: q.Sp, Err: errors.New("the query has syntax errors")}, true
+		return RunResult{Span: q.Span, Err: errors.New("the query has syntax errors")}, true
 	}
 	id, err := s.dataID(path)
 	if err != nil {
-		return RunResult{Span: q.Sp, Err: err}, true
+		return RunResult{Span: q.Span, Err: err}, true
 	}
-	key := evalKey{kind: "pact-run", data: id.String(), path: path, dialect: int(q.Dialect), text: s.File.Slice(q.Sp)}
+	key := evalKey{kind: "pact-run", data: id.String(), path: path, dialect: int(p.Dialect), text: s.File.Slice(q.Span)}
 	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
-		return evalPACT(ctx, s, q, path), true
+		return evalPACT(ctx, s, q.Span, p.Dialect, path), true
 	})
 	if err != nil {
 		return RunResult{}, false
 	}
 	res := v.(RunResult)
-	res.Span = q.Sp
+	res.Span = q.Span
 	return res, true
 }
 
 // evalPACT evaluates the query q of s over the data at path through the
 // language table.
-func evalPACT(ctx context.Context, s *Snapshot, q *pact.Query, path string) RunResult {
+func evalPACT(ctx context.Context, s *Snapshot, q syntax.Span, dialect lang.Dialect, path string) RunResult {
 	var res RunResult
 	data, err := s.Workspace.loadData(lang.PACT, path)
 	if err != nil {
@@ -66,11 +66,11 @@ func evalPACT(ctx context.Context, s *Snapshot, q *pact.Query, path string) RunR
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := lang.ByID(lang.PACT).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q.Sp), Dialect: q.Dialect}, lang.Budget{})
+	r, err := lang.ByID(lang.PACT).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q), Dialect: dialect}, lang.Budget{})
 	res.Elapsed = time.Since(t0)
 	switch {
 	case err != nil:
-		res.Err = timeoutMessage(err, s.runTimeout())
+		res.Err = s.timeoutMessage(err)
 	case r.Invalid():
 		res.Err = errors.New(syntax.Invalid(r.Diagnostics)[0].Message)
 	case r.Range:

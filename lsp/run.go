@@ -218,8 +218,28 @@ func runLenses(ctx context.Context, s *Snapshot, spans []syntax.Span) []CodeLens
 // timeoutMessage turns a deadline or the tuple budget into a message that
 // says how to go past it from the editor.
 func timeoutMessage(err error, limit time.Duration) error {
+	return timeoutMessageHow(err, limit, "")
+}
+
+// timeoutMessage is the error of an evaluation of the document, saying how
+// to raise the time limit as the server's options tell
+// (Options.RaiseTimeout).
+func (s *Snapshot) timeoutMessage(err error) error {
+	how := ""
+	if s.Workspace != nil {
+		how = s.Workspace.raiseTimeout
+	}
+	return timeoutMessageHow(err, s.runTimeout(), how)
+}
+
+// timeoutMessageHow is timeoutMessage naming how to raise the limit; how
+// "" names the ctxql.runTimeout setting.
+func timeoutMessageHow(err error, limit time.Duration, how string) error {
+	if how == "" {
+		how = "the " + settingRunTimeout + " setting, in milliseconds"
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("evaluation stopped after %v (raise the limit with the %s setting, in milliseconds)", limit, settingRunTimeout)
+		return fmt.Errorf("evaluation stopped after %v (raise the limit with %s)", limit, how)
 	}
 	if le := (*lang.LimitError)(nil); errors.As(err, &le) {
 		// The language server's budgets have no setting: the message

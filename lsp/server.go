@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxql/ctxql/internal/files"
 	"io"
 	"runtime/debug"
 	"sync"
@@ -30,6 +31,13 @@ type Options struct {
 	DiagnosticsDelay time.Duration
 	// Version is reported in serverInfo.
 	Version string
+	// Files, when set, reads every sample data file: its confinement and
+	// size limit apply, not the ctxql.maxDataBytes setting's limit.
+	Files *files.Reader
+	// RaiseTimeout says how the user raises the evaluation time limit,
+	// for the message of an evaluation that ran out of time ("the
+	// --timeout flag"); empty: the ctxql.runTimeout setting.
+	RaiseTimeout string
 }
 
 // The LSP and JSON-RPC error codes the server answers with.
@@ -141,6 +149,7 @@ func newServer(opts Options) *server {
 		defer s.mu.Unlock()
 		return s.config
 	})
+	s.ws.files, s.ws.raiseTimeout = opts.Files, opts.RaiseTimeout
 	s.ws.overlay = func(path string) ([]byte, bool) {
 		for _, snap := range s.session.all() {
 			if FilePath(snap.URI) == path {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/jql"
 )
 
 // Where a query's results went: the candidate count after each step and
@@ -111,85 +110,53 @@ func (jqlLanguage) Trace(ctx context.Context, s *Snapshot, start int) *stepTrace
 
 // pactTrace explains the PACT query starting at start over its sample data.
 func pactTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
-	pf := pactFile(s)
-	if pf == nil {
-		return nil
-	}
-	q := pf.QueryAt(start)
-	if q == nil || q.Bad {
-		return nil
-	}
-	return traced(ctx, s, "pact-trace", q.Sp, int(q.Dialect), func(ctx context.Context, path string) *stepTrace {
-		data, err := s.Workspace.loadData(lang.PACT, path)
-		if err != nil {
-			return nil
-		}
-		e, err := lang.ByID(lang.PACT).Explain(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q.Sp), Dialect: q.Dialect}, lang.Explain{})
-		if err != nil || e.Invalid() {
-			return nil
-		}
-		// A PACT step's text is its source: it ends where its text does.
-		t := &stepTrace{Emptied: e.Emptied, Noun: "candidates"}
-		for _, st := range e.Steps {
-			sp := syntax.Sp(q.Sp.Start+st.At, q.Sp.Start+st.At+len(st.Text))
-			t.Steps = append(t.Steps, step{Span: sp, Text: st.Text, Count: st.Count, At: sp.End})
-		}
-		return t
-	})
+	return tableTrace(ctx, s, lang.PACT, start, "pact-trace", "candidates")
 }
 
 // jqlTrace explains the JQL query of the document starting at start. Its
 // steps are the domain ("from"), each where condition and the startAfter
 // cursor.
 func jqlTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
-	jf := jqlFile(s)
-	if jf == nil {
+	return tableTrace(ctx, s, lang.JQL, start, "jql-trace"+jqlFormat(s), "documents")
+}
+
+// tableTrace explains the query of the document starting at start through
+// the language table (lang.Language.Explain): each step of the
+// explanation with a position, with its span in the document. noun names
+// what the counts count.
+func tableTrace(ctx context.Context, s *Snapshot, id lang.ID, start int, kind, noun string) *stepTrace {
+	p := parsedOf(s)
+	if p == nil {
 		return nil
 	}
-	var q *jql.Query
-	for _, c := range jf.Queries {
-		if c != nil && c.Sp.Start == start {
-			q = c
+	var q *lang.QuerySpan
+	for _, c := range p.Queries() {
+		if c.Span.Start == start {
+			q = &c
 		}
 	}
 	if q == nil {
 		return nil
 	}
-	return traced(ctx, s, "jql-trace"+jqlFormat(s), q.Sp, 0, func(ctx context.Context, path string) *stepTrace {
-		data, err := s.Workspace.loadData(lang.JQL, path)
+	return traced(ctx, s, kind, q.Span, int(p.Dialect), func(ctx context.Context, path string) *stepTrace {
+		data, err := s.Workspace.loadData(id, path)
 		if err != nil {
 			return nil
 		}
-		e, err := lang.ByID(lang.JQL).Explain(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q.Sp)}, lang.Explain{})
-		// The steps: the domain, each where condition, the cursor.
-		if err != nil || e.Invalid() || len(e.Steps) < 1+len(q.Where) {
+		e, err := lang.ByID(id).Explain(ctx, data, lang.Query{Name: s.File.Name(), Src: q.Text, Dialect: p.Dialect}, lang.Explain{})
+		if err != nil || e.Invalid() {
 			return nil
 		}
-		t := &stepTrace{Emptied: -1, Noun: "documents"}
-		if q.From != nil {
-			t.Steps = append(t.Steps, step{Span: q.From.Sp, Text: e.Steps[0].Text, Count: e.Steps[0].Count, At: q.From.Sp.End})
-		}
-		for i, c := range q.Where {
-			st := e.Steps[1+i]
-			at := c.OpSpan.End
-			if c.Operand != nil {
-				at = max(at, c.Operand.Sp.End)
+		t := &stepTrace{Emptied: -1, Noun: noun}
+		for i, st := range e.Steps {
+			if st.At < 0 || st.End < st.At {
+				continue
 			}
-			sp := syntax.Sp(c.KeySpan.Start, c.OpSpan.End)
-			if i > 0 && q.Where[i-1].KeySpan == c.KeySpan {
-				sp = syntax.Sp(c.OpSpan.Start, at) // a further operator of the same where entry
+			if i == e.Emptied {
+				t.Emptied = len(t.Steps)
 			}
-			t.Steps = append(t.Steps, step{Span: sp, Text: st.Text, Count: st.Count, At: at})
-		}
-		if len(e.Steps) > 1+len(q.Where) && q.StartAfterValue != nil {
-			st := e.Steps[1+len(q.Where)]
-			t.Steps = append(t.Steps, step{Span: q.StartAfterValue.Sp, Text: st.Text, Count: st.Count, At: q.StartAfterValue.Sp.End})
-		}
-		for i, st := range t.Steps {
-			if st.Count == 0 {
-				t.Emptied = i
-				break
-			}
+			sp := syntax.Sp(q.Span.Start+st.At, q.Span.Start+st.End)
+			t.Steps = append(t.Steps, step{Span: sp, Text: st.Text, Count: st.Count, At: sp.End})
 		}
 		return t
 	})

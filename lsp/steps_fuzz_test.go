@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxql/ctxql/syntax"
+	"github.com/ctxql/ctxql/syntax/jql"
 )
 
 // stepsFixture writes sample data for PACT and JQL documents into a
@@ -91,7 +92,7 @@ func FuzzStepHints(f *testing.F) {
 					t.Fatalf("%s: emptied at %+v but %d result(s)", doc.name, tr.Steps[tr.Emptied], r.Count)
 				}
 				if tr.Noun == "documents" && len(tr.Steps) > 0 {
-					jf := jqlFile(s)
+					jf := parsedOf(s).AST.(*jql.File)
 					for _, jq := range jf.Queries {
 						if jq != nil && jq.Sp.Start == sp.Start {
 							if last := tr.Steps[len(tr.Steps)-1].Count; r.Count != min(last, jq.Limit) {

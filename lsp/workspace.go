@@ -16,7 +16,6 @@ import (
 	"github.com/ctxql/ctxql/internal/fileuri"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
-	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // workspace is what every snapshot shares: the sample data loaded for the
@@ -28,7 +27,12 @@ type workspace struct {
 	mu      sync.Mutex
 	config  func() Config
 	project map[string]*projectConfig // by directory
-	lines   lineCache                 // PACT findings per line text
+	// files, when set, reads the sample data (Options.Files);
+	// raiseTimeout says how to raise the evaluation time limit
+	// (Options.RaiseTimeout).
+	files        *files.Reader
+	raiseTimeout string
+	lines        lineCache // PACT findings per line text
 	// data holds the loaded sample data; evals the evaluations over it.
 	data  dataCache
 	evals evalCache
@@ -72,6 +76,9 @@ func (w *workspace) limit() int64 { return w.settings().maxDocumentBytes() }
 
 // reader opens sample data under the data size limit.
 func (w *workspace) reader() *files.Reader {
+	if w.files != nil {
+		return w.files
+	}
 	return files.New(w.settings().maxDataBytes(), "the "+settingMaxDataBytes+" setting")
 }
 
@@ -96,12 +103,12 @@ func (w *workspace) Project(snap *Snapshot) *config.Config {
 // Dialect resolves the PACT dialect of the document's lines without a
 // pragma through the language table's one resolution function: the
 // editor's dialect setting, else .ctxql.yaml, else v2.
-func (w *workspace) Dialect(snap *Snapshot) pact.Dialect {
+func (w *workspace) Dialect(snap *Snapshot) lang.Dialect {
 	if w == nil {
-		return pact.V2
+		return lang.V2
 	}
 	set := lang.Settings{Editor: w.settings().EditorDialect, Config: w.Project(snap)}
-	return set.Dialect(FilePath(snap.URI), pact.DialectUnset)
+	return set.Dialect(FilePath(snap.URI), lang.DialectUnset)
 }
 
 // ProjectErr is the problem with the configuration of a document, if any.

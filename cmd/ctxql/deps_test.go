@@ -81,7 +81,7 @@ var frontDoors = []struct {
 	{pkg: "cmd/lint"},
 	{pkg: "cmd/lsp"},
 	{pkg: "qtest"},
-	{pkg: "lsp", pending: "the language server is converted to the table on its own branch"},
+	{pkg: "lsp"},
 }
 
 // forbidden reports whether a front door may not import the package p.

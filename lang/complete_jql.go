@@ -1,32 +1,24 @@
-package lsp
+package lang
 
 import (
-	"context"
-	"sort"
+	"slices"
 
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
 )
 
-// jqlCompletion is one proposal: Text replaces Span.
-type jqlCompletion struct {
-	Label, Text, Detail string
-	Span                syntax.Span
-	Kind                string // "field", "key", "domain" or "operator"
-}
-
 // Complete proposes, inside a select or where path, the fields of the type
 // the path has reached (with extra, the field names seen in sample
 // records, at the top level); at the from value, the domains.
-func completeJQL(f *jql.File, schema *jql.Schema, off int, extra []string) []jqlCompletion {
+func completeJQL(f *jql.File, schema *jql.Schema, off int, extra []string) []Completion {
 	q := jqlQueryAt(f, off)
 	if q == nil {
 		return nil
 	}
-	var out []jqlCompletion
+	var out []Completion
 	if q.From != nil && q.From.Sp.Touches(off) && q.From.Kind == jql.KindString {
 		for _, n := range schema.DomainNames() {
-			out = append(out, jqlCompletion{Label: n, Text: n, Kind: "domain", Span: innerSpan(q.From.Sp), Detail: schema.Domain(n).Doc})
+			out = append(out, Completion{Label: n, Kind: CompleteDomain, Detail: schema.Domain(n).Doc, Edit: syntax.TextEdit{Span: innerSpan(q.From.Sp), NewText: n}})
 		}
 		return out
 	}
@@ -74,14 +66,14 @@ func completeJQL(f *jql.File, schema *jql.Schema, off int, extra []string) []jql
 	seen := map[string]bool{}
 	for _, fl := range t.Fields {
 		seen[fl.Name] = true
-		out = append(out, jqlCompletion{Label: fl.Name, Text: fl.Name, Kind: "field", Span: sp, Detail: fl.Type.String() + " — " + fl.Doc})
+		out = append(out, Completion{Label: fl.Name, Kind: CompleteField, Detail: fl.Type.String() + " — " + fl.Doc, Edit: syntax.TextEdit{Span: sp, NewText: fl.Name}})
 	}
 	if len(parent.Segments) == 0 {
-		sort.Strings(extra)
+		extra = slices.Sorted(slices.Values(extra))
 		for _, n := range extra {
 			if !seen[n] {
 				seen[n] = true
-				out = append(out, jqlCompletion{Label: n, Text: n, Kind: "field", Span: sp, Detail: "seen in the sample data"})
+				out = append(out, Completion{Label: n, Kind: CompleteField, Detail: "seen in the sample data", Edit: syntax.TextEdit{Span: sp, NewText: n}})
 			}
 		}
 	}
@@ -117,7 +109,7 @@ func jqlOperatorsFor(t *jql.Type) []string {
 // completeJQLOperators proposes, at a key position inside a where
 // condition's operator object, the operators valid for the condition's
 // field type; nil when off is not there.
-func completeJQLOperators(q *jql.Query, d *jql.Domain, off int) []jqlCompletion {
+func completeJQLOperators(q *jql.Query, d *jql.Domain, off int) []Completion {
 	if q.WhereValue == nil || q.WhereValue.Kind != jql.KindObject {
 		return nil
 	}
@@ -142,9 +134,9 @@ func completeJQLOperators(q *jql.Query, d *jql.Domain, off int) []jqlCompletion 
 				}
 			}
 		}
-		var out []jqlCompletion
+		var out []Completion
 		for _, op := range jqlOperatorsFor(t) {
-			out = append(out, jqlCompletion{Label: op, Text: op, Kind: "operator", Span: span, Detail: jqlOpDocs[op]})
+			out = append(out, Completion{Label: op, Kind: CompleteOperator, Detail: jqlOpDocs[op], Edit: syntax.TextEdit{Span: span, NewText: op}})
 		}
 		return out
 	}
@@ -156,7 +148,7 @@ var jqlTopKeys = []string{"from", "select", "where", "order", "limit", "startAft
 
 // completeJQLKeys proposes, at a key position of the query object itself,
 // the query keys not written yet; nil when off is not there.
-func completeJQLKeys(q *jql.Query, off int) []jqlCompletion {
+func completeJQLKeys(q *jql.Query, off int) []Completion {
 	root := q.Root
 	if root == nil || root.Kind != jql.KindObject || !(root.Sp.Start < off && off < root.Sp.End) {
 		return nil
@@ -176,63 +168,11 @@ func completeJQLKeys(q *jql.Query, off int) []jqlCompletion {
 		}
 		have[m.Key.Str] = true
 	}
-	var out []jqlCompletion
+	var out []Completion
 	for _, k := range jqlTopKeys {
 		if !have[k] {
-			out = append(out, jqlCompletion{Label: k, Text: k, Kind: "key", Span: span, Detail: jqlKeyDocs[k]})
+			out = append(out, Completion{Label: k, Kind: CompleteKey, Detail: jqlKeyDocs[k], Edit: syntax.TextEdit{Span: span, NewText: k}})
 		}
 	}
 	return out
-}
-
-// Complete proposes field names inside paths (with the top-level fields of
-// the sample data), domains at from and, inside a condition's operator
-// object, the operators valid for the field's type.
-func (jqlLanguage) Complete(ctx context.Context, s *Snapshot, off int) []CompletionItem {
-	jf := jqlFile(s)
-	if jf == nil {
-		return nil
-	}
-	var out []CompletionItem
-	for _, c := range completeJQL(jf, jql.NewSchema(), off, sampleKeys(ctx, s, jf, off)) {
-		edit := syntax.TextEdit{Span: c.Span, NewText: c.Text}
-		kind := 5 // Field
-		switch c.Kind {
-		case "domain":
-			kind = 9 // Module
-		case "operator":
-			kind = 24 // Operator
-		case "key":
-			kind = 14 // Keyword
-		}
-		out = append(out, CompletionItem{Label: c.Label, Kind: kind, Detail: c.Detail, Edit: &edit})
-	}
-	return out
-}
-
-// sampleKeys lists the top-level field names of the first sample
-// documents of the query's domain at off, when the document has data.
-func sampleKeys(ctx context.Context, s *Snapshot, jf *jql.File, off int) []string {
-	if s.Workspace == nil || s.Workspace.DataPath(s) == "" {
-		return nil
-	}
-	for _, q := range jf.Queries {
-		if q == nil || !q.Sp.Touches(off) {
-			continue
-		}
-		seen := map[string]bool{}
-		var out []string
-		for _, d := range sampleDocs(ctx, s, s.Workspace.DataPath(s), q.Domain()) {
-			if m, ok := d.(map[string]any); ok {
-				for k := range m {
-					if !seen[k] {
-						seen[k] = true
-						out = append(out, k)
-					}
-				}
-			}
-		}
-		return out
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package lsp
+package lang
 
 import (
 	"strings"
@@ -30,7 +30,7 @@ func refAt(t *testing.T, src, sub string, n int) int {
 	return off
 }
 
-func texts(src string, os []dlOccurrence) []string {
+func texts(src string, os []Occurrence) []string {
 	var out []string
 	for _, o := range os {
 		s := src[o.Span.Start:o.Span.End]
@@ -88,7 +88,7 @@ func TestRename(t *testing.T) {
 		}
 		return out
 	}
-	edits, err := dlRename(p, refAt(t, refsSrc, "edge", 2), "link")
+	edits, err := (&Parsed{AST: p}).Rename(refAt(t, refsSrc, "edge", 2), "link")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,14 +99,14 @@ func TestRename(t *testing.T) {
 	if q := datalog.ParseProgram("r.dl", got); syntax.HasErrors(q.Diagnostics) || len(datalog.Check(q, nil).Diagnostics) != len(datalog.Check(p, nil).Diagnostics) {
 		t.Fatalf("renamed program checks differently: %v", datalog.Check(q, nil).Diagnostics)
 	}
-	edits, err = dlRename(p, refAt(t, refsSrc, "z", 2), "w")
+	edits, err = (&Parsed{AST: p}).Rename(refAt(t, refsSrc, "z", 2), "w")
 	if err != nil || strings.Count(apply(edits), "w") != 3 {
 		t.Fatalf("rename z → w: %v\n%s", err, apply(edits))
 	}
 	for _, bad := range []struct {
 		sub, name string
 	}{{"edge", "path"}, {"y", "x"}, {"x", "1x"}, {"x", "_"}, {"edge", "relation"}} {
-		if _, err := dlRename(p, refAt(t, refsSrc, bad.sub, 2), bad.name); err == nil {
+		if _, err := (&Parsed{AST: p}).Rename(refAt(t, refsSrc, bad.sub, 2), bad.name); err == nil {
 			t.Errorf("rename %s → %s allowed", bad.sub, bad.name)
 		}
 	}

@@ -1,0 +1,190 @@
+package lsp
+
+import (
+	"context"
+	"slices"
+
+	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/lang"
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// parsedOf is the document's parse by the language table, nil when the
+// document has none (not parsed, or a host file).
+func parsedOf(s *Snapshot) *lang.Parsed {
+	p, _ := s.Parsed().(*lang.Parsed)
+	return p
+}
+
+// tableFeatures gives a served language the features the language table
+// answers for every query language alike: the outline, semantic tokens
+// and completion. A language embeds it.
+type tableFeatures struct{}
+
+// tableNavigation gives a language the table's navigation: definitions,
+// references and rename of the symbol at a position (Datalog relations
+// and variables). A language that has symbols embeds it.
+type tableNavigation struct{}
+
+// outlineKinds maps the table's outline kinds to LSP symbol kinds.
+var outlineKinds = map[lang.OutlineKind]SymbolKind{
+	lang.OutlineQuery:    SymbolString,
+	lang.OutlineRelation: SymbolClass,
+	lang.OutlineRule:     SymbolFunction,
+	lang.OutlineFact:     SymbolConstant,
+}
+
+// Symbols lists the document's outline (lang.Parsed.Outline).
+func (tableFeatures) Symbols(_ context.Context, s *Snapshot) []Symbol {
+	p := parsedOf(s)
+	if p == nil {
+		return nil
+	}
+	var out []Symbol
+	for _, o := range p.Outline() {
+		kind := outlineKinds[o.Kind]
+		if o.Kind == lang.OutlineQuery && p.Lang.ID == lang.JQL {
+			kind = SymbolStruct
+		}
+		out = append(out, Symbol{Name: o.Name, Detail: o.Detail, Kind: kind, Span: o.Span, Selection: o.Selection})
+	}
+	return out
+}
+
+// SemanticTokens classifies the document's tokens (lang.Parsed.Tokens).
+func (tableFeatures) SemanticTokens(_ context.Context, s *Snapshot) []SemanticToken {
+	p := parsedOf(s)
+	if p == nil {
+		return nil
+	}
+	toks := p.Tokens()
+	out := make([]SemanticToken, len(toks))
+	for i, t := range toks {
+		out[i] = SemanticToken{Span: t.Span, Type: t.Type, Modifiers: t.Modifiers}
+	}
+	return out
+}
+
+// completionKinds maps the table's completion kinds to LSP
+// CompletionItemKinds.
+var completionKinds = map[lang.CompletionKind]int{
+	lang.CompleteRoot:      9,  // Module
+	lang.CompleteType:      7,  // Class
+	lang.CompletePseudo:    2,  // Method
+	lang.CompleteAttribute: 10, // Property
+	lang.CompleteControl:   14, // Keyword
+	lang.CompleteSnapshot:  21, // Constant
+	lang.CompleteDomain:    9,  // Module
+	lang.CompleteField:     5,  // Field
+	lang.CompleteKey:       14, // Keyword
+	lang.CompleteOperator:  24, // Operator
+	lang.CompleteRelation:  3,  // Function
+	lang.CompleteVariable:  6,  // Variable
+	lang.CompleteKeyword:   14, // Keyword
+}
+
+// Complete proposes what can be written at off (lang.Parsed.Complete),
+// with the words of the document's sample data.
+func (tableFeatures) Complete(ctx context.Context, s *Snapshot, off int) []CompletionItem {
+	p := parsedOf(s)
+	if p == nil {
+		return nil
+	}
+	var out []CompletionItem
+	for _, c := range p.Complete(off, completionData(ctx, s, p.Lang.ID)) {
+		edit := c.Edit
+		out = append(out, CompletionItem{Label: c.Label, Kind: completionKinds[c.Kind], Detail: c.Detail, Edit: &edit, Snippet: c.Snippet})
+	}
+	return out
+}
+
+// completionData is what the document's sample data adds to completion:
+// PACT data's vocabulary, read once per data file version, and the fields
+// of JQL sample documents.
+func completionData(ctx context.Context, s *Snapshot, id lang.ID) lang.CompletionData {
+	var cd lang.CompletionData
+	if s.Workspace == nil {
+		return cd
+	}
+	path := s.Workspace.DataPath(s)
+	if path == "" {
+		return cd
+	}
+	switch id {
+	case lang.PACT:
+		v, err := s.Workspace.Load("pact-known", path, func(r *files.Reader, p string) (any, error) {
+			d, err := lang.ByID(lang.PACT).Load(context.Background(), r, p)
+			if err != nil {
+				return nil, err
+			}
+			return lang.DataVocabulary(d), nil
+		})
+		if err == nil {
+			cd.Vocabulary, _ = v.(lang.Vocabulary)
+		}
+	case lang.JQL:
+		cd.Fields = func(domain string) []string {
+			seen := map[string]bool{}
+			var out []string
+			for _, d := range sampleDocs(ctx, s, path, domain) {
+				if m, ok := d.(map[string]any); ok {
+					for k := range m {
+						if !seen[k] {
+							seen[k] = true
+							out = append(out, k)
+						}
+					}
+				}
+			}
+			return out
+		}
+	}
+	return cd
+}
+
+// Definitions returns a Datalog relation's declaration (or, undeclared,
+// the heads deriving it) or where a variable first occurs in its rule.
+func (tableNavigation) Definitions(_ context.Context, s *Snapshot, off int) []syntax.Span {
+	var out []syntax.Span
+	for _, o := range occurrencesAt(s, off) {
+		if o.Def {
+			out = append(out, o.Span)
+		}
+	}
+	return out
+}
+
+// References returns every occurrence of the Datalog relation or
+// variable at off.
+func (tableNavigation) References(_ context.Context, s *Snapshot, off int, withDecl bool) []syntax.Span {
+	var out []syntax.Span
+	for _, o := range occurrencesAt(s, off) {
+		if withDecl || !o.Def {
+			out = append(out, o.Span)
+		}
+	}
+	return out
+}
+
+// Rename renames the Datalog relation or variable at off
+// (lang.Parsed.Rename).
+func (tableNavigation) Rename(_ context.Context, s *Snapshot, off int, name string) ([]syntax.TextEdit, error) {
+	p := parsedOf(s)
+	if p == nil {
+		return nil, lang.ErrNoSymbol
+	}
+	return p.Rename(off, name)
+}
+
+// occurrencesAt lists where the symbol at off is written.
+func occurrencesAt(s *Snapshot, off int) []lang.Occurrence {
+	p := parsedOf(s)
+	if p == nil {
+		return nil
+	}
+	sym, _, ok := p.SymbolAt(off)
+	if !ok {
+		return nil
+	}
+	return slices.Clone(p.Occurrences(sym))
+}
