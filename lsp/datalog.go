@@ -23,12 +23,36 @@ func (datalogLanguage) Parse(f *syntax.File) any {
 	return lang.ByID(lang.Datalog).Parse(f.Name(), f.Text(), lang.DialectUnset)
 }
 
+// ParseSnapshot parses the program and, when the document has sample data
+// that loads, checks it against the data's schema as "ctxql check" does
+// (lang.Parsed.WithData): the relations the data provides are known, and
+// the rules that read the data's values run.
+func (l datalogLanguage) ParseSnapshot(s *Snapshot) any {
+	p := lang.ByID(lang.Datalog).Parse(s.File.Name(), s.File.Text(), lang.DialectUnset)
+	if s.Workspace == nil {
+		return p
+	}
+	path := s.Workspace.DataPath(s)
+	if path == "" {
+		return p
+	}
+	data, err := s.Workspace.loadData(lang.Datalog, path)
+	if err != nil {
+		return p // DATA002 reports the data; the text is checked without it
+	}
+	return p.WithData(data)
+}
+
 // Diagnostics returns the parse errors, the front end's checks and the
-// findings of every rule (parse errors only without a linter).
+// findings of every rule (parse errors only without a linter), against
+// the sample data's schema when the document has data.
 func (l datalogLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
 	p := parsedOf(s)
 	if p == nil {
 		return nil
+	}
+	if p.RuleInput != nil && l.linter != nil {
+		return s.findings(ctx, func() []syntax.Diagnostic { return linterFor(l.linter, s).AnalyzeParsed(ctx, p) })
 	}
 	return analyzed(ctx, l.linter, s, p.AST, p.Diagnostics)
 }

@@ -141,9 +141,23 @@ func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResu
 			out[i] = r
 		}
 		res.Count, res.Result, res.Sample = len(out), out, out[:min(len(out), previewLimit)]
-		res.Relation, res.Columns = head.Relation, run.cols[head.Relation]
+		res.Relation, res.Columns = head.Relation, headColumns(head, run.cols[head.Relation])
 	}
 	return res, true
+}
+
+// headColumns names the columns of a relation after the head the run was
+// asked from (the relation's types are the same for every rule deriving
+// it): a variable argument names its column, any other is "_N".
+func headColumns(head lang.Atom, cols []Column) []Column {
+	out := slices.Clone(cols)
+	for i := range out {
+		out[i].Name = fmt.Sprintf("_%d", i+1)
+		if i < len(head.Args) && slices.Contains(head.Vars, head.Args[i]) {
+			out[i].Name = head.Args[i]
+		}
+	}
+	return out
 }
 
 // addFacts adds to rels the relations that only facts of the program

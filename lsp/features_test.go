@@ -41,6 +41,7 @@ import (
 //	@refs L:C P...           its references (declaration included) start at P
 //	@rename L:C name         renaming it gives section "renamed" ("@rename L:C name error": refused)
 //	@nodiag CODE, @hasdiag CODE  the first published diagnostics lack / have a finding with CODE
+//	@nodiagat L:C  the published diagnostics have none starting at L:C (0-based)
 //
 // Positions are 0-based UTF-16.
 func TestFeatures(t *testing.T) {
@@ -203,6 +204,12 @@ func TestFeatures(t *testing.T) {
 				}
 				if !found {
 					t.Errorf("%s: diagnostics %s", line, mustJSON(t, diags))
+				}
+			case "@nodiagat":
+				for _, d := range diags {
+					if d.Range.Start == pos(1) {
+						t.Errorf("%s: diagnostics %s", line, mustJSON(t, diags))
+					}
 				}
 			case "@nodiag", "@hasdiag":
 				found := false

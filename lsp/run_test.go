@@ -128,6 +128,12 @@ func TestResultShapes(t *testing.T) {
 	if res.Relation != "path" || len(res.Columns) != 2 || res.Columns[0] != (Column{Name: "x", Type: "Node"}) || res.Columns[1] != (Column{Name: "y", Type: "Node"}) || res.Count != 3 {
 		t.Errorf("Datalog result %+v", res)
 	}
+	// The second rule's run names the columns after its own head.
+	c.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun,
+		"arguments": []any{dq, Range{Start: Position{Line: 2}, End: Position{Line: 2}}}}, &res)
+	if res.Relation != "path" || len(res.Columns) != 2 || res.Columns[0] != (Column{Name: "x", Type: "Node"}) || res.Columns[1] != (Column{Name: "z", Type: "Node"}) || res.Count != 3 {
+		t.Errorf("Datalog result of the second rule %+v", res)
+	}
 }
 
 func must(b []byte, err error) []byte {

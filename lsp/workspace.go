@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -232,32 +231,20 @@ func FilePath(uri string) string {
 	return fileuri.Path(uri)
 }
 
-// dataPragma finds a "data:" pragma in a comment on one of the first five
-// lines ("// data: ./sample.json", or "# data: ..." in YAML): the path as
-// written and the span of the pragma's line.
+// dataPragma returns the document's "data:" pragma as the language
+// table reads it (lang.Parsed.DataPragma, the one parser of the pragma):
+// the path as written and the span of its comment.
 func dataPragma(f *syntax.File) (string, syntax.Span, bool) {
-	sc := bufio.NewScanner(strings.NewReader(f.Text()[:min(f.Len(), 64<<10)]))
-	sc.Buffer(nil, 64<<10)
-	off := 0
-	for i := 0; i < 5 && sc.Scan(); i++ {
-		raw := sc.Text()
-		line := strings.TrimSpace(raw)
-		for _, lead := range []string{"//", "#"} {
-			rest, ok := strings.CutPrefix(line, lead)
-			if !ok {
-				continue
-			}
-			if p, ok := strings.CutPrefix(strings.TrimSpace(rest), "data:"); ok {
-				return strings.TrimSpace(p), syntax.Sp(off, off+len(strings.TrimRight(raw, "\r"))), true
-			}
-		}
-		off += len(raw) + 1
+	l := lang.ForName(f.Name())
+	if l == nil {
+		return "", syntax.Span{}, false
 	}
-	return "", syntax.Span{}, false
+	pr, ok := (&lang.Parsed{Lang: l, File: f}).DataPragma()
+	return pr.Path, pr.Span, ok
 }
 
-// DataPath returns the sample data file for a document: a "data:" pragma
-// in a comment on one of its first five lines, relative to the document;
+// DataPath returns the sample data file for a document: its "data:"
+// pragma (in its leading comment block), relative to the document;
 // else the first matching "data" glob of the editor settings; else the
 // data entry of the nearest .ctxql.yaml that matches it. It returns ""
 // when none names one.
