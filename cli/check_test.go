@@ -22,42 +22,58 @@ import (
 // "after:PATH" (a file's content afterwards) are compared.
 func TestCheckGolden(t *testing.T) {
 	golden.Run(t, "../testdata/check/*.txtar", func(t *testing.T, c *golden.Case) {
-		dir := t.TempDir()
-		for _, f := range c.Archive.Files {
-			if name, ok := strings.CutPrefix(f.Name, "file:"); ok {
-				p := filepath.Join(dir, name)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(c.Input(f.Name)), 0o640); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		var args []string
-		for _, a := range strings.Split(strings.TrimSpace(c.Input("args")), "\n") {
-			args = append(args, strings.ReplaceAll(a, "$DIR", dir))
-		}
-		var out, errb bytes.Buffer
-		code := Main(context.Background(), args, Env{Stdin: strings.NewReader(c.InputOr("stdin", "")), Stdout: &out, Stderr: &errb})
-		clean := func(s string) string { return strings.ReplaceAll(s, dir+string(filepath.Separator), "") }
-		c.Want("stdout", clean(out.String()))
-		if c.Has("stderr") {
-			c.Want("stderr", clean(errb.String()))
-		} else if errb.Len() > 0 && code != 0 && code != 1 {
-			t.Logf("stderr: %s", errb.String())
-		}
-		c.Want("exit", strconv.Itoa(code)+"\n")
-		for _, f := range c.Archive.Files {
-			if name, ok := strings.CutPrefix(f.Name, "after:"); ok {
-				b, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				c.Want(f.Name, string(b))
-			}
-		}
+		runArchive(t, c, nil)
 	})
+}
+
+// runArchive runs the command of a golden archive: the sections named
+// "file:PATH" are written into a scratch directory, "args" (one argument
+// per line, $DIR for the directory) and the optional "stdin" drive the
+// command line, and "stdout", "stderr" (when the archive has it), "exit"
+// and "after:PATH" (a file's content afterwards) are compared, each first
+// with the directory removed and then passed through clean (nil: as is).
+func runArchive(t *testing.T, c *golden.Case, clean func(string) string) {
+	dir := t.TempDir()
+	for _, f := range c.Archive.Files {
+		if name, ok := strings.CutPrefix(f.Name, "file:"); ok {
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(c.Input(f.Name)), 0o640); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var args []string
+	for _, a := range strings.Split(strings.TrimSpace(c.Input("args")), "\n") {
+		args = append(args, strings.ReplaceAll(a, "$DIR", dir))
+	}
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, Env{Stdin: strings.NewReader(c.InputOr("stdin", "")), Stdout: &out, Stderr: &errb})
+	norm := func(s string) string {
+		s = strings.ReplaceAll(s, dir+string(filepath.Separator), "")
+		if clean != nil {
+			s = clean(s)
+		}
+		return s
+	}
+	c.Want("stdout", norm(out.String()))
+	if c.Has("stderr") {
+		c.Want("stderr", norm(errb.String()))
+	} else if errb.Len() > 0 && code != 0 && code != 1 {
+		t.Logf("stderr: %s", errb.String())
+	}
+	c.Want("exit", strconv.Itoa(code)+"\n")
+	for _, f := range c.Archive.Files {
+		if name, ok := strings.CutPrefix(f.Name, "after:"); ok {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Want(f.Name, norm(string(b)))
+		}
+	}
 }
 
 // TestFixWritesAtomicallyAndOnlyChanges checks that `ctxql fix` keeps the
