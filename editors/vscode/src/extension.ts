@@ -510,7 +510,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
     { dispose: () => void stopClient() },
-    registerTesting(() => resolveServer(settings().get<string>('path'), { env: process.env, platform: process.platform, workspaceFolder: workspaceFolder() })),
+    registerTesting(findServer),
   );
   await startClient(context, panel, out);
 }
