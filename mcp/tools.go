@@ -130,9 +130,16 @@ func (s *Server) bounded(ctx context.Context, ss *mcp.ServerSession, name string
 			reclaim()
 			s.logf(logCtx, ss, "debug", map[string]any{"request": name, "event": "abandoned work stopped",
 				"after_ms": time.Since(at).Milliseconds(), "heap_bytes": acp.HeapBytes()})
+			done <- result{v, err}
 		default:
+			done <- result{v, err}
+			if ctx.Err() != nil {
+				// Cut by the budget, the evaluator having seen it first (or
+				// at the same moment as the caller): the memory of the work
+				// goes back to the system as an abandoned call's does.
+				reclaim()
+			}
 		}
-		done <- result{v, err}
 	}()
 	var r result
 	select {
