@@ -155,7 +155,7 @@ func (s *Server) serveLSP(ctx context.Context, w http.ResponseWriter, r *http.Re
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		lsp.Serve(ctx, pipeConn{cr, sw}, lsp.Options{Log: s.opts.Log, Version: s.opts.Version, Files: s.files, RaiseTimeout: "ctxql play --timeout"})
+		lsp.Serve(ctx, pipeConn{cr, sw}, lsp.Options{Log: s.opts.Log, Version: s.opts.Version})
 		sw.Close()
 	}()
 	go b.fromServer(sr)
