@@ -17,15 +17,7 @@ import (
 
 // Queries lists the spans of the document's queries.
 func (jqlLanguage) Queries(s *Snapshot) []syntax.Span {
-	p := parsedOf(s)
-	if p == nil {
-		return nil
-	}
-	var out []syntax.Span
-	for _, q := range p.Queries() {
-		out = append(out, q.Span)
-	}
-	return out
+	return querySpans(s)
 }
 
 // Run evaluates the query at off against the sample data (a sessions and

@@ -11,16 +11,7 @@ import (
 
 // Queries lists the spans of the file's queries.
 func (pactLanguage) Queries(s *Snapshot) []syntax.Span {
-	p := parsedOf(s)
-	if p == nil {
-		return nil
-	}
-	qs := p.Queries()
-	out := make([]syntax.Span, 0, len(qs))
-	for _, q := range qs {
-		out = append(out, q.Span)
-	}
-	return out
+	return querySpans(s)
 }
 
 // Run evaluates the query at off against the sample data, with a timeout.

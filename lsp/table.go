@@ -188,3 +188,18 @@ func occurrencesAt(s *Snapshot, off int) []lang.Occurrence {
 	}
 	return slices.Clone(p.Occurrences(sym))
 }
+
+// querySpans lists the spans of the queries the table finds in the
+// document (PACT and JQL: one per query).
+func querySpans(s *Snapshot) []syntax.Span {
+	p := parsedOf(s)
+	if p == nil {
+		return nil
+	}
+	qs := p.Queries()
+	out := make([]syntax.Span, 0, len(qs))
+	for _, q := range qs {
+		out = append(out, q.Span)
+	}
+	return out
+}
