@@ -124,12 +124,21 @@ func BenchmarkPrintClosure(b *testing.B) {
 // (maximum resident set size) per derived tuple (target: at most 48
 // bytes). The anchor is the same process writing the bytes of its output
 // from memory (cli-x-write): the whole run against printing alone.
+//
+// With CTXQL_BASELINE_REV set to a git revision of this repository, the
+// benchmark also builds ctxql at that revision and runs it on the same
+// files, alternating with the current binary, and reports its times and
+// base-x-cli, its CPU time over the current binary's (the speed-up).
 func BenchmarkClosureCLI(b *testing.B) {
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "ctxql")
 	build := exec.Command("go", "build", "-o", bin, "github.com/ctxql/ctxql/cmd/ctxql")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	var baseBin string
+	if rev := os.Getenv("CTXQL_BASELINE_REV"); rev != "" {
+		baseBin = buildRevision(b, rev, dir)
 	}
 	_, data := chainData(b, chainEdges)
 	dataPath, rulesPath := filepath.Join(dir, "chain.json"), filepath.Join(dir, "tc.dl")
@@ -140,15 +149,15 @@ func BenchmarkClosureCLI(b *testing.B) {
 		b.Fatal(err)
 	}
 	tuples := chainEdges * (chainEdges + 1) / 2
-	var tRun, cRun, tWrite time.Duration
-	var rss int64
-	n := 0
-	for b.Loop() {
-		outPath := filepath.Join(dir, "out.json")
+	outPath := filepath.Join(dir, "out.json")
+	// run runs a ctxql binary on the closure and returns its wall-clock
+	// and CPU time and peak resident memory.
+	run := func(bin string) (wall, cpu time.Duration, rss int64) {
 		f, err := os.Create(outPath)
 		if err != nil {
 			b.Fatal(err)
 		}
+		defer f.Close()
 		// A child's maximum resident set size counts its parent's peak
 		// at the fork: start from this process's current size.
 		runtime.GC()
@@ -162,14 +171,28 @@ func BenchmarkClosureCLI(b *testing.B) {
 		cmd.Stderr = &errb
 		s := time.Now()
 		if err := cmd.Run(); err != nil {
-			b.Fatalf("%v: %s", err, errb.Bytes())
+			b.Fatalf("%s: %v: %s", bin, err, errb.Bytes())
 		}
-		tRun += time.Since(s)
-		f.Close()
-		cRun += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		wall = time.Since(s)
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = max(rss, ru.Maxrss*1024)
+			rss = ru.Maxrss * 1024
 		}
+		return wall, cpu, rss
+	}
+	var tRun, cRun, tWrite, tBase, cBase time.Duration
+	var rss int64
+	n := 0
+	for b.Loop() {
+		if baseBin != "" {
+			w, c, _ := run(baseBin)
+			tBase += w
+			cBase += c
+		}
+		w, c, r := run(bin)
+		tRun += w
+		cRun += c
+		rss = max(rss, r)
 		out, err := os.ReadFile(outPath)
 		if err != nil {
 			b.Fatal(err)
@@ -187,4 +210,30 @@ func BenchmarkClosureCLI(b *testing.B) {
 	b.ReportMetric(float64(rss)/(1<<20), "peak-MiB")
 	b.ReportMetric(ms(tWrite), "write-ms")
 	b.ReportMetric(float64(tRun)/float64(tWrite), "cli-x-write")
+	if baseBin != "" {
+		b.ReportMetric(ms(tBase), "base-ms")
+		b.ReportMetric(ms(cBase), "base-cpu-ms")
+		b.ReportMetric(float64(cBase)/float64(cRun), "base-x-cli")
+	}
+}
+
+// buildRevision builds cmd/ctxql at a git revision of the repository this
+// benchmark runs in, in a detached worktree under dir, and returns the
+// binary's path.
+func buildRevision(b *testing.B, rev, dir string) string {
+	wt := filepath.Join(dir, "baseline")
+	add := exec.Command("git", "worktree", "add", "--detach", wt, rev)
+	if out, err := add.CombinedOutput(); err != nil {
+		b.Fatalf("git worktree add %s: %v\n%s", rev, err, out)
+	}
+	b.Cleanup(func() {
+		exec.Command("git", "worktree", "remove", "--force", wt).Run()
+	})
+	bin := filepath.Join(dir, "ctxql-baseline")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/ctxql")
+	build.Dir = wt
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build at %s: %v\n%s", rev, err, out)
+	}
+	return bin
 }

@@ -460,6 +460,14 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 				return nil
 			}
 		}
+		// seen is the set addTo keeps for a head, which a run may read to
+		// drop rows derived before (none for a lattice).
+		seen := func(head string) *tupleSet {
+			if lats[head] != nil {
+				return nil
+			}
+			return sets[head]
+		}
 		endRound := func(add map[string]*table) {
 			for _, n := range stratum {
 				t := st.full[n]
@@ -473,10 +481,10 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		for _, rr := range rules {
 			cr := rr.cr
 			err := prof.measure(rr.src, &derived, func() error {
-				return ev.run(cr,
+				return ev.runInto(cr,
 					func(i int) source { return st.source(cr.pos[i].name) },
 					func(j int) source { return st.source(cr.negs[j].name) },
-					nil, nil, addTo(delta, cr.headRel))
+					nil, nil, seen(cr.headRel), addTo(delta, cr.headRel))
 			})
 			if err != nil {
 				return nil, err
@@ -510,14 +518,14 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 				next := map[string]*table{name: newTable(2)}
 				d := all
 				err := prof.measure(rules[tc].src, &derived, func() error {
-					return ev.run(lin,
+					return ev.runInto(lin,
 						func(i int) source {
 							if i == 0 {
 								return source{t: d, n: d.len(), kind: srcTemp}
 							}
 							return baseSrc
 						},
-						nil, nil, nil, addTo(next, name))
+						nil, nil, nil, seen(name), addTo(next, name))
 				})
 				if err != nil {
 					return nil, err
@@ -555,7 +563,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 						before[i] = true
 					}
 					err := prof.measure(rr.src, &derived, func() error {
-						return ev.run(cr,
+						return ev.runInto(cr,
 							func(i int) source {
 								name := cr.pos[i].name
 								switch {
@@ -570,7 +578,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 								return st.source(name)
 							},
 							func(j int) source { return st.source(cr.negs[j].name) },
-							nil, nil, addTo(next, cr.headRel))
+							nil, nil, seen(cr.headRel), addTo(next, cr.headRel))
 					})
 					if err != nil {
 						return nil, err

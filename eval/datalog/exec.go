@@ -354,6 +354,17 @@ func (ev *evaluator) check() error {
 	return nil
 }
 
+// checkN accounts for n units of work and checks the context when they
+// cross a multiple of the interval check uses.
+func (ev *evaluator) checkN(n int) error {
+	before := ev.tick
+	ev.tick += n
+	if before>>14 != ev.tick>>14 {
+		return ev.ctx.Err()
+	}
+	return nil
+}
+
 // over reports the budget error when n tuples exceed the budget.
 func (ev *evaluator) over(n int) error {
 	if ev.max > 0 && n > ev.max {
@@ -395,6 +406,10 @@ func (ev *evaluator) relIndex(s source, cols []int) *index {
 	return ix
 }
 
+// maxPresize bounds the rows of a join result allocated before they are
+// known to exist.
+const maxPresize = 1 << 20
+
 // bindings is the intermediate result: rows of nvars slots.
 type bindings struct {
 	width int
@@ -414,14 +429,21 @@ var errStop = errors.New("stop")
 // nil, emit receives whole binding rows. An error from emit ends the run
 // (errStop without an error).
 func (ev *evaluator) run(cr *crule, src func(i int) source, neg func(j int) source, init []uint32, initBound []bool, emit func(row []uint32) error) error {
-	err := ev.runPlan(cr, src, neg, init, initBound, emit)
+	return ev.runInto(cr, src, neg, init, initBound, nil, emit)
+}
+
+// runInto is run where seen, when set, holds head rows emit has already
+// received (emit adds each new row to it): the run may drop a row seen
+// holds without calling emit.
+func (ev *evaluator) runInto(cr *crule, src func(i int) source, neg func(j int) source, init []uint32, initBound []bool, seen *tupleSet, emit func(row []uint32) error) error {
+	err := ev.runPlan(cr, src, neg, init, initBound, seen, emit)
 	if err == errStop {
 		return nil
 	}
 	return err
 }
 
-func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) source, init []uint32, initBound []bool, emit func(row []uint32) error) error {
+func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) source, init []uint32, initBound []bool, seen *tupleSet, emit func(row []uint32) error) error {
 	cur := &bindings{width: cr.nvars, data: make([]uint32, cr.nvars), n: 1}
 	bound := make([]bool, cr.nvars)
 	if init != nil {
@@ -520,6 +542,7 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 		}
 		done[best] = true
 		var final func([]uint32) error
+		var fuse *fusedTail
 		if step == len(cr.pos)-1 && len(cr.steps) == 0 {
 			// Every variable is bound after the last atom: stream each
 			// row through the remaining negations and conditions into
@@ -538,6 +561,9 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 					conds = append(conds, c)
 				}
 			}
+			if len(keeps) == 0 && fusable(conds, cr.head) {
+				fuse = &fusedTail{conds: conds, head: cr.head, seen: seen, emit: emit}
+			}
 			final = func(row []uint32) error {
 				for _, keep := range keeps {
 					if !keep(row) {
@@ -552,7 +578,7 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 				return project(row)
 			}
 		}
-		if cur, err = ev.join(cur, cr.pos[best], src(best), bound, final); err != nil {
+		if cur, err = ev.join(cur, cr.pos[best], src(best), bound, final, fuse); err != nil {
 			return err
 		}
 		if final != nil {
@@ -707,8 +733,9 @@ func allBound(a *catom, bound []bool) bool {
 // the index; over a one-round table it indexes the smaller side.
 //
 // When final is set, each extended row is passed to final instead of
-// being collected, and the returned bindings are empty.
-func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final func([]uint32) error) (*bindings, error) {
+// being collected, and the returned bindings are empty. When fuse is set
+// too, it may be used instead of final (they must do the same).
+func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final func([]uint32) error, fuse *fusedTail) (*bindings, error) {
 	out := &bindings{width: cur.width}
 	t := s.t
 	var constPos []int // positions holding constants
@@ -808,6 +835,11 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 	cols := append(slices.Clone(constPos), keyPos...)
 	if len(cols) == 0 {
 		// Nothing bound: every binding pairs with every tuple.
+		if final == nil && len(eqPos) == 0 {
+			// The result's size is known: allocate it once (up to a
+			// bound; a larger product grows as it goes).
+			out.data = make([]uint32, 0, min(cur.n*m, maxPresize)*cur.width)
+		}
 		for bi := 0; bi < cur.n; bi++ {
 			b := cur.row(bi)
 			for r := 0; r < m; r++ {
@@ -827,6 +859,11 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 	vals := make([]uint32, len(cols))
 	for i, p := range constPos {
 		vals[i] = a.args[p].id
+	}
+	if fuse != nil && ix.exact() && len(eqPos) == 0 {
+		if ok, err := ev.joinFused(cur, t, m, ix, vals, len(constPos), keySlots, newPos, newSlots, fuse); ok || err != nil {
+			return out, err
+		}
 	}
 	for bi := 0; bi < cur.n; bi++ {
 		if err := ev.check(); err != nil {
