@@ -38,6 +38,9 @@ type Options struct {
 	// Profile, when set, receives the time each rule of a program took
 	// and the tuples it derived.
 	Profile *Profile
+	// general keeps every rule on the general path of the last join (no
+	// fused tail): the tests compare the two.
+	general bool
 }
 
 // Profile is what each rule of a program cost: the time spent joining its

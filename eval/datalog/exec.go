@@ -313,10 +313,14 @@ type evaluator struct {
 	keepAll bool
 	// lower returns the complete relation an aggregate reads.
 	lower func(name string) source
+	// general disables fused tails (Options.general).
+	general bool
+	// nums classifies values for numeric comparisons, by id (see num).
+	nums numCache
 }
 
 func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {
-	return &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}, grow: map[growKey]*index{}, max: opts.maxTuples()}
+	return &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}, grow: map[growKey]*index{}, max: opts.maxTuples(), general: opts.general}
 }
 
 type cacheKey struct {
@@ -561,7 +565,7 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 					conds = append(conds, c)
 				}
 			}
-			if len(keeps) == 0 && fusable(conds, cr.head) {
+			if len(keeps) == 0 && !ev.general && fusable(cr.head) {
 				fuse = &fusedTail{conds: conds, head: cr.head, seen: seen, emit: emit}
 			}
 			final = func(row []uint32) error {
