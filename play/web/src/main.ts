@@ -111,6 +111,10 @@ function describeData(): string {
 // (ctxql.run).
 let editTimer = 0, runTimer = 0;
 let lastRange: Range | null = null;
+// ranSinceEdit: a result was asked for (Run, the cursor on another query)
+// since the last edit. The server's preview is of the edited query at a
+// version no newer, so it then must not replace the result asked for.
+let ranSinceEdit = false;
 
 function edited() {
   clearTimeout(editTimer);
@@ -139,6 +143,7 @@ function cursorMoved() {
 async function runAtCursor() {
   if (!view) return;
   const v = view, gen = ++generation, started = performance.now();
+  ranSinceEdit = true;
   client.sync();
   void pullDiagnostics(client, v, uri).catch(() => {});
   void pullSemanticTokens(client, v, uri).catch(() => {});
@@ -169,7 +174,7 @@ async function run(pos: { line: number; character: number }): Promise<Preview> {
 
 // onPreview shows the result the server pushed for the edited query.
 function onPreview(p: Preview) {
-  if (p.uri !== uri || !view) return;
+  if (p.uri !== uri || !view || ranSinceEdit) return;
   void show(p, lastEdit);
 }
 
@@ -218,7 +223,7 @@ function editorExtensions(): Extension[] {
       ...completionKeymap, ...lintKeymap, ...historyKeymap, ...defaultKeymap,
     ]),
     EditorView.updateListener.of((u) => {
-      if (u.docChanged) { lastEdit = performance.now(); state.q = u.state.doc.toString(); edited(); }
+      if (u.docChanged) { lastEdit = performance.now(); ranSinceEdit = false; state.q = u.state.doc.toString(); edited(); }
       else if (u.selectionSet) cursorMoved();
     }),
     EditorView.lineWrapping,
