@@ -128,3 +128,37 @@ func TestExplainCommand(t *testing.T) {
 		t.Errorf("no query on line 0: %+v", res)
 	}
 }
+
+// TestWholeTextChangePreview pushes the preview of the query a whole-text
+// change edited, as a range edit does.
+func TestWholeTextChangePreview(t *testing.T) {
+	c := newClient(t, Options{})
+	c.initialize()
+	uri := openWithData(t, c, "// data: ./d.json\n.mt\n")
+	c.send("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"text": "// data: ./d.json\n.mt .cb\n"}},
+	})
+	if pre := c.waitPreview(uri); pre.Count != 1 || pre.Range.Start.Line != 1 {
+		t.Errorf("preview after a whole-text change: %+v", pre)
+	}
+}
+
+// TestChangedEnd finds where a whole-text change ends in the new text.
+func TestChangedEnd(t *testing.T) {
+	for _, tc := range []struct {
+		old, new string
+		want     int
+	}{
+		{"abc", "abc", -1},
+		{".mt\n", ".mt .cb\n", 7},
+		{".mt .cb\n", ".mt\n", 3},
+		{"", "x", 1},
+		{"aXa", "aYa", 2},
+		{"aa", "aaa", 3},
+	} {
+		if got := changedEnd(tc.old, tc.new); got != tc.want {
+			t.Errorf("changedEnd(%q, %q) = %d, want %d", tc.old, tc.new, got, tc.want)
+		}
+	}
+}

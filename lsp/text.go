@@ -109,8 +109,9 @@ func (s *server) didChange(params json.RawMessage) error {
 	edited := -1
 	for _, c := range p.ContentChanges {
 		if c.Range == nil {
+			// A whole-text change: the edit is where the texts differ.
+			edited = changedEnd(f.Text(), c.Text)
 			f = syntax.NewFile(f.Name(), c.Text)
-			edited = -1
 			continue
 		}
 		sp := s.spanOf(f, *c.Range)
@@ -169,4 +170,22 @@ func (s *server) didSave(params json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+// changedEnd returns the end, in the new text, of the part of new that
+// differs from old (their common prefix and suffix aside): where a range
+// edit turning old into new would end. It is -1 when the texts are equal.
+func changedEnd(old, new string) int {
+	if old == new {
+		return -1
+	}
+	p := 0
+	for p < len(old) && p < len(new) && old[p] == new[p] {
+		p++
+	}
+	q := 0
+	for q < len(old)-p && q < len(new)-p && old[len(old)-1-q] == new[len(new)-1-q] {
+		q++
+	}
+	return len(new) - q
 }

@@ -106,7 +106,7 @@ type bridge struct {
 	pending  map[string]*pendingReq // client requests by id
 	settings map[string]any         // the sanitized "ctxql" settings
 	initID   string                 // the id of the initialize request
-	texts    map[string]string      // the open documents' texts by URI (fromPage only)
+	texts    map[string]struct{}    // the open documents by URI (fromPage only)
 }
 
 // maxDocs bounds the documents one page may have open.
@@ -150,7 +150,7 @@ func (s *Server) serveLSP(ctx context.Context, w http.ResponseWriter, r *http.Re
 	defer cancel()
 	cr, cw := io.Pipe() // client → server
 	sr, sw := io.Pipe() // server → client
-	b := &bridge{s: s, ws: ws, toSrv: cw, ctx: ctx, cancel: cancel, pending: map[string]*pendingReq{}, texts: map[string]string{},
+	b := &bridge{s: s, ws: ws, toSrv: cw, ctx: ctx, cancel: cancel, pending: map[string]*pendingReq{}, texts: map[string]struct{}{},
 		settings: s.sanitizeSettings(nil, nil)}
 	done := make(chan struct{})
 	go func() {
@@ -295,44 +295,26 @@ func (b *bridge) note(m *message) {
 	b.toServer(m)
 }
 
-// track keeps the text of an opened or changed document and passes a
-// change on as the one range edit of whole lines that makes it (see
-// lineChange). It reports false, having told the page, for a document
-// over the limit of open documents.
+// track counts the open documents. It reports false, having told the
+// page, for a document over the limit of open documents.
 func (b *bridge) track(m *message) bool {
+	if m.Method != "textDocument/didOpen" {
+		return true
+	}
 	var p struct {
 		TextDocument struct {
-			URI     string `json:"uri"`
-			Version int    `json:"version"`
-			Text    string `json:"text"`
+			URI string `json:"uri"`
 		} `json:"textDocument"`
-		ContentChanges []struct {
-			Text string `json:"text"`
-		} `json:"contentChanges"`
 	}
 	if json.Unmarshal(m.Params, &p) != nil {
 		return true
 	}
 	uri := p.TextDocument.URI
-	if m.Method == "textDocument/didOpen" {
-		if _, open := b.texts[uri]; !open && len(b.texts) >= maxDocs {
-			b.refused([]string{fmt.Sprintf("more than %d open documents", maxDocs)})
-			return false
-		}
-		b.texts[uri] = p.TextDocument.Text
-		return true
+	if _, open := b.texts[uri]; !open && len(b.texts) >= maxDocs {
+		b.refused([]string{fmt.Sprintf("more than %d open documents", maxDocs)})
+		return false
 	}
-	old, open := b.texts[uri]
-	if !open || len(p.ContentChanges) == 0 {
-		return true
-	}
-	text := p.ContentChanges[len(p.ContentChanges)-1].Text
-	b.texts[uri] = text
-	r, repl := lineChange(old, text)
-	m.Params, _ = json.Marshal(map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": p.TextDocument.Version},
-		"contentChanges": []any{map[string]any{"range": r, "text": repl}},
-	})
+	b.texts[uri] = struct{}{}
 	return true
 }
 
