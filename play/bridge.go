@@ -28,8 +28,8 @@ import (
 // what a playground needs and keeps the server inside the project:
 //
 //   - only the requests and notifications of the editor features
-//     (allowedRequests, allowedNotes) and the commands ctxql.run and
-//     ctxql.why pass;
+//     (allowedRequests, allowedNotes) and the commands ctxql.run,
+//     ctxql.explain and ctxql.why pass;
 //   - documents must have file: URIs inside the project;
 //   - the "ctxql" settings (initializationOptions, didChangeConfiguration
 //     and the answers to workspace/configuration, which the bridge gives
@@ -64,7 +64,7 @@ var allowedNotes = map[string]bool{
 }
 
 // allowedCommands are the workspace/executeCommand commands that pass.
-var allowedCommands = map[string]bool{lsp.CommandRun: true, lsp.CommandWhy: true}
+var allowedCommands = map[string]bool{lsp.CommandRun: true, lsp.CommandExplain: true, lsp.CommandWhy: true}
 
 // message is one JSON-RPC message.
 type message struct {

@@ -180,7 +180,16 @@ func TestLanguageServerThroughBridge(t *testing.T) {
 		p, _ := m["params"].(map[string]any)
 		return m["method"] == "ctxql/preview" && p["uri"] == uri && p["count"] == float64(3)
 	})
-	// Commands other than run and why are not passed on.
+	// The funnel's steps: ctxql.explain passes.
+	id0 := c.call("workspace/executeCommand", map[string]any{"command": "ctxql.explain", "arguments": []any{uri,
+		map[string]any{"start": map[string]any{"line": 1, "character": 0}, "end": map[string]any{"line": 1, "character": 0}}}})
+	x, _ := c.response(id0, 30*time.Second)["result"].(map[string]any)
+	if steps, _ := x["steps"].([]any); len(steps) < 2 || x["error"] != nil {
+		t.Errorf("ctxql.explain through the bridge: %v", x)
+	} else if last, _ := steps[len(steps)-1].(map[string]any); last["count"] != float64(3) {
+		t.Errorf("ctxql.explain: the last step left %v, want the 3 results", last["count"])
+	}
+	// Commands other than run, explain and why are not passed on.
 	id := c.call("workspace/executeCommand", map[string]any{"command": "ctxql.chooseData", "arguments": []any{uri}})
 	if r := c.response(id, 10*time.Second); r["error"] == nil {
 		t.Errorf("ctxql.chooseData passed: %v", r)

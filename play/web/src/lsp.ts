@@ -170,19 +170,4 @@ export async function pullInlayHints(client: LSPClient, view: EditorView, uri: s
 }
 
 // A step of the funnel: what a query's step left.
-export type Step = { text: string; count: number; emptied: boolean; at: number };
-
-// stepCounts reads the count after each step of the query in range from
-// the inlay hints (their tooltips say "N candidates left after STEP").
-export function stepCounts(hints: Hint[], doc: Text, range: Range): Step[] {
-  const from = offset(doc, range.start), to = offset(doc, range.end);
-  const steps: Step[] = [];
-  for (const h of hints) {
-    if (h.at < from || h.at > to) continue;
-    const m = /^(\d+) (\w+) left after (.*?)( \(this step emptied the query\))?$/s.exec(h.tooltip);
-    if (m) steps.push({ count: Number(m[1]), text: m[3], emptied: !!m[4], at: h.at });
-  }
-  return steps;
-}
-
 export { LSPClient, LSPPlugin };

@@ -12,8 +12,8 @@ import {
   LSPClient, LSPPlugin, formatDocument, hoverTooltips, serverCompletion, formatKeymap, renameKeymap,
   jumpToDefinitionKeymap, findReferencesKeymap,
 } from "@codemirror/lsp-client";
-import { connect, offset, position, pullDiagnostics, pullInlayHints, pullSemanticTokens, semanticField, hintField, stepCounts, type Range, type Step } from "./lsp";
-import { renderResults, renderFunnel, type Preview } from "./results";
+import { connect, offset, position, pullDiagnostics, pullInlayHints, pullSemanticTokens, semanticField, hintField, type Range } from "./lsp";
+import { renderResults, renderFunnel, type Preview, type Step } from "./results";
 import { readState, writeState, pushHistory, loadHistory, type State } from "./state";
 
 type Language = { id: string; name: string; extensions: string[]; comment: string; dialects?: string[] };
@@ -182,16 +182,19 @@ async function show(res: Preview, since: number) {
   const v = view!;
   const shown = performance.now() - since;
   if (res.range) lastRange = res.range;
+  void pullInlayHints(client, v, uri).catch(() => {});
   let steps: Step[] = [];
-  try {
-    const hints = await pullInlayHints(client, v, uri);
-    if (!res.error && res.range && state.l !== "datalog") steps = stepCounts(hints, v.state.doc, res.range);
-  } catch { /* no hints */ }
+  if (!res.error && res.range && state.l !== "datalog") {
+    try {
+      const x: any = await client.request("workspace/executeCommand", { command: "ctxql.explain", arguments: [uri, res.range] });
+      if (!x.error) steps = x.steps.map((s: any, i: number) => ({ text: s.text, count: s.count, emptied: i === x.emptied }));
+    } catch { /* no funnel */ }
+  }
   if (!res.error && !$("status").textContent?.startsWith("ctxql play refused")) status(`ctxql ${info.version} · ${info.project}`);
   renderResults(res, state.l, $("results"), $("error"), $("count"), $("tree") as unknown as HTMLInputElement, explainRow);
   $("timing").textContent = res.error ? "" :
     `· evaluated in ${fmtMS(res.elapsed_ms)}, shown ${fmtMS(shown)} after the ${since === lastEdit ? "last keystroke" : "request"}`;
-  renderFunnel($("funnel"), steps, res, v.state.doc, state.l);
+  renderFunnel($("funnel"), steps, res, state.l);
 }
 
 function fmtMS(ms: number | undefined) {

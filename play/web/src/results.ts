@@ -1,9 +1,7 @@
 // The results panels: the query's results as the editors show them (PACT
 // nodes, JQL documents, Datalog tuples under their columns) and the count
 // after each step as a funnel.
-import type { Text } from "@codemirror/state";
-import type { Range, Step } from "./lsp";
-import { offset } from "./lsp";
+import type { Range } from "./lsp";
 
 // Preview is the result of ctxql.run (and of ctxql/preview notifications).
 export type Preview = {
@@ -94,19 +92,18 @@ export function renderResults(p: Preview, lang: string, out: HTMLElement, errEl:
   void lang;
 }
 
-// renderFunnel draws the count after each step, the last one the query's
-// result count, with the step that emptied the query marked.
-export function renderFunnel(out: HTMLElement, steps: Step[], p: Preview, doc: Text, lang: string) {
+// Step is one step of a query with what it left (the language server's
+// ctxql.explain).
+export type Step = { text: string; count: number; emptied: boolean };
+
+// renderFunnel draws the count after each step, with the step that
+// emptied the query marked.
+export function renderFunnel(out: HTMLElement, rows: Step[], p: Preview, lang: string) {
   out.replaceChildren();
   if (p.error || !p.range || lang === "datalog") {
     out.append(el("p", lang === "datalog" ? "Datalog: click a result row for its proof, or ask why a tuple is missing." : "", "caption"));
     return;
   }
-  const end = offset(doc, p.range.end);
-  const last = steps.length ? steps[steps.length - 1].at : offset(doc, p.range.start);
-  const rows = steps.map((s) => ({ text: s.text, count: s.count, emptied: s.emptied }));
-  const lastText = doc.sliceString(last, end).trim().replace(/\s+/g, " ");
-  if (lastText) rows.push({ text: lastText, count: p.count, emptied: p.count === 0 && !rows.some((r) => r.emptied) && (rows.length === 0 || rows[rows.length - 1].count > 0) });
   const max = Math.max(1, ...rows.map((r) => r.count));
   const list = el("ol", undefined, "funnel");
   for (const r of rows) {
