@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"slices"
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
@@ -81,11 +80,6 @@ type SemanticToken struct {
 // (textDocument/semanticTokens/full).
 type Highlighter interface {
 	SemanticTokens(ctx context.Context, s *Snapshot) []SemanticToken
-}
-
-// sortSymbols orders symbols by position.
-func sortSymbols(ss []Symbol) {
-	slices.SortStableFunc(ss, func(a, b Symbol) int { return a.Span.Start - b.Span.Start })
 }
 
 // languageFor picks the served language of a document: the language

@@ -17,7 +17,7 @@ func (l pactLanguage) Hover(ctx context.Context, s *Snapshot, off int) (string, 
 	desc, ok := p.Describe(off)
 	md, sp := desc.Markdown, desc.Span
 	md, sp, ok = withRuleDocs(linterFor(l.linter, s), l.Diagnostics(ctx, s), off, md, sp, ok)
-	if _, ok := p.QueryAt(off); ok {
+	if _, inQuery := p.QueryAt(off); inQuery {
 		md, sp, ok = withCount(ctx, s, off, md, sp, ok)
 	}
 	if !ok {

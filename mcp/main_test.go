@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,7 +57,6 @@ type rawServer struct {
 	in     io.WriteCloser
 	lines  chan []byte
 	stderr *bytes.Buffer
-	mu     sync.Mutex
 	waited chan struct{}
 	next   int
 	// init is the result of initialize.

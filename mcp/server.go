@@ -306,7 +306,7 @@ func (s *Server) addResources() {
 // JSON whatever characters the URI holds.
 func notFound(uri string) error {
 	data, _ := json.Marshal(map[string]string{"uri": uri})
-	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: data}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found", Data: data}
 }
 
 // ConstraintsSummary is the acp://constraints resource: files per lock

@@ -410,10 +410,6 @@ func (ev *evaluator) relIndex(s source, cols []int) *index {
 	return ix
 }
 
-// maxPresize bounds the rows of a join result allocated before they are
-// known to exist.
-const maxPresize = 1 << 20
-
 // bindings is the intermediate result: rows of nvars slots.
 type bindings struct {
 	width int
@@ -839,11 +835,6 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 	cols := append(slices.Clone(constPos), keyPos...)
 	if len(cols) == 0 {
 		// Nothing bound: every binding pairs with every tuple.
-		if final == nil && len(eqPos) == 0 {
-			// The result's size is known: allocate it once (up to a
-			// bound; a larger product grows as it goes).
-			out.data = make([]uint32, 0, min(cur.n*m, maxPresize)*cur.width)
-		}
 		for bi := 0; bi < cur.n; bi++ {
 			b := cur.row(bi)
 			for r := 0; r < m; r++ {

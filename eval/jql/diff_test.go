@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -425,11 +426,7 @@ func (g *gen) query(mem evjql.Memory) rquery {
 		q.hasSelect = true
 	default:
 		q.hasSelect = true
-		var paths []string
-		for _, p := range rschema[q.from] {
-			paths = append(paths, p)
-		}
-		paths = append(paths, extraSelect...)
+		paths := append(slices.Clone(rschema[q.from]), extraSelect...)
 		for range 1 + g.r.IntN(5) {
 			p := g.pick(paths...)
 			if p != "*" && g.chance(0.3) {

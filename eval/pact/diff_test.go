@@ -603,8 +603,6 @@ func (e *refEval) stepMatches(st rstep, n *gnode) bool {
 	return true
 }
 
-func numAttr(k string) bool { return k == "ttl" || k == "offset" || k == "created_at_ns" }
-
 // propMatches applies one filter: a missing attribute matches only !=;
 // numbers compare as numbers, strings as strings, ~ is a substring test.
 func propMatches(p rprop, n *gnode) bool {

@@ -167,7 +167,7 @@ func TestPositionNeedsDepth(t *testing.T) {
 			t.Errorf("%s: got %v, want the depth error", src, err)
 		}
 	}
-	if got := selectIDs(t, d, "(d0, 0)", syn.V2); got != nil && len(got) != 0 {
+	if got := selectIDs(t, d, "(d0, 0)", syn.V2); len(got) != 0 {
 		t.Errorf("(d0, 0): got %v", got)
 	}
 }

@@ -196,10 +196,9 @@ func (r *Reference) ParseV2(src string) (string, error) {
 
 // v2checker checks the constraints stated in prose and writes the shape.
 type v2checker struct {
-	src   string
-	b     strings.Builder
-	err   error
-	depth int
+	src string
+	b   strings.Builder
+	err error
 }
 
 func (c *v2checker) fail(format string, args ...any) {
