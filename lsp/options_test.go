@@ -162,3 +162,22 @@ func TestChangedEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestHoverCountBetweenSteps shows the sample data's count when hovering a
+// place of a PACT query that describes nothing itself (the space between
+// two steps).
+func TestHoverCountBetweenSteps(t *testing.T) {
+	c := newClient(t, Options{})
+	c.initialize()
+	uri := openWithData(t, c, "// data: ./d.json\n.mt  .cb\n")
+	var h struct {
+		Contents struct {
+			Value string `json:"value"`
+		} `json:"contents"`
+	}
+	err := c.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri},
+		"position": map[string]any{"line": 1, "character": 4}}, &h)
+	if err != nil || !strings.Contains(h.Contents.Value, "**1** result(s)") {
+		t.Errorf("hover between two steps: %q, %v; want the count of 1 result", h.Contents.Value, err)
+	}
+}
