@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +78,7 @@ func writeQueryCorpus(b *testing.B, dir string) int64 {
 func copyGoCorpus(b *testing.B, dir string) int64 {
 	b.Helper()
 	var total int64
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goroot(b), "src")
 	errDone := fmt.Errorf("done")
 	n := 0
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -143,7 +142,28 @@ func gofmtPath() string {
 	if p, err := exec.LookPath("gofmt"); err == nil {
 		return p
 	}
-	return filepath.Join(runtime.GOROOT(), "bin", "gofmt")
+	root, err := gorootDir()
+	if err != nil {
+		return "gofmt"
+	}
+	return filepath.Join(root, "bin", "gofmt")
+}
+
+// goroot returns the GOROOT of the go command on PATH.
+func goroot(tb testing.TB) string {
+	root, err := gorootDir()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return root
+}
+
+func gorootDir() (string, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOROOT: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // buildCtxql builds the ctxql binary into bin, in the ctxql module (whose

@@ -192,12 +192,6 @@ func (s *Snapshot) lastChild(i int32) int32 {
 	return c
 }
 
-// raw returns the text of node i's JSON object.
-func (s *Snapshot) raw(i int32) string {
-	o := s.obj[i]
-	return s.src[o.lo:o.hi]
-}
-
 // nodeID returns node i's id.
 func (s *Snapshot) nodeID(i int32) string {
 	if s.flags[i]&flagIDEsc != 0 {
