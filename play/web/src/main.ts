@@ -178,10 +178,19 @@ function onPreview(p: Preview) {
   void show(p, lastEdit);
 }
 
+// shown counts the results shown: a funnel that arrives after newer
+// results is dropped.
+let shown = 0;
+
+// show draws a result at once, then its funnel when the server has
+// explained the query's steps.
 async function show(res: Preview, since: number) {
-  const v = view!;
-  const shown = performance.now() - since;
+  const v = view!, token = ++shown;
   if (res.range) lastRange = res.range;
+  if (!res.error && !$("status").textContent?.startsWith("ctxql play refused")) status(`ctxql ${info.version} · ${info.project}`);
+  renderResults(res, state.l, $("results"), $("error"), $("count"), $("tree") as unknown as HTMLInputElement, explainRow);
+  $("timing").textContent = res.error ? "" :
+    `· evaluated in ${fmtMS(res.elapsed_ms)}, shown ${fmtMS(performance.now() - since)} after the ${since === lastEdit ? "last keystroke" : "request"}`;
   void pullInlayHints(client, v, uri).catch(() => {});
   let steps: Step[] = [];
   if (!res.error && res.range && state.l !== "datalog") {
@@ -190,11 +199,7 @@ async function show(res: Preview, since: number) {
       if (!x.error) steps = x.steps.map((s: any, i: number) => ({ text: s.text, count: s.count, emptied: i === x.emptied }));
     } catch { /* no funnel */ }
   }
-  if (!res.error && !$("status").textContent?.startsWith("ctxql play refused")) status(`ctxql ${info.version} · ${info.project}`);
-  renderResults(res, state.l, $("results"), $("error"), $("count"), $("tree") as unknown as HTMLInputElement, explainRow);
-  $("timing").textContent = res.error ? "" :
-    `· evaluated in ${fmtMS(res.elapsed_ms)}, shown ${fmtMS(shown)} after the ${since === lastEdit ? "last keystroke" : "request"}`;
-  renderFunnel($("funnel"), steps, res, state.l);
+  if (token === shown) renderFunnel($("funnel"), steps, res, state.l);
 }
 
 function fmtMS(ms: number | undefined) {
