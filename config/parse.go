@@ -96,6 +96,8 @@ func (p *parser) errAt(off int, format string, args ...any) *Error {
 // maxDepth bounds the nesting of a configuration.
 const maxDepth = 32
 
+// parse reads the YAML tree of a configuration, whose keys must be strings,
+// and checks it against keys with walk.
 func parse(data []byte) (*Config, error) {
 	p := &parser{file: syntax.NewFile(FileName, string(data))}
 	root, err := yamltree.Parse(p.file, yamltree.Options{

@@ -53,10 +53,10 @@ type Node struct {
 	// Text is a scalar's text: a string's value, a number as Go formats it
 	// ("12", "0.5", "+Inf", "NaN"), a boolean's "true" or "false".
 	Text string
-	// Pos is the byte offset at which the YAML parser places the node: a
-	// scalar's first byte, the colon of a lone "key: value" pair, the first
-	// key of a mapping, the dash or bracket that opens a list. A value
-	// missing after its key has the key's.
+	// Pos is the byte offset of the token the YAML parser starts the node
+	// with: a scalar's first byte, a mapping's first key (or its colon,
+	// for a pair the parser leaves outside a mapping), the dash or bracket
+	// that opens a list. A value missing after its key has the key's.
 	Pos int
 	// Span is the bytes of the node's text, from its first token to the end
 	// of its last one. A null without text after its key has the empty
