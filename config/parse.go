@@ -8,10 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/goccy/go-yaml/ast"
-	yamlparser "github.com/goccy/go-yaml/parser"
-	yamltoken "github.com/goccy/go-yaml/token"
-
+	"github.com/ctxql/ctxql/internal/yamltree"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/pact"
 )
@@ -79,34 +76,15 @@ var (
 // SupportedExtensions returns the extensions embedded.extensions accepts.
 func SupportedExtensions() []string { return slices.Clone(supportedExtensions) }
 
-// value is a YAML node reduced to what the configuration needs.
-type value struct {
-	kind  valueKind // kindMap for every mapping, kindList, kindString
-	null  bool      // an empty value ("key:" with nothing after it)
-	other string    // non-empty for scalars of another type: "a number", "a boolean"
-	str   string
-	items []*value
-	keys  []*value // string keys of a mapping, in source order
-	vals  []*value
-	off   int
-}
-
-func (v *value) describe() string {
-	switch {
-	case v.null:
+// describe names what a value is for messages.
+func describe(v *yamltree.Node) string {
+	if v.Kind == yamltree.Null {
 		return "nothing"
-	case v.other != "":
-		return v.other
-	case v.kind == kindMap:
-		return "a mapping"
-	case v.kind == kindList:
-		return "a list"
 	}
-	return "a string"
+	return v.Kind.String()
 }
 
 type parser struct {
-	src  string
 	file *syntax.File
 }
 
@@ -115,144 +93,37 @@ func (p *parser) errAt(off int, format string, args ...any) *Error {
 	return &Error{Offset: off, Line: pos.Line, Column: pos.Column, Msg: fmt.Sprintf(format, args...)}
 }
 
-// offset maps goccy's 1-based line and rune column to a byte offset (its own
-// Offset field drifts after comments).
-func (p *parser) offset(tk *yamltoken.Token) int {
-	if tk == nil || tk.Position == nil {
-		return 0
-	}
-	return p.file.OffsetRunes(tk.Position.Line, tk.Position.Column)
-}
+// maxDepth bounds the nesting of a configuration.
+const maxDepth = 32
 
+// parse reads the YAML tree of a configuration, whose keys must be strings,
+// and checks it against keys with walk.
 func parse(data []byte) (*Config, error) {
-	src := string(data)
-	p := &parser{src: src, file: syntax.NewFile(FileName, src)}
-	f, err := parseYAML(data)
+	p := &parser{file: syntax.NewFile(FileName, string(data))}
+	root, err := yamltree.Parse(p.file, yamltree.Options{
+		MaxDepth: maxDepth,
+		Key: func(_, k *yamltree.Node) error {
+			if k.Kind != yamltree.String {
+				return p.errAt(k.Pos, "keys must be strings, got %s", describe(k))
+			}
+			return nil
+		},
+	})
 	if err != nil {
-		type tokErr interface {
-			GetToken() *yamltoken.Token
-			GetMessage() string
+		var e *yamltree.Error
+		if errors.As(err, &e) {
+			return nil, p.errAt(e.Span.Start, "%s", e.Msg)
 		}
-		var te tokErr
-		if errors.As(err, &te) {
-			return nil, p.errAt(p.offset(te.GetToken()), "invalid YAML: %s", te.GetMessage())
-		}
-		return nil, p.errAt(0, "invalid YAML: %s", err.Error())
-	}
-	var body ast.Node
-	for _, d := range f.Docs {
-		if d == nil || d.Body == nil {
-			continue
-		}
-		if _, ok := d.Body.(*ast.CommentGroupNode); ok {
-			continue
-		}
-		if body != nil {
-			return nil, p.errAt(p.offset(d.Body.GetToken()), "more than one YAML document")
-		}
-		body = d.Body
+		return nil, err
 	}
 	c := &Config{}
-	if body == nil {
+	if root == nil {
 		return c, nil
-	}
-	root, err := p.conv(body, 0)
-	if err != nil {
-		return nil, err
 	}
 	if err := p.walk(c, root, "", nil); err != nil {
 		return nil, err
 	}
 	return c, nil
-}
-
-const maxDepth = 32
-
-// conv reduces a YAML node to a value, rejecting what the configuration
-// never needs (aliases, tags, complex keys).
-func (p *parser) conv(n ast.Node, depth int) (*value, error) {
-	if depth > maxDepth {
-		return nil, p.errAt(p.offset(n.GetToken()), "nesting too deep")
-	}
-	switch n := n.(type) {
-	case *ast.AnchorNode:
-		return p.conv(n.Value, depth+1)
-	case *ast.AliasNode:
-		return nil, p.errAt(p.offset(n.GetToken()), "YAML aliases are not supported")
-	case *ast.TagNode:
-		return nil, p.errAt(p.offset(n.GetToken()), "YAML tags are not supported")
-	case *ast.SequenceEntryNode:
-		return p.conv(n.Value, depth+1)
-	case *ast.MappingValueNode:
-		v := &value{kind: kindMap, off: p.offset(n.GetToken())}
-		if err := p.pair(v, n, depth); err != nil {
-			return nil, err
-		}
-		return v, nil
-	case *ast.MappingNode:
-		v := &value{kind: kindMap, off: p.offset(n.GetToken())}
-		for _, mv := range n.Values {
-			if err := p.pair(v, mv, depth); err != nil {
-				return nil, err
-			}
-		}
-		if len(n.Values) > 0 {
-			v.off = v.keys[0].off
-		}
-		return v, nil
-	case *ast.SequenceNode:
-		v := &value{kind: kindList, off: p.offset(n.GetToken())}
-		for _, e := range n.Values {
-			if e == nil {
-				continue
-			}
-			ev, err := p.conv(e, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			v.items = append(v.items, ev)
-		}
-		return v, nil
-	case *ast.StringNode:
-		return &value{kind: kindString, str: n.Value, off: p.offset(n.GetToken())}, nil
-	case *ast.LiteralNode:
-		return &value{kind: kindString, str: n.Value.Value, off: p.offset(n.GetToken())}, nil
-	case *ast.NullNode:
-		return &value{kind: kindString, null: true, off: p.offset(n.GetToken())}, nil
-	case *ast.BoolNode:
-		return &value{kind: kindString, other: "a boolean", off: p.offset(n.GetToken())}, nil
-	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
-		return &value{kind: kindString, other: "a number", off: p.offset(n.GetToken())}, nil
-	case nil:
-		return &value{kind: kindString, null: true}, nil
-	}
-	return nil, p.errAt(p.offset(n.GetToken()), "unsupported YAML node")
-}
-
-func (p *parser) pair(v *value, mv *ast.MappingValueNode, depth int) error {
-	if mv.Key == nil {
-		return p.errAt(p.offset(mv.GetToken()), "mapping entry without a key")
-	}
-	if mv.Key.IsMergeKey() {
-		return p.errAt(p.offset(mv.Key.GetToken()), "YAML merge keys are not supported")
-	}
-	k, err := p.conv(mv.Key, depth+1)
-	if err != nil {
-		return err
-	}
-	if k.kind != kindString || k.null || k.other != "" {
-		return p.errAt(k.off, "keys must be strings, got %s", k.describe())
-	}
-	val, err := p.conv(mv.Value, depth+1)
-	if err != nil {
-		return err
-	}
-	if val.null && val.off == 0 && mv.Value == nil {
-		val.off = k.off
-	}
-	v.keys = append(v.keys, k)
-	v.vals = append(v.vals, val)
-	return nil
 }
 
 // childKeys returns the fixed keys of the object at schema path.
@@ -304,111 +175,111 @@ func display(keyPath []string) string {
 }
 
 // walk checks v against the key table at schema path and stores leaves in c.
-func (p *parser) walk(c *Config, v *value, path string, keyPath []string) error {
+func (p *parser) walk(c *Config, v *yamltree.Node, path string, keyPath []string) error {
 	kind := keys[path]
 	want := map[valueKind]string{kindObject: "a mapping", kindMap: "a mapping", kindList: "a list of strings", kindString: "a string"}[kind]
-	if v.null && kind != kindString {
+	if v.Kind == yamltree.Null && kind != kindString {
 		return nil // "key:" with nothing after it: same as absent
 	}
 	switch kind {
 	case kindObject, kindMap:
-		if v.kind != kindMap {
-			return p.errAt(v.off, "%s: expected %s, got %s", display(keyPath), want, v.describe())
+		if v.Kind != yamltree.Mapping {
+			return p.errAt(v.Pos, "%s: expected %s, got %s", display(keyPath), want, describe(v))
 		}
-		for i, k := range v.keys {
-			child := join(path, k.str)
+		for i, k := range v.Keys {
+			child := join(path, k.Text)
 			if kind == kindMap {
 				child = join(path, "*")
 				if err := p.checkKey(path, k); err != nil {
 					return err
 				}
 			} else if _, ok := keys[child]; !ok {
-				return p.errAt(k.off, "unknown key %q in %s (known keys: %s)", k.str, display(keyPath), strings.Join(childKeys(path), ", "))
+				return p.errAt(k.Pos, "unknown key %q in %s (known keys: %s)", k.Text, display(keyPath), strings.Join(childKeys(path), ", "))
 			}
-			if err := p.walk(c, v.vals[i], child, append(slices.Clone(keyPath), k.str)); err != nil {
+			if err := p.walk(c, v.Vals[i], child, append(slices.Clone(keyPath), k.Text)); err != nil {
 				return err
 			}
 		}
 		return nil
 	case kindList:
-		if v.kind != kindList {
-			return p.errAt(v.off, "%s: expected %s, got %s", display(keyPath), want, v.describe())
+		if v.Kind != yamltree.List {
+			return p.errAt(v.Pos, "%s: expected %s, got %s", display(keyPath), want, describe(v))
 		}
 		var strs []string
-		for _, it := range v.items {
-			if it.kind != kindString || it.null || it.other != "" {
-				return p.errAt(it.off, "%s: expected a string, got %s", display(keyPath), it.describe())
+		for _, it := range v.Items {
+			if it.Kind != yamltree.String {
+				return p.errAt(it.Pos, "%s: expected a string, got %s", display(keyPath), describe(it))
 			}
 			if err := p.checkItem(path, it); err != nil {
 				return err
 			}
-			strs = append(strs, it.str)
+			strs = append(strs, it.Text)
 		}
 		return p.store(c, path, keyPath, v, strs)
 	default:
-		if v.kind != kindString || v.null || v.other != "" {
-			return p.errAt(v.off, "%s: expected %s, got %s", display(keyPath), want, v.describe())
+		if v.Kind != yamltree.String {
+			return p.errAt(v.Pos, "%s: expected %s, got %s", display(keyPath), want, describe(v))
 		}
 		if err := p.checkItem(path, v); err != nil {
 			return err
 		}
-		return p.store(c, path, keyPath, v, []string{v.str})
+		return p.store(c, path, keyPath, v, []string{v.Text})
 	}
 }
 
 // checkKey validates a user-chosen key of the map at schema path.
-func (p *parser) checkKey(path string, k *value) error {
+func (p *parser) checkKey(path string, k *yamltree.Node) error {
 	switch path {
 	case "rules.severity":
-		if k.str == "" {
-			return p.errAt(k.off, "empty rule selector")
+		if k.Text == "" {
+			return p.errAt(k.Pos, "empty rule selector")
 		}
 	default: // per-file-ignores, dialect.files, data: globs
-		if err := ValidGlob(k.str); err != nil {
-			return p.errAt(k.off, "invalid glob %q: %v", k.str, err)
+		if err := ValidGlob(k.Text); err != nil {
+			return p.errAt(k.Pos, "invalid glob %q: %v", k.Text, err)
 		}
 	}
 	return nil
 }
 
 // checkItem validates one string at schema path.
-func (p *parser) checkItem(path string, v *value) error {
-	s := v.str
+func (p *parser) checkItem(path string, v *yamltree.Node) error {
+	s := v.Text
 	switch path {
 	case "rules.select", "rules.ignore", "per-file-ignores.*":
 		if s == "" {
-			return p.errAt(v.off, "empty rule selector")
+			return p.errAt(v.Pos, "empty rule selector")
 		}
 	case "rules.severity.*":
 		if !slices.Contains(severityNames, s) {
-			return p.errAt(v.off, "unknown severity %q (want %s)", s, strings.Join(severityNames, ", "))
+			return p.errAt(v.Pos, "unknown severity %q (want %s)", s, strings.Join(severityNames, ", "))
 		}
 	case "dialect.default", "dialect.files.*":
 		if _, ok := pact.ParseDialect(s); !ok {
-			return p.errAt(v.off, "unknown dialect %q (want %s)", s, strings.Join(pact.DialectNames(), " or "))
+			return p.errAt(v.Pos, "unknown dialect %q (want %s)", s, strings.Join(pact.DialectNames(), " or "))
 		}
 	case "data.*":
 		if s == "" {
-			return p.errAt(v.off, "empty data path")
+			return p.errAt(v.Pos, "empty data path")
 		}
 	case "embedded.calls":
 		if !callPattern.MatchString(s) {
-			return p.errAt(v.off, "invalid call name %q (want a dotted name such as ctx.select)", s)
+			return p.errAt(v.Pos, "invalid call name %q (want a dotted name such as ctx.select)", s)
 		}
 	case "embedded.extensions":
 		if !slices.Contains(supportedExtensions, s) {
-			return p.errAt(v.off, "unsupported extension %q (want one of %s)", s, strings.Join(supportedExtensions, ", "))
+			return p.errAt(v.Pos, "unsupported extension %q (want one of %s)", s, strings.Join(supportedExtensions, ", "))
 		}
 	case "exclude":
 		if err := ValidGlob(s); err != nil {
-			return p.errAt(v.off, "invalid glob %q: %v", s, err)
+			return p.errAt(v.Pos, "invalid glob %q: %v", s, err)
 		}
 	}
 	return nil
 }
 
 // store records a leaf value.
-func (p *parser) store(c *Config, path string, keyPath []string, v *value, strs []string) error {
+func (p *parser) store(c *Config, path string, keyPath []string, v *yamltree.Node, strs []string) error {
 	last := keyPath[len(keyPath)-1]
 	switch path {
 	case "rules.select":
@@ -419,7 +290,7 @@ func (p *parser) store(c *Config, path string, keyPath []string, v *value, strs 
 	case "rules.severity.*":
 		sev, err := syntax.ParseSeverity(strs[0])
 		if err != nil {
-			return p.errAt(v.off, "%v", err)
+			return p.errAt(v.Pos, "%v", err)
 		}
 		c.severity = append(c.severity, severityEntry{selector: last, sev: sev})
 	case "per-file-ignores.*":
@@ -437,21 +308,10 @@ func (p *parser) store(c *Config, path string, keyPath []string, v *value, strs 
 	case "exclude":
 		c.exclude = append(c.exclude, strs...)
 	default:
-		return p.errAt(v.off, "internal: no handler for key %s", display(keyPath))
+		return p.errAt(v.Pos, "internal: no handler for key %s", display(keyPath))
 	}
 	return nil
 }
 
 // must returns the dialect of a name the checks before accepted.
 func must(d pact.Dialect, _ bool) pact.Dialect { return d }
-
-// parseYAML runs the YAML parser, turning a panic inside it into an error so
-// that no input can crash the caller.
-func parseYAML(data []byte) (f *ast.File, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, err = nil, fmt.Errorf("yaml parser failure: %v", r)
-		}
-	}()
-	return yamlparser.ParseBytes(data, 0)
-}

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctxql/ctxql/internal/yamltree"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -94,26 +95,26 @@ type Case struct {
 // accepts.
 var (
 	fileKeys = map[string][]nodeKind{
-		"language": {kindString},
-		"dialect":  {kindString},
-		"file":     {kindString},
-		"data":     {kindString, kindMap, kindList},
-		"tests":    {kindList},
+		"language": {yamltree.String},
+		"dialect":  {yamltree.String},
+		"file":     {yamltree.String},
+		"data":     {yamltree.String, yamltree.Mapping, yamltree.List},
+		"tests":    {yamltree.List},
 	}
 	caseKeys = map[string][]nodeKind{
-		"name":     {kindString},
-		"language": {kindString},
-		"dialect":  {kindString},
-		"file":     {kindString},
-		"line":     {kindNumber},
-		"relation": {kindString},
-		"query":    {kindString},
-		"data":     {kindString, kindMap, kindList},
-		"want":     {kindList},
-		"count":    {kindNumber},
-		"includes": {kindList},
-		"excludes": {kindList},
-		"error":    {kindString},
+		"name":     {yamltree.String},
+		"language": {yamltree.String},
+		"dialect":  {yamltree.String},
+		"file":     {yamltree.String},
+		"line":     {yamltree.Number},
+		"relation": {yamltree.String},
+		"query":    {yamltree.String},
+		"data":     {yamltree.String, yamltree.Mapping, yamltree.List},
+		"want":     {yamltree.List},
+		"count":    {yamltree.Number},
+		"includes": {yamltree.List},
+		"excludes": {yamltree.List},
+		"error":    {yamltree.String},
 	}
 )
 
@@ -125,11 +126,11 @@ func Parse(name string, src []byte) *File {
 	f := &File{Name: name, Src: syntax.NewFile(name, string(src))}
 	root, err := parseYAML(f.Src)
 	if err != nil {
-		f.errorf(err.(*posError).sp, "%s", err.(*posError).msg)
+		f.errorf(err.(*yamltree.Error).Span, "%s", err.(*yamltree.Error).Msg)
 		return f
 	}
-	if root.kind != kindMap {
-		f.errorf(root.sp, "a test file is a mapping with a tests list, not %s", root.kind)
+	if root.Kind != yamltree.Mapping {
+		f.errorf(root.Span, "a test file is a mapping with a tests list, not %s", root.Kind)
 		return f
 	}
 	if !f.checkKeys(root, fileKeys, "the test file") {
@@ -137,27 +138,27 @@ func Parse(name string, src []byte) *File {
 	}
 	def := &Case{}
 	f.fields(def, root, true)
-	tests := root.get("tests")
+	tests := root.Get("tests")
 	if tests == nil {
 		f.errorf(syntax.Sp(0, 0), "a test file needs a tests list")
 		return f
 	}
 	seen := map[string]bool{}
-	for _, it := range tests.items {
-		if it.kind != kindMap {
-			f.errorf(it.sp, "a test case is a mapping, not %s", it.kind)
+	for _, it := range tests.Items {
+		if it.Kind != yamltree.Mapping {
+			f.errorf(it.Span, "a test case is a mapping, not %s", it.Kind)
 			continue
 		}
 		if !f.checkKeys(it, caseKeys, "a test case") {
 			continue
 		}
-		c := &Case{Sp: it.sp, Language: def.Language, Dialect: def.Dialect, File: def.File, FileSp: def.FileSp, Data: def.Data}
+		c := &Case{Sp: it.Span, Language: def.Language, Dialect: def.Dialect, File: def.File, FileSp: def.FileSp, Data: def.Data}
 		f.fields(c, it, false)
 		f.checkCase(c, it, seen)
 		f.Cases = append(f.Cases, c)
 	}
 	if len(f.Cases) == 0 && len(f.Diagnostics) == 0 {
-		f.errorf(tests.sp, "the tests list has no cases")
+		f.errorf(tests.Span, "the tests list has no cases")
 	}
 	return f
 }
@@ -170,26 +171,26 @@ func (f *File) errorf(sp syntax.Span, format string, args ...any) {
 }
 
 // checkKeys reports unknown keys and values of the wrong kind.
-func (f *File) checkKeys(n *node, keys map[string][]nodeKind, what string) bool {
+func (f *File) checkKeys(n *yamltree.Node, keys map[string][]nodeKind, what string) bool {
 	ok := true
-	for i, k := range n.keys {
-		kinds, known := keys[k.str]
+	for i, k := range n.Keys {
+		kinds, known := keys[k.Text]
 		if !known {
-			f.errorf(k.sp, "unknown key %q in %s (known: %s)", k.str, what, knownKeys(keys))
+			f.errorf(k.Span, "unknown key %q in %s (known: %s)", k.Text, what, knownKeys(keys))
 			ok = false
 			continue
 		}
-		v := n.vals[i]
+		v := n.Vals[i]
 		good := false
 		for _, kd := range kinds {
-			good = good || v.kind == kd
+			good = good || v.Kind == kd
 		}
 		if !good {
 			var want []string
 			for _, kd := range kinds {
 				want = append(want, kd.String())
 			}
-			f.errorf(v.sp, "%s must be %s, not %s", k.str, strings.Join(want, " or "), v.kind)
+			f.errorf(v.Span, "%s must be %s, not %s", k.Text, strings.Join(want, " or "), v.Kind)
 			ok = false
 		}
 	}
@@ -206,96 +207,96 @@ func knownKeys(keys map[string][]nodeKind) string {
 }
 
 // fields copies the keys of n into c; top is the document (defaults).
-func (f *File) fields(c *Case, n *node, top bool) {
-	for i, k := range n.keys {
-		v := n.vals[i]
-		switch k.str {
+func (f *File) fields(c *Case, n *yamltree.Node, top bool) {
+	for i, k := range n.Keys {
+		v := n.Vals[i]
+		switch k.Text {
 		case "name":
-			c.Name = v.str
+			c.Name = v.Text
 		case "language":
-			c.Language = v.str
+			c.Language = v.Text
 		case "dialect":
-			if v.str != "v1" && v.str != "v2" {
-				f.errorf(v.sp, "dialect must be v1 or v2, not %q", v.str)
+			if v.Text != "v1" && v.Text != "v2" {
+				f.errorf(v.Span, "dialect must be v1 or v2, not %q", v.Text)
 			}
-			c.Dialect = v.str
+			c.Dialect = v.Text
 		case "file":
-			c.File, c.FileSp = v.str, v.sp
+			c.File, c.FileSp = v.Text, v.Span
 		case "line":
 			c.Line = f.positive(v, "line")
 		case "relation":
-			if !relationName.MatchString(v.str) {
-				f.errorf(v.sp, "relation must be a relation name, not %q", v.str)
+			if !relationName.MatchString(v.Text) {
+				f.errorf(v.Span, "relation must be a relation name, not %q", v.Text)
 			}
-			c.Relation = v.str
+			c.Relation = v.Text
 		case "query":
-			c.Query, c.QuerySp = v.str, v.sp
+			c.Query, c.QuerySp = v.Text, v.Span
 		case "data":
-			if v.kind == kindString {
-				c.Data = &Data{Path: v.str, Sp: v.sp}
+			if v.Kind == yamltree.String {
+				c.Data = &Data{Path: v.Text, Sp: v.Span}
 			} else {
-				c.Data = &Data{Inline: v.json(), Sp: v.sp}
+				c.Data = &Data{Inline: jsonValue(v), Sp: v.Span}
 			}
 		case "want":
 			c.Want = expect(v)
 		case "count":
 			n := f.positive(v, "count")
-			if v.str == "0" {
+			if v.Text == "0" {
 				n = 0
 			}
-			c.Count, c.CountSp = &n, v.sp
+			c.Count, c.CountSp = &n, v.Span
 		case "includes":
 			c.Includes = expect(v)
 		case "excludes":
 			c.Excludes = expect(v)
 		case "error":
-			c.Error, c.ErrorSp = v.str, v.sp
+			c.Error, c.ErrorSp = v.Text, v.Span
 		}
 	}
 }
 
-func expect(v *node) *Expect {
-	e := &Expect{Value: v.json(), Sp: v.sp}
-	for _, it := range v.items {
-		e.Items = append(e.Items, it.json())
+func expect(v *yamltree.Node) *Expect {
+	e := &Expect{Value: jsonValue(v), Sp: v.Span}
+	for _, it := range v.Items {
+		e.Items = append(e.Items, jsonValue(it))
 	}
 	return e
 }
 
 // positive reads a whole number ≥ 1 (or 0 for count).
-func (f *File) positive(v *node, key string) int {
+func (f *File) positive(v *yamltree.Node, key string) int {
 	var n int
-	if _, err := fmt.Sscanf(v.str, "%d", &n); err != nil || fmt.Sprint(n) != v.str || n < 0 || (n == 0 && key != "count") {
-		f.errorf(v.sp, "%s must be a whole number of at least %d, not %s", key, map[bool]int{true: 0, false: 1}[key == "count"], v.str)
+	if _, err := fmt.Sscanf(v.Text, "%d", &n); err != nil || fmt.Sprint(n) != v.Text || n < 0 || (n == 0 && key != "count") {
+		f.errorf(v.Span, "%s must be a whole number of at least %d, not %s", key, map[bool]int{true: 0, false: 1}[key == "count"], v.Text)
 		return 0
 	}
 	return n
 }
 
 // checkCase reports what a case lacks or has twice.
-func (f *File) checkCase(c *Case, n *node, seen map[string]bool) {
+func (f *File) checkCase(c *Case, n *yamltree.Node, seen map[string]bool) {
 	if c.Name == "" {
-		f.errorf(n.sp, "a test case needs a name")
+		f.errorf(n.Span, "a test case needs a name")
 	} else if seen[c.Name] {
-		f.errorf(n.get("name").sp, "a test case named %q comes earlier in the file", c.Name)
+		f.errorf(n.Get("name").Span, "a test case named %q comes earlier in the file", c.Name)
 	}
 	seen[c.Name] = true
-	if n.get("query") != nil && n.get("line") != nil {
-		f.errorf(n.get("line").sp, "a case names its query inline (query) or by line in a file (line), not both")
+	if n.Get("query") != nil && n.Get("line") != nil {
+		f.errorf(n.Get("line").Span, "a case names its query inline (query) or by line in a file (line), not both")
 	}
 	if c.Query == "" && c.File == "" {
-		f.errorf(n.sp, "test case %q names no query: give query, or file (with line or relation)", c.Name)
+		f.errorf(n.Span, "test case %q names no query: give query, or file (with line or relation)", c.Name)
 	}
 	if c.Query != "" && c.Language == "" && c.File == "" {
-		f.errorf(n.get("query").sp, "an inline query needs a language (pact, jql or datalog), or a file whose language it shares")
+		f.errorf(n.Get("query").Span, "an inline query needs a language (pact, jql or datalog), or a file whose language it shares")
 	}
 	if c.Data == nil && c.Error == "" {
-		f.errorf(n.sp, "test case %q has no data: give data here or at the top of the file", c.Name)
+		f.errorf(n.Span, "test case %q has no data: give data here or at the top of the file", c.Name)
 	}
 	if c.Want == nil && c.Count == nil && c.Includes == nil && c.Excludes == nil && c.Error == "" {
-		f.errorf(n.sp, "test case %q expects nothing: give want, count, includes, excludes or error", c.Name)
+		f.errorf(n.Span, "test case %q expects nothing: give want, count, includes, excludes or error", c.Name)
 	}
 	if c.Error != "" && (c.Want != nil || c.Count != nil || c.Includes != nil || c.Excludes != nil) {
-		f.errorf(n.get("error").sp, "a case that expects an error expects no results")
+		f.errorf(n.Get("error").Span, "a case that expects an error expects no results")
 	}
 }

@@ -2,11 +2,12 @@ package qtest
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/ctxql/ctxql/internal/junit"
 )
 
 // Formats are the output formats of Write.
@@ -208,55 +209,22 @@ func nonNil(xs []string) []string {
 	return xs
 }
 
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	File      string        `xml:"file,attr"`
-	Line      int           `xml:"line,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitProblem `xml:"failure,omitempty"`
-	Error     *junitProblem `xml:"error,omitempty"`
-}
-
-type junitProblem struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
 func writeJUnit(w io.Writer, rs []*Result) error {
-	out := junitSuites{}
+	out := &junit.Suites{CountErrors: true}
 	index := map[string]int{}
 	for _, r := range rs {
 		i, ok := index[r.File.Name]
 		if !ok {
 			i = len(out.Suites)
 			index[r.File.Name] = i
-			out.Suites = append(out.Suites, junitSuite{Name: r.File.Name})
+			out.Suites = append(out.Suites, junit.Suite{Name: r.File.Name})
 		}
 		s := &out.Suites[i]
 		name := r.Name()
 		if name == "" {
 			name = "(test file)"
 		}
-		jc := junitCase{Name: name, Classname: r.File.Name, File: r.File.Name, Line: r.Position().Line, Time: fmt.Sprintf("%.3f", r.Duration.Seconds())}
+		jc := junit.Case{Name: name, ClassName: r.File.Name, File: r.File.Name, Line: r.Position().Line, Time: fmt.Sprintf("%.3f", r.Duration.Seconds())}
 		if r.Status != Pass {
 			var b strings.Builder
 			if q := queryWhere(r); q != "" {
@@ -271,19 +239,13 @@ func writeJUnit(w io.Writer, rs []*Result) error {
 			for _, x := range r.Removed {
 				fmt.Fprintf(&b, "- %s\n", Display(x))
 			}
-			p := &junitProblem{Message: first(r.Messages), Type: string(r.Status), Text: b.String()}
+			p := &junit.Problem{Message: first(r.Messages), Type: string(r.Status), Text: b.String()}
 			if r.Status == Fail {
 				jc.Failure = p
-				s.Failures++
-				out.Failures++
 			} else {
 				jc.Error = p
-				s.Errors++
-				out.Errors++
 			}
 		}
-		s.Tests++
-		out.Tests++
 		s.Cases = append(s.Cases, jc)
 	}
 	for i := range out.Suites {
@@ -295,16 +257,7 @@ func writeJUnit(w io.Writer, rs []*Result) error {
 		}
 		out.Suites[i].Time = fmt.Sprintf("%.3f", t.Seconds())
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return junit.Write(w, out)
 }
 
 func first(xs []string) string {

