@@ -93,6 +93,9 @@ test("PACT: results, a diagnostic with a quick fix, the funnel equals --explain,
   await setQuery(page, "@t0 ^seq .mt .cb{ttl=3}");
   await page.waitForSelector(".cm-lintRange-error", { timeout: 15000 });
   await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length > 0, { timeout: 15000 });
+  // The step counts (inlay hints, which move the text, and the funnel)
+  // follow once typing pauses.
+  await page.waitForFunction(() => document.querySelectorAll("#funnel:not(.stale) li").length > 0, { timeout: 15000 });
   await shot(page, "play-diagnostic");
 
   // The quick fix, from the diagnostic's tooltip.
@@ -110,7 +113,7 @@ test("PACT: results, a diagnostic with a quick fix, the funnel equals --explain,
     const ids = [...document.querySelectorAll("#results tbody tr td:first-child")].map((e) => e.textContent);
     return ids.join(",") === "cb:u1,cb:u2";
   }, { timeout: 15000 });
-  await page.waitForFunction(() => document.querySelectorAll("#funnel li").length >= 4, { timeout: 15000 });
+  await page.waitForFunction(() => document.querySelectorAll("#funnel:not(.stale) li").length >= 4, { timeout: 15000 });
   const funnel = await page.$$eval("#funnel li", (lis) => lis.map((li) => [li.querySelector(".step").textContent, Number(li.querySelector(".n").textContent)]));
   const explain = ctxql("eval", "pact", "--explain", "--data", "data/history.json", q)
     .split("\n").map((l) => /^\d+:\d+\s+(.*?)\s+(\d+)$/.exec(l)).filter(Boolean).map((m) => [m[1], Number(m[2])]);

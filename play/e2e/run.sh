@@ -2,7 +2,8 @@
 # Runs the end-to-end test of ctxql play in headless Chromium: installs what
 # it needs (Debian's chromium, Node 24 and puppeteer-core from the npm
 # registry, cached between runs), builds ctxql from this checkout and runs
-# play.test.mjs.
+# play.test.mjs. "run.sh bench" runs the keystroke-to-results benchmark
+# (bench.mjs) instead.
 #
 # Without CI=true a missing dependency that cannot be installed skips the
 # test with a message; with CI=true it is a failure.
@@ -28,6 +29,12 @@ e2e_deps "$here" play-deps puppeteer-core
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$repo" && go build -o "$work/ctxql" ./cmd/ctxql)
+
+if [ "${1:-}" = bench ]; then
+	# The keystroke-to-results benchmark (bench.mjs), not part of the suite.
+	CTXQL_BIN="$work/ctxql" CHROMIUM="$chromium" node "$here/bench.mjs"
+	exit
+fi
 
 shots=${CTXQL_SHOTS:-$cache/play-screenshots}
 rm -rf "$shots"

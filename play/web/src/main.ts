@@ -109,24 +109,29 @@ function describeData(): string {
 // (ctxql/preview). Elsewhere — opening, new settings, Run, the cursor
 // moving to another query — the page asks for the result at the cursor
 // (ctxql.run).
-let editTimer = 0, runTimer = 0;
+let editTimer = 0, runTimer = 0, detailTimer = 0;
 let lastRange: Range | null = null;
 // ranSinceEdit: a result was asked for (Run, the cursor on another query)
 // since the last edit. The server's preview is of the edited query at a
 // version no newer, so it then must not replace the result asked for.
 let ranSinceEdit = false;
 
+// While the user types, the server evaluates the edited query for its
+// preview; the step counts (the inlay hints and the funnel), which cost
+// about as much again, wait until typing pauses (detailDelay).
+const syncDelay = 5, detailDelay = 150;
+
 function edited() {
   clearTimeout(editTimer);
+  clearTimeout(detailTimer);
   editTimer = window.setTimeout(() => {
     if (!view) return;
     generation++;
     client.sync();
     void pullDiagnostics(client, view, uri).catch(() => {});
     void pullSemanticTokens(client, view, uri).catch(() => {});
-    void pullInlayHints(client, view, uri).catch(() => {});
     saveState();
-  }, 20);
+  }, syncDelay);
 }
 
 function refresh() {
@@ -160,7 +165,7 @@ async function runAtCursor() {
     } catch { /* keep the first answer */ }
     if (gen !== generation) return;
   }
-  await show(res, started);
+  show(res, started);
   saveState();
 }
 
@@ -175,22 +180,31 @@ async function run(pos: { line: number; character: number }): Promise<Preview> {
 // onPreview shows the result the server pushed for the edited query.
 function onPreview(p: Preview) {
   if (p.uri !== uri || !view || ranSinceEdit) return;
-  void show(p, lastEdit);
+  show(p, lastEdit);
 }
 
 // shown counts the results shown: a funnel that arrives after newer
 // results is dropped.
 let shown = 0;
 
-// show draws a result at once, then its funnel when the server has
-// explained the query's steps.
-async function show(res: Preview, since: number) {
-  const v = view!, token = ++shown;
+// show draws a result at once, then (after a pause in typing, for a
+// preview) the step counts: the inlay hints and the funnel.
+function show(res: Preview, since: number) {
+  const token = ++shown;
   if (res.range) lastRange = res.range;
   if (!res.error && !$("status").textContent?.startsWith("ctxql play refused")) status(`ctxql ${info.version} · ${info.project}`);
   renderResults(res, state.l, $("results"), $("error"), $("count"), $("tree") as unknown as HTMLInputElement, explainRow);
   $("timing").textContent = res.error ? "" :
     `· evaluated in ${fmtMS(res.elapsed_ms)}, shown ${fmtMS(performance.now() - since)} after the ${since === lastEdit ? "last keystroke" : "request"}`;
+  $("funnel").classList.add("stale"); // until details draws this result's
+  clearTimeout(detailTimer);
+  detailTimer = window.setTimeout(() => void details(res, token), since === lastEdit ? detailDelay : 0);
+}
+
+// details draws the step counts of the result shown as token.
+async function details(res: Preview, token: number) {
+  const v = view;
+  if (!v || token !== shown) return;
   void pullInlayHints(client, v, uri).catch(() => {});
   let steps: Step[] = [];
   if (!res.error && res.range && state.l !== "datalog") {
@@ -199,7 +213,9 @@ async function show(res: Preview, since: number) {
       if (!x.error) steps = x.steps.map((s: any, i: number) => ({ text: s.text, count: s.count, emptied: i === x.emptied }));
     } catch { /* no funnel */ }
   }
-  if (token === shown) renderFunnel($("funnel"), steps, res, state.l);
+  if (token !== shown) return;
+  renderFunnel($("funnel"), steps, res, state.l);
+  $("funnel").classList.remove("stale");
 }
 
 function fmtMS(ms: number | undefined) {
