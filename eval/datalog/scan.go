@@ -398,48 +398,55 @@ func (sc *scanner) relation(sr *scanRel) error {
 				return err
 			})
 		case field(key, "tuples"):
-			if ok, err := sc.null(); ok || err != nil {
-				sr.vals, sr.lens = nil, nil
-				return err
-			}
-			sr.vals, sr.lens = sr.vals[:0], sr.lens[:0]
-			last := make([]lastVal, maxFastValues)
-			err := sc.Array(func(int) error {
-				if err := sc.Check(); err != nil {
-					return err
-				}
-				if sc.fastTuple(sr, last) {
-					return nil
-				}
-				if ok, err := sc.null(); ok || err != nil {
-					sr.tuple(0)
-					return err
-				}
-				n := 0
-				err := sc.Array(func(int) error {
-					if ok, err := sc.null(); ok || err != nil {
-						// encoding/json leaves a string unset for null.
-						sr.vals = append(sr.vals, sc.db.intern(""))
-						n++
-						return err
-					}
-					if sc.Peek() != '"' {
-						return sc.Unexpected("a string value")
-					}
-					v, err := sc.Str()
-					if err != nil {
-						return err
-					}
-					sc.value(sr, last, n, v)
-					n++
-					return nil
-				})
-				sr.tuple(n)
-				return err
-			})
-			sc.resolve(sr.vals)
-			return err
+			return sc.tuples(sr)
 		}
 		return sc.skip(1)
 	})
+}
+
+// tuples scans a relation's "tuples" array into sr. (A method of its own,
+// compiled once: as a closure within relation, the look at the context
+// was not inlined where top inlines relation.)
+func (sc *scanner) tuples(sr *scanRel) error {
+	if ok, err := sc.null(); ok || err != nil {
+		sr.vals, sr.lens = nil, nil
+		return err
+	}
+	sr.vals, sr.lens = sr.vals[:0], sr.lens[:0]
+	last := make([]lastVal, maxFastValues)
+	err := sc.Array(func(int) error {
+		if err := sc.Check(); err != nil {
+			return err
+		}
+		if sc.fastTuple(sr, last) {
+			return nil
+		}
+		if ok, err := sc.null(); ok || err != nil {
+			sr.tuple(0)
+			return err
+		}
+		n := 0
+		err := sc.Array(func(int) error {
+			if ok, err := sc.null(); ok || err != nil {
+				// encoding/json leaves a string unset for null.
+				sr.vals = append(sr.vals, sc.db.intern(""))
+				n++
+				return err
+			}
+			if sc.Peek() != '"' {
+				return sc.Unexpected("a string value")
+			}
+			v, err := sc.Str()
+			if err != nil {
+				return err
+			}
+			sc.value(sr, last, n, v)
+			n++
+			return nil
+		})
+		sr.tuple(n)
+		return err
+	})
+	sc.resolve(sr.vals)
+	return err
 }
