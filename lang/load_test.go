@@ -43,7 +43,7 @@ func TestLoadCancelled(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	big := map[ID]string{PACT: bigPACT(), Datalog: bigDatalog()}
+	big := map[ID]string{PACT: bigPACT(), Datalog: canceltest.DatalogJSON(500000)}
 	for id, src := range big {
 		l := ByID(id)
 		path := filepath.Join(dir, string(id)+".json")
@@ -80,19 +80,5 @@ func bigPACT() string {
 		fmt.Fprintf(&b, `{"id": "n%d", "nodeType": "cb", "ttl": %d, "content": "block %d of the snapshot"}`, i, i%7, i)
 	}
 	b.WriteString(`]}}`)
-	return b.String()
-}
-
-// bigDatalog is a relation of 500,000 tuples (about 20 MB).
-func bigDatalog() string {
-	var b strings.Builder
-	b.WriteString(`{"relations": {"e": {"param_types": ["A", "B"], "tuples": [`)
-	for i := range 500000 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `["node-%d", "node-%d"]`, i, i*13%500000)
-	}
-	b.WriteString(`]}}}`)
 	return b.String()
 }

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxql/ctxql/internal/canceltest"
 )
 
 // TestEvalTimeoutStopsLoad runs "ctxql eval datalog --timeout 50ms" over
@@ -16,16 +17,7 @@ import (
 // the limit ends; data cut short is still unreadable data (exit 2).
 func TestEvalTimeoutStopsLoad(t *testing.T) {
 	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString(`{"relations": {"e": {"param_types": ["A", "B"], "tuples": [`)
-	for i := range 2000000 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `["node-%d", "node-%d"]`, i, i*13%2000000)
-	}
-	b.WriteString(`]}}}`)
-	src := b.String() // about 70 MB
+	src := canceltest.DatalogJSON(2000000) // about 70 MB
 	if err := os.WriteFile(filepath.Join(dir, "big.json"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}

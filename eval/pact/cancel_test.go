@@ -33,6 +33,26 @@ func (c *countingCtx) Err() error {
 	return c.Context.Err()
 }
 
+// cancelAtCheck runs run under a context that another goroutine cancels
+// at its look number pauseAt, and checks that run returns the context's
+// error without looking again: what follows the cancellation is not run.
+func cancelAtCheck(t *testing.T, pauseAt, total int64, run func(context.Context) error) {
+	t.Helper()
+	inner, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx := &countingCtx{Context: inner, pauseAt: pauseAt, started: make(chan struct{})}
+	go func() {
+		<-ctx.started
+		cancel()
+	}()
+	if err := run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if got := ctx.calls.Load(); got != pauseAt {
+		t.Fatalf("%d context checks after the cancellation at check %d of %d", got-pauseAt, pauseAt, total)
+	}
+}
+
 // TestEvalCancelledMidway cancels from another goroutine after the
 // evaluation has started and checks that it returns the context's error at
 // the next check instead of running to completion.
@@ -54,20 +74,10 @@ func TestEvalCancelledMidway(t *testing.T) {
 		t.Fatalf("full run made only %d context checks", total)
 	}
 
-	inner, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ctx := &countingCtx{Context: inner, pauseAt: total / 2, started: make(chan struct{})}
-	go func() {
-		<-ctx.started
-		cancel()
-	}()
-	_, err = Select(ctx, d, src, syn.V1, Options{})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if got := ctx.calls.Load(); got != total/2 {
-		t.Fatalf("evaluation made %d context checks after cancellation at check %d of %d", got-total/2, total/2, total)
-	}
+	cancelAtCheck(t, total/2, total, func(ctx context.Context) error {
+		_, err := Select(ctx, d, src, syn.V1, Options{})
+		return err
+	})
 }
 
 // historyData returns snapshots cycles 1..snaps of a tree whose n blocks
@@ -124,24 +134,12 @@ func TestLoadCancelled(t *testing.T) {
 		t.Fatalf("the load made only %d context checks", total)
 	}
 
-	inner, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ctx := &countingCtx{Context: inner, pauseAt: total / 2, started: make(chan struct{})}
-	go func() {
-		<-ctx.started
-		cancel()
-	}()
-	if _, err := LoadStringContext(ctx, src); !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if got := ctx.calls.Load(); got != total/2 {
-		t.Fatalf("the load made %d context checks after the cancellation at check %d of %d", got-total/2, total/2, total)
-	}
-
-	canceltest.Stops(t, func(ctx context.Context) error {
+	load := func(ctx context.Context) error {
 		_, err := LoadStringContext(ctx, src)
 		return err
-	})
+	}
+	cancelAtCheck(t, total/2, total, load)
+	canceltest.Stops(t, load)
 }
 
 // TestRangeCancelledMidway cancels a snapshot-range evaluation while it
@@ -172,21 +170,10 @@ func TestRangeCancelledMidway(t *testing.T) {
 		t.Fatalf("diff phase made only %d of %d context checks", total-selection, total)
 	}
 
-	pauseAt := total - (total-selection)/2
-	inner, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ctx := &countingCtx{Context: inner, pauseAt: pauseAt, started: make(chan struct{})}
-	go func() {
-		<-ctx.started
-		cancel()
-	}()
-	_, err = Select(ctx, d, src, syn.V1, opts)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if got := ctx.calls.Load(); got != pauseAt {
-		t.Fatalf("evaluation made %d context checks after cancellation at check %d of %d", got-pauseAt, pauseAt, total)
-	}
+	cancelAtCheck(t, total-(total-selection)/2, total, func(ctx context.Context) error {
+		_, err := Select(ctx, d, src, syn.V1, opts)
+		return err
+	})
 }
 
 // TestContentDiffBounded checks that a content diff over more than

@@ -1,13 +1,15 @@
 // Package canceltest checks that work stops soon after its context is
 // cancelled, measured against the work's own length in the same test
 // rather than against a fixed wall-clock bound, so that a slow or loaded
-// machine slows both alike.
+// machine slows both alike; and it generates inputs long to load.
 package canceltest
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -69,4 +71,19 @@ func cancelAfter(work func(context.Context) error, after time.Duration) (time.Du
 	at := time.Now()
 	err := <-done
 	return time.Since(at), err
+}
+
+// DatalogJSON returns Datalog data in JSON: one relation e(A, B) of n
+// distinct tuples, about 36 bytes each.
+func DatalogJSON(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"relations": {"e": {"param_types": ["A", "B"], "tuples": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `["node-%d", "node-%d"]`, i, i*13%n)
+	}
+	b.WriteString(`]}}}`)
+	return b.String()
 }
