@@ -53,6 +53,18 @@ func Failf(format string, args ...any) error {
 	return &ExitError{Code: ExitFindings, Err: fmt.Errorf(format, args...)}
 }
 
+// loadFailed is the error of a command whose data did not load, its
+// message prefix (the command) before err: unreadable or invalid data is a
+// usage error (exit 2); a load stopped by the command's time limit fails
+// as an evaluation stopped by it does (exit 1), and an interrupted run
+// exits 130 whatever its error.
+func loadFailed(prefix string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Failf("%s%w", prefix, err)
+	}
+	return Usagef("%s%w", prefix, err)
+}
+
 // Env is what a command may touch of the outside world.
 type Env struct {
 	Stdin  io.Reader

@@ -171,7 +171,7 @@ func loadDatalogData(ctx context.Context, path string) (lang.Data, error) {
 	}
 	db, err := datalogLang().Load(ctx, dataFiles(ctx), path)
 	if err != nil {
-		return nil, Usagef("%w", err)
+		return nil, loadFailed("", err)
 	}
 	return db, nil
 }

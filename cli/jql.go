@@ -52,7 +52,7 @@ func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []str
 	}
 	loaded, err := jqlLang().Load(ctx, dataFiles(ctx), data)
 	if err != nil {
-		return Usagef("ctxql eval jql: %w", err)
+		return loadFailed("ctxql eval jql: ", err)
 	}
 	name, src := "query", ""
 	switch {

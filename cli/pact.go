@@ -102,7 +102,7 @@ func preparePACT(ctx context.Context, data, dialect, src string) (lang.Query, la
 	}
 	loaded, err := pactLang().Load(ctx, dataFiles(ctx), data)
 	if err != nil {
-		return q, nil, Usagef("ctxql eval pact: %w", err)
+		return q, nil, loadFailed("ctxql eval pact: ", err)
 	}
 	return q, loaded, nil
 }

@@ -19,58 +19,79 @@ import (
 // datalogEval is Datalog's Evaluator.
 type datalogEval struct{}
 
-// datalogData is decoded Datalog data. An evaluation interns the
+// datalogData is loaded Datalog data. An evaluation interns the
 // constants of its rules into the database it runs on, so each running
 // evaluation takes a database of its own from a pool, loaded from the
-// decoded data that nothing modifies: evaluations share the data without
-// waiting for each other.
+// source that nothing modifies (the JSON text or the decoded facts):
+// evaluations share the data without waiting for each other.
 type datalogData struct {
-	data   *evdl.Data
+	load   func(context.Context) (*evdl.DB, error) // loads a database from the source
 	schema map[string][]string
 	sizes  map[string]int
 	// numeric says, per relation, which columns hold only decimal
 	// numbers (the numeric-text-comparison rule reads it).
 	numeric map[string][]bool
-	pool    *sync.Pool // of *evdl.DB, loaded from data
+	pool    *sync.Pool // of *evdl.DB, loaded by load
 }
 
 func (d *datalogData) Language() ID                { return Datalog }
 func (d *datalogData) Schema() map[string][]string { return d.schema }
 
-// take returns a database for one evaluation; put gives it back.
-func (d *datalogData) take() (*evdl.DB, error) {
+// take returns a database for one evaluation, loading one under ctx when
+// the pool has none; put gives it back.
+func (d *datalogData) take(ctx context.Context) (*evdl.DB, error) {
 	if db, ok := d.pool.Get().(*evdl.DB); ok {
 		return db, nil
 	}
-	return evdl.Load(d.data)
+	db, err := d.load(ctx)
+	if err != nil {
+		return nil, loadError(err)
+	}
+	return db, nil
 }
 
 func (d *datalogData) put(db *evdl.DB) { d.pool.Put(db) }
 
-func (datalogEval) Load(_ context.Context, r *files.Reader, path string) (Data, error) {
-	raw, err := evdl.ReadDataPathFrom(r, path)
+// Load reads a JSON data file, loaded by the scanning loader, or a facts
+// directory.
+func (datalogEval) Load(ctx context.Context, r *files.Reader, path string) (Data, error) {
+	st, err := r.Stat(path)
 	if err != nil {
-		return nil, &DataError{Err: err}
+		return nil, &DataError{Err: fmt.Errorf("read data: %w", err)}
 	}
-	return newDatalogData(raw)
+	if st.IsDir() {
+		raw, err := evdl.ReadFactsDirFromContext(ctx, r, path)
+		if err != nil {
+			return nil, loadError(err)
+		}
+		return newDatalogData(ctx, func(ctx context.Context) (*evdl.DB, error) { return evdl.LoadContext(ctx, raw) })
+	}
+	b, err := r.ReadFile(path)
+	if err != nil {
+		return nil, &DataError{Err: fmt.Errorf("read data: %w", err)}
+	}
+	return newDatalogJSON(ctx, b)
 }
 
-func (datalogEval) LoadBytes(_ context.Context, _ string, b []byte) (Data, error) {
-	raw, err := evdl.ReadJSON(bytes.NewReader(b))
-	if err != nil {
-		return nil, &DataError{Err: err}
-	}
-	return newDatalogData(raw)
+func (datalogEval) LoadBytes(ctx context.Context, _ string, b []byte) (Data, error) {
+	return newDatalogJSON(ctx, bytes.Clone(b))
 }
 
-// newDatalogData loads decoded data into its first database, which also
-// gives the schema and the relation sizes.
-func newDatalogData(raw *evdl.Data) (Data, error) {
-	db, err := evdl.Load(raw)
+// newDatalogJSON loads data from its JSON text, which it keeps for the
+// databases of later evaluations: nothing may modify src.
+func newDatalogJSON(ctx context.Context, src []byte) (Data, error) {
+	return newDatalogData(ctx, func(ctx context.Context) (*evdl.DB, error) { return evdl.LoadJSONContext(ctx, src) })
+}
+
+// newDatalogData loads the first database, which also gives the schema
+// and the relation sizes.
+func newDatalogData(ctx context.Context, load func(context.Context) (*evdl.DB, error)) (Data, error) {
+	d := &datalogData{load: load, sizes: map[string]int{}, pool: &sync.Pool{}}
+	db, err := d.take(ctx)
 	if err != nil {
-		return nil, &DataError{Err: err}
+		return nil, err
 	}
-	d := &datalogData{data: raw, schema: db.Schema(), sizes: map[string]int{}, numeric: db.NumericColumns(), pool: &sync.Pool{}}
+	d.schema, d.numeric = db.Schema(), db.NumericColumns()
 	for _, r := range db.Relations() {
 		d.sizes[r.Name] = r.Size
 	}
@@ -101,9 +122,9 @@ func datalogError(err error) error {
 
 func (datalogEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Result, error) {
 	dd := d.(*datalogData)
-	db, err := dd.take()
+	db, err := dd.take(ctx)
 	if err != nil {
-		return nil, &DataError{Err: err}
+		return nil, err
 	}
 	if !q.Stream {
 		// A streamed result's rows read the database's strings when they
@@ -184,9 +205,9 @@ func (datalogEval) EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget
 	if syntax.HasErrors(ds) {
 		return []Result{{Lang: p.Lang, File: p.File, Span: syntax.Sp(0, p.File.Len()), Diagnostics: ds}}, nil
 	}
-	db, err := dd.take()
+	db, err := dd.take(ctx)
 	if err != nil {
-		return nil, &DataError{Err: err}
+		return nil, err
 	}
 	defer dd.put(db)
 	rels, err := evdl.RunProgramWith(ctx, db, prog, info, dlOptions(b))
@@ -258,9 +279,9 @@ func (e datalogEval) Explain(ctx context.Context, d Data, q Query, x Explain) (*
 	if out.Invalid() {
 		return out, nil
 	}
-	db, err := dd.take()
+	db, err := dd.take(ctx)
 	if err != nil {
-		return nil, &DataError{Err: err}
+		return nil, err
 	}
 	defer dd.put(db)
 	ex, err := evdl.NewExplainer(ctx, db, prog, info, evdl.ExplainOptions{Options: dlOptions(x.Budget), MaxDepth: x.Depth})
@@ -348,9 +369,9 @@ func (datalogEval) Parts(ctx context.Context, d Data, p *Parsed, within syntax.S
 	if !ran || len(out) == 0 {
 		return out, nil
 	}
-	db, err := dd.take()
+	db, err := dd.take(ctx)
 	if err != nil {
-		return nil, &DataError{Err: err}
+		return nil, err
 	}
 	defer dd.put(db)
 	var prof *evdl.Profile
@@ -428,9 +449,9 @@ func (datalogEval) profile(ctx context.Context, d Data, q Query, x Explain) (*Ex
 	if out.Invalid() {
 		return out, nil
 	}
-	db, err := dd.take()
+	db, err := dd.take(ctx)
 	if err != nil {
-		return nil, &DataError{Err: err}
+		return nil, err
 	}
 	defer dd.put(db)
 	opts := dlOptions(x.Budget)

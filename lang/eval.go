@@ -279,6 +279,18 @@ func (e *DataError) Error() string { return e.Err.Error() }
 // Unwrap returns the underlying error.
 func (e *DataError) Unwrap() error { return e.Err }
 
+// loadError is the error of a load that failed: a *DataError, unless the
+// load stopped because its context was done, which is no fault of the
+// data and is returned as it is (errors.Is matches context.Canceled or
+// context.DeadlineExceeded) for the caller to report as a cancellation or
+// a time-out.
+func loadError(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &DataError{Err: err}
+}
+
 // OptionsError reports range options that cannot be decoded.
 type OptionsError struct{ Err error }
 
@@ -308,13 +320,17 @@ func (l *Language) CanEvaluate() bool { return l.eval != nil }
 
 // Load reads the language's sample data at path through r (nil: the
 // default reader). The result is immutable and safe for concurrent
-// evaluations.
+// evaluations. Loading stops when ctx is done, with an error wrapping
+// ctx's that is not a *DataError.
 func (l *Language) Load(ctx context.Context, r *files.Reader, path string) (Data, error) {
 	if l.eval == nil {
 		return nil, fmt.Errorf("%s: %w", l.Name, ErrUnsupported)
 	}
 	if r == nil {
 		r = &files.Reader{}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return l.eval.Load(ctx, r, path)
 }
@@ -325,6 +341,9 @@ func (l *Language) Load(ctx context.Context, r *files.Reader, path string) (Data
 func (l *Language) LoadBytes(ctx context.Context, name string, b []byte) (Data, error) {
 	if l.eval == nil {
 		return nil, fmt.Errorf("%s: %w", l.Name, ErrUnsupported)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return l.eval.LoadBytes(ctx, name, b)
 }

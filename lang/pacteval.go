@@ -27,18 +27,18 @@ type pactData struct{ d *evpact.Data }
 func (pactData) Language() ID                { return PACT }
 func (pactData) Schema() map[string][]string { return nil }
 
-func (pactEval) Load(_ context.Context, r *files.Reader, path string) (Data, error) {
-	d, err := evpact.LoadFileFrom(r, path)
+func (pactEval) Load(ctx context.Context, r *files.Reader, path string) (Data, error) {
+	d, err := evpact.LoadFileFromContext(ctx, r, path)
 	if err != nil {
-		return nil, &DataError{Err: err}
+		return nil, loadError(err)
 	}
 	return pactData{d}, nil
 }
 
-func (pactEval) LoadBytes(_ context.Context, _ string, b []byte) (Data, error) {
-	d, err := evpact.LoadBytes(b)
+func (pactEval) LoadBytes(ctx context.Context, _ string, b []byte) (Data, error) {
+	d, err := evpact.LoadBytesContext(ctx, b)
 	if err != nil {
-		return nil, &DataError{Err: err}
+		return nil, loadError(err)
 	}
 	return pactData{d}, nil
 }

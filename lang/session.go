@@ -28,9 +28,9 @@ func NewSession(d Data) (Session, error) {
 	if !ok {
 		return nil, fmt.Errorf("interactive sessions: %w", ErrUnsupported)
 	}
-	db, err := dd.take()
+	db, err := dd.take(context.Background())
 	if err != nil {
-		return nil, &DataError{Err: err}
+		return nil, err
 	}
 	return repl.NewSession(db), nil
 }

@@ -13,6 +13,7 @@ package datalog
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,6 +94,12 @@ func ReadFactsDir(dir string) (*Data, error) { return ReadFactsDirFrom(files.New
 // confined reader refuses links that leave its directory, and every reader
 // refuses FIFOs, devices and files over its limit.
 func ReadFactsDirFrom(r *files.Reader, dir string) (*Data, error) {
+	return ReadFactsDirFromContext(context.Background(), r, dir)
+}
+
+// ReadFactsDirFromContext is ReadFactsDirFrom that stops when ctx is
+// done: it looks at ctx every checkTuples lines of facts.
+func ReadFactsDirFromContext(ctx context.Context, r *files.Reader, dir string) (*Data, error) {
 	ents, err := r.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", dir, err)
@@ -130,7 +137,7 @@ func ReadFactsDirFrom(r *files.Reader, dir string) (*Data, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: no \"relation %s(...)\" declaration in a .dl file of %s", p, name, dir)
 		}
-		if err := readFacts(r, p, rel); err != nil {
+		if err := readFacts(ctx, r, p, rel); err != nil {
 			return nil, err
 		}
 	}
@@ -140,7 +147,11 @@ func ReadFactsDirFrom(r *files.Reader, dir string) (*Data, error) {
 	return d, nil
 }
 
-func readFacts(r *files.Reader, path string, rel *RelationData) error {
+// checkTuples is the number of tuples a load reads or interns between
+// two looks at its context.
+const checkTuples = 4096
+
+func readFacts(ctx context.Context, r *files.Reader, path string, rel *RelationData) error {
 	f, err := r.Open(path)
 	if err != nil {
 		return fmt.Errorf("read facts: %w", err)
@@ -151,6 +162,11 @@ func readFacts(r *files.Reader, path string, rel *RelationData) error {
 	line := 0
 	for sc.Scan() {
 		line++
+		if line%checkTuples == 0 {
+			if err := loadStopped(ctx); err != nil {
+				return err
+			}
+		}
 		text := strings.TrimSuffix(sc.Text(), "\r")
 		if text == "" && len(rel.ParamTypes) != 0 {
 			continue
@@ -247,10 +263,18 @@ func (db *DB) dropIndexes() {
 }
 
 // Load interns data into a DB. Duplicate tuples are dropped (set semantics).
-func Load(d *Data) (*DB, error) {
+func Load(d *Data) (*DB, error) { return LoadContext(context.Background(), d) }
+
+// LoadContext is Load that stops when ctx is done: it looks at ctx every
+// checkTuples tuples, and the error wraps ctx's.
+func LoadContext(ctx context.Context, d *Data) (*DB, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
+	if err := loadStopped(ctx); err != nil {
+		return nil, err
+	}
+	n := 0
 	db := &DB{ids: newInterner(0), rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
 	for _, name := range d.names() {
 		rd := d.Relations[name]
@@ -258,6 +282,11 @@ func Load(d *Data) (*DB, error) {
 		set := newTupleSet(len(rd.ParamTypes))
 		row := make([]uint32, len(rd.ParamTypes))
 		for _, t := range rd.Tuples {
+			if n++; n%checkTuples == 0 {
+				if err := loadStopped(ctx); err != nil {
+					return nil, err
+				}
+			}
 			for i, v := range t {
 				row[i] = db.intern(v)
 			}

@@ -1,6 +1,7 @@
 package datalog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -17,19 +18,28 @@ import (
 // a scanner walks the text once and interns every value as it meets it,
 // without building tuples of strings first. It accepts what ReadJSON accepts and loads the
 // same relations. src is not modified, nor kept.
-func LoadJSON(src []byte) (*DB, error) {
+func LoadJSON(src []byte) (*DB, error) { return LoadJSONContext(context.Background(), src) }
+
+// LoadJSONContext is LoadJSON that stops when ctx is done: the scanner
+// looks at ctx at every tuple once it has scanned a bounded number of
+// bytes (jsonscan.CheckEvery) since its previous look, and before it
+// deduplicates each relation; the error wraps ctx's.
+func LoadJSONContext(ctx context.Context, src []byte) (*DB, error) {
 	if len(src) == 0 {
 		return nil, fmt.Errorf("decode data: %w", io.EOF)
 	}
 	// The scanner reads src in place; what the DB keeps of it (names,
 	// types, values) is copied.
-	sc := &scanner{Scanner: jsonscan.Scanner{S: unsafe.String(&src[0], len(src))}}
+	sc := &scanner{Scanner: jsonscan.Scanner{S: unsafe.String(&src[0], len(src)), Ctx: ctx}}
 	// Room for the distinct values of typical data (about one per 128
 	// bytes), so that the table rarely grows while it fills.
 	db := &DB{ids: newInterner(len(src) / 128), rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
 	sc.db = db
 	rels, err := sc.top()
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("decode data: %w", err)
 	}
 	if rels == nil {
@@ -41,6 +51,9 @@ func LoadJSON(src []byte) (*DB, error) {
 	}
 	slices.Sort(names)
 	for _, name := range names {
+		if err := loadStopped(ctx); err != nil {
+			return nil, err
+		}
 		sr := rels[name]
 		if sr == nil {
 			return nil, fmt.Errorf("relation %s: missing param_types and tuples", name)
@@ -73,27 +86,37 @@ func LoadPath(path string) (*DB, error) { return LoadPathFrom(files.New(0, ""), 
 
 // LoadPathFrom is LoadPath with every file opened through r.
 func LoadPathFrom(r *files.Reader, path string) (*DB, error) {
+	return LoadPathFromContext(context.Background(), r, path)
+}
+
+// LoadPathFromContext is LoadPathFrom that stops when ctx is done, as
+// LoadJSONContext and LoadContext do.
+func LoadPathFromContext(ctx context.Context, r *files.Reader, path string) (*DB, error) {
 	st, err := r.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read data: %w", err)
 	}
 	if st.IsDir() {
-		d, err := ReadFactsDirFrom(r, path)
+		d, err := ReadFactsDirFromContext(ctx, r, path)
 		if err != nil {
 			return nil, err
 		}
-		return Load(d)
+		return LoadContext(ctx, d)
 	}
-	f, err := r.Open(path)
+	b, err := r.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read data: %w", err)
 	}
-	defer f.Close()
-	b, err := r.ReadAll(path, f)
-	if err != nil {
-		return nil, fmt.Errorf("read data: %w", err)
+	return LoadJSONContext(ctx, b)
+}
+
+// loadStopped returns the error of a load stopped because ctx is done, or
+// nil.
+func loadStopped(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("loading stopped: %w", err)
 	}
-	return LoadJSON(b)
+	return nil
 }
 
 // scanRel is a relation while it is scanned: its types and its values,
@@ -270,6 +293,9 @@ func (sc *scanner) skip(depth int) error {
 	if depth > maxScanDepth {
 		return sc.Errorf("value nested deeper than %d levels", maxScanDepth)
 	}
+	if err := sc.Check(); err != nil {
+		return err
+	}
 	switch c := sc.Peek(); {
 	case c == '"':
 		_, err := sc.Str()
@@ -372,45 +398,55 @@ func (sc *scanner) relation(sr *scanRel) error {
 				return err
 			})
 		case field(key, "tuples"):
-			if ok, err := sc.null(); ok || err != nil {
-				sr.vals, sr.lens = nil, nil
-				return err
-			}
-			sr.vals, sr.lens = sr.vals[:0], sr.lens[:0]
-			last := make([]lastVal, maxFastValues)
-			err := sc.Array(func(int) error {
-				if sc.fastTuple(sr, last) {
-					return nil
-				}
-				if ok, err := sc.null(); ok || err != nil {
-					sr.tuple(0)
-					return err
-				}
-				n := 0
-				err := sc.Array(func(int) error {
-					if ok, err := sc.null(); ok || err != nil {
-						// encoding/json leaves a string unset for null.
-						sr.vals = append(sr.vals, sc.db.intern(""))
-						n++
-						return err
-					}
-					if sc.Peek() != '"' {
-						return sc.Unexpected("a string value")
-					}
-					v, err := sc.Str()
-					if err != nil {
-						return err
-					}
-					sc.value(sr, last, n, v)
-					n++
-					return nil
-				})
-				sr.tuple(n)
-				return err
-			})
-			sc.resolve(sr.vals)
-			return err
+			return sc.tuples(sr)
 		}
 		return sc.skip(1)
 	})
+}
+
+// tuples scans a relation's "tuples" array into sr. (A method of its own,
+// compiled once: as a closure within relation, the look at the context
+// was not inlined where top inlines relation.)
+func (sc *scanner) tuples(sr *scanRel) error {
+	if ok, err := sc.null(); ok || err != nil {
+		sr.vals, sr.lens = nil, nil
+		return err
+	}
+	sr.vals, sr.lens = sr.vals[:0], sr.lens[:0]
+	last := make([]lastVal, maxFastValues)
+	err := sc.Array(func(int) error {
+		if err := sc.Check(); err != nil {
+			return err
+		}
+		if sc.fastTuple(sr, last) {
+			return nil
+		}
+		if ok, err := sc.null(); ok || err != nil {
+			sr.tuple(0)
+			return err
+		}
+		n := 0
+		err := sc.Array(func(int) error {
+			if ok, err := sc.null(); ok || err != nil {
+				// encoding/json leaves a string unset for null.
+				sr.vals = append(sr.vals, sc.db.intern(""))
+				n++
+				return err
+			}
+			if sc.Peek() != '"' {
+				return sc.Unexpected("a string value")
+			}
+			v, err := sc.Str()
+			if err != nil {
+				return err
+			}
+			sc.value(sr, last, n, v)
+			n++
+			return nil
+		})
+		sr.tuple(n)
+		return err
+	})
+	sc.resolve(sr.vals)
+	return err
 }

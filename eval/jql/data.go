@@ -265,9 +265,35 @@ func scanJSONStream(ctx context.Context, br *bufio.Reader, domain string, fn fun
 			}
 			continue
 		}
+		if err := skipValue(ctx, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skipValue skips the value of another domain, looking at ctx every 1,024
+// elements when it is an array (a domain's documents).
+func skipValue(ctx context.Context, d *jsontext.Decoder) error {
+	if d.PeekKind() != '[' {
 		if err := d.SkipValue(); err != nil {
 			return &DataError{Err: err}
 		}
+		return nil
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return &DataError{Err: err}
+	}
+	for n := 0; d.PeekKind() != ']'; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := d.SkipValue(); err != nil {
+			return &DataError{Err: err}
+		}
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return &DataError{Err: err}
 	}
 	return nil
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ctxql/ctxql/internal/canceltest"
 	syn "github.com/ctxql/ctxql/syntax/pact"
 )
 
@@ -29,6 +31,26 @@ func (c *countingCtx) Err() error {
 		<-c.Context.Done()
 	}
 	return c.Context.Err()
+}
+
+// cancelAtCheck runs run under a context that another goroutine cancels
+// at its look number pauseAt, and checks that run returns the context's
+// error without looking again: what follows the cancellation is not run.
+func cancelAtCheck(t *testing.T, pauseAt, total int64, run func(context.Context) error) {
+	t.Helper()
+	inner, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx := &countingCtx{Context: inner, pauseAt: pauseAt, started: make(chan struct{})}
+	go func() {
+		<-ctx.started
+		cancel()
+	}()
+	if err := run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if got := ctx.calls.Load(); got != pauseAt {
+		t.Fatalf("%d context checks after the cancellation at check %d of %d", got-pauseAt, pauseAt, total)
+	}
 }
 
 // TestEvalCancelledMidway cancels from another goroutine after the
@@ -52,25 +74,24 @@ func TestEvalCancelledMidway(t *testing.T) {
 		t.Fatalf("full run made only %d context checks", total)
 	}
 
-	inner, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ctx := &countingCtx{Context: inner, pauseAt: total / 2, started: make(chan struct{})}
-	go func() {
-		<-ctx.started
-		cancel()
-	}()
-	_, err = Select(ctx, d, src, syn.V1, Options{})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if got := ctx.calls.Load(); got != total/2 {
-		t.Fatalf("evaluation made %d context checks after cancellation at check %d of %d", got-total/2, total/2, total)
-	}
+	cancelAtCheck(t, total/2, total, func(ctx context.Context) error {
+		_, err := Select(ctx, d, src, syn.V1, Options{})
+		return err
+	})
 }
 
 // historyData returns snapshots cycles 1..snaps of a tree whose n blocks
 // change their content and ttl in every cycle.
 func historyData(t testing.TB, snaps, n int) *Data {
+	d, err := LoadString(historySrc(snaps, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// historySrc is the JSON text of historyData.
+func historySrc(snaps, n int) string {
 	var sb strings.Builder
 	sb.WriteString(`{"snapshots":[`)
 	for c := 1; c <= snaps; c++ {
@@ -87,11 +108,38 @@ func historyData(t testing.TB, snaps, n int) *Data {
 		sb.WriteString(`]}}`)
 	}
 	sb.WriteString(`]}`)
-	d, err := LoadBytes([]byte(sb.String()))
+	return sb.String()
+}
+
+// TestLoadCancelled pins that a load stops with the context's error at
+// its first look at the context after the cancellation, and soon after it
+// in time, and that a load under a context that is not cancelled loads
+// the same data as one without a context.
+func TestLoadCancelled(t *testing.T) {
+	src := historySrc(60, 8000) // about 45 MB
+	want, err := LoadString(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d
+	full := &countingCtx{Context: context.Background(), pauseAt: -1}
+	got, err := LoadStringContext(full, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("the load under a context loaded other data than LoadString")
+	}
+	total := full.calls.Load()
+	if total < 16 {
+		t.Fatalf("the load made only %d context checks", total)
+	}
+
+	load := func(ctx context.Context) error {
+		_, err := LoadStringContext(ctx, src)
+		return err
+	}
+	cancelAtCheck(t, total/2, total, load)
+	canceltest.Stops(t, load)
 }
 
 // TestRangeCancelledMidway cancels a snapshot-range evaluation while it
@@ -122,21 +170,10 @@ func TestRangeCancelledMidway(t *testing.T) {
 		t.Fatalf("diff phase made only %d of %d context checks", total-selection, total)
 	}
 
-	pauseAt := total - (total-selection)/2
-	inner, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ctx := &countingCtx{Context: inner, pauseAt: pauseAt, started: make(chan struct{})}
-	go func() {
-		<-ctx.started
-		cancel()
-	}()
-	_, err = Select(ctx, d, src, syn.V1, opts)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if got := ctx.calls.Load(); got != pauseAt {
-		t.Fatalf("evaluation made %d context checks after cancellation at check %d of %d", got-pauseAt, pauseAt, total)
-	}
+	cancelAtCheck(t, total-(total-selection)/2, total, func(ctx context.Context) error {
+		_, err := Select(ctx, d, src, syn.V1, opts)
+		return err
+	})
 }
 
 // TestContentDiffBounded checks that a content diff over more than

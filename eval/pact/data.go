@@ -4,6 +4,7 @@
 package pact
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -325,18 +326,26 @@ func LoadFile(path string) (*Data, error) { return LoadFileFrom(files.New(0, "")
 // LoadFileFrom reads snapshot data from a file opened through r, which
 // refuses anything but a regular file within its limits.
 func LoadFileFrom(r *files.Reader, path string) (*Data, error) {
+	return LoadFileFromContext(context.Background(), r, path)
+}
+
+// LoadFileFromContext is LoadFileFrom that stops when ctx is done: the
+// decoder looks at ctx at every node once it has scanned a bounded number
+// of bytes (jsonscan.CheckEvery) since its previous look, and returns an
+// error wrapping ctx's.
+func LoadFileFromContext(ctx context.Context, r *files.Reader, path string) (*Data, error) {
 	b, err := r.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read data: %w", err)
 	}
 	if len(b) == 0 {
-		return LoadString("")
+		return LoadStringContext(ctx, "")
 	}
 	// The buffer is ours and is never written again, so the nodes can
 	// keep substrings of it without a copy of the whole input (for a large
 	// file the copy, and the page faults of its fresh memory, are a large
 	// part of the load).
-	return LoadString(unsafe.String(&b[0], len(b)))
+	return LoadStringContext(ctx, unsafe.String(&b[0], len(b)))
 }
 
 // Load reads snapshot data from r.
@@ -352,10 +361,20 @@ func Load(r io.Reader) (*Data, error) {
 // current one) or {"snapshots": [{"cycle": N, "root": {...}}, ...]}.
 func LoadBytes(b []byte) (*Data, error) { return LoadString(string(b)) }
 
+// LoadBytesContext is LoadBytes that stops when ctx is done, as
+// LoadFileFromContext does.
+func LoadBytesContext(ctx context.Context, b []byte) (*Data, error) {
+	return LoadStringContext(ctx, string(b))
+}
+
 // LoadString is LoadBytes for data already in a string; the loaded nodes
 // keep the text of their JSON objects as substrings of src.
-func LoadString(src string) (*Data, error) {
-	d := &decoder{Scanner: jsonscan.Scanner{S: src, Prefix: "invalid data: "}}
+func LoadString(src string) (*Data, error) { return LoadStringContext(context.Background(), src) }
+
+// LoadStringContext is LoadString that stops when ctx is done, as
+// LoadFileFromContext does.
+func LoadStringContext(ctx context.Context, src string) (*Data, error) {
+	d := &decoder{Scanner: jsonscan.Scanner{S: src, Prefix: "invalid data: ", Ctx: ctx}}
 	if c := d.Peek(); c != '{' {
 		if c == 0 {
 			return nil, d.Unexpected("a JSON object")

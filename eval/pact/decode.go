@@ -235,6 +235,9 @@ func (d *decoder) node(parent int32, pos, level int) (ok bool, err error) {
 	if d.I > math.MaxUint32-2 {
 		return false, d.Errorf("data larger than 4 GiB")
 	}
+	if err := d.Check(); err != nil {
+		return false, err
+	}
 	s := d.snap
 	i := s.add(parent, pos)
 	start := d.I

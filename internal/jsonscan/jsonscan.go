@@ -6,6 +6,7 @@
 package jsonscan
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -17,6 +18,39 @@ type Scanner struct {
 	I int
 	// Prefix starts every error message ("invalid data: ").
 	Prefix string
+	// Ctx, when set, is the context Check looks at; nil is never done.
+	Ctx context.Context
+
+	next int // the byte at which Check looks at Ctx again
+}
+
+// CheckEvery is the number of bytes a loader scans between two looks at
+// its context: about a millisecond of scanning, so that a cancelled load
+// stops within milliseconds while the looks cost nothing measurable.
+const CheckEvery = 1 << 20
+
+// Check returns the error of the scanner's context once it is done,
+// looking at it only when the scanner has moved CheckEvery bytes past its
+// previous look (and at its first call). Loaders call it once per unit of
+// work (a node, a tuple) so that the gap between two looks is bounded by
+// CheckEvery bytes plus one unit. The error wraps the context's
+// (context.Canceled or context.DeadlineExceeded).
+func (s *Scanner) Check() error {
+	if s.I < s.next {
+		return nil
+	}
+	return s.check()
+}
+
+func (s *Scanner) check() error {
+	s.next = s.I + CheckEvery
+	if s.Ctx == nil {
+		return nil
+	}
+	if err := s.Ctx.Err(); err != nil {
+		return fmt.Errorf("loading stopped at byte %d: %w", s.I, err)
+	}
+	return nil
 }
 
 // Errorf returns an error at the current byte.
