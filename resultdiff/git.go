@@ -336,6 +336,9 @@ func sortEntries(es []entry) {
 // the paths where the two differ, HEAD's entry (nil: none at HEAD). An
 // entry added with "git add -N" is not HEAD's.
 func overlay(index []entry, headOf map[string]*entry) []entry {
+	if len(headOf) == 0 && !slices.ContainsFunc(index, func(e entry) bool { return e.intent }) {
+		return index
+	}
 	out := make([]entry, 0, len(index)+len(headOf))
 	for _, e := range index {
 		if _, ok := headOf[e.path]; !ok && !e.intent {

@@ -792,7 +792,17 @@ func languageOf(name string) string {
 
 // hasDir reports whether the slash path p lies below a directory named dir.
 func hasDir(p, dir string) bool {
-	return strings.HasPrefix(p, dir+"/") || strings.Contains(p, "/"+dir+"/")
+	for i := 0; ; {
+		j := strings.Index(p[i:], dir)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if (j == 0 || p[j-1] == '/') && j+len(dir) < len(p) && p[j+len(dir)] == '/' {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // dataPath returns the sample data the file at rel (holding src) names,

@@ -271,3 +271,23 @@ func TestPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestHasDir: a path lies below a directory of the name anywhere in it,
+// not below one whose name merely contains it.
+func TestHasDir(t *testing.T) {
+	for p, want := range map[string]bool{
+		"node_modules/a.pact":                       true,
+		"q/node_modules/x/a.pact":                   true,
+		"q/my_node_modules/a.pact":                  false,
+		"q/node_modules_old/a.pact":                 false,
+		"q/node_modules":                            false,
+		"node_modules":                              false,
+		"x/node_modulesnode_modules/":               false,
+		"x/node_modulesnode_modules/node_modules/a": true,
+		"q/a.pact":                                  false,
+	} {
+		if got := hasDir(p, "node_modules"); got != want {
+			t.Errorf("hasDir(%q): %v, want %v", p, got, want)
+		}
+	}
+}
