@@ -291,3 +291,33 @@ func TestHasDir(t *testing.T) {
 		}
 	}
 }
+
+// TestReadStateWorktree: in a linked work tree (git worktree add), whose
+// index lies in the main repository's git directory, the base files are
+// those git ls-tree lists.
+func TestReadStateWorktree(t *testing.T) {
+	needGit(t)
+	dir := stateRepo(t)
+	linked := filepath.Join(t.TempDir(), "linked")
+	gittest.Run(t, dir, "worktree", "add", "-q", linked)
+	gittest.Run(t, linked, "rm", "-q", "q/b.pact")
+	put(t, linked, "q/a.pact", "// data: ../data/tree.json\n.block\n")
+	_, _, st, err := readState(context.Background(), filepath.Join(linked, "q"), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := entryLines(parseTree([]byte(gittest.Run(t, linked, "ls-tree", "-r", "-z", "--full-tree", "HEAD"))))
+	if got := entryLines(st.base); !slices.Equal(got, want) {
+		t.Errorf("base files:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !st.changed["q/a.pact"] || !st.changed["q/b.pact"] || len(st.changed) != 2 {
+		t.Errorf("changed %v, want q/a.pact and q/b.pact", st.changed)
+	}
+	loc, err := locate(context.Background(), filepath.Join(linked, "q"), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readIndex(loc.index, 20); err != nil || !strings.Contains(filepath.ToSlash(loc.index), ".git/worktrees/") {
+		t.Errorf("the linked work tree's index %s: %v", loc.index, err)
+	}
+}
