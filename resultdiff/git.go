@@ -118,8 +118,8 @@ func untar(ctx context.Context, r io.Reader, dir string) error {
 // entry is one file of the base revision's tree.
 type entry struct {
 	path string // slash path relative to the top
+	oid  string // the object name, binary
 	mode uint32 // 0o100644, 0o100755, 0o120000 (a link), 0o160000 (a submodule)
-	oid  []byte // the object name, binary
 	// intent marks an index entry added with "git add -N": a path the
 	// index names without content, which no commit has.
 	intent bool
@@ -321,7 +321,7 @@ func newEntry(p, mode, oid string) (entry, bool) {
 	if err != nil {
 		return entry{}, false
 	}
-	return entry{path: p, mode: uint32(m), oid: o}, true
+	return entry{path: p, mode: uint32(m), oid: string(o)}, true
 }
 
 // sortEntries sorts entries by path (git lists them so already).
@@ -548,7 +548,7 @@ func (s *state) fetch(c *catFile, dir string, paths []string) error {
 	go func() {
 		w := bufio.NewWriter(c.in)
 		for _, e := range todo {
-			w.WriteString(hex.EncodeToString(e.oid))
+			w.WriteString(hex.EncodeToString([]byte(e.oid)))
 			w.WriteByte('\n')
 		}
 		w.Flush()

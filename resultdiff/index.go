@@ -1,11 +1,11 @@
 package resultdiff
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 )
 
 // errIndexUnsupported reports an index this reader does not take apart
@@ -25,27 +25,42 @@ const (
 // hashLen bytes (20 for SHA-1, 32 for SHA-256). It refuses, with
 // errIndexUnsupported, a split index, a sparse index and unmerged entries.
 func readIndex(name string, hashLen int) ([]entry, error) {
-	b, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	return parseIndex(b, hashLen)
+	defer f.Close()
+	// Read into one string, which the entries' paths and object names
+	// share.
+	var sb strings.Builder
+	if fi, err := f.Stat(); err == nil {
+		sb.Grow(int(fi.Size()))
+	}
+	if _, err := io.Copy(&sb, f); err != nil {
+		return nil, err
+	}
+	return parseIndex(sb.String(), hashLen)
 }
 
+// be32 and be16 read big-endian numbers at off.
+func be32(b string, off int) uint32 {
+	return uint32(b[off])<<24 | uint32(b[off+1])<<16 | uint32(b[off+2])<<8 | uint32(b[off+3])
+}
+
+func be16(b string, off int) uint16 { return uint16(b[off])<<8 | uint16(b[off+1]) }
+
 // parseIndex is readIndex on the index file's content.
-func parseIndex(b []byte, hashLen int) ([]entry, error) {
+func parseIndex(b string, hashLen int) ([]entry, error) {
 	bad := func(what string) error { return fmt.Errorf("git index: %s", what) }
-	if len(b) < 12+hashLen || string(b[:4]) != "DIRC" {
+	if len(b) < 12+hashLen || b[:4] != "DIRC" {
 		return nil, bad("no index header")
 	}
-	version := binary.BigEndian.Uint32(b[4:])
+	version := be32(b, 4)
 	if version < 2 || version > 4 {
 		return nil, fmt.Errorf("git index: version %d: %w", version, errIndexUnsupported)
 	}
-	n := int(binary.BigEndian.Uint32(b[8:]))
+	n := int(be32(b, 8))
 	end := len(b) - hashLen // the trailing checksum
-	// Paths are substrings of one copy of the file (versions 2 and 3).
-	s := string(b[:end])
 	out := make([]entry, 0, min(n, end/62))
 	off := 12
 	var prev string // version 4: the previous entry's path
@@ -56,9 +71,9 @@ func parseIndex(b []byte, hashLen int) ([]entry, error) {
 		if off+fixed > end {
 			return nil, bad("entry past the end")
 		}
-		mode := binary.BigEndian.Uint32(b[off+24:])
+		mode := be32(b, off+24)
 		oid := b[off+40 : off+40+hashLen]
-		flags := binary.BigEndian.Uint16(b[off+40+hashLen:])
+		flags := be16(b, off+40+hashLen)
 		p := off + fixed
 		intent := false
 		if flags&indexExtended != 0 {
@@ -69,7 +84,7 @@ func parseIndex(b []byte, hashLen int) ([]entry, error) {
 			if p > end {
 				return nil, bad("entry past the end")
 			}
-			intent = binary.BigEndian.Uint16(b[p-2:])&indexIntent != 0
+			intent = be16(b, p-2)&indexIntent != 0
 		}
 		if flags&indexStageMask != 0 {
 			return nil, fmt.Errorf("git index: unmerged entries: %w", errIndexUnsupported)
@@ -83,18 +98,18 @@ func parseIndex(b []byte, hashLen int) ([]entry, error) {
 				return nil, bad("bad path prefix")
 			}
 			p += k
-			z := bytes.IndexByte(b[p:end], 0)
+			z := strings.IndexByte(b[p:end], 0)
 			if z < 0 {
 				return nil, bad("unterminated path")
 			}
-			path = prev[:len(prev)-int(drop)] + s[p:p+z]
+			path = prev[:len(prev)-int(drop)] + b[p:p+z]
 			off = p + z + 1
 		} else {
-			z := bytes.IndexByte(b[p:end], 0)
+			z := strings.IndexByte(b[p:end], 0)
 			if z < 0 {
 				return nil, bad("unterminated path")
 			}
-			path = s[p : p+z]
+			path = b[p : p+z]
 			// The entry is padded with 1 to 8 NULs to a multiple of 8.
 			off += (p - off + z + 8) &^ 7
 		}
@@ -108,7 +123,7 @@ func parseIndex(b []byte, hashLen int) ([]entry, error) {
 	// index keeps entries in another file; a sparse index folds
 	// directories.
 	for off+8 <= end {
-		sig, size := string(b[off:off+4]), int(binary.BigEndian.Uint32(b[off+4:]))
+		sig, size := b[off:off+4], int(be32(b, off+4))
 		if sig == "link" || sig == "sdir" {
 			return nil, fmt.Errorf("git index: extension %q: %w", sig, errIndexUnsupported)
 		}
@@ -122,7 +137,7 @@ func parseIndex(b []byte, hashLen int) ([]entry, error) {
 
 // indexVarint decodes git's offset varint (varint.c) at the start of b and
 // returns it and the bytes it took (0: malformed).
-func indexVarint(b []byte) (uint64, int) {
+func indexVarint(b string) (uint64, int) {
 	if len(b) == 0 {
 		return 0, 0
 	}

@@ -87,7 +87,7 @@ func lsFiles(t *testing.T, dir string) []string {
 func entryLines(es []entry) []string {
 	var out []string
 	for _, e := range es {
-		out = append(out, fmt.Sprintf("%06o %s 0\t%s", e.mode, hex.EncodeToString(e.oid), e.path))
+		out = append(out, fmt.Sprintf("%06o %s 0\t%s", e.mode, hex.EncodeToString([]byte(e.oid)), e.path))
 	}
 	return out
 }
@@ -174,13 +174,13 @@ func TestReadIndexUnsupported(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, cut := range []int{0, 11, 40, 200, len(b) / 2} {
-			if _, err := parseIndex(b[:cut], 20); err == nil {
+			if _, err := parseIndex(string(b[:cut]), 20); err == nil {
 				t.Errorf("an index cut at %d bytes reads without error", cut)
 			}
 		}
 		v5 := append([]byte(nil), b...)
 		v5[7] = 5
-		if _, err := parseIndex(v5, 20); !errors.Is(err, errIndexUnsupported) {
+		if _, err := parseIndex(string(v5), 20); !errors.Is(err, errIndexUnsupported) {
 			t.Errorf("version 5: %v", err)
 		}
 	})
@@ -220,7 +220,7 @@ func FuzzParseIndex(f *testing.F) {
 	f.Add([]byte("DIRC\x00\x00\x00\x04\x00\x00\x00\x01" + strings.Repeat("\x00", 24) + "\x00\x00\x81\xa4" +
 		strings.Repeat("\x00", 12) + strings.Repeat("\x01", 20) + "\x00\x01\x00a\x00" + strings.Repeat("\x00", 20)))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		es, err := parseIndex(b, 20)
+		es, err := parseIndex(string(b), 20)
 		for _, e := range es {
 			if err == nil && len(e.oid) != 20 {
 				t.Fatalf("entry %q: object name of %d bytes", e.path, len(e.oid))

@@ -445,7 +445,7 @@ func (t *tree) linkOutside(rel string, filter []string) (string, bool) {
 // from git: its target, taken relative to the link's directory, must lie
 // inside the tree and the paths compared.
 func (c *comparison) baseLinkOutside(p string, e entry, filter []string) (string, bool) {
-	out, err := exec.Command("git", "-C", c.work.root, "cat-file", "blob", hex.EncodeToString(e.oid)).Output()
+	out, err := exec.Command("git", "-C", c.work.root, "cat-file", "blob", hex.EncodeToString([]byte(e.oid))).Output()
 	if err != nil {
 		return "", false
 	}
