@@ -321,3 +321,33 @@ func TestReadStateWorktree(t *testing.T) {
 		t.Errorf("the linked work tree's index %s: %v", loc.index, err)
 	}
 }
+
+// TestReadStateObjectFormats: in repositories with SHA-1 and with SHA-256
+// object names, whose index holds staged gitlinks, a path longer than a
+// file name may be, a skip-worktree entry and an intent-to-add entry, the
+// base files read from the index are those git ls-tree lists.
+func TestReadStateObjectFormats(t *testing.T) {
+	needGit(t)
+	for _, format := range []string{"sha1", "sha256"} {
+		t.Run(format, func(t *testing.T) {
+			dir := indexRepo(t, "--object-format="+format)
+			put(t, dir, "d01/sub/q001.pact", ".block\n")
+			_, commit, st, err := readState(context.Background(), dir, "HEAD")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := entryLines(parseTree([]byte(gittest.Run(t, dir, "ls-tree", "-r", "-z", "--full-tree", "HEAD"))))
+			if got := entryLines(st.base); !slices.Equal(got, want) {
+				t.Errorf("base files:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if !st.changed["d01/sub/q001.pact"] || !st.changed["vendor/sub"] || !st.changed["new/intent.pact"] {
+				t.Errorf("changed %v", st.changed)
+			}
+			status := gittest.Run(t, dir, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--renames", "--ignore-submodules=none")
+			_, ok := (&state{changed: map[string]bool{}, moved: map[string]string{}}).status([]byte(status))
+			if _, err := readIndex(filepath.Join(dir, ".git", "index"), len(commit)/2); err != nil || !ok {
+				t.Errorf("the index is not read (status pins HEAD: %v; index: %v)", ok, err)
+			}
+		})
+	}
+}
