@@ -296,26 +296,12 @@ func (c *comparison) pairs(baseFilter []string, rep *Report) []pair {
 		}
 	}
 	query := func(p string) bool { return c.langs.of(p) != "" && !hasDir(p, "node_modules") }
-	// A base link whose target lies outside the paths compared is not
-	// read at the base.
-	baseSkipped := map[string]bool{}
-	for _, e := range c.st.base {
-		if e.isLink() && selected(e.path, baseFilter) && query(e.path) {
-			if target, out := c.baseLinkOutside(e.path, e, baseFilter); out {
-				skip(e.path, target)
-				baseSkipped[e.path] = true
-			}
-		}
-	}
-	inBase := func(p string) (entry, bool) {
-		e, ok := c.st.lookup(p)
-		return e, ok && e.isFile() && selected(p, baseFilter) && query(p) && !baseSkipped[p]
-	}
 	// A file git sees unchanged is the base's file, at the same path (no
 	// rename names it, and the filters select it alike at both); only the
 	// others are looked at one by one. Those left out as links leading
 	// outside may still be compared at the base.
 	same := make([]pair, 0, len(c.st.base)+len(c.st.changed))
+	var links []int    // the links in same
 	var alone []string // base paths the working tree has no pair for yet
 	for _, e := range c.st.base {
 		p := e.path
@@ -328,10 +314,7 @@ func (c *comparison) pairs(baseFilter []string, rep *Report) []pair {
 				alone = append(alone, p)
 				continue
 			}
-			if baseSkipped[p] {
-				same = append(same, pair{work: p})
-				continue
-			}
+			links = append(links, len(same))
 		}
 		same = append(same, pair{work: p, base: p, baseLink: e.isLink()})
 	}
@@ -340,7 +323,6 @@ func (c *comparison) pairs(baseFilter []string, rep *Report) []pair {
 		changed = append(changed, p)
 	}
 	sort.Strings(changed)
-	paired := map[string]bool{}
 	var others []pair
 	for _, p := range changed {
 		alone = append(alone, p)
@@ -361,13 +343,36 @@ func (c *comparison) pairs(baseFilter []string, rep *Report) []pair {
 		if old, ok := c.st.moved[p]; ok {
 			pr.base = old
 		}
+		others = append(others, pr)
+	}
+	// A base link whose target lies outside the paths compared is not
+	// read at the base.
+	baseSkipped := map[string]bool{}
+	for _, e := range c.st.base {
+		if e.isLink() && selected(e.path, baseFilter) && query(e.path) {
+			if target, out := c.baseLinkOutside(e.path, e, baseFilter); out {
+				skip(e.path, target)
+				baseSkipped[e.path] = true
+			}
+		}
+	}
+	for _, i := range links {
+		if baseSkipped[same[i].base] {
+			same[i].base, same[i].baseLink = "", false
+		}
+	}
+	inBase := func(p string) (entry, bool) {
+		e, ok := c.st.lookup(p)
+		return e, ok && e.isFile() && selected(p, baseFilter) && query(p) && !baseSkipped[p]
+	}
+	paired := map[string]bool{}
+	for i, pr := range others {
 		if e, ok := inBase(pr.base); ok {
 			paired[pr.base] = true
-			pr.baseLink = e.isLink()
+			others[i].baseLink = e.isLink()
 		} else {
-			pr.base = ""
+			others[i].base = ""
 		}
-		others = append(others, pr)
 	}
 	// Both lists are in path order: merge them, from the end, into the
 	// room left after the first.

@@ -229,25 +229,35 @@ func TestPairs(t *testing.T) {
 	dir := stateRepo(t)
 	git := func(args ...string) string { return gittest.Run(t, dir, args...) }
 	outside := t.TempDir()
-	put(t, outside, "o.pact", ".seg\n")
+	for _, name := range []string{"o.pact", "old.pact", "new.pact"} {
+		put(t, outside, name, ".seg\n")
+	}
 	os.Symlink("../mid.pact", filepath.Join(dir, "q/chain.pact"))
 	os.Symlink("q/b.pact", filepath.Join(dir, "mid.pact"))
+	os.Symlink(filepath.Join(outside, "old.pact"), filepath.Join(dir, "q/ext.pact"))
 	git("add", "-A")
 	git("commit", "-qm", "links")
 	os.Remove(filepath.Join(dir, "mid.pact"))
 	os.Symlink(filepath.Join(outside, "o.pact"), filepath.Join(dir, "mid.pact"))
+	os.Remove(filepath.Join(dir, "q/ext.pact"))
+	os.Symlink(filepath.Join(outside, "new.pact"), filepath.Join(dir, "q/ext.pact"))
 	os.Mkdir(filepath.Join(dir, "r"), 0o755)
 	git("mv", "q/a.pact", "r/a.pact")
 	git("rm", "-q", "q/c.jql")
 	put(t, dir, "q/new.pact", ".seg\n")
 	for _, c := range []struct {
-		filter []string
-		want   []pair
+		filter  []string
+		want    []pair
+		skipped []Skip
 	}{
 		{nil, []pair{{"alias.pact", "alias.pact", true}, {"q/b.pact", "q/b.pact", false},
 			{"q/crlf.pact", "q/crlf.pact", false}, {"q/new.pact", "", false}, {"r/a.pact", "q/a.pact", false},
-			{"", "mid.pact", true}, {"", "q/c.jql", false}, {"", "q/chain.pact", true}}},
-		{[]string{"r"}, []pair{{"r/a.pact", "q/a.pact", false}}},
+			{"", "mid.pact", true}, {"", "q/c.jql", false}, {"", "q/chain.pact", true}},
+			// A link changed from one target outside to another is named
+			// with the working tree's.
+			[]Skip{{"mid.pact", filepath.Join(outside, "o.pact")}, {"q/chain.pact", "../mid.pact"},
+				{"q/ext.pact", filepath.Join(outside, "new.pact")}}},
+		{[]string{"r"}, []pair{{"r/a.pact", "q/a.pact", false}}, nil},
 	} {
 		_, _, st, err := readState(context.Background(), dir, "HEAD")
 		if err != nil {
@@ -268,6 +278,9 @@ func TestPairs(t *testing.T) {
 		rep := &Report{}
 		if got := cmp.pairs(baseFilter, rep); !slices.Equal(got, c.want) {
 			t.Errorf("filter %q: pairs\n%v\nwant\n%v", c.filter, got, c.want)
+		}
+		if !slices.Equal(rep.Skipped, c.skipped) {
+			t.Errorf("filter %q: skipped\n%v\nwant\n%v", c.filter, rep.Skipped, c.skipped)
 		}
 	}
 }
