@@ -2,6 +2,7 @@ package resultdiff
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,6 +35,27 @@ func stateRepo(t *testing.T) string {
 	gittest.Run(t, dir, "add", "-A")
 	gittest.Run(t, dir, "commit", "-qm", "base")
 	return dir
+}
+
+// checkBase fails the test unless the base files st lists are those "git
+// ls-tree -r HEAD" lists in dir.
+func checkBase(t *testing.T, dir string, st *state) {
+	t.Helper()
+	want := entryLines(parseTree([]byte(gittest.Run(t, dir, "ls-tree", "-r", "-z", "--full-tree", "HEAD"))))
+	if got := entryLines(st.base); !slices.Equal(got, want) {
+		t.Errorf("base files:\n%s\nwant (git ls-tree)\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// fromIndex tells whether readState lists HEAD's files in dir from the
+// index (git status pins every reported path to HEAD and the index is read
+// directly), and if not, why.
+func fromIndex(t *testing.T, dir, commit string) (bool, string) {
+	t.Helper()
+	status := gittest.Run(t, dir, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--renames", "--ignore-submodules=none")
+	_, ok := (&state{changed: map[string]bool{}, moved: map[string]string{}}).status([]byte(status))
+	_, err := readIndex(filepath.Join(dir, ".git", "index"), len(commit)/2)
+	return ok && err == nil, fmt.Sprintf("status pins HEAD: %v; index: %v", ok, err)
 }
 
 // TestReadStateHead: for HEAD, the base files readState lists from the
@@ -144,10 +166,7 @@ func TestReadStateHead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := entryLines(parseTree([]byte(git("ls-tree", "-r", "-z", "--full-tree", "HEAD"))))
-			if got := entryLines(st.base); !slices.Equal(got, want) {
-				t.Errorf("base files:\n%s\nwant (git ls-tree)\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
+			checkBase(t, dir, st)
 			var changed []string
 			for p := range st.changed {
 				changed = append(changed, p)
@@ -165,11 +184,8 @@ func TestReadStateHead(t *testing.T) {
 				}
 			}
 			// Whether the index gave the listing.
-			status := git("status", "--porcelain=v2", "-z", "--untracked-files=all", "--renames", "--ignore-submodules=none")
-			_, ok := (&state{changed: map[string]bool{}, moved: map[string]string{}}).status([]byte(status))
-			_, ierr := readIndex(filepath.Join(dir, ".git", "index"), len(commit)/2)
-			if got := ok && ierr == nil; got != c.index {
-				t.Errorf("listed from the index: %v, want %v (status pins HEAD: %v; index: %v)", got, c.index, ok, ierr)
+			if got, why := fromIndex(t, dir, commit); got != c.index {
+				t.Errorf("listed from the index: %v, want %v (%s)", got, c.index, why)
 			}
 		})
 	}
@@ -185,10 +201,7 @@ func TestReadStateConflict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := entryLines(parseTree([]byte(gittest.Run(t, dir, "ls-tree", "-r", "-z", "--full-tree", "HEAD"))))
-	if got := entryLines(st.base); !slices.Equal(got, want) {
-		t.Errorf("base files:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkBase(t, dir, st)
 	if !st.changed["q.pact"] || len(st.changed) != 1 {
 		t.Errorf("changed %v, want q.pact", st.changed)
 	}
@@ -319,10 +332,7 @@ func TestReadStateWorktree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := entryLines(parseTree([]byte(gittest.Run(t, linked, "ls-tree", "-r", "-z", "--full-tree", "HEAD"))))
-	if got := entryLines(st.base); !slices.Equal(got, want) {
-		t.Errorf("base files:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkBase(t, linked, st)
 	if !st.changed["q/a.pact"] || !st.changed["q/b.pact"] || len(st.changed) != 2 {
 		t.Errorf("changed %v, want q/a.pact and q/b.pact", st.changed)
 	}
@@ -349,17 +359,12 @@ func TestReadStateObjectFormats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := entryLines(parseTree([]byte(gittest.Run(t, dir, "ls-tree", "-r", "-z", "--full-tree", "HEAD"))))
-			if got := entryLines(st.base); !slices.Equal(got, want) {
-				t.Errorf("base files:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-			}
+			checkBase(t, dir, st)
 			if !st.changed["d01/sub/q001.pact"] || !st.changed["vendor/sub"] || !st.changed["new/intent.pact"] {
 				t.Errorf("changed %v", st.changed)
 			}
-			status := gittest.Run(t, dir, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--renames", "--ignore-submodules=none")
-			_, ok := (&state{changed: map[string]bool{}, moved: map[string]string{}}).status([]byte(status))
-			if _, err := readIndex(filepath.Join(dir, ".git", "index"), len(commit)/2); err != nil || !ok {
-				t.Errorf("the index is not read (status pins HEAD: %v; index: %v)", ok, err)
+			if ok, why := fromIndex(t, dir, commit); !ok {
+				t.Errorf("the index is not read (%s)", why)
 			}
 		})
 	}
