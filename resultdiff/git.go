@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +13,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,24 +117,26 @@ func untar(ctx context.Context, r io.Reader, dir string) error {
 
 // entry is one file of the base revision's tree.
 type entry struct {
-	mode  string // "100644", "100755", "120000" (a link), "160000" (a submodule)
-	oid   string
-	query bool // named like a query file
+	path string // slash path relative to the top
+	oid  string // the object name, binary
+	mode uint32 // 0o100644, 0o100755, 0o120000 (a link), 0o160000 (a submodule)
+	// intent marks an index entry added with "git add -N": a path the
+	// index names without content, which no commit has.
+	intent bool
 }
 
 // isLink reports whether the entry is a symbolic link.
-func (e entry) isLink() bool { return e.mode == "120000" }
+func (e entry) isLink() bool { return e.mode == 0o120000 }
 
 // isFile reports whether the entry is a file or a link (not a submodule).
-func (e entry) isFile() bool { return e.mode != "160000" }
+func (e entry) isFile() bool { return e.mode != 0o160000 }
 
 // state is what git says about the base revision and the working tree,
 // read without extracting anything: every file of the base, the paths that
 // differ between the base and the working tree, renames, and the untracked
 // files git does not ignore.
 type state struct {
-	base      map[string]entry // slash path relative to the top → entry
-	basePaths []string         // the keys of base, sorted
+	base []entry // every file of the base, sorted by path
 	// changed holds every path that differs: modified, added, deleted,
 	// renamed (both names), changed type, and untracked.
 	changed   map[string]bool
@@ -141,37 +144,60 @@ type state struct {
 	untracked []string
 }
 
-// locate returns the top directory of the work tree holding dir and the
-// commit rev names, with one git process.
-func locate(ctx context.Context, dir, rev string) (root, commit string, err error) {
-	if strings.HasPrefix(rev, "-") {
-		return "", "", fmt.Errorf("%q: %w", rev, ErrBadRevision)
+// lookup returns the base entry at the slash path p.
+func (s *state) lookup(p string) (entry, bool) {
+	i, ok := slices.BinarySearchFunc(s.base, p, func(e entry, p string) int { return strings.Compare(e.path, p) })
+	if !ok {
+		return entry{}, false
 	}
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	return s.base[i], true
+}
+
+// location is where locate found the work tree and the base commit.
+type location struct {
+	root   string // the work tree's top directory
+	index  string // the index file
+	commit string // the commit the base revision names, in hex
+}
+
+// locate returns the top directory of the work tree holding dir, its index
+// file and the commit rev names, with one git process.
+func locate(ctx context.Context, dir, rev string) (location, error) {
+	if strings.HasPrefix(rev, "-") {
+		return location{}, fmt.Errorf("%q: %w", rev, ErrBadRevision)
+	}
+	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel", "--git-path", "index", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	out, _ := cmd.Output() // the exit status says less than what was printed
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if lines[0] == "" {
 		if err := ctx.Err(); err != nil {
-			return "", "", err
+			return location{}, err
 		}
-		return "", "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
+		return location{}, fmt.Errorf("%s: %w", dir, ErrNotRepo)
 	}
-	root = lines[0]
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
+	loc := location{root: lines[0]}
+	if real, err := filepath.EvalSymlinks(loc.root); err == nil {
+		loc.root = real
 	}
-	if len(lines) < 2 {
-		return "", "", fmt.Errorf("%q: %w", rev, ErrBadRevision)
+	if len(lines) < 3 {
+		return location{}, fmt.Errorf("%q: %w", rev, ErrBadRevision)
 	}
-	return root, lines[1], nil
+	loc.index, loc.commit = lines[1], lines[2]
+	if !filepath.IsAbs(loc.index) {
+		loc.index = filepath.Join(dir, loc.index)
+	}
+	return loc, nil
 }
 
 // readState finds the work tree holding dir and the commit rev names, and
 // asks git for the state of the work tree against it, running its
-// processes at once: when rev is HEAD, one "git status" (started at once,
-// it needs neither) tells both the changes and the untracked files.
+// processes at once. When rev is HEAD, one "git status" (started at once,
+// it needs neither) tells the changes and the untracked files, and the
+// index, with what status says differs between it and HEAD, lists HEAD's
+// files; otherwise "git diff" and "git ls-files" tell the changes and
+// "git ls-tree" lists the base.
 func readState(ctx context.Context, dir, rev string) (root, commit string, st *state, err error) {
 	head := rev == "HEAD"
 	var wg sync.WaitGroup
@@ -185,15 +211,41 @@ func readState(ctx context.Context, dir, rev string) (root, commit string, st *s
 		}()
 	}
 	defer wg.Wait()
-	root, commit, err = locate(ctx, dir, rev)
+	loc, err := locate(ctx, dir, rev)
 	if err != nil {
 		return "", "", nil, err
 	}
-	cmds := [][]string{{"ls-tree", "-r", "-z", "--full-tree", commit}}
-	if !head {
-		cmds = append(cmds, []string{"diff", "--no-ext-diff", "-M", "--name-status", "-z", commit, "--"},
-			[]string{"ls-files", "-z", "--others", "--exclude-standard"})
+	root, commit = loc.root, loc.commit
+	st = &state{changed: map[string]bool{}, moved: map[string]string{}}
+	if head {
+		var index []entry
+		var indexErr error
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			index, indexErr = readIndex(loc.index, len(commit)/2)
+		}()
+		wg.Wait()
+		if statusErr != nil {
+			return "", "", nil, statusErr
+		}
+		headOf, ok := st.status(status)
+		if ok && indexErr == nil {
+			st.base = overlay(index, headOf)
+			return root, commit, st, nil
+		}
+		// An index read otherwise, or changes status does not pin to HEAD:
+		// git lists HEAD.
+		tree, err := git(ctx, root, "ls-tree", "-r", "-z", "--full-tree", commit)
+		if err != nil {
+			return "", "", nil, err
+		}
+		st.base = parseTree(tree)
+		return root, commit, st, nil
 	}
+	cmds := [][]string{{"ls-tree", "-r", "-z", "--full-tree", commit},
+		{"diff", "--no-ext-diff", "-M", "--name-status", "-z", commit, "--"},
+		{"ls-files", "-z", "--others", "--exclude-standard"}}
 	outs := make([][]byte, len(cmds))
 	errs := make([]error, len(cmds))
 	for i, args := range cmds {
@@ -204,30 +256,10 @@ func readState(ctx context.Context, dir, rev string) (root, commit string, st *s
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(append(errs, statusErr)...); err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return "", "", nil, err
 	}
-	tree := outs[0]
-	n := bytes.Count(tree, []byte{0})
-	st = &state{base: make(map[string]entry, n), basePaths: make([]string, 0, n), changed: map[string]bool{}, moved: map[string]string{}}
-	for rest := string(tree); rest != ""; {
-		// "<mode> <type> <oid>\t<path>\x00"
-		var rec string
-		rec, rest, _ = strings.Cut(rest, "\x00")
-		meta, p, ok := strings.Cut(rec, "\t")
-		mode, meta, ok1 := strings.Cut(meta, " ")
-		_, oid, ok2 := strings.Cut(meta, " ")
-		if !ok || !ok1 || !ok2 {
-			continue
-		}
-		st.base[p] = entry{mode: mode, oid: oid, query: languageOf(p) != ""}
-		st.basePaths = append(st.basePaths, p)
-	}
-	sort.Strings(st.basePaths)
-	if head {
-		st.status(status)
-		return root, commit, st, nil
-	}
+	st.base = parseTree(outs[0])
 	f := strings.Split(string(outs[1]), "\x00")
 	for i := 0; i < len(f); {
 		code := f[i]
@@ -259,9 +291,99 @@ func readState(ctx context.Context, dir, rev string) (root, commit string, st *s
 	return root, commit, st, nil
 }
 
+// parseTree reads "git ls-tree -r -z" output into entries sorted by path.
+func parseTree(tree []byte) []entry {
+	out := make([]entry, 0, bytes.Count(tree, []byte{0}))
+	for rest := string(tree); rest != ""; {
+		// "<mode> <type> <oid>\t<path>\x00"
+		var rec string
+		rec, rest, _ = strings.Cut(rest, "\x00")
+		meta, p, ok := strings.Cut(rec, "\t")
+		mode, meta, ok1 := strings.Cut(meta, " ")
+		_, oid, ok2 := strings.Cut(meta, " ")
+		e, ok3 := newEntry(p, mode, oid)
+		if ok && ok1 && ok2 && ok3 {
+			out = append(out, e)
+		}
+	}
+	sortEntries(out)
+	return out
+}
+
+// newEntry makes an entry of an octal mode and a hex object name as git
+// prints them.
+func newEntry(p, mode, oid string) (entry, bool) {
+	m, err := strconv.ParseUint(mode, 8, 32)
+	if err != nil {
+		return entry{}, false
+	}
+	o, err := hex.DecodeString(oid)
+	if err != nil {
+		return entry{}, false
+	}
+	return entry{path: p, mode: uint32(m), oid: string(o)}, true
+}
+
+// sortEntries sorts entries by path (git lists them so already).
+func sortEntries(es []entry) {
+	cmp := func(a, b entry) int { return strings.Compare(a.path, b.path) }
+	if !slices.IsSortedFunc(es, cmp) {
+		slices.SortFunc(es, cmp)
+	}
+}
+
+// overlay returns HEAD's files from the index's entries (sorted) and, for
+// the paths where the two differ, HEAD's entry (nil: none at HEAD). An
+// entry added with "git add -N" is not HEAD's.
+func overlay(index []entry, headOf map[string]*entry) []entry {
+	if len(headOf) == 0 && !slices.ContainsFunc(index, func(e entry) bool { return e.intent }) {
+		return index
+	}
+	out := make([]entry, 0, len(index)+len(headOf))
+	for _, e := range index {
+		if _, ok := headOf[e.path]; !ok && !e.intent {
+			out = append(out, e)
+		}
+	}
+	for _, e := range headOf {
+		if e != nil {
+			out = append(out, *e)
+		}
+	}
+	sortEntries(out)
+	return out
+}
+
 // status reads "git status --porcelain=v2 -z" into the changed paths,
-// renames and untracked files.
-func (s *state) status(out []byte) {
+// renames and untracked files, and returns HEAD's entry (nil: none) of
+// every path whose index entry differs from HEAD's (X is not "."). ok is
+// false when a record names no HEAD entry for its paths (an unmerged
+// path, a rename in the working tree alone): only the whole HEAD tree
+// tells then.
+func (s *state) status(out []byte) (headOf map[string]*entry, ok bool) {
+	headOf = map[string]*entry{}
+	ok = true
+	// at records HEAD's entry of p from a record's XY, mH and hH fields.
+	// Where X is ".", the index entry is HEAD's (but for an entry added
+	// with "git add -N", for which status prints the index's fields).
+	at := func(p, xy, mH, hH string) {
+		if len(xy) != 2 {
+			ok = false
+			return
+		}
+		if xy[0] == '.' {
+			return
+		}
+		if mH == "000000" {
+			headOf[p] = nil
+			return
+		}
+		e, good := newEntry(p, mH, hH)
+		if !good {
+			ok = false
+		}
+		headOf[p] = &e
+	}
 	f := strings.Split(string(out), "\x00")
 	for i := 0; i < len(f); i++ {
 		rec := f[i]
@@ -272,10 +394,14 @@ func (s *state) status(out []byte) {
 		case '1': // 1 XY sub mH mI mW hH hI path
 			if x := strings.SplitN(rec, " ", 9); len(x) == 9 {
 				s.changed[x[8]] = true
+				at(x[8], x[1], x[3], x[6])
+			} else {
+				ok = false
 			}
 		case '2': // 2 XY sub mH mI mW hH hI Xscore path, then the original path
 			x := strings.SplitN(rec, " ", 10)
 			if len(x) != 10 || i+1 >= len(f) {
+				ok = false
 				continue
 			}
 			i++
@@ -284,24 +410,34 @@ func (s *state) status(out []byte) {
 				s.moved[x[9]] = f[i]
 				s.changed[f[i]] = true
 			}
+			// Renamed in the index: mH and hH are the original path's
+			// at HEAD, where the new path is not.
+			if strings.HasPrefix(x[1], "R") {
+				at(f[i], x[1], x[3], x[6])
+				headOf[x[9]] = nil
+			} else {
+				ok = false
+			}
 		case 'u': // u XY sub m1 m2 m3 mW h1 h2 h3 path
 			if x := strings.SplitN(rec, " ", 11); len(x) == 11 {
 				s.changed[x[10]] = true
 			}
+			ok = false
 		case '?':
 			p := strings.TrimPrefix(rec, "? ")
 			s.untracked = append(s.untracked, p)
 			s.changed[p] = true
 		}
 	}
+	return headOf, ok
 }
 
 // below returns the base paths below the directory dir (a slash path).
 func (s *state) below(dir string) []string {
-	i := sort.SearchStrings(s.basePaths, dir+"/")
+	i, _ := slices.BinarySearchFunc(s.base, dir+"/", func(e entry, p string) int { return strings.Compare(e.path, p) })
 	var out []string
-	for ; i < len(s.basePaths) && strings.HasPrefix(s.basePaths[i], dir+"/"); i++ {
-		out = append(out, s.basePaths[i])
+	for ; i < len(s.base) && strings.HasPrefix(s.base[i].path, dir+"/"); i++ {
+		out = append(out, s.base[i].path)
 	}
 	return out
 }
@@ -315,11 +451,11 @@ var errLinks = errors.New("the base revision's file is reached through a link")
 // directory, a slash path relative to the top) needs, or errLinks.
 func (s *state) files(p string) ([]string, error) {
 	for a := path.Dir(p); a != "."; a = path.Dir(a) {
-		if e, ok := s.base[a]; ok && e.isLink() {
+		if e, ok := s.lookup(a); ok && e.isLink() {
 			return nil, errLinks
 		}
 	}
-	if e, ok := s.base[p]; ok {
+	if e, ok := s.lookup(p); ok {
 		if e.isLink() {
 			return nil, errLinks
 		}
@@ -330,7 +466,7 @@ func (s *state) files(p string) ([]string, error) {
 	}
 	out := s.below(p)
 	for _, q := range out {
-		if s.base[q].isLink() {
+		if e, _ := s.lookup(q); e.isLink() {
 			return nil, errLinks
 		}
 	}
@@ -388,7 +524,7 @@ func (c *catFile) close() error {
 // fetch writes the base files at paths (slash paths relative to the top,
 // regular files only) into dir, those not written yet.
 func (s *state) fetch(c *catFile, dir string, paths []string) error {
-	var todo []string
+	var todo []entry
 	seen := map[string]bool{}
 	for _, p := range paths {
 		if seen[p] {
@@ -398,8 +534,8 @@ func (s *state) fetch(c *catFile, dir string, paths []string) error {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); err == nil || !filepath.IsLocal(filepath.FromSlash(p)) {
 			continue // already written, or no place inside dir
 		}
-		if e, ok := s.base[p]; ok && e.isFile() && !e.isLink() {
-			todo = append(todo, p)
+		if e, ok := s.lookup(p); ok && e.isFile() && !e.isLink() {
+			todo = append(todo, e)
 		}
 	}
 	if len(todo) == 0 {
@@ -411,8 +547,8 @@ func (s *state) fetch(c *catFile, dir string, paths []string) error {
 	// Requests go in while answers come out: neither pipe fills up.
 	go func() {
 		w := bufio.NewWriter(c.in)
-		for _, p := range todo {
-			w.WriteString(s.base[p].oid)
+		for _, e := range todo {
+			w.WriteString(hex.EncodeToString([]byte(e.oid)))
 			w.WriteByte('\n')
 		}
 		w.Flush()
@@ -420,10 +556,11 @@ func (s *state) fetch(c *catFile, dir string, paths []string) error {
 	return writeBlobs(c.ctx, c.out, dir, todo)
 }
 
-// writeBlobs reads git cat-file --batch answers, one per path, and writes
-// each blob to its path below dir.
-func writeBlobs(ctx context.Context, r *bufio.Reader, dir string, paths []string) error {
-	for _, p := range paths {
+// writeBlobs reads git cat-file --batch answers, one per entry, and writes
+// each blob to its entry's path below dir.
+func writeBlobs(ctx context.Context, r *bufio.Reader, dir string, entries []entry) error {
+	for _, e := range entries {
+		p := e.path
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ package resultdiff
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -268,14 +269,18 @@ func parallel(ctx context.Context, n int, f func(i int)) error {
 }
 
 // pair is one query file to compare: its path in the working tree and at
-// the base ("" where it is absent).
-type pair struct{ work, base string }
+// the base ("" where it is absent), and whether the base's is a link.
+type pair struct {
+	work, base string
+	baseLink   bool
+}
 
 // comparison holds what deciding which files to compare needs.
 type comparison struct {
 	st         *state
 	work, base *tree
 	filter     []string
+	langs      languages // used by one goroutine
 }
 
 // pairs lists the query files of both versions that the filters select,
@@ -290,76 +295,139 @@ func (c *comparison) pairs(baseFilter []string, rep *Report) []pair {
 			rep.Skipped = append(rep.Skipped, Skip{Path: p, Target: target})
 		}
 	}
-	gone := map[string]bool{} // base paths the working tree no longer has
-	for p := range c.st.changed {
-		if _, err := os.Lstat(filepath.Join(c.work.root, filepath.FromSlash(p))); err != nil {
-			gone[p] = true
+	query := func(p string) bool { return c.langs.of(p) != "" && !hasDir(p, "node_modules") }
+	// A file git sees unchanged is the base's file, at the same path (no
+	// rename names it, and the filters select it alike at both); only the
+	// others are looked at one by one. Those left out as links leading
+	// outside may still be compared at the base.
+	same := make([]pair, 0, len(c.st.base)+len(c.st.changed))
+	var links []int    // the links in same
+	var alone []string // base paths the working tree has no pair for yet
+	for _, e := range c.st.base {
+		p := e.path
+		if !e.isFile() || c.st.changed[p] || !selected(p, c.filter) || !query(p) {
+			continue
 		}
-	}
-	query := func(p string, filter []string) bool {
-		return languageOf(p) != "" && selected(p, filter) && !hasDir(p, "node_modules")
-	}
-	workFiles := make([]string, 0, len(c.st.basePaths))
-	addWork := func(p string, link bool) {
-		if link {
+		if e.isLink() {
 			if target, out := c.work.linkOutside(p, c.filter); out {
 				skip(p, target)
-				return
+				alone = append(alone, p)
+				continue
 			}
+			links = append(links, len(same))
 		}
-		workFiles = append(workFiles, p)
+		same = append(same, pair{work: p, base: p, baseLink: e.isLink()})
 	}
-	// A file git sees unchanged is the base's file; only the others are
-	// looked at.
-	for _, p := range c.st.basePaths {
-		if e := c.st.base[p]; e.query && e.isFile() && !c.st.changed[p] && selected(p, c.filter) && !hasDir(p, "node_modules") {
-			addWork(p, e.isLink())
-		}
-	}
+	changed := make([]string, 0, len(c.st.changed))
 	for p := range c.st.changed {
-		if gone[p] || !query(p, c.filter) {
+		changed = append(changed, p)
+	}
+	sort.Strings(changed)
+	var others []pair
+	for _, p := range changed {
+		alone = append(alone, p)
+		if !query(p) || !selected(p, c.filter) {
 			continue
 		}
 		fi, err := os.Lstat(filepath.Join(c.work.root, filepath.FromSlash(p)))
 		if err != nil || fi.IsDir() {
-			continue // a submodule
+			continue // gone, or a submodule
 		}
-		addWork(p, fi.Mode()&fs.ModeSymlink != 0)
-	}
-	sort.Strings(workFiles)
-	baseSkipped := map[string]bool{}
-	inBase := func(p string) bool {
-		e, ok := c.st.base[p]
-		return ok && e.query && e.isFile() && selected(p, baseFilter) && !hasDir(p, "node_modules") && !baseSkipped[p]
-	}
-	for _, p := range c.st.basePaths {
-		if e := c.st.base[p]; e.isLink() && inBase(p) {
-			if target, out := c.baseLinkOutside(p, e, baseFilter); out {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if target, out := c.work.linkOutside(p, c.filter); out {
 				skip(p, target)
-				baseSkipped[p] = true
+				continue
+			}
+		}
+		pr := pair{work: p, base: p}
+		if old, ok := c.st.moved[p]; ok {
+			pr.base = old
+		}
+		others = append(others, pr)
+	}
+	// A base link whose target lies outside the paths compared is not
+	// read at the base.
+	baseSkipped := map[string]bool{}
+	for _, e := range c.st.base {
+		if e.isLink() && selected(e.path, baseFilter) && query(e.path) {
+			if target, out := c.baseLinkOutside(e.path, e, baseFilter); out {
+				skip(e.path, target)
+				baseSkipped[e.path] = true
 			}
 		}
 	}
-	out := make([]pair, 0, len(workFiles))
-	paired := make(map[string]bool, len(workFiles))
-	for _, p := range workFiles {
-		bp := p
-		if old, ok := c.st.moved[p]; ok {
-			bp = old
+	for _, i := range links {
+		if baseSkipped[same[i].base] {
+			same[i].base, same[i].baseLink = "", false
 		}
-		if !inBase(bp) {
-			bp = ""
-		}
-		paired[bp] = true
-		out = append(out, pair{work: p, base: bp})
 	}
-	for _, p := range c.st.basePaths {
-		if !paired[p] && inBase(p) {
-			out = append(out, pair{base: p})
+	inBase := func(p string) (entry, bool) {
+		e, ok := c.st.lookup(p)
+		return e, ok && e.isFile() && selected(p, baseFilter) && query(p) && !baseSkipped[p]
+	}
+	paired := map[string]bool{}
+	for i, pr := range others {
+		if e, ok := inBase(pr.base); ok {
+			paired[pr.base] = true
+			others[i].baseLink = e.isLink()
+		} else {
+			others[i].base = ""
+		}
+	}
+	// Both lists are in path order: merge them, from the end, into the
+	// room left after the first.
+	out := same[:len(same)+len(others)]
+	for i, j, k := len(same)-1, len(others)-1, len(out)-1; j >= 0; k-- {
+		if i >= 0 && same[i].work > others[j].work {
+			out[k] = same[i]
+			i--
+		} else {
+			out[k] = others[j]
+			j--
+		}
+	}
+	sort.Strings(alone)
+	for i, p := range alone {
+		if i > 0 && p == alone[i-1] || paired[p] {
+			continue
+		}
+		if e, ok := inBase(p); ok {
+			out = append(out, pair{base: p, baseLink: e.isLink()})
 		}
 	}
 	sort.Slice(rep.Skipped, func(i, j int) bool { return rep.Skipped[i].Path < rep.Skipped[j].Path })
 	return out
+}
+
+// languages remembers the language of file names (languageOf) by what
+// follows the first dot of the name: the language table chooses a
+// language by a suffix that starts with a dot.
+type languages struct {
+	seen      map[string]string
+	last, lng string // the last suffix asked about and its language
+}
+
+// of returns the query language of the slash path p, or "".
+func (m *languages) of(p string) string {
+	name := p[strings.LastIndexByte(p, '/')+1:]
+	i := strings.IndexByte(name, '.')
+	if i < 0 {
+		return languageOf(p)
+	}
+	k := name[i:]
+	if k == m.last {
+		return m.lng
+	}
+	l, ok := m.seen[k]
+	if !ok {
+		if m.seen == nil {
+			m.seen = map[string]string{}
+		}
+		l = languageOf(p)
+		m.seen[k] = l
+	}
+	m.last, m.lng = k, l
+	return l
 }
 
 // linkOutside reports whether the link at rel resolves outside the paths
@@ -382,7 +450,7 @@ func (t *tree) linkOutside(rel string, filter []string) (string, bool) {
 // from git: its target, taken relative to the link's directory, must lie
 // inside the tree and the paths compared.
 func (c *comparison) baseLinkOutside(p string, e entry, filter []string) (string, bool) {
-	out, err := exec.Command("git", "-C", c.work.root, "cat-file", "blob", e.oid).Output()
+	out, err := exec.Command("git", "-C", c.work.root, "cat-file", "blob", hex.EncodeToString([]byte(e.oid))).Output()
 	if err != nil {
 		return "", false
 	}
@@ -407,7 +475,7 @@ func (c *comparison) dirty(pairs []pair, rep *Report) []pair {
 		switch {
 		case path.Base(p) == config.FileName:
 			configDirs = append(configDirs, path.Dir(p))
-		case languageOf(p) == "" || !c.work.hasData(p):
+		case c.langs.of(p) == "" || !c.work.hasData(p):
 			data = append(data, p) // a query file without data of its own may be a Datalog declaration
 		}
 	}
@@ -415,8 +483,7 @@ func (c *comparison) dirty(pairs []pair, rep *Report) []pair {
 	under := func(p, dir string) bool { return dir == "." || p == dir || strings.HasPrefix(p, dir+"/") }
 	var out []pair
 	for _, pr := range pairs {
-		keep := pr.work == "" || pr.base == "" || pr.work != pr.base || c.st.changed[pr.work] ||
-			c.st.base[pr.base].isLink()
+		keep := pr.work == "" || pr.base == "" || pr.work != pr.base || c.st.changed[pr.work] || pr.baseLink
 		for _, d := range configDirs {
 			keep = keep || under(pr.work, d)
 		}
@@ -474,9 +541,9 @@ func (t *tree) dataChanged(rel string, changed []string) bool {
 // extracted instead.
 func (c *comparison) extract(ctx context.Context, root, commit string, pairs []pair) error {
 	var need []string
-	for _, p := range c.st.basePaths {
-		if path.Base(p) == config.FileName {
-			need = append(need, p)
+	for _, e := range c.st.base {
+		if strings.HasSuffix(e.path, config.FileName) && path.Base(e.path) == config.FileName {
+			need = append(need, e.path)
 		}
 	}
 	var files []string
@@ -730,7 +797,17 @@ func languageOf(name string) string {
 
 // hasDir reports whether the slash path p lies below a directory named dir.
 func hasDir(p, dir string) bool {
-	return strings.HasPrefix(p, dir+"/") || strings.Contains(p, "/"+dir+"/")
+	for i := 0; ; {
+		j := strings.Index(p[i:], dir)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if (j == 0 || p[j-1] == '/') && j+len(dir) < len(p) && p[j+len(dir)] == '/' {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // dataPath returns the sample data the file at rel (holding src) names,

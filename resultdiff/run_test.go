@@ -3,9 +3,6 @@ package resultdiff
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,34 +14,22 @@ import (
 // all reported; unchanged files beside them are counted and not evaluated.
 // Run with -race it checks the evaluations share the trees safely.
 func TestRunParallel(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	needGit(t)
 	dir := t.TempDir()
 	run := func(args ...string) { gittest.Run(t, dir, args...) }
-	put := func(rel, content string) {
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	tree := func(ttl int) string {
 		return fmt.Sprintf(`{"root": {"children": [{"id": "seg:1", "nodeType": "seg", "children": [{"id": "block:1", "nodeType": "block", "ttl": %d}]}]}}`, ttl)
 	}
 	run("init", "-q")
-	put("data/shared.json", tree(1))
-	put("data/other.json", tree(1))
+	put(t, dir, "data/shared.json", tree(1))
+	put(t, dir, "data/other.json", tree(1))
 	for i := range 20 {
-		put(fmt.Sprintf("q/s%02d.pact", i), "// data: ../data/shared.json\n.block[ttl>=2]\n")
-		put(fmt.Sprintf("q/o%02d.pact", i), "// data: ../data/other.json\n.block[ttl>=2]\n")
+		put(t, dir, fmt.Sprintf("q/s%02d.pact", i), "// data: ../data/shared.json\n.block[ttl>=2]\n")
+		put(t, dir, fmt.Sprintf("q/o%02d.pact", i), "// data: ../data/other.json\n.block[ttl>=2]\n")
 	}
 	run("add", "-A")
 	run("commit", "-qm", "base")
-	put("data/shared.json", tree(3))
+	put(t, dir, "data/shared.json", tree(3))
 	rep, err := Run(context.Background(), Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
