@@ -436,13 +436,6 @@ func sortTuples(ts [][]string) {
 	slices.SortFunc(ts, func(a, b []string) int { return slices.Compare(a, b) })
 }
 
-func nonEmpty(ts [][]string) [][]string {
-	if ts == nil {
-		return [][]string{}
-	}
-	return ts
-}
-
 // diffRuleCase runs one random single rule against SQLite; it reports
 // whether the case ran (false when the engine's check rejected the rule,
 // e.g. for a type mismatch between joined columns).

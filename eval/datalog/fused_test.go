@@ -130,3 +130,12 @@ func TestFusedTailBudget(t *testing.T) {
 		t.Fatalf("err = %v, want the budget of 1000 tuples", err)
 	}
 }
+
+// nonEmpty returns ts, or an empty list for nil, so that results compare
+// alike.
+func nonEmpty(ts [][]string) [][]string {
+	if ts == nil {
+		return [][]string{}
+	}
+	return ts
+}
