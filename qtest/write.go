@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxql/ctxql/internal/ghcmd"
 	"github.com/ctxql/ctxql/internal/junit"
 )
 
@@ -283,18 +284,10 @@ func writeGitHub(w io.Writer, rs []*Result) error {
 		for _, x := range r.Removed {
 			fmt.Fprintf(&b, "\n- %s", Display(x))
 		}
-		fmt.Fprintf(w, "::error file=%s,line=%d,col=%d,title=%s::%s\n", ghProperty(r.File.Name), p.Line, p.Column,
-			ghProperty("ctxql test"), ghData(b.String()))
+		fmt.Fprintln(w, ghcmd.Annotation{Level: "error", File: r.File.Name, Line: p.Line, Column: p.Column,
+			Title: "ctxql test", Message: b.String()})
 	}
 	s := Summarize(rs)
 	_, err := fmt.Fprintf(w, "%d passed, %d failed\n", s.Passed, s.Failed+s.Errors)
 	return err
-}
-
-func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }

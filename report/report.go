@@ -15,6 +15,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/ctxql/ctxql/internal/fileuri"
+	"github.com/ctxql/ctxql/internal/ghcmd"
 	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/internal/junit"
 	"github.com/ctxql/ctxql/syntax"
@@ -375,8 +376,8 @@ func writeGitHub(w io.Writer, fs []Finding) error {
 		case syntax.SeverityWarning:
 			level = "warning"
 		}
-		_, err := fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s\n", level,
-			ghProperty(x.Path), sl+1, sc+1, el+1, ec+1, ghProperty(x.Diag.Code), ghData(x.Diag.Message+" ["+x.Diag.Code+"]"))
+		_, err := fmt.Fprintln(w, ghcmd.Annotation{Level: level, File: x.Path, Line: sl + 1, Column: sc + 1,
+			EndLine: el + 1, EndColumn: ec + 1, Title: x.Diag.Code, Message: x.Diag.Message + " [" + x.Diag.Code + "]"})
 		if err != nil {
 			return err
 		}
@@ -396,18 +397,6 @@ func columnsOf() func(*syntax.File) *columns {
 		}
 		return c
 	}
-}
-
-// ghData escapes a workflow command's message.
-func ghData(s string) string {
-	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	return r.Replace(s)
-}
-
-// ghProperty escapes a workflow command's property value.
-func ghProperty(s string) string {
-	r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-	return r.Replace(s)
 }
 
 // junitSuites is the JUnit document writeJUnit fills.
