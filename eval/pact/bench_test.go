@@ -99,6 +99,9 @@ var benchCases = []benchCase{
 	{"id", "#cb:1500:2:77", func(s *Snapshot, out *[]int32) {
 		walkAll(s, func(n int32) bool { return s.nodeID(n) == "cb:1500:2:77" }, out)
 	}},
+	{"id-filter", ".cb[id!='cb:1:1:0']", func(s *Snapshot, out *[]int32) {
+		walkAll(s, func(n int32) bool { return s.typeName(n) == "cb" && s.nodeID(n) != "cb:1:1:0" }, out)
+	}},
 	{"nth", ".mc > .cb:nth(2)", func(s *Snapshot, out *[]int32) {
 		walkAll(s, func(n int32) bool {
 			p := s.parent[n]

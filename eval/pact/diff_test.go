@@ -213,7 +213,7 @@ func genV1(r *rand.Rand) (pact, css string) {
 				cb.WriteString("#" + id)
 			}
 			for f := r.Intn(3); f > 0; f-- {
-				switch r.Intn(6) {
+				switch r.Intn(8) {
 				case 0:
 					v := genRoles[r.Intn(3)]
 					fmt.Fprintf(&pb, "[role='%s']", v)
@@ -229,6 +229,14 @@ func genV1(r *rand.Rand) (pact, css string) {
 					v := genKeys[r.Intn(3)]
 					fmt.Fprintf(&pb, "[key=\"%s\"]", v)
 					fmt.Fprintf(&cb, "[key=\"%s\"]", v)
+				case 4:
+					id := fmt.Sprintf("n%d", r.Intn(30))
+					fmt.Fprintf(&pb, "[id='%s']", id)
+					fmt.Fprintf(&cb, "[id='%s']", id)
+				case 5:
+					id := fmt.Sprintf("n%d", r.Intn(30))
+					fmt.Fprintf(&pb, "[id!='%s']", id)
+					fmt.Fprintf(&cb, ":not([id='%s'])", id)
 				default:
 					if !typed {
 						continue

@@ -42,6 +42,9 @@ type attrTest struct {
 	strIdx int
 	numIdx int
 	flag   bool // a v2 behavior flag tested for truth (isFlag)
+	// id: an = or != of the node's id with a string, compared with the
+	// id kept at load (no value boxed per node).
+	id bool
 }
 
 // matcher returns the prepared form of c, preparing it on first use.
@@ -60,6 +63,7 @@ func (ev *evaluator) matcher(c *syn.Compound) *matcher {
 		t := attrTest{a: a, strIdx: -1, numIdx: -1, flag: ev.p.q.Dialect != syn.V1 && isFlag(a)}
 		if a.Value != nil && a.Value.Kind != syn.ValueNumber && !isNull(a.Value) && (a.Op == syn.OpEq || a.Op == syn.OpNe) {
 			t.strIdx = keyIndex(stringKeys[:], a.Key)
+			t.id = a.Key == "id"
 		}
 		if a.Value != nil && a.Value.Kind == syn.ValueNumber && (a.Op.IsOrdering() || a.Op == syn.OpEq || a.Op == syn.OpNe) {
 			t.numIdx = keyIndex(numericKeys[:], a.Key)
@@ -112,6 +116,12 @@ func (t *attrTest) match(s *Snapshot, n int32) bool {
 	}
 	if t.strIdx >= 0 && s.flags[n]&(flagStrOK<<t.strIdx) != 0 {
 		return (s.str(n, t.strIdx) == t.a.Value.Text) == (t.a.Op == syn.OpEq)
+	}
+	if t.id {
+		// As matchAttr compares a non-empty id (a string attribute).
+		if id := s.nodeID(n); id != "" {
+			return (id == t.a.Value.Text) == (t.a.Op == syn.OpEq)
+		}
 	}
 	if t.numIdx >= 0 && s.flags[n]&(flagNumOK<<t.numIdx) != 0 {
 		if r, ok := numOp(t.a.Op, float64(s.nums[t.numIdx][n]), t.a.Value.Num); ok {
