@@ -97,10 +97,15 @@ func evalJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lang.D
 
 // writeJSONLines writes JSON documents as a JSON array, one document per
 // line.
-func writeJSONLines(w io.Writer, docs []any) error {
+func writeJSONLines(w io.Writer, items lang.Items) error {
 	var b bytes.Buffer
 	b.WriteString("[")
-	for i, d := range docs {
+	n := 0
+	if items != nil {
+		n = items.Len()
+	}
+	for i := range n {
+		d := items.At(i)
 		if i > 0 {
 			b.WriteString(",")
 		}
@@ -114,7 +119,7 @@ func writeJSONLines(w io.Writer, docs []any) error {
 		}
 		b.Write(raw)
 	}
-	if len(docs) > 0 {
+	if n > 0 {
 		b.WriteString("\n")
 	}
 	b.WriteString("]\n")

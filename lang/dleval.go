@@ -177,9 +177,8 @@ func (datalogEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Re
 func fillTuples(res *Result, tuples [][]string) {
 	t := nonNilTuples(tuples)
 	res.Value, res.Count = t, len(t)
-	res.Items = make([]any, len(t))
-	for i, tup := range t {
-		res.Items[i] = tup
+	if len(t) > 0 {
+		res.Items = tupleItems(t)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -113,8 +114,8 @@ type Result struct {
 	Value any
 	// Items are the results one by one: PACT ids (string), JQL documents
 	// (json.RawMessage), Datalog tuples ([]string); a PACT snapshot range
-	// is one item, its object.
-	Items []any
+	// is one item, its object. Nil when there are none.
+	Items Items
 	// Write, when set (Query.Stream), writes the whole result as JSON
 	// instead of Value; it may be called once.
 	Write func(io.Writer) error
@@ -403,3 +404,49 @@ func withOrigins(ds []syntax.Diagnostic, syntaxCode string) []syntax.Diagnostic 
 	}
 	return out
 }
+
+// Items are a result's items one by one, kept in their own type (a
+// result of a million PACT ids is not a million boxed values); each
+// encodes as the JSON array of its items.
+type Items interface {
+	Len() int
+	// At returns item i as Result.Items describes it.
+	At(i int) any
+}
+
+// ItemList returns items lo to hi (exclusive) as values.
+func ItemList(it Items, lo, hi int) []any {
+	if it == nil {
+		return []any{}
+	}
+	hi = min(hi, it.Len())
+	out := make([]any, 0, max(hi-lo, 0))
+	for i := lo; i < hi; i++ {
+		out = append(out, it.At(i))
+	}
+	return out
+}
+
+// stringItems are PACT ids.
+type stringItems []string
+
+func (s stringItems) Len() int     { return len(s) }
+func (s stringItems) At(i int) any { return s[i] }
+
+// rawItems are JQL documents.
+type rawItems []json.RawMessage
+
+func (s rawItems) Len() int     { return len(s) }
+func (s rawItems) At(i int) any { return s[i] }
+
+// tupleItems are Datalog tuples.
+type tupleItems [][]string
+
+func (s tupleItems) Len() int     { return len(s) }
+func (s tupleItems) At(i int) any { return s[i] }
+
+// valueItems are items of any other kind.
+type valueItems []any
+
+func (s valueItems) Len() int     { return len(s) }
+func (s valueItems) At(i int) any { return s[i] }

@@ -92,10 +92,11 @@ func (e jqlEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Resu
 func fillJQL(res *Result, r *evjql.Result) {
 	res.Diagnostics = withOrigins(r.Warnings, jql.CodeSyntax)
 	docs := make([]json.RawMessage, len(r.Docs))
-	res.Items = make([]any, len(r.Docs))
 	for i, doc := range r.Docs {
 		docs[i] = json.RawMessage(doc)
-		res.Items[i] = docs[i]
+	}
+	if len(docs) > 0 {
+		res.Items = rawItems(docs)
 	}
 	res.Value, res.Count = docs, len(docs)
 }

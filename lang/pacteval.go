@@ -106,13 +106,12 @@ func (e pactEval) Evaluate(ctx context.Context, d Data, q Query, _ Budget) (*Res
 func fillPACT(res *Result, r evpact.Result) {
 	res.Value = r
 	if r.Range != nil {
-		res.Range, res.Count, res.Items = true, len(r.Range.Diffs), []any{r.Range}
+		res.Range, res.Count, res.Items = true, len(r.Range.Diffs), valueItems{r.Range}
 		return
 	}
 	res.Count = len(r.IDs)
-	res.Items = make([]any, len(r.IDs))
-	for i, id := range r.IDs {
-		res.Items[i] = id
+	if len(r.IDs) > 0 {
+		res.Items = stringItems(r.IDs)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/ctxql/ctxql/lang"
 )
 
 // CommandRun is the workspace/executeCommand command that evaluates a query
@@ -90,13 +92,20 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	}
 	full := note
 	if res.Err == nil {
-		full.Results = nil
-		if all, ok := res.Result.([]any); ok {
-			full.Results = all
-		} else if res.Result != nil {
+		switch all := res.Result.(type) {
+		case []any:
+			full.Results = opts.cut(all)
+		case lang.Items:
+			n := all.Len()
+			if opts.Limit > 0 {
+				n = min(n, opts.Limit)
+			}
+			full.Results = lang.ItemList(all, 0, n)
+		case nil:
+			full.Results = []any{}
+		default:
 			full.Results = []any{res.Result}
 		}
-		full.Results = opts.cut(full.Results)
 		full.Nodes = res.Nodes
 	}
 	return full, nil

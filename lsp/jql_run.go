@@ -79,8 +79,8 @@ func evalJQL(ctx context.Context, s *Snapshot, q syntax.Span, path string) RunRe
 	case r.Invalid():
 		res.Err = errors.New(syntax.Invalid(r.Diagnostics)[0].Message)
 	default:
-		res.Count, res.Result = r.Count, r.Items
-		res.Sample = r.Items[:min(len(r.Items), previewLimit)]
+		res.Count, res.Result = r.Count, resultOf(r.Items)
+		res.Sample = lang.ItemList(r.Items, 0, previewLimit)
 	}
 	return res
 }

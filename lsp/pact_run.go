@@ -65,15 +65,16 @@ func evalPACT(ctx context.Context, s *Snapshot, q syntax.Span, dialect lang.Dial
 	case r.Invalid():
 		res.Err = errors.New(syntax.Invalid(r.Diagnostics)[0].Message)
 	case r.Range:
-		res.Count, res.Range, res.Result, res.Sample = r.Count, true, r.Items[0], r.Items
+		res.Count, res.Range, res.Result, res.Sample = r.Count, true, r.Items.At(0), lang.ItemList(r.Items, 0, 1)
 	default:
-		ids := make([]string, len(r.Items))
-		for i, it := range r.Items {
+		res.Sample = lang.ItemList(r.Items, 0, previewLimit)
+		first := lang.ItemList(r.Items, 0, maxNodeSummaries)
+		ids := make([]string, len(first))
+		for i, it := range first {
 			ids[i], _ = it.(string)
 		}
-		res.Nodes = lang.DescribeNodes(data, ids[:min(len(ids), maxNodeSummaries)], previewLength)
-		res.Count, res.Result = r.Count, r.Items
-		res.Sample = r.Items[:min(len(r.Items), previewLimit)]
+		res.Nodes = lang.DescribeNodes(data, ids, previewLength)
+		res.Count, res.Result = r.Count, resultOf(r.Items)
 	}
 	return res
 }

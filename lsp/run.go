@@ -15,7 +15,7 @@ import (
 type RunResult struct {
 	Span    syntax.Span // the query that ran
 	Count   int         // number of results (ids, rows, derived facts)
-	Result  any         // the whole result, JSON-encodable
+	Result  any         // the whole result, JSON-encodable: []any, lang.Items or one value
 	Sample  []any       // the first results, for previews
 	Elapsed time.Duration
 	Err     error // the query or the data failed; Count and Result are unset
@@ -248,4 +248,13 @@ func timeoutMessageHow(err error, limit time.Duration, how string) error {
 		return le.RaiseWith("an evaluation outside the editor (`ctxql eval datalog --max-tuples N`): the language server's budget has no setting")
 	}
 	return err
+}
+
+// resultOf is the whole result of items: never nil, so that a query
+// without results still has one (an empty list).
+func resultOf(it lang.Items) any {
+	if it == nil {
+		return []any{}
+	}
+	return it
 }

@@ -337,9 +337,13 @@ func (r *runner) loadData(ctx context.Context, f *File, c *Case, l *lang.Languag
 
 // items returns a result's items as canonical JSON.
 func items(res *lang.Result) ([]string, error) {
-	out := make([]string, 0, len(res.Items))
-	for _, it := range res.Items {
-		b, err := json.Marshal(it)
+	n := 0
+	if res.Items != nil {
+		n = res.Items.Len()
+	}
+	out := make([]string, 0, n)
+	for i := range n {
+		b, err := json.Marshal(res.Items.At(i))
 		if err != nil {
 			return nil, fmt.Errorf("result: %w", err)
 		}

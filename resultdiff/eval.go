@@ -54,7 +54,7 @@ func (t *tree) evalFile(ctx context.Context, rel string, p *lang.Parsed, data st
 		case r.Err != nil:
 			q.err = r.Err.Error()
 		default:
-			q.items, q.err = itemTexts(r.Items)
+			q.items, q.err = itemTexts(lang.ItemList(r.Items, 0, r.Count))
 		}
 		out = append(out, q)
 	}

@@ -63,6 +63,23 @@ const browser = await puppeteer.launch({
 });
 try {
   const page = await browser.newPage();
+  // Where the time goes: when the page sends the new text and when the
+  // server's preview arrives.
+  await page.evaluateOnNewDocument(() => {
+    const WS = window.WebSocket;
+    window.WebSocket = class extends WS {
+      constructor(...a) {
+        super(...a);
+        this.addEventListener("message", (e) => {
+          if (typeof e.data === "string" && e.data.includes('"ctxql/preview"')) window.__previewAt = performance.now();
+        });
+      }
+      send(d) {
+        if (typeof d === "string" && d.includes('"textDocument/didChange"')) window.__sentAt = performance.now();
+        return super.send(d);
+      }
+    };
+  });
   await page.goto(url, { waitUntil: "networkidle0" });
   await page.waitForSelector("#editor .cm-content");
   // Each edit names another block to leave out, so that every version is a
@@ -75,7 +92,7 @@ try {
   // The first result loads the tree (the page's document lives in the
   // project's .ctxql-play directory).
   await page.waitForFunction(() => /^\(\d{5,}\)$/.test(document.querySelector("#count").textContent), { timeout: 120000 });
-  const times = [], evals = [];
+  const times = [], evals = [], sent = [], arrived = [];
   for (let i = 1; i <= iterations + 5; i++) {
     const r = await page.evaluate(async (id) => {
       const v = window.playView, doc = v.state.doc.toString();
@@ -89,14 +106,17 @@ try {
       v.dispatch({ changes: { from, to, insert: id }, userEvent: "input.type" });
       const ms = await shown;
       const m = /evaluated in ([\d.]+) ms/.exec(document.querySelector("#timing").textContent);
-      return { ms, evalMS: m ? Number(m[1]) : NaN, count: document.querySelector("#count").textContent };
+      return { ms, evalMS: m ? Number(m[1]) : NaN, sent: window.__sentAt - t0, arrived: window.__previewAt - t0 };
     }, `cb:${i}:1:0`);
     if (i > 5) { // the first edits warm up
       times.push(r.ms);
       evals.push(r.evalMS);
+      sent.push(r.sent);
+      arrived.push(r.arrived);
     }
   }
   const p50 = quantile(times, 0.5), p95 = quantile(times, 0.95), e50 = quantile(evals, 0.5);
+  console.log(`  (p50: text sent ${quantile(sent, 0.5).toFixed(1)} ms after the edit, preview received ${quantile(arrived, 0.5).toFixed(1)} ms after it)`);
   console.log(`BenchmarkPlayKeystrokeToResults  ${times.length} edits  p50 ${p50.toFixed(1)} ms  p95 ${p95.toFixed(1)} ms  server-eval-p50 ${e50.toFixed(1)} ms  p50-x-target ${(p50 / target).toFixed(2)} (target ${target} ms)  p50-x-eval ${(p50 / e50).toFixed(2)}`);
 } finally {
   await browser.close();

@@ -18,8 +18,10 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: 
   return e;
 }
 
-// maxRows bounds the rows a table shows.
-const maxRows = 1000;
+// maxRows bounds the rows a table shows; the first firstRows are drawn at
+// once, the others rowsPerFrame at a time in the frames after, so that a
+// new result is on screen without waiting for its whole table.
+const maxRows = 1000, firstRows = 100, rowsPerFrame = 300;
 
 function table(head: string[], rows: string[][], onRow?: (i: number) => void): HTMLTableElement {
   const t = el("table");
@@ -28,17 +30,30 @@ function table(head: string[], rows: string[][], onRow?: (i: number) => void): H
   t.append(el("thead"));
   t.tHead!.append(tr);
   const body = el("tbody");
-  rows.slice(0, maxRows).forEach((r, i) => {
-    const row = el("tr");
-    for (const c of r) row.append(el("td", c));
-    if (onRow) {
-      row.className = "clickable";
-      row.title = "Explain this row (--why)";
-      row.onclick = () => onRow(i);
-    }
-    body.append(row);
-  });
   t.append(body);
+  const limit = Math.min(rows.length, maxRows);
+  const add = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const row = el("tr");
+      for (const c of rows[i]) row.append(el("td", c));
+      if (onRow) {
+        row.className = "clickable";
+        row.title = "Explain this row (--why)";
+        row.onclick = () => onRow(i);
+      }
+      body.append(row);
+    }
+  };
+  add(0, Math.min(limit, firstRows));
+  let next = Math.min(limit, firstRows);
+  const more = () => {
+    if (!t.isConnected) return; // replaced by newer results
+    const to = Math.min(limit, next + rowsPerFrame);
+    add(next, to);
+    next = to;
+    if (next < limit) requestAnimationFrame(more);
+  };
+  if (next < limit) requestAnimationFrame(more);
   return t;
 }
 
@@ -72,7 +87,9 @@ export function renderResults(p: Preview, lang: string, out: HTMLElement, errEl:
     out.append(tree(p.results));
     return;
   }
+  let rows = p.results.length;
   if (p.nodes && p.nodes.length) {
+    rows = p.nodes.length;
     out.append(table(["id", "nodeType", "depth", "role", "kind", "content"],
       p.nodes.map((n) => [n.id, n.nodeType, String(n.depth), n.role || "", n.kind || "", n.preview || ""])));
   } else if (p.columns && p.relation) {
@@ -87,7 +104,7 @@ export function renderResults(p: Preview, lang: string, out: HTMLElement, errEl:
   } else {
     out.append(table(["result"], p.results.map((r) => [show(r)])));
   }
-  const shown = Math.min(p.results.length, maxRows);
+  const shown = Math.min(rows, maxRows);
   if (p.count > shown) out.append(el("p", `… ${p.count - shown} more (${p.count} in all)`, "caption"));
   void lang;
 }
