@@ -5,12 +5,12 @@
 // target (50 ms p50) and, as the anchor measured in the same run, the
 // server's own evaluation time of the same edits (the "evaluated in" of the
 // page). Run by run.sh bench, which provides CTXQL_BIN and CHROMIUM.
-import { spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import puppeteer from "puppeteer-core";
+import { startPlay } from "./serve.mjs";
 
 const bin = process.env.CTXQL_BIN;
 const iterations = Number(process.env.ITERATIONS || 60);
@@ -47,16 +47,8 @@ function quantile(xs, q) {
 const project = mkdtempSync(path.join(tmpdir(), "ctxql-play-bench-"));
 mkdirSync(path.join(project, "data"));
 await writeTree(path.join(project, "data", "tree.json"));
-const server = spawn(bin, ["play", "--dir", project], { stdio: ["ignore", "pipe", "inherit"] });
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  server.stdout.on("data", (b) => {
-    out += b;
-    const m = /serving (http:\/\/\S+)/.exec(out);
-    if (m) resolve(m[1]);
-  });
-  server.on("exit", (code) => reject(new Error("ctxql play exited with " + code)));
-});
+const { server, url: serving } = startPlay(bin, ["--dir", project]);
+const url = await serving;
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROMIUM, headless: true,
   args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],

@@ -4,12 +4,13 @@
 // provides CTXQL_BIN, CHROMIUM and CTXQL_SHOTS.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, copyFileSync, writeFileSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import puppeteer from "puppeteer-core";
+import { startPlay } from "./serve.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = process.env.CTXQL_BIN;
@@ -29,16 +30,9 @@ before(async () => {
   project = mkdtempSync(path.join(tmpdir(), "ctxql play project-")); // a space, escaped in URIs
   mkdirSync(path.join(project, "data"));
   for (const f of ["history.json", "reach.json"]) copyFileSync(path.join(examples, f), path.join(project, "data", f));
-  server = spawn(bin, ["play", "--dir", project], { stdio: ["ignore", "pipe", "inherit"] });
-  url = await new Promise((resolve, reject) => {
-    let out = "";
-    server.stdout.on("data", (b) => {
-      out += b;
-      const m = /serving (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    server.on("exit", (code) => reject(new Error("ctxql play exited with " + code)));
-  });
+  let serving;
+  ({ server, url: serving } = startPlay(bin, ["--dir", project]));
+  url = await serving;
   browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM,
     headless: true,
@@ -230,17 +224,9 @@ test("JQL from the examples menu: pasted data, documents as a table and a tree, 
 test("PATH opens a project file with its data line", async () => {
   mkdirSync(path.join(project, "queries"), { recursive: true });
   writeFileSync(path.join(project, "queries", "recent.pact"), "// data: ../data/history.json\n@t0 ^seq .mt .cb[role=\"user\"]\n");
-  const second = spawn(bin, ["play", "--dir", project, "queries/recent.pact"], { stdio: ["ignore", "pipe", "ignore"] });
+  const { server: second, url: serving } = startPlay(bin, ["--dir", project, "queries/recent.pact"], "ignore");
   try {
-    const at = await new Promise((resolve, reject) => {
-      let out = "";
-      second.stdout.on("data", (b) => {
-        out += b;
-        const m = /serving (http:\/\/\S+)/.exec(out);
-        if (m) resolve(m[1]);
-      });
-      second.on("exit", (code) => reject(new Error("ctxql play exited with " + code)));
-    });
+    const at = await serving;
     const page = await openPage(at);
     assert.match(await page.$eval("#docname", (e) => e.textContent), /queries\/recent\.pact/);
     await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length === 2, { timeout: 15000 });
