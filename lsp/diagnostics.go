@@ -98,6 +98,15 @@ func (d *diagnoser) diagnose(ctx context.Context, snap *Snapshot) {
 	pull := s.pull
 	s.mu.Unlock()
 	if pull && snap.Workspace != nil && snap.Workspace.DataPath(snap) != "" {
+		// The edited query's preview first: its evaluation is the one
+		// the data findings need too (they share the evaluation cache),
+		// and nothing below has to wait for it.
+		if snap.Edited >= 0 {
+			s.preview(ctx, snap, snap.Edited)
+			if ctx.Err() != nil {
+				return
+			}
+		}
 		// Pull: the client asks for the diagnostics itself, right after
 		// the change; let its pull go first (it is answered from the
 		// cache) or give it pullGrace. Then evaluate the data findings,
@@ -123,6 +132,7 @@ func (d *diagnoser) diagnose(ctx context.Context, snap *Snapshot) {
 		if again && s.session.get(snap.URI) == snap {
 			s.refreshDiagnostics()
 		}
+		return
 	}
 	if !pull {
 		// Push: first what the text alone gives, then with what needs the
