@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -58,6 +59,22 @@ func Failf(format string, args ...any) error {
 // usage error (exit 2); a load stopped by the command's time limit fails
 // as an evaluation stopped by it does (exit 1), and an interrupted run
 // exits 130 whatever its error.
+// evalTimeout bounds ctx by an eval command's --timeout (0: no limit); a
+// negative limit is a usage error. The caller calls cancel.
+func evalTimeout(ctx context.Context, lang string, d time.Duration) (_ context.Context, cancel context.CancelFunc, err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if d < 0 {
+		return ctx, func() {}, Usagef("ctxql eval %s: --timeout must not be negative", lang)
+	}
+	if d == 0 {
+		return ctx, func() {}, nil
+	}
+	ctx, cancel = context.WithTimeout(ctx, d)
+	return ctx, cancel, nil
+}
+
 func loadFailed(prefix string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return Failf("%s%w", prefix, err)

@@ -50,17 +50,10 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 			if len(args) == 1 {
 				rule = args[0]
 			}
-			ctx := c.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			if lim.timeout < 0 {
-				return Usagef("ctxql eval datalog: --timeout must not be negative")
-			}
-			if lim.timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, lim.timeout)
-				defer cancel()
+			ctx, cancel, err := evalTimeout(c.Context(), "datalog", lim.timeout)
+			defer cancel()
+			if err != nil {
+				return err
 			}
 			if lim.why != "" || lim.whyNot != "" || lim.profile {
 				return explainDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, lim)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,7 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 	var data, queryFile string
 	var maxBytes int64
 	var explain, profile bool
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "jql [--explain] --data FILE (QUERY | --query-file F)",
 		Short: "Evaluate a JQL query",
@@ -26,13 +28,18 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 			"file of the queried domain, YAML, or a directory with sessions.jsonl / activities.jsonl.\n" +
 			"Prints a JSON array of result documents; exit 1 on an invalid query, 2 on usage or data errors.\n" +
 			"--explain prints instead the documents left after each where condition and the condition\n" +
-			"that left none.",
+			"that left none. --timeout bounds the load and the evaluation (exit 1 when it runs out).",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if maxBytes <= 0 {
 				return Usagef("ctxql eval jql: --max-bytes must be positive")
 			}
-			return runEvalJQL(cmd.Context(), env, data, queryFile, args, lang.Budget{MaxBytes: maxBytes}, lang.Explain{Profile: profile}, explain || profile)
+			ctx, cancel, err := evalTimeout(cmd.Context(), "jql", timeout)
+			defer cancel()
+			if err != nil {
+				return err
+			}
+			return runEvalJQL(ctx, env, data, queryFile, args, lang.Budget{MaxBytes: maxBytes}, lang.Explain{Profile: profile}, explain || profile)
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "", "data file or directory (required)")
@@ -40,6 +47,7 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 	cmd.Flags().Int64Var(&maxBytes, "max-bytes", lang.DefaultMaxBytes, "most bytes of result documents a query may produce")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the documents left after each where condition instead of the results")
 	cmd.Flags().BoolVar(&profile, "profile", false, "--explain with the time of each condition, and the slowest conditions")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "time limit of the load and the evaluation (0: none)")
 	return cmd
 }
 

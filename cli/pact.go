@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ import (
 func newEvalPactCmd(env Env) *cobra.Command {
 	var data, dialect, options string
 	var explain, profile bool
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "pact [--dialect v1|v2] --data FILE [--options JSON] SELECTOR",
 		Short: "Evaluate a PACT selector or query",
@@ -24,13 +26,19 @@ func newEvalPactCmd(env Env) *cobra.Command {
 			"Data is {\"root\": {...}} (one snapshot, @t0) or {\"snapshots\": [{\"cycle\": N, \"root\": {...}}, ...]}.\n" +
 			"Prints a JSON array of node ids, or a RangeDiffLatestResult object for a snapshot range;\n" +
 			"--options (JSON: includeContent, contentMode, contextLines, maxSnapshots, maxChangesPerSnapshot)\n" +
-			"applies to ranges. Exit 1 on an invalid selector, 2 on usage or data errors.",
+			"applies to ranges. --timeout bounds the load and the evaluation.\n" +
+			"Exit 1 on an invalid selector or when the time limit runs out, 2 on usage or data errors.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if explain || profile {
-				return runExplainPact(cmd.Context(), env.Stdout, data, dialect, args[0], profile)
+			ctx, cancel, err := evalTimeout(cmd.Context(), "pact", timeout)
+			defer cancel()
+			if err != nil {
+				return err
 			}
-			return runEvalPact(cmd.Context(), env.Stdout, data, dialect, options, args[0])
+			if explain || profile {
+				return runExplainPact(ctx, env.Stdout, data, dialect, args[0], profile)
+			}
+			return runEvalPact(ctx, env.Stdout, data, dialect, options, args[0])
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "", "snapshot data file (required)")
@@ -38,6 +46,7 @@ func newEvalPactCmd(env Env) *cobra.Command {
 	cmd.Flags().StringVar(&options, "options", "", "range options as a JSON object")
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the candidate count after each step and filter instead of the ids")
 	cmd.Flags().BoolVar(&profile, "profile", false, "--explain with the time of each step, and the slowest steps")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "time limit of the load and the evaluation (0: none)")
 	return cmd
 }
 

@@ -48,3 +48,38 @@ func TestEvalTimeoutStopsLoad(t *testing.T) {
 		t.Errorf("data cut short: exit %d, stderr %q; want exit 2 and a decoding error", r.code, r.stderr)
 	}
 }
+
+// TestEvalTimeoutEveryLanguage pins --timeout on eval pact and eval jql as
+// on eval datalog: a limit that has run out before the run stops it with
+// exit 1 and the deadline, a negative one is a usage error (exit 2), and
+// a generous one changes nothing.
+func TestEvalTimeoutEveryLanguage(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"tree.json": `{"root": {"id": "r", "nodeType": "root", "children": [{"id": "a", "nodeType": "mt"}]}}`,
+		"acts.json": `{"activities": [{"id": "a1", "sessionId": "s1", "type": "planGenerated", "timestamp": "2025-01-01T00:00:00Z"}]}`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := map[string][]string{
+		"pact": {"eval", "pact", "--data", "tree.json", ".mt"},
+		"jql":  {"eval", "jql", "--data", "acts.json", `{"from": "activities"}`},
+	}
+	for name, args := range runs {
+		with := func(limit string) result {
+			return ctxql(t, dir, nil, append(append([]string{}, args[:2]...), append([]string{"--timeout", limit}, args[2:]...)...)...)
+		}
+		if r := with("1ns"); r.code != 1 || !strings.Contains(r.stderr, "context deadline exceeded") {
+			t.Errorf("%s --timeout 1ns: exit %d, stderr %q; want exit 1 and the deadline", name, r.code, r.stderr)
+		}
+		if r := with("-1s"); r.code != 2 || !strings.Contains(r.stderr, "--timeout must not be negative") {
+			t.Errorf("%s --timeout -1s: exit %d, stderr %q; want a usage error", name, r.code, r.stderr)
+		}
+		if r := with("1m"); r.code != 0 || !strings.Contains(r.stdout, `"a`) {
+			t.Errorf("%s --timeout 1m: exit %d, stdout %q, stderr %q", name, r.code, r.stdout, r.stderr)
+		}
+	}
+}
