@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ctxql/ctxql/internal/testdir"
 )
 
 // TestLockFileExcludes takes the lock twice through two opens, as two
 // processes do: the second waits until the first lets go.
 func TestLockFileExcludes(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "state.lock")
+	p := filepath.Join(testdir.New(t), "state.lock")
 	unlock, err := lockFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -42,19 +44,20 @@ func TestLockFileExcludes(t *testing.T) {
 }
 
 func TestLockFileRefusesLinksAndDirectories(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	target := filepath.Join(dir, "target")
 	if err := os.WriteFile(target, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	link := filepath.Join(dir, "state.lock")
-	if err := os.Symlink(target, link); err != nil {
-		t.Skipf("cannot make a symbolic link here: %v", err)
-	}
-	for _, p := range []string{link, dir} {
+	refused := func(p string) {
+		t.Helper()
 		if unlock, err := lockFile(p); err == nil {
 			unlock()
 			t.Errorf("lockFile(%s) succeeded, want an error", p)
 		}
 	}
+	refused(dir)
+	link := filepath.Join(dir, "state.lock")
+	testdir.Symlink(t, target, link)
+	refused(link)
 }

@@ -6,12 +6,20 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/ctxql/ctxql/internal/testdir"
 )
 
 func TestWriteKeepsMode(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	p := filepath.Join(dir, "q.pact")
 	if err := os.WriteFile(p, []byte("old\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	// The mode the system gave the file (Windows keeps only whether it
+	// is read-only).
+	before, err := os.Stat(p)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := Write(p, []byte("new\n")); err != nil {
@@ -19,8 +27,8 @@ func TestWriteKeepsMode(t *testing.T) {
 	}
 	b, _ := os.ReadFile(p)
 	fi, _ := os.Stat(p)
-	if string(b) != "new\n" || fi.Mode().Perm() != 0o640 {
-		t.Fatalf("got %q mode %v", b, fi.Mode())
+	if string(b) != "new\n" || fi.Mode().Perm() != before.Mode().Perm() {
+		t.Fatalf("got %q mode %v, want mode %v", b, fi.Mode(), before.Mode())
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Fatalf("temporary files left: %v", ents)
@@ -28,16 +36,14 @@ func TestWriteKeepsMode(t *testing.T) {
 }
 
 func TestWriteThroughSymlink(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	target := filepath.Join(dir, "real", "q.pact")
 	os.MkdirAll(filepath.Dir(target), 0o755)
 	if err := os.WriteFile(target, []byte("old\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "link.pact")
-	if err := os.Symlink("real/q.pact", link); err != nil {
-		t.Fatal(err)
-	}
+	testdir.Symlink(t, "real/q.pact", link)
 	if err := Write(link, []byte("new\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +57,7 @@ func TestWriteThroughSymlink(t *testing.T) {
 }
 
 func TestWriteRefusesReadOnly(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "q.pact")
+	p := filepath.Join(testdir.New(t), "q.pact")
 	if err := os.WriteFile(p, []byte("old\n"), 0o444); err != nil {
 		t.Fatal(err)
 	}
@@ -65,14 +71,14 @@ func TestWriteRefusesReadOnly(t *testing.T) {
 }
 
 func TestWriteRefusesNonRegular(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	if err := Write(dir, []byte("x")); !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("err = %v, want ErrNotRegular", err)
 	}
 }
 
 func TestCleanStale(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	p := filepath.Join(dir, "q.pact")
 	os.WriteFile(p, []byte("x"), 0o644)
 	dead := filepath.Join(dir, ".q.pact.ctxql-999999999-1.tmp") // beyond pid_max

@@ -6,26 +6,24 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxql/ctxql/internal/testdir"
 )
 
 func TestConfinedRefusesLinksOut(t *testing.T) {
-	dir := t.TempDir()
-	outside := filepath.Join(t.TempDir(), "secret")
+	dir := testdir.New(t)
+	outside := filepath.Join(testdir.New(t), "secret")
 	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(dir, "facts"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(outside, filepath.Join(dir, "facts", "leak.facts")); err != nil {
-		t.Fatal(err)
-	}
+	testdir.Symlink(t, outside, filepath.Join(dir, "facts", "leak.facts"))
 	if err := os.WriteFile(filepath.Join(dir, "facts", "ok.facts"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("ok.facts", filepath.Join(dir, "facts", "inside.facts")); err != nil {
-		t.Fatal(err)
-	}
+	testdir.Symlink(t, "ok.facts", filepath.Join(dir, "facts", "inside.facts"))
 	r, err := Confined(dir, 0, "")
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +45,7 @@ func TestConfinedRefusesLinksOut(t *testing.T) {
 }
 
 func TestSizeLimit(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "big.json")
+	p := filepath.Join(testdir.New(t), "big.json")
 	if err := os.WriteFile(p, []byte(strings.Repeat("x", 100)), 0o644); err != nil {
 		t.Fatal(err)
 	}
