@@ -8,8 +8,8 @@ import (
 
 // fusedTail is the end of a simple rule after its last join: conditions
 // and a head of variables and constants. The last join then runs them in
-// its own loop, with no call per extended row until a head row is new
-// (see joinFused).
+// its own loop (see joinFused): conditions decided on ids and the head
+// row cost no call, and only a head row not derived before reaches emit.
 type fusedTail struct {
 	conds []ccond
 	head  []carg
@@ -46,7 +46,9 @@ type fusedCond struct {
 	numEq bool
 	op    string
 	// swap: pos holds the condition's right operand.
-	swap    bool
+	swap bool
+	// numeric: the values compare as numbers when both are (an operand
+	// is a number literal or of a numeric type).
 	numeric bool
 }
 
