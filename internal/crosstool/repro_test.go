@@ -24,6 +24,17 @@ var repros = []entry{
 		src: ".block @mode=latest\n.block   >  .cb\n"},
 	{origin: "repro/vendor-controls-v1", name: "q.pact", config: "dialect: {default: v1}\n",
 		src: ".cb @foo=bar\n"},
+	// The dialect pragma on the second line of the leading comment block:
+	// fmt, the editor's formatting, migrate and eval read the file as v1.
+	{origin: "repro/pragma-line-2", name: "q.pact",
+		src: "// data: ./d.json\n// pact: v1\n.mt .cb:hover\n"},
+	{origin: "repro/pragma-after-query", name: "q.pact",
+		src: ".mt\n// pact: v1\n.mt .cb:hover\n"},
+	// A v1 file whose first selector gains "*" at offset 0 when migrated.
+	{origin: "repro/migrate-anchorless-first", name: "q.pact", config: "dialect: {default: v1}\n",
+		src: "[ttl<1]\n.mt .cb:summary\n"},
+	{origin: "repro/datalog-string-directive", name: "q.dl",
+		src: "e(\"a\", \"b\").\nq(x) <-- e(x, y), if x != \"// ctxql:ignore DL008\";\n"},
 }
 
 // TestVendorControlsAccepted pins pact-queries-v2 §4 ("allow @* and vendor
