@@ -27,6 +27,8 @@ func TestDirectivesOnlyInComments(t *testing.T) {
 		{"q.jql.yaml", "from: \"a # ctxql:ignore JQL002\"\n", nil},
 		{"README.md", "// ctxql:ignore DOC001\n", nil},
 		{"README.md", "<!-- ctxql:ignore DOC001 -->\n", []string{"DOC001"}},
+		{"README.md", "Write `<!-- ctxql:ignore DOC001 -->` above it.\n", nil},
+		{"README.md", "```markdown\n<!-- ctxql:ignore DOC001 -->\n```\n", nil},
 		{"app.ts", "const s = \"// ctxql:ignore PACT001\";\n", nil},
 		{"app.ts", "ctx.select(\".mt\"); // ctxql:ignore PACT001\n", []string{"PACT001"}},
 	} {
