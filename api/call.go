@@ -12,7 +12,7 @@ import (
 
 // Methods are the operations Call dispatches, in the order the package
 // documentation lists them.
-var Methods = []string{"version", "check", "format", "migrate", "load", "evaluate", "why", "whyNot", "evaluateOnce", "release"}
+var Methods = []string{"version", "check", "report", "format", "migrate", "load", "evaluate", "why", "whyNot", "evaluateOnce", "release"}
 
 // Call runs the operation method with its JSON parameters and returns its
 // JSON result, or the *Error it failed with. Unknown parameters are a
@@ -61,6 +61,12 @@ func (s *Session) call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		return s.Check(ctx, p)
+	case "report":
+		var p ReportParams
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		return s.Report(ctx, p)
 	case "format":
 		var p FormatParams
 		if err := decode(params, &p); err != nil {

@@ -233,6 +233,9 @@ type EvalOptions struct {
 	RangeOptions json.RawMessage `json:"rangeOptions,omitempty"`
 	MaxTuples    int             `json:"maxTuples,omitempty"`
 	MaxBytes     int64           `json:"maxBytes,omitempty"`
+	// Printed asks for the result as the text `ctxql eval` prints (a
+	// string) rather than as the JSON value.
+	Printed bool `json:"printed,omitempty"`
 }
 
 // EvaluateParams are the parameters of evaluate.
@@ -356,6 +359,9 @@ func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, er
 	var buf bytes.Buffer
 	if err := WriteResult(&buf, res); err != nil {
 		return nil, evalError(err, how)
+	}
+	if o.Printed {
+		return buf.String(), nil
 	}
 	var out bytes.Buffer
 	if err := json.Compact(&out, buf.Bytes()); err != nil {

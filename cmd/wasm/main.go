@@ -36,7 +36,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] != "" {
 		name = os.Args[1]
 	}
-	s := api.NewSession(api.VersionLine(Version, Commit))
+	s := api.NewSession(Version, Commit)
 	call := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		return answer(s, args)
 	})
