@@ -31,6 +31,10 @@ window.ready = true;
 const server = createServer((req, res) => {
   const url = new URL(req.url, "http://localhost");
   let file;
+  if (url.pathname === "/favicon.ico") {
+    res.writeHead(204).end();
+    return;
+  }
   if (url.pathname === "/") {
     res.writeHead(200, { "content-type": "text/html" }).end(page);
     return;
