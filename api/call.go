@@ -10,10 +10,6 @@ import (
 	"github.com/ctxql/ctxql/internal/jsonenc"
 )
 
-// Methods are the operations Call dispatches, in the order the package
-// documentation lists them.
-var Methods = []string{"version", "check", "report", "format", "migrate", "load", "evaluate", "why", "whyNot", "evaluateOnce", "release"}
-
 // Call runs the operation method with its JSON parameters and returns its
 // JSON result, or the *Error it failed with. Unknown parameters are a
 // usage error, as an unknown flag is.

@@ -50,7 +50,7 @@
 // as --rules does (the result maps each derived relation to its tuples);
 // otherwise the text is one query rule. rangeOptions are PACT's --options
 // (a JSON object); maxTuples and maxBytes are Datalog's --max-tuples and
-// JQL's --max-bytes. evaluateOnce's options are evaluate's parameters
+// JQL's --max-bytes (absent or 0: the command line's defaults). evaluateOnce's options are evaluate's parameters
 // other than handle and query.
 //
 // # Errors

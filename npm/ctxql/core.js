@@ -18,8 +18,10 @@ let call = null; // call(method, paramsJSON, data?) of the instance
 let instances = 0;
 
 /**
- * Starts the WebAssembly module once; every other function needs it done.
- * @param {object} [options] {wasm}: a URL, path, bytes, Response or WebAssembly.Module of ctxql.wasm.
+ * makeInit returns init for an environment: readWasm(src, imports)
+ * instantiates the module from a URL, path, bytes or Response. init starts
+ * the module once (options.wasm: where ctxql.wasm is, by default next to
+ * this file); every other function needs it done.
  */
 export function makeInit(readWasm) {
   return function init(options = {}) {
