@@ -3,6 +3,7 @@ package pkgtest
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -531,4 +532,25 @@ func agreeCLI(t *testing.T, cases []Case, native map[string]Output) {
 		}
 	}
 	t.Logf("the native outputs of %d cases are what the command line prints", compared)
+}
+
+// maxWasmGzip is the budget of ctxql.wasm, gzipped at the best
+// compression: 2.5 MB.
+const maxWasmGzip = 2_500_000
+
+// TestWasmSize keeps the packed ctxql.wasm within its gzipped budget.
+func TestWasmSize(t *testing.T) {
+	_, project := packageProject(t)
+	b, err := os.ReadFile(filepath.Join(project, "node_modules", "@ctxql", "ctxql", "ctxql.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	w.Write(b)
+	w.Close()
+	t.Logf("ctxql.wasm: %d bytes, %d gzipped", len(b), gz.Len())
+	if gz.Len() > maxWasmGzip {
+		t.Errorf("ctxql.wasm is %d bytes gzipped, over its budget of %d (docs/performance.md: the WebAssembly build)", gz.Len(), maxWasmGzip)
+	}
 }
