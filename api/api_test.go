@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ctxql/ctxql/api"
@@ -305,5 +307,61 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if _, aerr := s.Call(context.Background(), "load", json.RawMessage(`{"language": "pact", "data": "{"}`)); aerr == nil || aerr.Code != "data" {
 		t.Errorf("load of bad data: %v", aerr)
+	}
+}
+
+// TestConcurrentCalls shares one session between goroutines that evaluate
+// on the same handles while others load and release data sets: every
+// evaluation gives the same result (run under the race detector by
+// scripts/test).
+func TestConcurrentCalls(t *testing.T) {
+	const ex = "../testdata/examples/"
+	s := api.NewSession("v", "c")
+	graph := readFile(t, ex+"graph.json")
+	h, aerr := call(t, s, "load", map[string]any{"language": "datalog", "data": graph})
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	params := map[string]any{"query": readFile(t, ex+"reach.dl"), "program": true}
+	json.Unmarshal(h, &params)
+	want, aerr := call(t, s, "evaluate", params)
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				if g%4 == 3 {
+					h, aerr := call(t, s, "load", map[string]any{"language": "datalog", "data": graph})
+					if aerr != nil {
+						errs <- aerr.Error()
+						return
+					}
+					var l api.Loaded
+					json.Unmarshal(h, &l)
+					if _, aerr := call(t, s, "release", map[string]any{"handle": l.Handle}); aerr != nil {
+						errs <- aerr.Error()
+					}
+					continue
+				}
+				got, aerr := call(t, s, "evaluate", params)
+				if aerr != nil || !bytes.Equal(got, want) {
+					errs <- fmt.Sprintf("%s %v", got, aerr)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if s.Handles() != 1 {
+		t.Errorf("%d handles, want the first one", s.Handles())
 	}
 }
