@@ -326,15 +326,17 @@ func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, er
 	if o.MaxTuples < 0 || o.MaxBytes < 0 {
 		return nil, usagef("maxTuples and maxBytes must not be negative")
 	}
+	if o.Explain && l.ID == lang.Datalog {
+		return nil, usagef("a Datalog evaluation is explained by why and whyNot")
+	}
+	if l.ID == lang.PACT {
+		// An invalid selector fails before the data is looked at, as
+		// `ctxql eval pact` does.
+		if ds := l.CheckQuery(q.Name, src, q.Dialect); syntax.HasErrors(ds) {
+			return nil, diagError(syntax.NewFile(q.Name, src), ds)
+		}
+	}
 	if o.Explain {
-		if l.ID == lang.Datalog {
-			return nil, usagef("a Datalog evaluation is explained by why and whyNot")
-		}
-		if l.ID == lang.PACT {
-			if ds := l.CheckQuery(q.Name, src, q.Dialect); syntax.HasErrors(ds) {
-				return nil, diagError(syntax.NewFile(q.Name, src), ds)
-			}
-		}
 		x, err := l.Explain(ctx, d.data, q, lang.Explain{Budget: b})
 		if err != nil {
 			return nil, evalError(err, how)
@@ -343,11 +345,6 @@ func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, er
 			return nil, diagError(x.File, x.Diagnostics)
 		}
 		return explanation(x)
-	}
-	if l.ID == lang.PACT {
-		if ds := l.CheckQuery(q.Name, src, q.Dialect); syntax.HasErrors(ds) {
-			return nil, diagError(syntax.NewFile(q.Name, src), ds)
-		}
 	}
 	res, err := l.Evaluate(ctx, d.data, q, b)
 	if err != nil {
