@@ -63,6 +63,12 @@ func (s *Session) call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		return s.Report(ctx, p)
+	case "dataPath":
+		var p DataPathParams
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		return s.DataPath(p)
 	case "format":
 		var p FormatParams
 		if err := decode(params, &p); err != nil {

@@ -109,7 +109,7 @@ export function version() {
 
 /** The diagnostics `ctxql check --format json` prints for text. */
 export function check(text, options = {}) {
-  return invoke("check", clean({ text, language: options.language, dialect: options.dialect, path: options.path }));
+  return invoke("check", clean({ text, language: options.language, dialect: options.dialect, path: options.path, data: dataText(options.data) }));
 }
 
 /** What `ctxql fmt` prints for text. */
@@ -168,6 +168,12 @@ export class DataSet {
     registry?.unregister(this);
     invoke("release", { handle: this.#handle });
   }
+}
+
+function dataText(data) {
+  if (data === undefined || typeof data === "string") return data;
+  if (data instanceof Uint8Array || data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return new TextDecoder().decode(data);
+  return JSON.stringify(data);
 }
 
 function dataArg(data) {
