@@ -61,10 +61,6 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
-// dialectNames are the PACT dialects the page offers (the values of
-// .ctxql.yaml's dialect.default), by the language table.
-func dialectNames() []string { return []string{lang.V1.String(), lang.V2.String()} }
-
 // infoLanguage describes a query language to the page.
 type infoLanguage struct {
 	ID         string   `json:"id"`
@@ -89,7 +85,7 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) {
 	for _, l := range lang.Queries() {
 		il := infoLanguage{ID: string(l.ID), Name: l.Name, Extensions: l.Extensions(), Comment: l.Comment(l.Extensions()[0]).Line}
 		if l.Dialects {
-			il.Dialects = dialectNames()
+			il.Dialects = lang.DialectNames()
 		}
 		langs = append(langs, il)
 	}
