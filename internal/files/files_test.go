@@ -60,3 +60,67 @@ func TestSizeLimit(t *testing.T) {
 		t.Errorf("ReadAll over the limit: %v", err)
 	}
 }
+
+// TestConfinedErrorsNameNoOutsidePath checks that a refused path is named
+// relative to the reader's directory, never by its absolute name, and
+// that a link out is named as the caller named it, not by its target.
+func TestConfinedErrorsNameNoOutsidePath(t *testing.T) {
+	base := testdir.New(t)
+	dir := filepath.Join(base, "project")
+	outside := filepath.Join(base, "elsewhere", "secret.json")
+	for _, d := range []string{dir, filepath.Dir(outside)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(outside, []byte("SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testdir.Symlink(t, outside, filepath.Join(dir, "link.json"))
+	r, err := Confined(dir, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, name := range []string{outside, "../elsewhere/secret.json", "link.json", filepath.Join(dir, "link.json")} {
+		_, err := r.ReadFile(name)
+		if !errors.Is(err, ErrOutside) {
+			t.Errorf("ReadFile(%q): %v, want ErrOutside", name, err)
+			continue
+		}
+		if strings.Contains(err.Error(), base) || strings.Contains(err.Error(), "elsewhere") && !strings.Contains(name, "elsewhere") {
+			t.Errorf("ReadFile(%q): the error %q names a path outside", name, err)
+		}
+		if _, err := r.Stat(name); !errors.Is(err, ErrOutside) || strings.Contains(err.Error(), base) {
+			t.Errorf("Stat(%q): %v, want ErrOutside naming no absolute path", name, err)
+		}
+	}
+}
+
+// TestConfinedToMoreDirectories checks a reader confined to two
+// directories: it opens the files of both by absolute name, relative names
+// from the first, and nothing else.
+func TestConfinedToMoreDirectories(t *testing.T) {
+	dir, more, out := testdir.New(t), testdir.New(t), testdir.New(t)
+	for d, text := range map[string]string{dir: "first", more: "second", out: "third"} {
+		if err := os.WriteFile(filepath.Join(d, "f.json"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testdir.Symlink(t, filepath.Join(out, "f.json"), filepath.Join(more, "link.json"))
+	r, err := Confined(dir, 0, "", more)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for name, want := range map[string]string{"f.json": "first", filepath.Join(dir, "f.json"): "first", filepath.Join(more, "f.json"): "second"} {
+		if b, err := r.ReadFile(name); err != nil || string(b) != want {
+			t.Errorf("ReadFile(%q) = %q, %v; want %q", name, b, err, want)
+		}
+	}
+	for _, name := range []string{filepath.Join(out, "f.json"), filepath.Join(more, "link.json")} {
+		if b, err := r.ReadFile(name); !errors.Is(err, ErrOutside) {
+			t.Errorf("ReadFile(%q) = %q, %v; want ErrOutside", name, b, err)
+		}
+	}
+}
