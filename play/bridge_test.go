@@ -140,9 +140,8 @@ func TestCrossOriginWebSocketRefused(t *testing.T) {
 	defer c.close()
 	r := c.initialize(nil)
 	caps, _ := r["result"].(map[string]any)["capabilities"].(map[string]any)
-	sync, _ := caps["textDocumentSync"].(map[string]any)
-	if sync["change"] != float64(1) {
-		t.Errorf("textDocumentSync = %v, want full synchronization", caps["textDocumentSync"])
+	if caps["textDocumentSync"] == nil || caps["hoverProvider"] == nil {
+		t.Errorf("the server's capabilities did not reach the page: %v", r)
 	}
 }
 
@@ -227,16 +226,13 @@ func TestDataOutsideProjectRefused(t *testing.T) {
 	c.await(10*time.Second, "the refusal of an open .ctxql.yaml", func(m map[string]any) bool {
 		return m["method"] == "window/showMessage" && strings.Contains(fmt.Sprint(m["params"]), "not a PACT, JQL or Datalog file")
 	})
-	// In a data line: disabled, so the query has no sample data.
+	// In a data line: the language server's reader refuses it.
 	uri := fileURI(filepath.Join(p.dir, "q", "b.pact"))
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "pact", "version": 1,
 		"text": "// data: ../../secret.json\n@t0 ^seq .mt .cb\n"}})
-	c.await(10*time.Second, "the refusal of the data line", func(m map[string]any) bool {
-		return m["method"] == "window/showMessage" && strings.Contains(fmt.Sprint(m["params"]), "secret.json")
-	})
 	res := c.run(uri, 1)
-	if !strings.Contains(fmt.Sprint(res["error"]), "No sample data") {
-		t.Errorf("a query whose data line leads out of the project ran: %v", res)
+	if want := "sample data: ../secret.json: path outside the allowed directory"; res["error"] != want {
+		t.Errorf("a query whose data line leads out of the project: %v, want the error %q", res, want)
 	}
 	// The project's own data works, in a setting and in a data line.
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": map[string]any{"data": map[string]any{"b.pact": "q/history.json"}}}})
