@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ErrNotRegular reports a path that names something other than a regular
@@ -281,4 +282,30 @@ func (r *Reader) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	defer f.Close()
 	return f.ReadDir(-1)
+}
+
+// WalkDir walks the tree at name as filepath.WalkDir does: in lexical
+// order, without following links to directories, fn returning
+// filepath.SkipDir or filepath.SkipAll to prune. The paths fn receives
+// start with name. A confined reader walks only inside its directories.
+func (r *Reader) WalkDir(name string, fn fs.WalkDirFunc) error {
+	if r.root == nil {
+		return filepath.WalkDir(name, fn)
+	}
+	root, rel, err := r.rel(name)
+	if err != nil {
+		return fn(name, nil, err)
+	}
+	start := filepath.ToSlash(filepath.Clean(rel))
+	return fs.WalkDir(root.FS(), start, func(p string, d fs.DirEntry, err error) error {
+		sub := strings.TrimPrefix(strings.TrimPrefix(p, start), "/")
+		if start == "." {
+			sub = p
+		}
+		full := name
+		if sub != "" && sub != "." {
+			full = filepath.Join(name, filepath.FromSlash(sub))
+		}
+		return fn(full, d, r.wrapRootErr(full, err))
+	})
 }

@@ -2,8 +2,10 @@ package files
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,5 +124,60 @@ func TestConfinedToMoreDirectories(t *testing.T) {
 		if b, err := r.ReadFile(name); !errors.Is(err, ErrOutside) {
 			t.Errorf("ReadFile(%q) = %q, %v; want ErrOutside", name, b, err)
 		}
+	}
+}
+
+// TestWalkDir checks that a reader walks a tree as filepath.WalkDir does,
+// and that a confined one stays inside its directory.
+func TestWalkDir(t *testing.T) {
+	dir, out := testdir.New(t), testdir.New(t)
+	for _, p := range []string{"a/x.pact", "a/b/y.pact", "skip/z.pact", "w.pact"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testdir.Symlink(t, out, filepath.Join(dir, "a", "out"))
+	walk := func(r *Reader, name string) []string {
+		var got []string
+		err := r.WalkDir(name, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == "skip" {
+				return filepath.SkipDir
+			}
+			got = append(got, filepath.ToSlash(p))
+			return nil
+		})
+		if err != nil {
+			t.Errorf("WalkDir(%q): %v", name, err)
+		}
+		return got
+	}
+	c, err := Confined(dir, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	want := walk(New(0, ""), dir)
+	if len(want) != 7 {
+		t.Fatalf("filepath.WalkDir through New: %q", want)
+	}
+	if got := walk(c, dir); !slices.Equal(got, want) {
+		t.Errorf("confined WalkDir = %q, want %q", got, want)
+	}
+	if got := walk(c, "a"); !slices.Equal(got, []string{"a", "a/b", "a/b/y.pact", "a/out", "a/x.pact"}) {
+		t.Errorf("confined WalkDir of a relative name = %q", got)
+	}
+	if err := c.WalkDir(out, func(string, fs.DirEntry, error) error { return nil }); err != nil {
+		t.Errorf("WalkDir outside: the error %v reached the caller, not fn", err)
+	}
+	var gotErr error
+	_ = c.WalkDir(out, func(_ string, _ fs.DirEntry, err error) error { gotErr = err; return nil })
+	if !errors.Is(gotErr, ErrOutside) {
+		t.Errorf("WalkDir outside: fn got %v, want ErrOutside", gotErr)
 	}
 }
