@@ -138,7 +138,7 @@ func runExplainPact(ctx context.Context, out io.Writer, data, dialect, src strin
 func limitError(err error, flag string) error {
 	var le *lang.LimitError
 	if errors.As(err, &le) {
-		return le.RaiseWith(flag)
+		return le.WithFlag(flag)
 	}
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	evdl "github.com/ctxql/ctxql/eval/datalog"
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
@@ -114,8 +115,7 @@ func dlOptions(b Budget) evdl.Options { return evdl.Options{MaxTuples: b.MaxTupl
 func datalogError(err error) error {
 	var le *evdl.LimitError
 	if errors.As(err, &le) {
-		return &LimitError{Msg: fmt.Sprintf("evaluation stopped: more than %d tuples (an intermediate join result or the derived tuples) exceed the tuple budget; narrow the rule or raise the limit", le.Max),
-			Limit: int64(le.Max), Err: err}
+		return &LimitError{What: budget.Tuples, Limit: fmt.Sprint(le.Max), Err: err}
 	}
 	return err
 }

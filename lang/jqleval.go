@@ -64,7 +64,7 @@ func jqlError(res *Result, err error) error {
 		res.Diagnostics = withOrigins(qe.Diagnostics, jql.CodeSyntax)
 		return nil
 	case errors.As(err, &be):
-		return &LimitError{Msg: fmt.Sprintf("%s exceeds the limit of %d %s; raise it", be.Limit, be.Max, be.Unit), Limit: be.Max, Err: err}
+		return &LimitError{What: be.Limit, Limit: fmt.Sprint(be.Max), Unit: be.Unit, Err: err}
 	}
 	return err
 }

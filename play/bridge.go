@@ -14,7 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lsp"
 )
@@ -382,15 +382,15 @@ func (b *bridge) watch(id jsonrpc2.ID, method string) {
 		return
 	}
 	bud := b.s.budget
-	ctx, cancel := context.WithTimeoutCause(b.ctx, bud.Timeout, acp.TimeLimit(bud.Timeout))
-	ctx, stopMem := acp.WatchMemory(ctx, bud.MaxMemory)
+	ctx, cancel := context.WithTimeoutCause(b.ctx, bud.Timeout, budget.TimeLimit(bud.Timeout))
+	ctx, stopMem := budget.WatchMemory(ctx, bud.MaxMemory)
 	pr := &pendingReq{method: method, stop: func() { stopMem(); cancel() }}
 	b.mu.Lock()
 	b.pending[id] = pr
 	b.mu.Unlock()
 	go func() {
 		<-ctx.Done()
-		le := acp.LimitCause(ctx)
+		le := budget.LimitCause(ctx)
 		if le == nil {
 			return
 		}
@@ -403,19 +403,8 @@ func (b *bridge) watch(id jsonrpc2.ID, method string) {
 		b.mu.Unlock()
 		cancelParams, _ := json.Marshal(map[string]any{"id": idValue(id)})
 		b.toServer(jsonrpc2.NewNotification("$/cancelRequest", cancelParams))
-		b.answerPage(id, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("ctxql play: %s %s", method, limitText(le))))
+		b.answerPage(id, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("ctxql play: %s: %v", method, le)))
 	}()
-}
-
-// limitText words a limit for the page, naming ctxql play's flag.
-func limitText(le *acp.LimitError) string {
-	switch le.What {
-	case "time":
-		return fmt.Sprintf("took longer than the playground's budget of %s (ctxql play --timeout raises it)", le.Limit)
-	case "memory":
-		return fmt.Sprintf("used more than the playground's memory budget of %s bytes (ctxql play --max-memory raises it)", le.Limit)
-	}
-	return le.Error()
 }
 
 // answeredByBridge reports whether the bridge already answered the client

@@ -38,7 +38,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/internal/files"
 )
 
@@ -66,10 +66,10 @@ type Budget struct {
 	// server; 0 means DefaultTimeout.
 	Timeout time.Duration
 	// MaxMemory bounds how far the heap may grow during one request; 0
-	// means acp.DefaultMaxMemory, < 0 no limit.
+	// means budget.DefaultMaxMemory, < 0 no limit.
 	MaxMemory int64
 	// MaxDataBytes bounds a sample data file; 0 means
-	// acp.DefaultMaxDataBytes.
+	// budget.DefaultMaxDataBytes.
 	MaxDataBytes int64
 	// MaxPasteBytes bounds pasted sample data; 0 means DefaultMaxPasteBytes.
 	MaxPasteBytes int64
@@ -77,7 +77,7 @@ type Budget struct {
 	// WebSocket message; 0 means DefaultMaxQueryBytes.
 	MaxQueryBytes int64
 	// MaxOutputBytes bounds one answer of the language server; 0 means
-	// acp.DefaultMaxOutputBytes.
+	// budget.DefaultMaxOutputBytes.
 	MaxOutputBytes int
 }
 
@@ -96,10 +96,10 @@ func (b Budget) withDefaults() Budget {
 		b.Timeout = DefaultTimeout
 	}
 	if b.MaxMemory == 0 {
-		b.MaxMemory = acp.DefaultMaxMemory
+		b.MaxMemory = budget.DefaultMaxMemory
 	}
 	if b.MaxDataBytes <= 0 {
-		b.MaxDataBytes = acp.DefaultMaxDataBytes
+		b.MaxDataBytes = budget.DefaultMaxDataBytes
 	}
 	if b.MaxPasteBytes <= 0 {
 		b.MaxPasteBytes = DefaultMaxPasteBytes
@@ -108,7 +108,7 @@ func (b Budget) withDefaults() Budget {
 		b.MaxQueryBytes = DefaultMaxQueryBytes
 	}
 	if b.MaxOutputBytes <= 0 {
-		b.MaxOutputBytes = acp.DefaultMaxOutputBytes
+		b.MaxOutputBytes = budget.DefaultMaxOutputBytes
 	}
 	return b
 }
