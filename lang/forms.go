@@ -95,4 +95,3 @@ func SchemaOf(id ID) (*jql.Schema, bool) {
 	}
 	return JQLSchema(), true
 }
-
