@@ -22,6 +22,10 @@ func (l *Language) HostsQueries() bool { return l.ID == Host }
 // queries of the other languages are evaluated one by one.
 func (l *Language) Program() bool { return l.ID == Datalog }
 
+// Proves reports whether the language proves a result and says why one is
+// not derived (Datalog's Why and WhyNot, "ctxql eval --why").
+func (l *Language) Proves() bool { return l.ID == Datalog }
+
 // InlineName names query text src of the language written outside a file
 // of its own (a test case's inline query) after base, with the suffix
 // under which src parses in its form: JQL written as JSON or an object

@@ -15,6 +15,9 @@ func TestFormsOfTheDoors(t *testing.T) {
 		if got, want := l.Program(), l.ID == Datalog; got != want {
 			t.Errorf("%s: Program() = %v", l.ID, got)
 		}
+		if got, want := l.Proves(), l.ID == Datalog; got != want {
+			t.Errorf("%s: Proves() = %v", l.ID, got)
+		}
 	}
 	for _, c := range []struct {
 		id        ID

@@ -68,6 +68,10 @@ type infoLanguage struct {
 	Extensions []string `json:"extensions"`
 	Comment    string   `json:"comment"`
 	Dialects   []string `json:"dialects,omitempty"`
+	// Steps: ctxql.explain counts what each step of a query left (the
+	// page's funnel); Proofs: ctxql.why proves a result (its Why panel).
+	Steps  bool `json:"steps"`
+	Proofs bool `json:"proofs"`
 }
 
 // example is one entry of the examples menu.
@@ -83,7 +87,8 @@ type example struct {
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {
 	var langs []infoLanguage
 	for _, l := range lang.Queries() {
-		il := infoLanguage{ID: string(l.ID), Name: l.Name, Extensions: l.Extensions(), Comment: l.Comment(l.Extensions()[0]).Line}
+		il := infoLanguage{ID: string(l.ID), Name: l.Name, Extensions: l.Extensions(), Comment: l.Comment(l.Extensions()[0]).Line,
+			Steps: !l.Program(), Proofs: l.Proves()}
 		if l.Dialects {
 			il.Dialects = lang.DialectNames()
 		}
