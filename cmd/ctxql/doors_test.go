@@ -116,9 +116,16 @@ func languageFindings(fset *token.FileSet, f *ast.File, exts []string) []string 
 	for _, id := range languageIDs {
 		ids[string(lang.ByID(lang.ID(strings.ToLower(id))).ID)] = true
 	}
-	isID := func(e ast.Expr) bool {
+	var isID func(e ast.Expr) bool
+	isID = func(e ast.Expr) bool {
 		if p, name, ok := pkgSelector(imports, e); ok && p == module+"/lang" && slices.Contains(languageIDs, name) {
 			return true
+		}
+		// lang.ByID(lang.PACT): a row picked by its ID.
+		if call, ok := e.(*ast.CallExpr); ok && len(call.Args) == 1 && isID(call.Args[0]) {
+			if p, name, ok := pkgSelector(imports, call.Fun); ok && p == module+"/lang" && name == "ByID" {
+				return true
+			}
 		}
 		if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
 			s, _ := strconv.Unquote(lit.Value)
@@ -285,6 +292,8 @@ func bad(id l.ID, name string) {
 	}
 	if string(id) != "pact" {              // language 5
 	}
+	if l.ForName(name) == l.ByID(l.PACT) { // language 6
+	}
 }
 
 func good(name string) {
@@ -303,7 +312,7 @@ func good(name string) {
 	if got := readerFindings(fset, f); len(got) != 7 {
 		t.Errorf("readerFindings found %d, want 7:\n%s", len(got), strings.Join(got, "\n"))
 	}
-	if got := languageFindings(fset, f, tableExtensions()); len(got) != 5 {
-		t.Errorf("languageFindings found %d, want 5:\n%s", len(got), strings.Join(got, "\n"))
+	if got := languageFindings(fset, f, tableExtensions()); len(got) != 6 {
+		t.Errorf("languageFindings found %d, want 6:\n%s", len(got), strings.Join(got, "\n"))
 	}
 }
