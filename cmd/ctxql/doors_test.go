@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -268,6 +269,7 @@ func TestDoorCheckersCatchViolations(t *testing.T) {
 	src := `package door
 
 import (
+	"os/exec"
 	"os"
 	ioutil "io/ioutil"
 	"path/filepath"
@@ -314,5 +316,127 @@ func good(name string) {
 	}
 	if got := languageFindings(fset, f, tableExtensions()); len(got) != 6 {
 		t.Errorf("languageFindings found %d, want 6:\n%s", len(got), strings.Join(got, "\n"))
+	}
+}
+
+// unreadOpens are the places outside internal/files that may open or
+// list with the os package, each for a reason that reads no file's
+// content: by file, the count of such places.
+var unreadOpens = map[string]int{
+	"acp/state.go":                      1, // opens the state file's directory to sync it after a rename
+	"internal/atomicfile/atomicfile.go": 1, // lists a directory for its own stale temporaries
+	"internal/files/files.go":           0, // the reader itself (not scanned)
+	"internal/nvimtest/nvimtest.go":     1, // a test harness reading Neovim's output
+}
+
+// TestEveryFileThroughFiles extends TestDoorsReadThroughFiles to every
+// package of the module (test files, the benchmark module and the
+// reader itself aside): what docs/security.md says of all of ctxql.
+func TestEveryFileThroughFiles(t *testing.T) {
+	fset := token.NewFileSet()
+	got := map[string]int{}
+	err := filepath.WalkDir("../..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("../..", p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == "bench" || rel == "internal/files" || strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "node_modules" || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, rel, readSource(t, p), parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if n := len(readerFindings(fset, f)); n > 0 {
+			got[rel] = n
+			if unreadOpens[rel] != n {
+				for _, msg := range readerFindings(fset, f) {
+					t.Error(msg)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, n := range unreadOpens {
+		if got[name] != n {
+			t.Errorf("unreadOpens lists %d place(s) in %s, the source has %d", n, name, got[name])
+		}
+	}
+}
+
+// layers are the layers of docs/architecture.md's table, from the bottom
+// up, with their packages (a trailing "/..." takes the ones under it).
+var layers = [][]string{
+	{"syntax"},
+	{"syntax/..."},
+	{"eval/..."},
+	{"format", "migrate"},
+	{"analysis/..."},
+	{"config"},
+	{"acp"},
+	{"lang"},
+	{"lint", "report", "resultdiff"},
+	{"cli", "cmd/...", "lsp", "mcp", "play", "qtest"},
+}
+
+func layerIndex(p string) int {
+	best := -1
+	for i, l := range layers {
+		for _, pat := range l {
+			if matches(p, []string{pat}) && !(pat == "syntax" && p != "syntax") {
+				best = i
+			}
+		}
+	}
+	return best
+}
+
+// TestLayers checks what docs/architecture.md says of its layers: a
+// package imports packages of its own layer or below it, never above
+// (internal packages, which every layer may use, and the editors' test
+// harnesses aside), and every package has a layer.
+func TestLayers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		from := strings.TrimPrefix(f[0], module+"/")
+		if strings.HasPrefix(from, "internal/") || strings.HasPrefix(from, "editors/") || strings.HasPrefix(from, "bench") || f[0] == module {
+			continue
+		}
+		lf := layerIndex(from)
+		if lf < 0 {
+			t.Errorf("%s has no layer in docs/architecture.md's table", from)
+			continue
+		}
+		n++
+		for _, imp := range f[1:] {
+			to, ok := strings.CutPrefix(imp, module+"/")
+			if !ok || strings.HasPrefix(to, "internal/") {
+				continue
+			}
+			if lt := layerIndex(to); lt > lf {
+				t.Errorf("%s (layer %d) imports %s (layer %d), above it", from, lf, to, lt)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("checked only %d packages", n)
 	}
 }
