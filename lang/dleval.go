@@ -427,6 +427,11 @@ func ParseTuple(tuple string) (rel string, vals []string, err error) {
 	return evdl.ParseTuple(tuple)
 }
 
+// FormatTuple writes a Datalog tuple as an atom, rel("a", "b"), as proofs
+// and the commands that explain a tuple take it: the one printing of a
+// tuple, which ParseTuple reads back.
+func FormatTuple(rel string, vals []string) string { return evdl.FormatTuple(rel, vals) }
+
 // CheckTuple reports whether a tuple to explain is written as
 // rel("a", "b").
 func CheckTuple(tuple string) error {

@@ -77,3 +77,22 @@ func TestIsCanonicalKeepsLineEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatTupleRoundTrips checks that ParseTuple reads back what
+// FormatTuple writes, quotes and escapes included.
+func TestFormatTupleRoundTrips(t *testing.T) {
+	vals := []string{"a", `say "hi"`, "1", ""}
+	atom := FormatTuple("q", vals)
+	if atom != `q("a", "say \"hi\"", "1", "")` {
+		t.Errorf("FormatTuple = %s", atom)
+	}
+	rel, got, err := ParseTuple(atom)
+	if err != nil || rel != "q" || len(got) != len(vals) {
+		t.Fatalf("ParseTuple(%s) = %s %q %v", atom, rel, got, err)
+	}
+	for i := range vals {
+		if got[i] != vals[i] {
+			t.Errorf("value %d: %q, want %q", i, got[i], vals[i])
+		}
+	}
+}
