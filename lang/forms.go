@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/jql"
+	"github.com/ctxql/ctxql/syntax/pact"
 )
 
 // HostsQueries reports whether the language's files are source code of
@@ -98,4 +99,26 @@ func SchemaOf(id ID) (*jql.Schema, bool) {
 		return nil, false
 	}
 	return JQLSchema(), true
+}
+
+// DataPragmaEdit is the edit that makes the file name path (as it is to
+// be written: relative to the file's directory, slash-separated) as its
+// sample data: its data pragma rewritten when it has one, else a new one
+// after the PACT dialect pragma when that opens the file, else at the
+// top, in the file's comment syntax. It is the one writer of the pragma,
+// as DataPragma is its one reader.
+func (p *Parsed) DataPragmaEdit(path string) syntax.TextEdit {
+	text := p.Lang.Comment(p.File.Name()).Wrap("data: " + path)
+	if pr, ok := p.DataPragma(); ok {
+		return syntax.TextEdit{Span: pr.Span, NewText: text}
+	}
+	nl := "\n"
+	if src := p.File.Text(); strings.Contains(src, "\r\n") && strings.Index(src, "\r\n") == strings.Index(src, "\n")-1 {
+		nl = "\r\n"
+	}
+	if f, ok := p.AST.(*pact.File); ok && f.Pragma != nil && f.Pragma.Sp.Start == 0 {
+		end := p.File.LineEnd(0)
+		return syntax.TextEdit{Span: syntax.Sp(end, end), NewText: nl + text}
+	}
+	return syntax.TextEdit{Span: syntax.Sp(0, 0), NewText: text + nl}
 }

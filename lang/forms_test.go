@@ -96,3 +96,31 @@ func TestFormatTupleRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// TestDataPragmaEdit checks the one writer of the data pragma: DataPragma
+// reads back what it writes, in each language's comment syntax, and the
+// rest of the file is kept.
+func TestDataPragmaEdit(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"a.pact", ".cb\n", "// data: ./d.json\n.cb\n"},
+		{"a.pact", "// pact: v1\n.cb\n", "// pact: v1\n// data: ./d.json\n.cb\n"},
+		{"a.pact", "// pact: v2\r\n.cb\r\n", "// pact: v2\r\n// data: ./d.json\r\n.cb\r\n"},
+		{"a.pact", "// one\n// two\n// three\n// four\n// five\n// data: ./old.json\n.cb\n", "// one\n// two\n// three\n// four\n// five\n// data: ./d.json\n.cb\n"},
+		{"q.jql.yaml", "from: activities\n", "# data: ./d.json\nfrom: activities\n"},
+		{"q.jql.yaml", "# data: ./x.json\nfrom: activities\n", "# data: ./d.json\nfrom: activities\n"},
+		{"r.dl", "q(x) <-- r(x);\n", "// data: ./d.json\nq(x) <-- r(x);\n"},
+		{"doc.md", "# Title\n", "<!-- data: ./d.json -->\n# Title\n"},
+	} {
+		p := ForName(c.name).Parse(c.name, c.src, DialectUnset)
+		e := p.DataPragmaEdit("./d.json")
+		got := c.src[:e.Span.Start] + e.NewText + c.src[e.Span.End:]
+		if got != c.want {
+			t.Errorf("%s %q: %q, want %q", c.name, c.src, got, c.want)
+			continue
+		}
+		q := ForName(c.name).Parse(c.name, got, DialectUnset)
+		if pr, ok := q.DataPragma(); !ok || pr.Path != "./d.json" {
+			t.Errorf("%s: DataPragma of %q = %+v %v", c.name, got, pr, ok)
+		}
+	}
+}
