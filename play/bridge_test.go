@@ -297,3 +297,34 @@ func TestQueryOverBudget(t *testing.T) {
 		t.Errorf("the HTTP server after the over-budget query: %d", code)
 	}
 }
+
+// TestAnswerOverOutputBudget checks that an answer of the language server
+// larger than the output budget reaches the page as an error for its
+// request, and the connection goes on.
+func TestAnswerOverOutputBudget(t *testing.T) {
+	p := start(t, Budget{MaxOutputBytes: 20000})
+	var tuples []string
+	for i := range 5000 {
+		tuples = append(tuples, fmt.Sprintf(`["value-%d"]`, i))
+	}
+	must(t, os.WriteFile(filepath.Join(p.dir, "many.json"), []byte(`{"relations": {"e": {"param_types": ["V"], "tuples": [`+strings.Join(tuples, ",")+`]}}}`), 0o644))
+	c := p.dial(t, p.base, true)
+	defer c.close()
+	if r := c.initialize(map[string]any{"data": map[string]any{"*.dl": "many.json"}}); r["error"] != nil {
+		t.Fatalf("initialize: %v", r)
+	}
+	uri := fileURI(filepath.Join(p.dir, "many.dl"))
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "datalog", "version": 1,
+		"text": "all(a) <-- e(a);\n"}})
+	id := c.call("workspace/executeCommand", map[string]any{"command": "ctxql.run", "arguments": []any{uri,
+		map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 0}}}})
+	r := c.response(id, 30*time.Second)
+	if msg := fmt.Sprint(r["error"]); !strings.Contains(msg, "larger than the playground's budget of 20000 bytes") {
+		t.Errorf("an answer over the output budget: %v", r)
+	}
+	// The connection goes on: a small answer arrives.
+	id = c.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 0, "character": 1}})
+	if r := c.response(id, 30*time.Second); r["error"] != nil {
+		t.Errorf("after the answer over budget: %v", r)
+	}
+}
