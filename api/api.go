@@ -86,7 +86,7 @@ func evalError(err error, how string) *Error {
 	case errors.As(err, &ae):
 		return ae
 	case errors.As(err, &le):
-		return &Error{Code: CodeLimit, Message: le.RaiseWith(how).Error()}
+		return &Error{Code: CodeLimit, Message: le.WithFlag(how).Error()}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: CodeLimit, Message: err.Error()}
 	case errors.As(err, &de):

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"sync"
 	"time"
@@ -108,7 +107,7 @@ func (w *workspace) Load(kind, path string, load func(r *files.Reader, path stri
 	}
 	set := c.sets[path]
 	if set == nil {
-		set = &dataSet{path: path, bytes: dataBytes(path, id.size)}
+		set = &dataSet{path: path, bytes: dataBytes(w.reader(), path, id.size)}
 		c.sets[path] = set
 	}
 	c.tick++
@@ -119,7 +118,7 @@ func (w *workspace) Load(kind, path string, load func(r *files.Reader, path stri
 	if set.id != id {
 		set.id, set.forms = id, map[string]*loaded{}
 		c.mu.Lock()
-		set.bytes = dataBytes(path, id.size)
+		set.bytes = dataBytes(w.reader(), path, id.size)
 		c.mu.Unlock()
 	}
 	l := set.forms[kind]
@@ -138,8 +137,8 @@ func (w *workspace) Load(kind, path string, load func(r *files.Reader, path stri
 
 // dataBytes is the weight of a data set for the memory bound: a file's
 // size, the sizes of a directory's files.
-func dataBytes(path string, size int64) int64 {
-	ents, err := os.ReadDir(path)
+func dataBytes(r *files.Reader, path string, size int64) int64 {
+	ents, err := r.ReadDir(path)
 	if err != nil {
 		return size
 	}

@@ -26,7 +26,8 @@ type workspace struct {
 	mu      sync.Mutex
 	config  func() Config
 	project map[string]*projectConfig // by directory
-	// files, when set, reads the sample data (Options.Files);
+	// files, when set, reads the sample data and the configuration
+	// (Options.Files);
 	// raiseTimeout says how to raise the evaluation time limit
 	// (Options.RaiseTimeout).
 	files        *files.Reader
@@ -140,16 +141,20 @@ func (w *workspace) project1(snap *Snapshot) (*config.Config, error) {
 			}
 		}
 	}
-	pc = loadProject(dir, set, w.overlay)
+	pc = loadProject(dir, set, w.overlay, w.files)
 	w.project[dir] = pc
 	return pc.cfg, pc.err
 }
 
 // loadProject finds the .ctxql.yaml of dir (walking up) and merges the
-// editor's project settings over it.
-func loadProject(dir string, set Config, overlay func(string) ([]byte, bool)) *projectConfig {
+// editor's project settings over it. A confined reader (Options.Files)
+// reads it too: a configuration outside its directory is not looked at.
+func loadProject(dir string, set Config, overlay func(string) ([]byte, bool), confined *files.Reader) *projectConfig {
 	pc := &projectConfig{gen: set.Gen, checked: time.Now()}
 	r := files.New(maxConfigBytes, "")
+	if confined != nil {
+		r = confined
+	}
 	var raw []byte
 	for d := dir; ; {
 		p := filepath.Join(d, config.FileName)

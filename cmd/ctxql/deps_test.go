@@ -82,6 +82,7 @@ var frontDoors = []struct {
 	{pkg: "cmd/lsp"},
 	{pkg: "qtest"},
 	{pkg: "lsp"},
+	{pkg: "play"},
 	{pkg: "api"},
 }
 
