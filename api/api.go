@@ -168,7 +168,7 @@ func (s *Session) Handles() int {
 func language(id string, queries bool) (*lang.Language, *Error) {
 	var l *lang.Language
 	for _, c := range lang.All() {
-		if string(c.ID) == id && c.ID != lang.Host {
+		if string(c.ID) == id && !c.HostsQueries() {
 			l = c
 		}
 	}

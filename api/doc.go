@@ -41,8 +41,9 @@
 //	release      {handle}                              null
 //
 // language is a language of the table: "pact", "jql" or "datalog" (check
-// also takes "markdown"). dialect is a PACT dialect, "v1" or "v2" (a file's
-// pragma beats it; default v2). path names the text for check and format as
+// also takes "markdown"). dialect is a PACT dialect, "v1" or "v2" (a
+// file's pragma beats it; default v2; the languages without dialects
+// ignore it). path names the text for check and format as
 // --stdin-filename does (default "stdin" and the language's suffix); its
 // suffix must be the language's. load's name tells the data's format by
 // its suffix where the language reads several (JQL: a ".yaml" or ".yml"
@@ -50,12 +51,16 @@
 // proof as the --rules file's name does (default "rules"). check's and
 // report's data is the text's sample data (what its pragma names, or the
 // data of a text without one): a Datalog program is checked against its
-// schema, as check does with the file the pragma names. program evaluates Datalog text as a whole program,
-// as --rules does (the result maps each derived relation to its tuples);
-// otherwise the text is one query rule. rangeOptions are PACT's --options
-// (a JSON object); maxTuples and maxBytes are Datalog's --max-tuples and
-// JQL's --max-bytes (absent or 0: the command line's defaults). evaluateOnce's options are evaluate's parameters
-// other than handle and query.
+// schema, as check does with the file the pragma names.
+//
+// program evaluates Datalog text as a whole program, as --rules does (the
+// result maps each derived relation to its tuples); otherwise the text is
+// one query rule. A query evaluated on its own (PACT, JQL) is checked
+// before evaluateOnce reads the data, as the command line does.
+// rangeOptions are PACT's --options (a JSON object); maxTuples and
+// maxBytes are Datalog's --max-tuples and JQL's --max-bytes (absent or 0:
+// the command line's defaults). evaluateOnce's options are evaluate's
+// parameters other than handle and query.
 //
 // # Errors
 //

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/report"
@@ -176,7 +177,7 @@ type Manual struct {
 // Migrate rewrites a PACT text's legacy forms and, with To "v2", its v1
 // selectors, as `ctxql migrate [--to v2]` does.
 func (s *Session) Migrate(p MigrateParams) (*Migration, error) {
-	l, name, aerr := textName(string(lang.PACT), p.Path)
+	l, name, aerr := textName(migrating(), p.Path)
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -207,6 +208,16 @@ func (s *Session) Migrate(p MigrateParams) (*Migration, error) {
 		m.Manual = append(m.Manual, Manual{Code: d.Code, Message: d.Message, Range: rangeOf(file, d.Span)})
 	}
 	return m, nil
+}
+
+// migrating is the language that migrates (PACT).
+func migrating() string {
+	for _, l := range lang.All() {
+		if l.CanMigrate() {
+			return string(l.ID)
+		}
+	}
+	return ""
 }
 
 // LoadParams are the parameters of load.
@@ -311,20 +322,21 @@ type EvaluateOnceParams struct {
 	Bytes []byte `json:"-"`
 }
 
-// EvaluateOnce loads data for one evaluation. The query is checked first:
-// an invalid query fails before the data is read, as on the command line.
+// EvaluateOnce loads data for one evaluation. A query evaluated on its
+// own (not a whole program) is checked first: an invalid query fails
+// before the data is read, as on the command line.
 func (s *Session) EvaluateOnce(ctx context.Context, p EvaluateOnceParams) (any, error) {
 	l, aerr := language(p.Language, true)
 	if aerr != nil {
 		return nil, aerr
 	}
-	if l.ID == lang.PACT {
+	if !l.Program() {
 		d, aerr := dialect(p.Options.Dialect)
 		if aerr != nil {
 			return nil, aerr
 		}
-		if ds := l.CheckQuery("selector", p.Query, d); syntax.HasErrors(ds) {
-			return nil, diagError(syntax.NewFile("selector", p.Query), ds)
+		if ds := l.CheckQuery(queryName, p.Query, d); syntax.HasErrors(ds) {
+			return nil, diagError(syntax.NewFile(queryName, p.Query), ds)
 		}
 	}
 	l, data, err := load(ctx, LoadParams{Language: p.Language, Data: p.Data, DataBase64: p.DataBase64, Name: p.Name, Bytes: p.Bytes})
@@ -334,56 +346,49 @@ func (s *Session) EvaluateOnce(ctx context.Context, p EvaluateOnceParams) (any, 
 	return evaluate(ctx, loaded{l, data}, p.Query, p.Options)
 }
 
+// queryName names a query given as text in positions.
+const queryName = "query"
+
+// raiseWith names the option that raises the limit an evaluation reached.
+func raiseWith(err error) string {
+	var le *lang.LimitError
+	if !errors.As(err, &le) {
+		return ""
+	}
+	switch le.What {
+	case budget.Tuples:
+		return "the maxTuples option"
+	case budget.Time:
+		return ""
+	}
+	return "the maxBytes option"
+}
+
 // evaluate runs q on d as `ctxql eval` does.
 func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, error) {
 	l := d.lang
-	q := lang.Query{Src: src}
-	b := lang.Budget{MaxTuples: o.MaxTuples, MaxBytes: o.MaxBytes}
-	how := ""
-	switch l.ID {
-	case lang.PACT:
-		q.Name = "selector"
-		dl, aerr := dialect(o.Dialect)
-		if aerr != nil {
-			return nil, aerr
-		}
-		q.Dialect = dl
-		if err := l.CheckOptions(o.RangeOptions); err != nil {
-			return nil, usagef("rangeOptions: %v", err)
-		}
-		q.Options = o.RangeOptions
-	case lang.JQL:
-		q.Name, how = "query", "the maxBytes option"
-	case lang.Datalog:
-		q.Name, how, q.Program = "rule", "the maxTuples option", o.Program
-		if o.Program {
-			q.Name = "rules"
-		}
-		q.Stream = true
+	dl, aerr := dialect(o.Dialect)
+	if aerr != nil {
+		return nil, aerr
 	}
-	if l.ID != lang.PACT && (o.Dialect != "" || len(o.RangeOptions) > 0) {
-		return nil, usagef("dialect and rangeOptions are PACT's; %s takes neither", l.Name)
+	if err := l.CheckOptions(o.RangeOptions); err != nil {
+		return nil, usagef("rangeOptions: %v", err)
 	}
-	if o.Program && l.ID != lang.Datalog {
-		return nil, usagef("program is Datalog's option")
-	}
-	if o.MaxTuples < 0 || o.MaxBytes < 0 {
+	switch {
+	case o.Program && !l.Program():
+		return nil, usagef("%s has no programs: program is Datalog's option", l.Name)
+	case o.Explain && l.Proves():
+		return nil, usagef("a %s evaluation is explained by why and whyNot", l.Name)
+	case o.MaxTuples < 0 || o.MaxBytes < 0:
 		return nil, usagef("maxTuples and maxBytes must not be negative")
 	}
-	if o.Explain && l.ID == lang.Datalog {
-		return nil, usagef("a Datalog evaluation is explained by why and whyNot")
-	}
-	if l.ID == lang.PACT {
-		// An invalid selector fails before the data is looked at, as
-		// `ctxql eval pact` does.
-		if ds := l.CheckQuery(q.Name, src, q.Dialect); syntax.HasErrors(ds) {
-			return nil, diagError(syntax.NewFile(q.Name, src), ds)
-		}
-	}
+	// A language that does not stream its results ignores Stream.
+	q := lang.Query{Name: queryName, Src: src, Dialect: dl, Program: o.Program, Options: o.RangeOptions, Stream: true}
+	b := lang.Budget{MaxTuples: o.MaxTuples, MaxBytes: o.MaxBytes}
 	if o.Explain {
 		x, err := l.Explain(ctx, d.data, q, lang.Explain{Budget: b})
 		if err != nil {
-			return nil, evalError(err, how)
+			return nil, evalError(err, raiseWith(err))
 		}
 		if x.Invalid() {
 			return nil, diagError(x.File, x.Diagnostics)
@@ -392,14 +397,14 @@ func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, er
 	}
 	res, err := l.Evaluate(ctx, d.data, q, b)
 	if err != nil {
-		return nil, evalError(err, how)
+		return nil, evalError(err, raiseWith(err))
 	}
 	if res.Invalid() {
 		return nil, diagError(res.File, res.Diagnostics)
 	}
 	var buf bytes.Buffer
-	if err := WriteResult(&buf, res); err != nil {
-		return nil, evalError(err, how)
+	if err := res.Print(&buf); err != nil {
+		return nil, evalError(err, raiseWith(err))
 	}
 	if o.Printed {
 		return buf.String(), nil
@@ -493,8 +498,8 @@ func (s *Session) why(ctx context.Context, p WhyParams, not bool) (*Proof, error
 	if aerr != nil {
 		return nil, aerr
 	}
-	if d.lang.ID != lang.Datalog {
-		return nil, usagef("why and whyNot need a Datalog data set, not %s", d.lang.Name)
+	if !d.lang.Proves() {
+		return nil, usagef("%s proves nothing: why and whyNot are Datalog's", d.lang.Name)
 	}
 	if err := lang.CheckTuple(p.Tuple); err != nil {
 		return nil, usagef("%v", err)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxql/ctxql/api"
 	"github.com/ctxql/ctxql/lang"
 )
 
@@ -196,5 +195,5 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if err := reportInvalid(env.Stderr, prefix, res.File, res.Diagnostics); err != nil {
 		return err
 	}
-	return api.WriteResult(env.Stdout, res)
+	return res.Print(env.Stdout)
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxql/ctxql/api"
 	"github.com/ctxql/ctxql/lang"
 )
 
@@ -93,7 +92,7 @@ func evalJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lang.D
 		return reportInvalid(errw, q.Name+":", res.File, res.Diagnostics)
 	}
 	_ = reportInvalid(errw, q.Name+":", res.File, res.Diagnostics) // its warnings
-	if err := api.WriteResult(out, res); err != nil {
+	if err := res.Print(out); err != nil {
 		return fmt.Errorf("ctxql eval jql: %w", err)
 	}
 	return nil

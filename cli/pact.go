@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxql/ctxql/api"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -70,7 +69,7 @@ func runEvalPact(ctx context.Context, out, errw io.Writer, data, dialect, option
 	if res.Invalid() {
 		return reportInvalid(errw, "", res.File, res.Diagnostics)
 	}
-	if err := api.WriteResult(out, res); err != nil {
+	if err := res.Print(out); err != nil {
 		return fmt.Errorf("ctxql eval pact: %w", err)
 	}
 	return nil

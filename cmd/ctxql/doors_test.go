@@ -386,7 +386,7 @@ var layers = [][]string{
 	{"acp"},
 	{"lang"},
 	{"lint", "report", "resultdiff"},
-	{"cli", "cmd/...", "lsp", "mcp", "play", "qtest"},
+	{"cli", "cmd/...", "lsp", "mcp", "play", "qtest", "api"},
 }
 
 func layerIndex(p string) int {

@@ -1,4 +1,4 @@
-package api
+package lang
 
 import (
 	"bytes"
@@ -7,20 +7,20 @@ import (
 	"io"
 
 	"github.com/ctxql/ctxql/internal/jsonenc"
-	"github.com/ctxql/ctxql/lang"
 )
 
-// WriteResult writes a valid query's result as `ctxql eval` prints it: a
-// PACT query's ids as one JSON line (a snapshot range's object indented),
-// JQL's documents as a JSON array with one document per line, Datalog's
-// tuples or relations as one JSON line (streamed when the result was
-// asked with Query.Stream).
-func WriteResult(w io.Writer, res *lang.Result) error {
+// Print writes a valid query's result as `ctxql eval` prints it, the one
+// printer of results the command line and the library share: a PACT
+// query's ids as one JSON line (a snapshot range's object indented), JQL's
+// documents as a JSON array with one document per line, Datalog's tuples
+// or relations as one JSON line (streamed when the result was asked with
+// Query.Stream).
+func (r *Result) Print(w io.Writer) error {
 	switch {
-	case res.Lang != nil && res.Lang.ID == lang.JQL:
-		return writeJSONLines(w, res.Items)
-	case res.Write != nil:
-		if err := res.Write(w); err != nil {
+	case r.Lang != nil && r.Lang.ID == JQL:
+		return printDocuments(w, r.Items)
+	case r.Write != nil:
+		if err := r.Write(w); err != nil {
 			return err
 		}
 		_, err := io.WriteString(w, "\n")
@@ -28,10 +28,10 @@ func WriteResult(w io.Writer, res *lang.Result) error {
 	}
 	var b []byte
 	var err error
-	if res.Range {
-		b, err = jsonenc.MarshalIndent(res.Value, "", "  ")
+	if r.Range {
+		b, err = jsonenc.MarshalIndent(r.Value, "", "  ")
 	} else {
-		b, err = jsonenc.Marshal(res.Value)
+		b, err = jsonenc.Marshal(r.Value)
 	}
 	if err != nil {
 		return fmt.Errorf("encode result: %w", err)
@@ -40,9 +40,9 @@ func WriteResult(w io.Writer, res *lang.Result) error {
 	return err
 }
 
-// writeJSONLines writes JSON documents as a JSON array, one document per
+// printDocuments writes JSON documents as a JSON array, one document per
 // line.
-func writeJSONLines(w io.Writer, items lang.Items) error {
+func printDocuments(w io.Writer, items Items) error {
 	var b bytes.Buffer
 	b.WriteString("[")
 	n := 0
