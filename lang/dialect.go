@@ -25,6 +25,9 @@ const (
 // string included.
 func ParseDialect(s string) (d Dialect, ok bool) { return pact.ParseDialect(s) }
 
+// DialectNames returns the names ParseDialect accepts, oldest first.
+func DialectNames() []string { return pact.DialectNames() }
+
 // DialectError is the error of a dialect name ParseDialect refuses. It
 // names no flag or setting: the caller says where the name came from.
 type DialectError struct{ Name string }

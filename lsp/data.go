@@ -246,9 +246,9 @@ func (w *workspace) forgetIDs() {
 
 // loadData returns the sample data at path loaded for the language id by
 // the language table, once per version of the file (Load).
-func (w *workspace) loadData(id lang.ID, path string) (lang.Data, error) {
-	v, err := w.Load("lang:"+string(id), path, func(r *files.Reader, p string) (any, error) {
-		return lang.ByID(id).Load(context.Background(), r, p)
+func (w *workspace) loadData(l *lang.Language, path string) (lang.Data, error) {
+	v, err := w.Load("lang:"+string(l.ID), path, func(r *files.Reader, p string) (any, error) {
+		return l.Load(context.Background(), r, p)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sample data %s: %w", path, err)

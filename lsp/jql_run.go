@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/ctxql/ctxql/internal/files"
@@ -56,14 +54,14 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 // jqlFormat is the file name suffix of a JQL document, which decides how
 // its queries are read (JSON or YAML): part of an evaluation's key.
 func jqlFormat(s *Snapshot) string {
-	return strings.ToLower(path.Ext(s.File.Name()))
+	return tableOf(s).Suffix(s.File.Name())
 }
 
 // evalJQL evaluates the query q of s over the data at path through the
 // language table.
 func evalJQL(ctx context.Context, s *Snapshot, q syntax.Span, path string) RunResult {
 	var res RunResult
-	data, err := s.Workspace.loadData(lang.JQL, path)
+	data, err := s.Workspace.loadData(tableOf(s), path)
 	if err != nil {
 		res.Err = err
 		return res
@@ -71,7 +69,7 @@ func evalJQL(ctx context.Context, s *Snapshot, q syntax.Span, path string) RunRe
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := lang.ByID(lang.JQL).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q)}, lang.Budget{})
+	r, err := tableOf(s).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q)}, lang.Budget{})
 	res.Elapsed = time.Since(t0)
 	switch {
 	case err != nil:
@@ -134,8 +132,9 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 // data as stored (lang.SampleDocs), read once per data file version, or
 // nil.
 func sampleDocs(_ context.Context, s *Snapshot, path, domain string) []any {
-	v, err := s.Workspace.Load("jql-sample:"+domain, path, func(r *files.Reader, p string) (any, error) {
-		d, err := lang.ByID(lang.JQL).Load(context.Background(), r, p)
+	l := tableOf(s)
+	v, err := s.Workspace.Load("sample:"+string(l.ID)+":"+domain, path, func(r *files.Reader, p string) (any, error) {
+		d, err := l.Load(context.Background(), r, p)
 		if err != nil {
 			return nil, err
 		}

@@ -111,14 +111,26 @@ func languageFor(langs []Language, uri, languageID string) Language {
 }
 
 // DefaultLanguages returns the languages the ctxql server serves: PACT,
-// JQL, Datalog, the queries embedded in host source files, and query test
-// files. Each call returns fresh values.
+// JQL, Datalog, the queries embedded in host source files, query test
+// files, and every other language of the table through the table alone
+// (tableLanguage: Markdown). Each call returns fresh values.
 func DefaultLanguages() []Language {
 	l, err := lint.New(lang.DialectUnset)
 	if err != nil {
 		l = nil // an invalid registry is caught by the lint tests; serve parse errors only
 	}
-	return []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}, hostLanguage{linter: l}, testLanguage{}}
+	out := []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}, hostLanguage{linter: l}, testLanguage{}}
+	// Every other language of the table is served through the table alone.
+	for _, tl := range lang.All() {
+		served := false
+		for _, sl := range out {
+			served = served || sl.ID() == tl.ID
+		}
+		if !served {
+			out = append(out, tableLanguage{tl: tl, linter: l})
+		}
+	}
+	return out
 }
 
 // analyzed returns a document's findings, computed once per snapshot: the

@@ -49,7 +49,7 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 // language table.
 func evalPACT(ctx context.Context, s *Snapshot, q syntax.Span, dialect lang.Dialect, path string) RunResult {
 	var res RunResult
-	data, err := s.Workspace.loadData(lang.PACT, path)
+	data, err := s.Workspace.loadData(tableOf(s), path)
 	if err != nil {
 		res.Err = err
 		return res
@@ -57,7 +57,7 @@ func evalPACT(ctx context.Context, s *Snapshot, q syntax.Span, dialect lang.Dial
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := lang.ByID(lang.PACT).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q), Dialect: dialect}, lang.Budget{})
+	r, err := tableOf(s).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q), Dialect: dialect}, lang.Budget{})
 	res.Elapsed = time.Since(t0)
 	switch {
 	case err != nil:

@@ -14,7 +14,6 @@ import (
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/internal/fileuri"
 	"github.com/ctxql/ctxql/lang"
-	"github.com/ctxql/ctxql/syntax"
 )
 
 // workspace is what every snapshot shares: the sample data loaded for the
@@ -232,41 +231,40 @@ func FilePath(uri string) string {
 }
 
 // dataPragma returns the document's "data:" pragma as the language
-// table reads it (lang.Parsed.DataPragma, the one parser of the pragma):
-// the path as written and the span of its comment.
-func dataPragma(f *syntax.File) (string, syntax.Span, bool) {
-	l := lang.ForName(f.Name())
-	if l == nil {
-		return "", syntax.Span{}, false
+// table reads it (lang.Parsed.DataPragma, the one parser of the pragma).
+func dataPragma(s *Snapshot) (lang.Pragma, bool) {
+	tl := tableOf(s)
+	if tl == nil {
+		return lang.Pragma{}, false
 	}
-	pr, ok := (&lang.Parsed{Lang: l, File: f}).DataPragma()
-	return pr.Path, pr.Span, ok
+	return (&lang.Parsed{Lang: tl, File: s.File}).DataPragma()
 }
 
-// DataPath returns the sample data file for a document: its "data:"
-// pragma (in its leading comment block), relative to the document;
-// else the first matching "data" glob of the editor settings; else the
-// data entry of the nearest .ctxql.yaml that matches it. It returns ""
-// when none names one.
+// DataPath returns the sample data file for a document as the language
+// table resolves it (lang.Settings.DataPath): its "data:" pragma, relative
+// to the document; else the first matching "data" glob of the editor
+// settings; else the data entry of the nearest .ctxql.yaml that matches
+// it. It returns "" when none names one, and for documents of no table
+// language (query test files name their data per case).
 func (w *workspace) DataPath(snap *Snapshot) string {
-	doc := FilePath(snap.URI)
-	if p, _, ok := dataPragma(snap.File); ok {
-		if p != "" && !filepath.IsAbs(p) && doc != "" {
-			p = filepath.Join(filepath.Dir(doc), p)
-		}
-		return p
+	tl := tableOf(snap)
+	if tl == nil {
+		return ""
 	}
-	for _, d := range w.settings().Data {
-		if matchPath(d.Glob, filepath.ToSlash(doc)) {
-			return d.Path
-		}
+	set := lang.Settings{
+		Config: w.Project(snap),
+		EditorData: func(name string) (string, bool) {
+			doc := FilePath(name)
+			for _, d := range w.settings().Data {
+				if matchPath(d.Glob, filepath.ToSlash(doc)) {
+					return d.Path, true
+				}
+			}
+			return "", false
+		},
 	}
-	if p := w.Project(snap); p != nil && doc != "" {
-		if d := p.DataFor(doc); d != "" {
-			return d
-		}
-	}
-	return ""
+	path, _ := set.DataPath(snap.File.Name(), &lang.Parsed{Lang: tl, File: snap.File})
+	return path
 }
 
 // matchPath matches a glob (config.Match syntax) against the end of a
