@@ -36,7 +36,7 @@ func (l datalogLanguage) ParseSnapshot(s *Snapshot) any {
 	if path == "" {
 		return p
 	}
-	data, err := s.Workspace.loadData(tableOf(s), path)
+	data, err := s.Workspace.loadData(context.Background(), tableOf(s), path)
 	if err != nil {
 		return p // DATA002 reports the data; the text is checked without it
 	}
@@ -52,7 +52,7 @@ func (l datalogLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.
 		return nil
 	}
 	if p.RuleInput != nil && l.linter != nil {
-		return s.findings(ctx, func() []syntax.Diagnostic { return linterFor(l.linter, s).AnalyzeParsed(ctx, p) })
+		return s.findingsOf(ctx, func() []syntax.Diagnostic { return linterFor(l.linter, s).AnalyzeParsed(ctx, p) })
 	}
 	return analyzed(ctx, l.linter, s, p.AST, p.Diagnostics)
 }

@@ -66,8 +66,8 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		return datalogRun{err: err}, true
 	}
 	key := evalKey{kind: "datalog", data: id.String(), path: path, text: s.File.Name() + "\x00" + s.File.Text()}
-	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
-		data, err := s.Workspace.loadData(tableOf(s), path)
+	v, err := s.Workspace.evals.programs.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) (datalogRun, bool) {
+		data, err := s.Workspace.loadData(ctx, tableOf(s), path)
 		if err != nil {
 			return datalogRun{err: err}, true
 		}
@@ -91,7 +91,7 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 	if err != nil {
 		return datalogRun{}, false
 	}
-	return v.(datalogRun), true
+	return v, true
 }
 
 // evalProgram evaluates the Datalog program text over data within the run
@@ -226,7 +226,7 @@ func (l datalogLanguage) dataFindings(ctx context.Context, s *Snapshot) []syntax
 	if p == nil || lt == nil || s.Workspace == nil || s.Workspace.DataPath(s) == "" {
 		return nil
 	}
-	data, err := s.Workspace.loadData(tableOf(s), s.Workspace.DataPath(s))
+	data, err := s.Workspace.loadData(ctx, tableOf(s), s.Workspace.DataPath(s))
 	if err != nil {
 		return nil
 	}
@@ -300,18 +300,11 @@ func programParts(ctx context.Context, s *Snapshot, run datalogRun) ([]lang.Part
 		return nil, false
 	}
 	key := evalKey{kind: "datalog-parts", data: id.String(), path: path, text: s.File.Name() + "\x00" + s.File.Text()}
-	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+	parts, err := s.Workspace.evals.parts.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) ([]lang.Part, bool) {
 		ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 		defer cancel()
 		parts, err := p.Lang.Parts(ctx, run.data, p, syntax.Sp(0, s.File.Len()), lang.Budget{})
-		if err != nil {
-			return []lang.Part(nil), false
-		}
-		return parts, true
+		return parts, err == nil
 	})
-	if err != nil {
-		return nil, false
-	}
-	parts, _ := v.([]lang.Part)
-	return parts, parts != nil
+	return parts, err == nil && parts != nil
 }

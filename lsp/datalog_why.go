@@ -107,7 +107,7 @@ func (l datalogLanguage) ExplainTuple(ctx context.Context, s *Snapshot, rel stri
 		name = s.File.Name()
 	}
 	key := evalKey{kind: "datalog-why", data: id.String(), path: path, text: name + "\x00" + s.File.Text() + "\x00" + atom}
-	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+	v, err := s.Workspace.evals.whys.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) (whyResult, bool) {
 		ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 		defer cancel()
 		dl, prog := tableOf(s), lang.Query{Name: name, Src: s.File.Text(), Program: true}
@@ -132,7 +132,7 @@ func (l datalogLanguage) ExplainTuple(ctx context.Context, s *Snapshot, rel stri
 		out.Error = err.Error()
 		return out
 	}
-	return v.(whyResult)
+	return v
 }
 
 // why answers CommandWhy.

@@ -40,13 +40,12 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 		return RunResult{Span: *q, Err: err}, true
 	}
 	key := evalKey{kind: "jql-run" + jqlFormat(s), data: id.String(), path: path, text: s.File.Slice(*q)}
-	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+	res, err := s.Workspace.evals.queries.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) (RunResult, bool) {
 		return evalJQL(ctx, s, *q, path), true
 	})
 	if err != nil {
 		return RunResult{}, false
 	}
-	res := v.(RunResult)
 	res.Span = *q
 	return res, true
 }
@@ -61,7 +60,7 @@ func jqlFormat(s *Snapshot) string {
 // language table.
 func evalJQL(ctx context.Context, s *Snapshot, q syntax.Span, path string) RunResult {
 	var res RunResult
-	data, err := s.Workspace.loadData(tableOf(s), path)
+	data, err := s.Workspace.loadData(ctx, tableOf(s), path)
 	if err != nil {
 		res.Err = err
 		return res
@@ -131,14 +130,14 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 // sampleDocs returns the first 1,000 documents of a domain of the sample
 // data as stored (lang.SampleDocs), read once per data file version, or
 // nil.
-func sampleDocs(_ context.Context, s *Snapshot, path, domain string) []any {
+func sampleDocs(ctx context.Context, s *Snapshot, path, domain string) []any {
 	l := tableOf(s)
-	v, err := s.Workspace.Load("sample:"+string(l.ID)+":"+domain, path, func(r *files.Reader, p string) (any, error) {
-		d, err := l.Load(context.Background(), r, p)
+	v, err := s.Workspace.Load(ctx, "sample:"+string(l.ID)+":"+domain, path, func(ctx context.Context, r *files.Reader, p string) (any, error) {
+		d, err := l.Load(ctx, r, p)
 		if err != nil {
 			return nil, err
 		}
-		return lang.SampleDocs(context.Background(), d, domain, 1000)
+		return lang.SampleDocs(ctx, d, domain, 1000)
 	})
 	if err != nil {
 		return nil

@@ -14,7 +14,8 @@ import (
 // dispatches every request to the document's. Parse is the only required
 // feature: every other feature is a separate small interface (Diagnoser,
 // Symbolizer, Highlighter, Hoverer, Completer, Formatter, CodeActioner,
-// CodeLenser, Runner, InlayHinter, Navigator, Tracer, TupleExplainer) that
+// CodeLenser, Runner, InlayHinter, Navigator, Tracer, TupleExplainer,
+// Folder, SelectionRanger, SignatureHelper) that
 // an implementation has when the language supports it, and the server
 // advertises a capability only when at least one of its languages has
 // the matching interface.
@@ -137,7 +138,7 @@ func DefaultLanguages() []Language {
 // linter's (configured for the document) on the parsed ast, or the
 // parser's own diagnostics when there is no linter.
 func analyzed(ctx context.Context, l *lint.Linter, s *Snapshot, ast any, parsed []syntax.Diagnostic) []syntax.Diagnostic {
-	return s.findings(ctx, func() []syntax.Diagnostic {
+	return s.findingsOf(ctx, func() []syntax.Diagnostic {
 		if l == nil {
 			return append([]syntax.Diagnostic(nil), parsed...)
 		}

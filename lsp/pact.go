@@ -37,23 +37,24 @@ func linterFor(l *lint.Linter, s *Snapshot) *lint.Linter {
 	}
 	// The document's configuration and the editor's dialect setting, as
 	// the language table resolves them.
-	return s.derived("linter", func() any {
+	lt, _ := s.linter.get(context.Background(), struct{}{}, func() (*lint.Linter, bool) {
 		if s.Workspace == nil {
-			return l
+			return l, true
 		}
 		out := l.WithEditorDialect(s.Workspace.settings().EditorDialect)
 		if cfg := s.Workspace.Project(s); cfg != nil {
 			out = out.WithConfig(cfg)
 		}
-		return out
-	}).(*lint.Linter)
+		return out, true
+	})
+	return lt
 }
 
 // Diagnostics returns the parse errors and the findings of every PACT rule,
 // after suppression directives and the configuration. Lines an edit did not
 // change are not parsed again (lineCache).
 func (l pactLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
-	return s.findings(ctx, func() []syntax.Diagnostic {
+	return s.findingsOf(ctx, func() []syntax.Diagnostic {
 		if s.Workspace != nil {
 			if ds, ok := s.Workspace.lines.lineDiagnostics(ctx, linterFor(l.linter, s), s, s.Workspace.Dialect(s)); ok {
 				return ds

@@ -34,13 +34,12 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 		return RunResult{Span: q.Span, Err: err}, true
 	}
 	key := evalKey{kind: "pact-run", data: id.String(), path: path, dialect: int(p.Dialect), text: s.File.Slice(q.Span)}
-	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+	res, err := s.Workspace.evals.queries.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) (RunResult, bool) {
 		return evalPACT(ctx, s, q.Span, p.Dialect, path), true
 	})
 	if err != nil {
 		return RunResult{}, false
 	}
-	res := v.(RunResult)
 	res.Span = q.Span
 	return res, true
 }
@@ -49,7 +48,7 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 // language table.
 func evalPACT(ctx context.Context, s *Snapshot, q syntax.Span, dialect lang.Dialect, path string) RunResult {
 	var res RunResult
-	data, err := s.Workspace.loadData(tableOf(s), path)
+	data, err := s.Workspace.loadData(ctx, tableOf(s), path)
 	if err != nil {
 		res.Err = err
 		return res

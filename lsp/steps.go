@@ -66,7 +66,7 @@ func traced(ctx context.Context, s *Snapshot, kind string, q syntax.Span, dialec
 		return nil
 	}
 	key := evalKey{kind: kind, data: id.String(), path: path, dialect: dialect, text: s.File.Slice(q)}
-	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+	v, err := s.Workspace.evals.traces.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) (tracedAt, bool) {
 		rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 		defer cancel()
 		return tracedAt{f(rctx, path), q.Start}, true
@@ -74,7 +74,7 @@ func traced(ctx context.Context, s *Snapshot, kind string, q syntax.Span, dialec
 	if err != nil {
 		return nil
 	}
-	return v.(tracedAt).at(q.Start)
+	return v.at(q.Start)
 }
 
 // tracedAt is a cached explanation with the offset of the query it was
@@ -139,7 +139,7 @@ func tableTrace(ctx context.Context, s *Snapshot, start int, kind, noun string) 
 		return nil
 	}
 	return traced(ctx, s, kind, q.Span, int(p.Dialect), func(ctx context.Context, path string) *stepTrace {
-		data, err := s.Workspace.loadData(p.Lang, path)
+		data, err := s.Workspace.loadData(ctx, p.Lang, path)
 		if err != nil {
 			return nil
 		}

@@ -98,7 +98,7 @@ func (tableFeatures) Complete(ctx context.Context, s *Snapshot, off int) []Compl
 
 // completionData is what the document's sample data adds to completion
 // (lang.DataCompletion), read once per data file version.
-func completionData(_ context.Context, s *Snapshot, l *lang.Language) lang.CompletionData {
+func completionData(ctx context.Context, s *Snapshot, l *lang.Language) lang.CompletionData {
 	if s.Workspace == nil {
 		return lang.CompletionData{}
 	}
@@ -106,8 +106,8 @@ func completionData(_ context.Context, s *Snapshot, l *lang.Language) lang.Compl
 	if path == "" {
 		return lang.CompletionData{}
 	}
-	v, err := s.Workspace.Load("complete:"+string(l.ID), path, func(r *files.Reader, p string) (any, error) {
-		d, err := l.Load(context.Background(), r, p)
+	v, err := s.Workspace.Load(ctx, "complete:"+string(l.ID), path, func(ctx context.Context, r *files.Reader, p string) (any, error) {
+		d, err := l.Load(ctx, r, p)
 		if err != nil {
 			return nil, err
 		}

@@ -35,7 +35,7 @@ func (l tableLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Di
 	if p == nil {
 		return nil
 	}
-	return s.findings(ctx, func() []syntax.Diagnostic {
+	return s.findingsOf(ctx, func() []syntax.Diagnostic {
 		lt := linterFor(l.linter, s)
 		if lt == nil {
 			return append([]syntax.Diagnostic(nil), p.Diagnostics...)

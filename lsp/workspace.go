@@ -20,7 +20,8 @@ import (
 // documents, the settings that locate it and the .ctxql.yaml files of the
 // documents' directories. Every file it reads goes through internal/files:
 // regular files only (a FIFO, /dev/stdin or /dev/zero is refused, never
-// waited on), within the size limits of the settings.
+// waited on); sample data within the data size setting, a .ctxql.yaml
+// within maxConfigBytes; both through Options.Files when it is set.
 type workspace struct {
 	mu      sync.Mutex
 	config  func() Config
@@ -33,7 +34,7 @@ type workspace struct {
 	lines        lineCache // PACT findings per line text
 	// data holds the loaded sample data; evals the evaluations over it.
 	data  dataCache
-	evals evalCache
+	evals evalCaches
 	ids   idCache
 	// overlay returns the editor's text of an open file (an unsaved
 	// .ctxql.yaml), if any.
@@ -78,6 +79,15 @@ func (w *workspace) reader() *files.Reader {
 		return w.files
 	}
 	return files.New(w.settings().maxDataBytes(), "the "+settingMaxDataBytes+" setting")
+}
+
+// configReader reads the .ctxql.yaml files: through Options.Files when
+// it is set (confined to its project), else under maxConfigBytes.
+func (w *workspace) configReader() *files.Reader {
+	if w.files != nil {
+		return w.files
+	}
+	return files.New(maxConfigBytes, "")
 }
 
 // invalidate forgets the loaded configurations: the settings or a
@@ -133,22 +143,21 @@ func (w *workspace) project1(snap *Snapshot) (*config.Config, error) {
 			return pc.cfg, pc.err
 		}
 		if pc.path != "" {
-			if fi, err := files.New(0, "").Stat(pc.path); err == nil && fi.ModTime().Equal(pc.mod) && fi.Size() == pc.size {
+			if fi, err := w.configReader().Stat(pc.path); err == nil && fi.ModTime().Equal(pc.mod) && fi.Size() == pc.size {
 				pc.checked = time.Now()
 				return pc.cfg, pc.err
 			}
 		}
 	}
-	pc = loadProject(dir, set, w.overlay)
+	pc = loadProject(w.configReader(), dir, set, w.overlay)
 	w.project[dir] = pc
 	return pc.cfg, pc.err
 }
 
 // loadProject finds the .ctxql.yaml of dir (walking up) and merges the
 // editor's project settings over it.
-func loadProject(dir string, set Config, overlay func(string) ([]byte, bool)) *projectConfig {
+func loadProject(r *files.Reader, dir string, set Config, overlay func(string) ([]byte, bool)) *projectConfig {
 	pc := &projectConfig{gen: set.Gen, checked: time.Now()}
-	r := files.New(maxConfigBytes, "")
 	var raw []byte
 	for d := dir; ; {
 		p := filepath.Join(d, config.FileName)
