@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/internal/jsonenc"
 )
 
@@ -38,12 +39,12 @@ func (ix *Index) Expand(text, mode string) (Expansion, error) {
 }
 
 // ExpandWithin is Expand with an output budget: when the expanded text
-// would pass maxBytes bytes (0: DefaultMaxOutputBytes) it stops with a
-// LimitError naming --max-output-bytes. Expansion is linear in its output,
+// would pass maxBytes bytes (0: budget.DefaultMaxOutputBytes) it stops with a
+// budget.LimitError naming --max-output-bytes. Expansion is linear in its output,
 // so the budget bounds its time and memory too.
 func (ix *Index) ExpandWithin(text, mode string, maxBytes int) (Expansion, error) {
 	if maxBytes <= 0 {
-		maxBytes = DefaultMaxOutputBytes
+		maxBytes = budget.DefaultMaxOutputBytes
 	}
 	if mode == "" {
 		mode = ExpandSummary
@@ -65,12 +66,12 @@ func (ix *Index) ExpandWithin(text, mode string, maxBytes int) (Expansion, error
 		b.WriteString(expandOne(ix, text[loc[0]:loc[1]], mode, &e, seen, full))
 		last = loc[1]
 		if b.Len() > maxBytes {
-			return Expansion{}, OutputLimit("expanded text", maxBytes)
+			return Expansion{}, budget.OutputLimit("expanded text", maxBytes)
 		}
 	}
 	b.WriteString(text[last:])
 	if b.Len() > maxBytes {
-		return Expansion{}, OutputLimit("expanded text", maxBytes)
+		return Expansion{}, budget.OutputLimit("expanded text", maxBytes)
 	}
 	e.Expanded = b.String()
 	return e, nil

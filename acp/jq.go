@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/ctxql/ctxql/internal/budget"
 )
 
 // JQLimits bound a jq query: its deadline, the number and total encoded size
@@ -21,14 +23,14 @@ type JQLimits struct {
 	Timeout        time.Duration // 0 means DefaultJQTimeout
 	MaxResults     int           // 0 means DefaultJQMaxResults
 	MaxBytes       int           // 0 means DefaultJQMaxBytes
-	MaxMemoryBytes int64         // 0 means DefaultMaxMemory; < 0 no limit
+	MaxMemoryBytes int64         // 0 means budget.DefaultMaxMemory; < 0 no limit
 }
 
 // Default jq limits.
 const (
 	DefaultJQTimeout    = 5 * time.Second
 	DefaultJQMaxResults = 10000
-	DefaultJQMaxBytes   = DefaultMaxOutputBytes
+	DefaultJQMaxBytes   = budget.DefaultMaxOutputBytes
 )
 
 // ErrJQLimit is wrapped by errors reporting an exceeded result cap, output
@@ -134,11 +136,11 @@ func (j *JQ) Run(ctx context.Context, input any, lim JQLimits, varValues ...any)
 		lim.MaxBytes = DefaultJQMaxBytes
 	}
 	if lim.MaxMemoryBytes == 0 {
-		lim.MaxMemoryBytes = DefaultMaxMemory
+		lim.MaxMemoryBytes = budget.DefaultMaxMemory
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, lim.Timeout, TimeLimit(lim.Timeout))
+	ctx, cancel := context.WithTimeoutCause(ctx, lim.Timeout, budget.TimeLimit(lim.Timeout))
 	defer cancel()
-	ctx, stop := WatchMemory(ctx, lim.MaxMemoryBytes)
+	ctx, stop := budget.WatchMemory(ctx, lim.MaxMemoryBytes)
 	defer stop()
 	// A match object encodes to at least 48 bytes: more matches than that
 	// could never be printed within the output budget.
@@ -166,7 +168,7 @@ func (j *JQ) Run(ctx context.Context, input any, lim JQLimits, varValues ...any)
 		}
 	}()
 	limitErr := func() error {
-		if le := LimitCause(ctx); le != nil {
+		if le := budget.LimitCause(ctx); le != nil {
 			return fmt.Errorf("jq: %w: %w", le, ErrJQLimit)
 		}
 		return fmt.Errorf("jq: %w", ctx.Err())
@@ -191,14 +193,14 @@ func (j *JQ) Run(ctx context.Context, input any, lim JQLimits, varValues ...any)
 			if ctx.Err() != nil {
 				return out, limitErr()
 			}
-			var le *LimitError
+			var le *budget.LimitError
 			if errors.As(err, &le) {
 				return out, fmt.Errorf("jq: %w: %w", err, ErrJQLimit)
 			}
 			return out, fmt.Errorf("jq: %w", err)
 		}
 		if len(out) >= lim.MaxResults {
-			return out, fmt.Errorf("jq: %w: %w", &LimitError{What: "result count", Limit: fmt.Sprint(lim.MaxResults), Flag: FlagMaxResults}, ErrJQLimit)
+			return out, fmt.Errorf("jq: %w: %w", &budget.LimitError{What: "result count", Limit: fmt.Sprint(lim.MaxResults), Flag: budget.FlagMaxResults}, ErrJQLimit)
 		}
 		if d := depth(it.v, maxResultDepth); d > maxResultDepth {
 			return out, fmt.Errorf("jq: a result is nested more than %d levels deep", maxResultDepth)
@@ -209,14 +211,14 @@ func (j *JQ) Run(ctx context.Context, input any, lim JQLimits, varValues ...any)
 		}
 		size += len(b)
 		if size > lim.MaxBytes {
-			return out, fmt.Errorf("jq: %w: %w", OutputLimit("results", lim.MaxBytes), ErrJQLimit)
+			return out, fmt.Errorf("jq: %w: %w", budget.OutputLimit("results", lim.MaxBytes), ErrJQLimit)
 		}
 		out = append(out, it.v)
 		if ctx.Err() != nil {
 			return out, limitErr()
 		}
 	}
-	if ctx.Err() != nil && LimitCause(ctx) != nil {
+	if ctx.Err() != nil && budget.LimitCause(ctx) != nil {
 		return out, limitErr()
 	}
 	return out, nil
@@ -274,7 +276,7 @@ const checkEvery = 256
 
 func (b *bounded) stopped() error {
 	if b.ctx.Err() != nil {
-		if le := LimitCause(b.ctx); le != nil {
+		if le := budget.LimitCause(b.ctx); le != nil {
 			return le
 		}
 		return b.ctx.Err()
@@ -283,7 +285,7 @@ func (b *bounded) stopped() error {
 }
 
 func (b *bounded) tooMany(what string) error {
-	return fmt.Errorf("%s: more than %d matches (raise with %s)", what, b.max, FlagMaxOutputBytes)
+	return fmt.Errorf("%s: more than %d matches (raise with %s)", what, b.max, budget.FlagMaxOutputBytes)
 }
 
 // regexp compiles re with jq's flags, as gojq does: g (global), i (case

@@ -13,6 +13,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/budget"
 )
 
 // TestJQSandbox checks that jq sees no environment even when one is set,
@@ -222,7 +223,7 @@ func TestJQBoundedBuiltinsStop(t *testing.T) {
 		if d := time.Since(start); d > 3*time.Second {
 			t.Errorf("%s: took %s under a 1s deadline (err %v)", expr, d, err)
 		}
-		if err != nil && !errors.Is(err, acp.ErrLimit) {
+		if err != nil && !errors.Is(err, budget.ErrLimit) {
 			t.Errorf("%s: %v, want a result or a limit error", expr, err)
 		}
 	}
@@ -244,7 +245,7 @@ func TestJQAbandonedRunStops(t *testing.T) {
 		}
 		base := runtime.NumGoroutine()
 		_, err = q.Run(context.Background(), in, acp.JQLimits{Timeout: 100 * time.Millisecond, MaxMemoryBytes: -1})
-		if !errors.Is(err, acp.ErrLimit) {
+		if !errors.Is(err, budget.ErrLimit) {
 			t.Errorf("%s: %v, want a time limit", expr, err)
 		}
 		returned := time.Now()

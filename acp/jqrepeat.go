@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/ctxql/ctxql/internal/budget"
 )
 
 // gojq repeats a string ("x" * n) in one allocation of up to 2 GiB, which
@@ -120,7 +122,7 @@ func (b *bounded) mulcheck(_ any, args []any) any {
 		return l
 	}
 	if float64(len(s))*math.Min(n, math.MaxInt32) > float64(b.maxRepeat) {
-		return &LimitError{What: "string repetition", Limit: fmt.Sprint(b.maxRepeat), Flag: FlagMaxMemory}
+		return &budget.LimitError{What: "string repetition", Limit: fmt.Sprint(b.maxRepeat), Flag: budget.FlagMaxMemory}
 	}
 	return l
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/internal/files"
 )
 
@@ -67,8 +68,8 @@ func newACPCmd(env Env) *cobra.Command {
 	pf.IntVar(&f.maxBytes, "max-output-bytes", acp.DefaultJQMaxBytes, "most bytes of JSON a jq expression may produce")
 	pf.IntVar(&f.maxBytes, "max-bytes", acp.DefaultJQMaxBytes, "same as --max-output-bytes")
 	pf.MarkHidden("max-bytes")
-	pf.Int64Var(&f.maxMemory, "max-memory", acp.DefaultMaxMemory, "most bytes the heap may grow while a jq expression runs")
-	pf.Int64Var(&f.maxData, "max-data-bytes", acp.DefaultMaxDataBytes, "largest cache file read")
+	pf.Int64Var(&f.maxMemory, "max-memory", budget.DefaultMaxMemory, "most bytes the heap may grow while a jq expression runs")
+	pf.Int64Var(&f.maxData, "max-data-bytes", budget.DefaultMaxDataBytes, "largest cache file read")
 	query := &cobra.Command{
 		Use:   "query (symbol NAME | file PATH | callers SYM | callees SYM | domains | domain NAME | stats | search PATTERN | 'JQ EXPR')",
 		Short: "Look up symbols, files, domains, the call graph and statistics, or run a jq expression",
@@ -105,7 +106,7 @@ func loadACP(env Env, f *acpFlags) (*acp.Index, error) {
 	if f.maxData <= 0 {
 		return nil, Usagef("ctxql acp: --max-data-bytes must be positive")
 	}
-	ix, err := acp.LoadFrom(files.New(f.maxData, acp.FlagMaxDataBytes), p)
+	ix, err := acp.LoadFrom(files.New(f.maxData, budget.FlagMaxDataBytes), p)
 	if err != nil {
 		return nil, Usagef("ctxql acp: %w", err)
 	}

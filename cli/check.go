@@ -47,7 +47,7 @@ func newCheckCmd(env Env, fix bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
-		Long: short + ".\n\nDirectories are walked for " + suffixes(func(l *lang.Language) bool { return l.ID != lang.Host }) +
+		Long: short + ".\n\nDirectories are walked for " + suffixes(func(l *lang.Language) bool { return !l.HostsQueries() }) +
 			" files, and for the embedded queries of the host files .ctxql.yaml names (embedded.extensions, by default " +
 			strings.Join(config.DefaultExtensions(), ", ") + "); " +
 			"\"-\" reads standard input (named by --stdin-filename). Exit status: 0 when no error-severity finding remains, " +
@@ -122,7 +122,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 		}
 		paths, err := walker.collect(arg, func(p string) bool {
 			l := lang.ForName(p)
-			return l != nil && (l.ID != lang.Host || cfg.Embedded(absPath(p)))
+			return l != nil && (!l.HostsQueries() || cfg.Embedded(absPath(p)))
 		}, cfg)
 		if err != nil {
 			return Usagef("check: %w", err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/lang"
-	"github.com/ctxql/ctxql/syntax"
 )
 
 // newEvalDatalogCmd builds "ctxql eval datalog".
@@ -142,8 +141,8 @@ func explainDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule stri
 	if haveRule {
 		prefix = ""
 	}
-	if printDiagnostics(env.Stderr, prefix, x.File, x.Diagnostics) {
-		return &ExitError{Code: ExitFindings}
+	if err := reportInvalid(env.Stderr, prefix, x.File, x.Diagnostics); err != nil {
+		return err
 	}
 	if x.NotDerived {
 		fmt.Fprintf(env.Stderr, "%s; see --why-not\n", x.Summary)
@@ -167,19 +166,6 @@ func loadDatalogData(ctx context.Context, path string) (lang.Data, error) {
 		return nil, loadFailed("", err)
 	}
 	return db, nil
-}
-
-// printDiagnostics writes each diagnostic as "[prefix]line:col: message"
-// (warnings and hints marked as such) and reports whether any is an error.
-func printDiagnostics(w io.Writer, prefix string, f *syntax.File, ds []syntax.Diagnostic) bool {
-	for _, d := range ds {
-		if d.Severity == syntax.SeverityError {
-			fmt.Fprintf(w, "%s%s\n", prefix, d.Format(f))
-		} else {
-			fmt.Fprintf(w, "%s%s: %s: %s\n", prefix, f.Position(d.Span.Start), d.Severity, d.Message)
-		}
-	}
-	return syntax.HasErrors(ds)
 }
 
 func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string, haveRule bool, b lang.Budget) error {
@@ -208,8 +194,8 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if haveRule {
 		prefix = ""
 	}
-	if printDiagnostics(env.Stderr, prefix, res.File, res.Diagnostics) {
-		return &ExitError{Code: ExitFindings}
+	if err := reportInvalid(env.Stderr, prefix, res.File, res.Diagnostics); err != nil {
+		return err
 	}
 	if res.Write == nil {
 		out, err := jsonenc.Marshal(res.Value)

@@ -138,7 +138,7 @@ func fmtOne(ctx context.Context, env Env, f *fmtFlags, cfg *config.Config, name 
 	dialect := lang.Settings{Config: cfg}.Dialect(name, lang.DialectUnset)
 	var out []byte
 	var err error
-	yesNo := (f.check || f.list) && (l.ID == lang.PACT || l.ID == lang.Datalog)
+	yesNo := f.check || f.list
 	canonical := false
 	if yesNo {
 		// Only whether the file would change is asked: compare while

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/ctxql/ctxql/lang"
-	"github.com/ctxql/ctxql/syntax"
 )
 
 // tellLeftAsIs says on stderr which queries of a PACT file fmt left as they
@@ -12,13 +11,8 @@ import (
 // a query is valid (an omitted time prefix written out as "@t0" would make
 // "@mode" valid), so it does not touch them.
 func tellLeftAsIs(env Env, l *lang.Language, name string, src []byte, d lang.Dialect) {
-	if l.ID != lang.PACT {
-		return
-	}
-	p := l.Parse(name, string(src), d)
-	for _, dg := range p.Diagnostics {
-		if dg.Origin == syntax.OriginCheck && dg.Severity == syntax.SeverityError {
-			fmt.Fprintf(env.Stderr, "%s:%s: invalid query left as it is: %s\n", name, p.File.Position(dg.Span.Start), dg.Message)
-		}
+	file, left := l.LeftAsIs(name, src, d)
+	for _, dg := range left {
+		fmt.Fprintf(env.Stderr, "%s:%s: invalid query left as it is: %s\n", name, file.Position(dg.Span.Start), dg.Message)
 	}
 }

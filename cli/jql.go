@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/lang"
-	"github.com/ctxql/ctxql/syntax"
 )
 
 // newEvalJQLCmd builds `ctxql eval jql --data FILE QUERY`.
@@ -92,11 +91,9 @@ func evalJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lang.D
 		return Usagef("ctxql eval jql: %w", limitError(err, "--max-bytes"))
 	}
 	if res.Invalid() {
-		return jqlInvalid(errw, q.Name, res.File, res.Diagnostics)
+		return reportInvalid(errw, q.Name+":", res.File, res.Diagnostics)
 	}
-	for _, d := range res.Diagnostics {
-		fmt.Fprintf(errw, "%s:%s: warning: %s\n", q.Name, res.File.Position(d.Span.Start), d.Message)
-	}
+	_ = reportInvalid(errw, q.Name+":", res.File, res.Diagnostics) // its warnings
 	if err := writeJSONLines(out, res.Items); err != nil {
 		return fmt.Errorf("ctxql eval jql: %w", err)
 	}
@@ -135,15 +132,6 @@ func writeJSONLines(w io.Writer, items lang.Items) error {
 	return err
 }
 
-// jqlInvalid prints the diagnostics of an invalid query and returns the
-// command's failure.
-func jqlInvalid(errw io.Writer, name string, f *syntax.File, ds []syntax.Diagnostic) error {
-	for _, d := range ds {
-		fmt.Fprintf(errw, "%s:%s\n", name, d.Format(f))
-	}
-	return &ExitError{Code: ExitFindings, Err: fmt.Errorf("ctxql eval jql: invalid query (%d error(s))", len(ds))}
-}
-
 // explainJQL prints the documents of the domain, the documents left after
 // each where condition, after the startAfter cursor, and the condition
 // that left none, in the style of `eval pact --explain`.
@@ -153,7 +141,7 @@ func explainJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lan
 		return Usagef("ctxql eval jql: %w", err)
 	}
 	if x.Invalid() {
-		return jqlInvalid(errw, q.Name, x.File, x.Diagnostics)
+		return reportInvalid(errw, q.Name+":", x.File, x.Diagnostics)
 	}
 	return x.Format(out)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/lang"
 	mcpserver "github.com/ctxql/ctxql/mcp"
@@ -45,8 +46,8 @@ func newMCPCmd(env Env) *cobra.Command {
 	cmd.Flags().IntVar(&lim.maxTuples, "max-tuples", lang.DefaultMaxTuples, "Datalog: budget of intermediate and derived tuples of one tool call")
 	cmd.Flags().IntVar(&lim.maxQuery, "max-query-bytes", mcpserver.DefaultMaxQueryBytes, "largest query text of a language tool")
 	cmd.Flags().IntVar(&lim.maxOutput, "max-output-bytes", mcpserver.DefaultMaxOutputBytes, "most bytes one tool result or resource read may write")
-	cmd.Flags().Int64Var(&lim.maxMemory, "max-memory", acp.DefaultMaxMemory, "most bytes the heap may grow during one tool call")
-	cmd.Flags().Int64Var(&lim.maxData, "max-data-bytes", acp.DefaultMaxDataBytes, "largest file read (cache, data, state)")
+	cmd.Flags().Int64Var(&lim.maxMemory, "max-memory", budget.DefaultMaxMemory, "most bytes the heap may grow during one tool call")
+	cmd.Flags().Int64Var(&lim.maxData, "max-data-bytes", budget.DefaultMaxDataBytes, "largest file read (cache, data, state)")
 	cmd.Flags().IntVar(&lim.maxMessage, "max-message-bytes", mcpserver.DefaultMaxMessageBytes, "largest incoming message")
 	return cmd
 }
@@ -89,7 +90,7 @@ func runMCP(ctx context.Context, env Env, dir, cache string, force bool, lim mcp
 	if err != nil {
 		return Usagef("ctxql mcp: %w", err)
 	}
-	fr, err := files.Confined(proj, lim.maxData, acp.FlagMaxDataBytes)
+	fr, err := files.Confined(proj, lim.maxData, budget.FlagMaxDataBytes)
 	if err != nil {
 		return Usagef("ctxql mcp: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -94,7 +95,10 @@ func runMigrate(ctx context.Context, env Env, f *migrateFlags, args []string) er
 			manual = manual || m
 			continue
 		}
-		paths, err := walker.collect(arg, func(p string) bool { return lang.ForName(p) == lang.ByID(lang.PACT) }, cfg)
+		paths, err := walker.collect(arg, func(p string) bool {
+			l := lang.ForName(p)
+			return l != nil && l.CanMigrate()
+		}, cfg)
 		if err != nil {
 			return Usagef("migrate: %w", err)
 		}
@@ -144,7 +148,14 @@ func runMigrate(ctx context.Context, env Env, f *migrateFlags, args []string) er
 // migrateOne migrates one source and reports whether places were left for
 // a manual decision.
 func migrateOne(ctx context.Context, env Env, f *migrateFlags, opts lang.MigrateOptions, name string, src []byte, stdin bool) (bool, error) {
-	res, err := pactLang().Migrate(name, src, opts)
+	// The file's language migrates it, if it has migrations (the
+	// language table says which do); a file named on the command line in
+	// another language is refused.
+	l := lang.ForName(name)
+	if l == nil || !l.CanMigrate() {
+		return false, Usagef("migrate: %s: %w (migrations are for %s files)", name, lang.ErrUnsupported, migratable())
+	}
+	res, err := l.Migrate(name, src, opts)
 	var pe *lang.ParseError
 	if errors.As(err, &pe) {
 		for _, d := range pe.Diagnostics {
@@ -199,4 +210,15 @@ func withDialect(opts lang.MigrateOptions, cfg *config.Config, name string) lang
 func isFile(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && !fi.IsDir()
+}
+
+// migratable names the languages that have migrations.
+func migratable() string {
+	var names []string
+	for _, l := range lang.All() {
+		if l.CanMigrate() {
+			names = append(names, l.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }

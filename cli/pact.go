@@ -36,9 +36,9 @@ func newEvalPactCmd(env Env) *cobra.Command {
 				return err
 			}
 			if explain || profile {
-				return runExplainPact(ctx, env.Stdout, data, dialect, args[0], profile)
+				return runExplainPact(ctx, env.Stdout, env.Stderr, data, dialect, args[0], profile)
 			}
-			return runEvalPact(ctx, env.Stdout, data, dialect, options, args[0])
+			return runEvalPact(ctx, env.Stdout, env.Stderr, data, dialect, options, args[0])
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "", "snapshot data file (required)")
@@ -54,11 +54,11 @@ func newEvalPactCmd(env Env) *cobra.Command {
 func pactLang() *lang.Language { return lang.ByID(lang.PACT) }
 
 // runEvalPact is the command's logic, free of cobra types.
-func runEvalPact(ctx context.Context, out io.Writer, data, dialect, options, src string) error {
+func runEvalPact(ctx context.Context, out, errw io.Writer, data, dialect, options, src string) error {
 	if err := pactLang().CheckOptions([]byte(options)); err != nil {
 		return Usagef("ctxql eval pact: %w", err)
 	}
-	q, ds, err := preparePACT(ctx, data, dialect, src)
+	q, ds, err := preparePACT(ctx, errw, data, dialect, src)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func runEvalPact(ctx context.Context, out io.Writer, data, dialect, options, src
 		return &ExitError{Code: 1, Err: fmt.Errorf("ctxql eval pact: %w", err)}
 	}
 	if res.Invalid() {
-		return invalidQuery(res.File, res.Diagnostics)
+		return reportInvalid(errw, "", res.File, res.Diagnostics)
 	}
 	var b []byte
 	if res.Range {
@@ -83,21 +83,10 @@ func runEvalPact(ctx context.Context, out io.Writer, data, dialect, options, src
 	return err
 }
 
-// invalidQuery is the failure of a query with errors: exit 1 with the
-// first one.
-func invalidQuery(file *syntax.File, ds []syntax.Diagnostic) error {
-	for _, d := range ds {
-		if d.Severity == syntax.SeverityError {
-			return Failf("%s", d.Format(file))
-		}
-	}
-	return Failf("invalid query")
-}
-
 // preparePACT checks the flags and the query in its dialect (an invalid
 // query fails before the data is read) and loads the data, as eval and
 // --explain both need.
-func preparePACT(ctx context.Context, data, dialect, src string) (lang.Query, lang.Data, error) {
+func preparePACT(ctx context.Context, errw io.Writer, data, dialect, src string) (lang.Query, lang.Data, error) {
 	d, err := lang.DialectOr(dialect, lang.V2)
 	if err != nil {
 		return lang.Query{}, nil, Usagef("ctxql eval pact: --dialect %w", err)
@@ -107,7 +96,7 @@ func preparePACT(ctx context.Context, data, dialect, src string) (lang.Query, la
 	}
 	q := lang.Query{Name: "selector", Src: src, Dialect: d}
 	if ds := pactLang().CheckQuery(q.Name, src, d); syntax.HasErrors(ds) {
-		return q, nil, invalidQuery(syntax.NewFile(q.Name, src), ds)
+		return q, nil, reportInvalid(errw, "", syntax.NewFile(q.Name, src), ds)
 	}
 	loaded, err := pactLang().Load(ctx, dataFiles(ctx), data)
 	if err != nil {
@@ -118,8 +107,8 @@ func preparePACT(ctx context.Context, data, dialect, src string) (lang.Query, la
 
 // runExplainPact prints the candidate count after each step and filter of
 // the query, and the step that emptied it when it matches nothing.
-func runExplainPact(ctx context.Context, out io.Writer, data, dialect, src string, profile bool) error {
-	q, ds, err := preparePACT(ctx, data, dialect, src)
+func runExplainPact(ctx context.Context, out, errw io.Writer, data, dialect, src string, profile bool) error {
+	q, ds, err := preparePACT(ctx, errw, data, dialect, src)
 	if err != nil {
 		return err
 	}
@@ -128,7 +117,7 @@ func runExplainPact(ctx context.Context, out io.Writer, data, dialect, src strin
 		return &ExitError{Code: 1, Err: fmt.Errorf("ctxql eval pact: %w", err)}
 	}
 	if x.Invalid() {
-		return invalidQuery(x.File, x.Diagnostics)
+		return reportInvalid(errw, "", x.File, x.Diagnostics)
 	}
 	return x.Format(out)
 }
@@ -138,7 +127,7 @@ func runExplainPact(ctx context.Context, out io.Writer, data, dialect, src strin
 func limitError(err error, flag string) error {
 	var le *lang.LimitError
 	if errors.As(err, &le) {
-		return le.RaiseWith(flag)
+		return le.WithFlag(flag)
 	}
 	return err
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/play"
 )
 
@@ -42,8 +42,8 @@ func newPlayCmd(env Env) *cobra.Command {
 	f.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (host:port; a port of 0 picks a free one)")
 	f.BoolVar(&open, "open", false, "open the page in the default browser")
 	f.DurationVar(&o.Budget.Timeout, "timeout", play.DefaultTimeout, "time limit of one evaluation or request")
-	f.Int64Var(&o.Budget.MaxMemory, "max-memory", acp.DefaultMaxMemory, "most bytes the heap may grow during one request")
-	f.Int64Var(&o.Budget.MaxDataBytes, "max-data-bytes", acp.DefaultMaxDataBytes, "largest sample data file")
+	f.Int64Var(&o.Budget.MaxMemory, "max-memory", budget.DefaultMaxMemory, "most bytes the heap may grow during one request")
+	f.Int64Var(&o.Budget.MaxDataBytes, "max-data-bytes", budget.DefaultMaxDataBytes, "largest sample data file")
 	f.Int64Var(&o.Budget.MaxPasteBytes, "max-paste-bytes", play.DefaultMaxPasteBytes, "largest pasted sample data")
 	f.Int64Var(&o.Budget.MaxQueryBytes, "max-query-bytes", play.DefaultMaxQueryBytes, "largest query document")
 	return cmd

@@ -18,18 +18,19 @@ func newSchemaCmd(env Env) *cobra.Command {
 		Long:  "Print the JQL schema: domains, fields with types and docs, computed fields, default projections and operators.",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if args[0] != "jql" {
+			s, ok := lang.SchemaOf(lang.ID(args[0]))
+			if !ok {
 				return Usagef("ctxql schema: unknown language %q (want jql)", args[0])
 			}
-			return writeJQLSchema(env.Stdout, asJSON)
+			return writeSchema(env.Stdout, s, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print machine-readable JSON")
 	return cmd
 }
 
-func writeJQLSchema(w io.Writer, asJSON bool) error {
-	s := lang.JQLSchema()
+// writeSchema prints a language's schema as text, or as JSON.
+func writeSchema(w io.Writer, s interface{ WriteText(io.Writer) error }, asJSON bool) error {
 	if !asJSON {
 		return s.WriteText(w)
 	}

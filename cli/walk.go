@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/ctxql/ctxql/config"
+	"github.com/ctxql/ctxql/internal/files"
 )
 
 // walk expands the paths named on a command line into the files a command
@@ -92,7 +93,7 @@ func (w *walk) collect(root string, keep func(name string) bool, cfg *config.Con
 		return []string{root}, nil
 	}
 	var out []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = files.New(0, "").WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

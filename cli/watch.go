@@ -12,6 +12,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
+
+	"github.com/ctxql/ctxql/internal/files"
 )
 
 // watchDebounce is how long a watching command waits after a change for
@@ -129,7 +131,7 @@ const maxWatchedDirs = 4096
 // notifications are per directory.
 func appendDirs(dirs []string, root string) []string {
 	n := 0
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	_ = files.New(0, "").WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
 		}

@@ -150,6 +150,15 @@ func TestParseDialect(t *testing.T) {
 			t.Errorf("ParseDialect(%q) = %v %v", s, d, ok)
 		}
 	}
+	names := DialectNames()
+	if !slices.Equal(names, []string{"v1", "v2"}) {
+		t.Errorf("DialectNames() = %q", names)
+	}
+	for _, n := range names {
+		if _, ok := ParseDialect(n); !ok {
+			t.Errorf("ParseDialect refuses the listed name %q", n)
+		}
+	}
 	if _, err := DialectOr("v3", V2); err == nil || err.Error() != `must be v1 or v2, not "v3"` {
 		t.Errorf("DialectOr: %v", err)
 	}

@@ -25,7 +25,10 @@ const (
 // string included.
 func ParseDialect(s string) (d Dialect, ok bool) { return pact.ParseDialect(s) }
 
-// DialectNames returns the names ParseDialect accepts, oldest first.
+// DialectNames returns the names of the PACT dialects, in order: the
+// values the pragma, .ctxql.yaml's dialect.default, the editor settings,
+// the command line and the MCP arguments accept. The caller gets its own
+// slice.
 func DialectNames() []string { return pact.DialectNames() }
 
 // DialectError is the error of a dialect name ParseDialect refuses. It
@@ -34,7 +37,7 @@ type DialectError struct{ Name string }
 
 // Error implements error.
 func (e *DialectError) Error() string {
-	return fmt.Sprintf("must be %s, not %q", strings.Join(pact.DialectNames(), " or "), e.Name)
+	return fmt.Sprintf("must be %s, not %q", strings.Join(DialectNames(), " or "), e.Name)
 }
 
 // DialectOr reads the dialect name s, or returns def when s is empty.

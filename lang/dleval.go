@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	evdl "github.com/ctxql/ctxql/eval/datalog"
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
@@ -114,8 +115,7 @@ func dlOptions(b Budget) evdl.Options { return evdl.Options{MaxTuples: b.MaxTupl
 func datalogError(err error) error {
 	var le *evdl.LimitError
 	if errors.As(err, &le) {
-		return &LimitError{Msg: fmt.Sprintf("evaluation stopped: more than %d tuples (an intermediate join result or the derived tuples) exceed the tuple budget; narrow the rule or raise the limit", le.Max),
-			Limit: int64(le.Max), Err: err}
+		return &LimitError{What: budget.Tuples, Limit: fmt.Sprint(le.Max), Err: err}
 	}
 	return err
 }
@@ -426,6 +426,11 @@ const DefaultExplainDepth = evdl.DefaultExplainDepth
 func ParseTuple(tuple string) (rel string, vals []string, err error) {
 	return evdl.ParseTuple(tuple)
 }
+
+// FormatTuple writes a Datalog tuple as an atom, rel("a", "b"), as proofs
+// and the commands that explain a tuple take it: the one printing of a
+// tuple, which ParseTuple reads back.
+func FormatTuple(rel string, vals []string) string { return evdl.FormatTuple(rel, vals) }
 
 // CheckTuple reports whether a tuple to explain is written as
 // rel("a", "b").

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -246,26 +247,10 @@ func (e *Explanation) pos(at int) string {
 	return e.File.Position(at).String()
 }
 
-// LimitError reports an evaluation stopped by its budget. Its message
-// names no flag or setting: the tool that set the budget adds how to raise
-// it (RaiseWith).
-type LimitError struct {
-	Msg   string // what exceeded which limit
-	Limit int64
-	Err   error // the evaluator's error
-}
-
-// Error implements error.
-func (e *LimitError) Error() string { return e.Msg }
-
-// Unwrap returns the evaluator's error.
-func (e *LimitError) Unwrap() error { return e.Err }
-
-// RaiseWith returns the error with how to raise the limit appended
-// ("--max-tuples", "the ctxql.runTimeout setting").
-func (e *LimitError) RaiseWith(how string) error {
-	return fmt.Errorf("%s with %s", e.Msg, how)
-}
+// LimitError reports an evaluation stopped by its budget: the one error
+// of a limit (package budget). The evaluators' errors name no flag or
+// setting: the tool that set the budget adds its own (WithFlag).
+type LimitError = budget.LimitError
 
 // ErrInvalidQuery is the Result.Err of a query of a file that did not run
 // because of its errors (the result's Diagnostics).

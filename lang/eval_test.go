@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -146,8 +147,8 @@ func TestLimitNamesNoFlag(t *testing.T) {
 	if got := le.Error(); containsFlag(got) {
 		t.Errorf("library message names a flag: %s", got)
 	}
-	if got := le.RaiseWith("--max-tuples").Error(); !containsFlag(got) {
-		t.Errorf("RaiseWith: %s", got)
+	if got := le.WithFlag("--max-tuples").Error(); !containsFlag(got) || !strings.HasSuffix(got, "(raise with --max-tuples)") {
+		t.Errorf("WithFlag: %s", got)
 	}
 }
 

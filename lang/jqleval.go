@@ -64,9 +64,13 @@ func jqlError(res *Result, err error) error {
 		res.Diagnostics = withOrigins(qe.Diagnostics, jql.CodeSyntax)
 		return nil
 	case errors.As(err, &be):
-		return &LimitError{Msg: fmt.Sprintf("%s exceeds the limit of %d %s; raise it", be.Limit, be.Max, be.Unit), Limit: be.Max, Err: err}
+		return &LimitError{What: be.Limit, Limit: fmt.Sprint(be.Max), Unit: be.Unit, Err: err}
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return err
 	}
-	return err
+	// JQL reads its sample data as it evaluates: what else stops a valid
+	// query is the data.
+	return &DataError{Err: err}
 }
 
 func (e jqlEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Result, error) {

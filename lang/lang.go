@@ -271,7 +271,8 @@ func (l *Language) Format(name string, src []byte, d pact.Dialect) ([]byte, erro
 type SyntaxError = format.SyntaxError
 
 // IsCanonical reports whether src is already in the language's canonical
-// form, comparing as it prints where the language can (PACT, Datalog).
+// form, as Format prints it (line ends included), comparing as it prints
+// where the language can (PACT, Datalog).
 func (l *Language) IsCanonical(name string, src []byte, d pact.Dialect) (bool, error) {
 	if l.format == nil {
 		return false, ErrUnsupported
@@ -280,7 +281,7 @@ func (l *Language) IsCanonical(name string, src []byte, d pact.Dialect) (bool, e
 		return l.canonical(src, d)
 	}
 	out, err := l.format(name, src, d)
-	return err == nil && string(out) == string(src), err
+	return err == nil && string(format.KeepLineEnds(src, out)) == string(src), err
 }
 
 // Analyzers returns the analysis rules of the language, in code order

@@ -252,7 +252,7 @@ func timeoutMessageHow(err error, limit time.Duration, how string) error {
 		// The language server's budgets have no setting: the message
 		// says how to go past them rather than a CLI flag alone, which
 		// means nothing in an editor.
-		return le.RaiseWith("an evaluation outside the editor (`ctxql eval datalog --max-tuples N`): the language server's budget has no setting")
+		return le.WithFlag("an evaluation outside the editor (`ctxql eval datalog --max-tuples N`): the language server's budget has no setting")
 	}
 	return err
 }

@@ -31,8 +31,9 @@ type Options struct {
 	DiagnosticsDelay time.Duration
 	// Version is reported in serverInfo.
 	Version string
-	// Files, when set, reads every sample data file: its confinement and
-	// size limit apply, not the ctxql.maxDataBytes setting's limit.
+	// Files, when set, reads every sample data file and every
+	// .ctxql.yaml: its confinement and size limit apply, not the
+	// ctxql.maxDataBytes setting's limit.
 	Files *files.Reader
 	// RaiseTimeout says how the user raises the evaluation time limit,
 	// for the message of an evaluation that ran out of time ("the

@@ -26,7 +26,8 @@ type workspace struct {
 	mu      sync.Mutex
 	config  func() Config
 	project map[string]*projectConfig // by directory
-	// files, when set, reads the sample data (Options.Files);
+	// files, when set, reads the sample data and the configuration
+	// (Options.Files);
 	// raiseTimeout says how to raise the evaluation time limit
 	// (Options.RaiseTimeout).
 	files        *files.Reader
@@ -154,8 +155,10 @@ func (w *workspace) project1(snap *Snapshot) (*config.Config, error) {
 	return pc.cfg, pc.err
 }
 
-// loadProject finds the .ctxql.yaml of dir (walking up) and merges the
-// editor's project settings over it.
+// loadProject finds the .ctxql.yaml of dir (walking up) through r and
+// merges the editor's project settings over it. A confined reader
+// (Options.Files) reads nothing outside its directory: a configuration
+// there is not looked at.
 func loadProject(r *files.Reader, dir string, set Config, overlay func(string) ([]byte, bool)) *projectConfig {
 	pc := &projectConfig{gen: set.Gen, checked: time.Now()}
 	var raw []byte

@@ -11,7 +11,7 @@ import (
 )
 
 // TestLanguageBudgetsSayHowToRaise checks that a Datalog call stopped by
-// its tuple budget names the "ctxql mcp" flag that raises the limit.
+// its tuple budget names the flag of "ctxql mcp" that raises the limit.
 func TestLanguageBudgetsSayHowToRaise(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) {
@@ -22,7 +22,7 @@ func TestLanguageBudgetsSayHowToRaise(t *testing.T) {
 	write("r.json", `{"relations": {"r": {"param_types": ["N"], "tuples": [["1"], ["2"], ["3"], ["4"], ["5"]]}}}`)
 	s := New(&acp.Index{Root: dir}, Options{Budget: Budget{MaxTuples: 20}})
 	_, err := s.Datalog(context.Background(), DatalogArgs{Query: "q(a, b, c) <-- r(a), r(b), r(c).", Data: "r.json"})
-	if err == nil || !strings.Contains(err.Error(), "the ctxql mcp flag --max-tuples") {
+	if err == nil || !strings.Contains(err.Error(), "(raise with --max-tuples)") {
 		t.Errorf("Datalog over its tuple budget: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -146,7 +147,7 @@ const MaxQueryDepth = 1000
 // the deadline while it parses.
 func (s *Server) checkQuery(tool, q string) error {
 	if len(q) > s.budget.MaxQueryBytes {
-		return fmt.Errorf("%s: %w", tool, acp.OutputLimit("query", s.budget.MaxQueryBytes).WithFlag(FlagMaxQueryBytes))
+		return fmt.Errorf("%s: %w", tool, budget.OutputLimit("query", s.budget.MaxQueryBytes).WithFlag(FlagMaxQueryBytes))
 	}
 	depth := 0
 	for i := 0; i < len(q); i++ {
@@ -168,7 +169,7 @@ func (s *Server) checkQuery(tool, q string) error {
 // checkResults refuses more than the budget's result rows.
 func (s *Server) checkResults(tool string, n int) error {
 	if n > s.budget.MaxResults {
-		return fmt.Errorf("%s: %w", tool, &acp.LimitError{What: "result count", Limit: fmt.Sprint(s.budget.MaxResults), Flag: acp.FlagMaxResults})
+		return fmt.Errorf("%s: %w", tool, &budget.LimitError{What: "result count", Limit: fmt.Sprint(s.budget.MaxResults), Flag: budget.FlagMaxResults})
 	}
 	return nil
 }
@@ -185,7 +186,7 @@ func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
 	}
 	res, err := l.Evaluate(ctx, d, lang.Query{Name: "query", Src: a.Query}, s.budget.langBudget())
 	if err != nil {
-		return nil, fmt.Errorf("jql_query: %w", raise(err, acp.FlagMaxOutputBytes))
+		return nil, fmt.Errorf("jql_query: %w", raise(err, budget.FlagMaxOutputBytes))
 	}
 	if res.Invalid() {
 		return LangResult{Results: []any{}, Diagnostics: diags("query", a.Query, res.Diagnostics)}, nil

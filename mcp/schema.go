@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/lang"
 )
 
 // Values of the enumerated parameters, as the tools' input schemas list
@@ -16,7 +17,6 @@ var (
 	expandModes  = []string{"summary", "full", "inline", "annotated"}
 	debugActions = []string{"start", "attempt", "result", "revert", "resolve", "status"}
 	hackActions  = []string{"mark", "list", "revert", "cleanup"}
-	pactDialects = []string{"v1", "v2"}
 	contentModes = []string{"unified", "jsonpatch", "tokens"}
 )
 
@@ -126,7 +126,7 @@ func writes(title string, destructive bool) *mcp.ToolAnnotations {
 
 // tools describes every tool of the server.
 func (s *Server) toolSpecs() []*mcp.Tool {
-	pactIn := inputSchema[PactArgs](map[string][]string{"dialect": pactDialects})
+	pactIn := inputSchema[PactArgs](map[string][]string{"dialect": lang.DialectNames()})
 	pactIn.Properties["options"] = pactOptionsSchema()
 	return []*mcp.Tool{
 		{Name: "acp_query", Description: "Query the codebase index: symbol, file, domain, callers, callees, search or stats.",

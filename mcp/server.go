@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/lang"
 )
@@ -39,7 +40,7 @@ type Options struct {
 	// Version is reported to clients.
 	Version string
 	// Files opens the data files the tools read; nil means a reader
-	// confined to the project directory with acp.DefaultMaxDataBytes.
+	// confined to the project directory with budget.DefaultMaxDataBytes.
 	Files *files.Reader
 	// Budget bounds every tool call; zero fields take their defaults.
 	Budget Budget
@@ -55,7 +56,7 @@ type Budget struct {
 	// DefaultMaxOutputBytes.
 	MaxOutputBytes int
 	// MaxMemory bounds how far the heap may grow during a call; 0 means
-	// acp.DefaultMaxMemory, < 0 no limit.
+	// budget.DefaultMaxMemory, < 0 no limit.
 	MaxMemory int64
 	// MaxResults bounds the rows (JQL documents, Datalog tuples) of a
 	// language tool's result; 0 means DefaultMaxResults.
@@ -82,7 +83,7 @@ func (b Budget) langBudget() lang.Budget {
 func raise(err error, flag string) error {
 	var le *lang.LimitError
 	if errors.As(err, &le) {
-		return le.RaiseWith("the ctxql mcp flag " + flag)
+		return le.WithFlag(flag)
 	}
 	return err
 }
@@ -112,7 +113,7 @@ func (b Budget) withDefaults() Budget {
 		b.MaxOutputBytes = DefaultMaxOutputBytes
 	}
 	if b.MaxMemory == 0 {
-		b.MaxMemory = acp.DefaultMaxMemory
+		b.MaxMemory = budget.DefaultMaxMemory
 	}
 	if b.MaxResults <= 0 {
 		b.MaxResults = DefaultMaxResults
@@ -141,11 +142,11 @@ func New(ix *acp.Index, o Options) *Server {
 		s.now = time.Now
 	}
 	if s.files == nil {
-		s.files, s.filesErr = files.Confined(ix.Root, acp.DefaultMaxDataBytes, acp.FlagMaxDataBytes)
+		s.files, s.filesErr = files.Confined(ix.Root, budget.DefaultMaxDataBytes, budget.FlagMaxDataBytes)
 	}
 	if o.StatePath != "" {
 		// A state file named by the embedder may lie anywhere.
-		s.state = acp.NewStateFile(files.New(s.maxData(), acp.FlagMaxDataBytes), o.StatePath)
+		s.state = acp.NewStateFile(files.New(s.maxData(), budget.FlagMaxDataBytes), o.StatePath)
 	} else {
 		s.state = acp.NewStateFile(s.files, filepath.Join(ix.Root, acp.StateFileName))
 	}
@@ -164,7 +165,7 @@ func (s *Server) maxData() int64 {
 	if s.files != nil {
 		return s.files.MaxBytes()
 	}
-	return acp.DefaultMaxDataBytes
+	return budget.DefaultMaxDataBytes
 }
 
 // MCP returns the underlying SDK server.

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/budget"
 )
 
 // QueryArgs are the acp_query parameters.
@@ -104,13 +105,13 @@ func addTool[A any](s *Server, t *mcp.Tool, f func(context.Context, A) (any, err
 // it has, the memory it held is given back to the system).
 func (s *Server) bounded(ctx context.Context, ss *mcp.ServerSession, name string, f func(context.Context) (any, error)) (any, error) {
 	b := s.budget
-	ctx, cancel := context.WithTimeoutCause(ctx, b.Timeout, acp.TimeLimit(b.Timeout))
+	ctx, cancel := context.WithTimeoutCause(ctx, b.Timeout, budget.TimeLimit(b.Timeout))
 	defer cancel()
-	ctx, stop := acp.WatchMemory(ctx, b.MaxMemory)
+	ctx, stop := budget.WatchMemory(ctx, b.MaxMemory)
 	defer stop()
 	if ctx.Err() != nil {
 		// Spent before it started.
-		if le := acp.LimitCause(ctx); le != nil {
+		if le := budget.LimitCause(ctx); le != nil {
 			return nil, fmt.Errorf("%s: %w", name, le)
 		}
 		return nil, fmt.Errorf("%s: %w", name, ctx.Err())
@@ -129,7 +130,7 @@ func (s *Server) bounded(ctx context.Context, ss *mcp.ServerSession, name string
 			// Abandoned: give back what it held, and say how long it ran on.
 			reclaim()
 			s.logf(logCtx, ss, "debug", map[string]any{"request": name, "event": "abandoned work stopped",
-				"after_ms": time.Since(at).Milliseconds(), "heap_bytes": acp.HeapBytes()})
+				"after_ms": time.Since(at).Milliseconds(), "heap_bytes": budget.HeapBytes()})
 			done <- result{v, err}
 		default:
 			done <- result{v, err}
@@ -146,18 +147,18 @@ func (s *Server) bounded(ctx context.Context, ss *mcp.ServerSession, name string
 	case r = <-done:
 	case <-ctx.Done():
 		gaveUp <- time.Now()
-		if le := acp.LimitCause(ctx); le != nil {
+		if le := budget.LimitCause(ctx); le != nil {
 			return nil, fmt.Errorf("%s: %w", name, le)
 		}
 		return nil, fmt.Errorf("%s: %w", name, ctx.Err())
 	}
 	if r.err != nil {
-		if le := acp.LimitCause(ctx); le != nil && !errors.Is(r.err, acp.ErrLimit) {
+		if le := budget.LimitCause(ctx); le != nil && !errors.Is(r.err, budget.ErrLimit) {
 			return nil, fmt.Errorf("%s: %w", name, le)
 		}
-		if errors.Is(r.err, context.DeadlineExceeded) && !errors.Is(r.err, acp.ErrLimit) {
+		if errors.Is(r.err, context.DeadlineExceeded) && !errors.Is(r.err, budget.ErrLimit) {
 			// The evaluator saw the deadline pass before its timer fired.
-			return nil, fmt.Errorf("%s: %w", name, acp.TimeLimit(b.Timeout))
+			return nil, fmt.Errorf("%s: %w", name, budget.TimeLimit(b.Timeout))
 		}
 		return nil, r.err
 	}
@@ -178,7 +179,7 @@ func (s *Server) toolResult(name string, v any) (*mcp.CallToolResult, error) {
 	if n, err := encodedSize(v, max); err != nil {
 		return nil, fmt.Errorf("%s: encode result: %w", name, err)
 	} else if n > max {
-		return nil, fmt.Errorf("%s: %w", name, acp.OutputLimit("result", max))
+		return nil, fmt.Errorf("%s: %w", name, budget.OutputLimit("result", max))
 	}
 	raw, err := acp.MarshalJSON(v, false)
 	if err != nil {
@@ -199,7 +200,7 @@ func (s *Server) fits(v any) error {
 		return fmt.Errorf("encode result: %w", err)
 	}
 	if n > max {
-		return fmt.Errorf("%w (as written, with its text and its structured content)", acp.OutputLimit("result", max))
+		return fmt.Errorf("%w (as written, with its text and its structured content)", budget.OutputLimit("result", max))
 	}
 	return nil
 }

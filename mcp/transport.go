@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/internal/jsonenc"
 )
 
@@ -198,7 +198,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		var msg jsonrpc.Message
 		var bad *Reject
 		if l.tooLarge {
-			bad = &Reject{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("message larger than %d bytes (raise with %s)", c.max, acp.FlagMaxMessageBytes), ID: l.id}
+			bad = &Reject{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("message larger than %d bytes (raise with %s)", c.max, budget.FlagMaxMessageBytes), ID: l.id}
 		} else {
 			msg, bad = Check(l.data)
 		}
@@ -296,10 +296,10 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	data = jsonenc.Unescape(data) // <, > and & as they are, as ctxql prints JSON
 	if len(data)+1 > c.maxWrite {
 		if !isResp {
-			return fmt.Errorf("message of %d bytes not sent: %w", len(data), acp.OutputLimit("message", c.maxWrite))
+			return fmt.Errorf("message of %d bytes not sent: %w", len(data), budget.OutputLimit("message", c.maxWrite))
 		}
 		data, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID,
-			Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the response of %d bytes is larger than %d bytes (raise with %s)", len(data), c.maxWrite, acp.FlagMaxOutputBytes)}})
+			Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the response of %d bytes is larger than %d bytes (raise with %s)", len(data), c.maxWrite, budget.FlagMaxOutputBytes)}})
 		if err != nil {
 			return fmt.Errorf("encode message: %w", err)
 		}

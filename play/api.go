@@ -61,10 +61,6 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
-// dialectNames are the PACT dialects the page offers (the values of
-// .ctxql.yaml's dialect.default), by the language table.
-func dialectNames() []string { return []string{lang.V1.String(), lang.V2.String()} }
-
 // infoLanguage describes a query language to the page.
 type infoLanguage struct {
 	ID         string   `json:"id"`
@@ -72,6 +68,10 @@ type infoLanguage struct {
 	Extensions []string `json:"extensions"`
 	Comment    string   `json:"comment"`
 	Dialects   []string `json:"dialects,omitempty"`
+	// Steps: ctxql.explain counts what each step of a query left (the
+	// page's funnel); Proofs: ctxql.why proves a result (its Why panel).
+	Steps  bool `json:"steps"`
+	Proofs bool `json:"proofs"`
 }
 
 // example is one entry of the examples menu.
@@ -87,9 +87,10 @@ type example struct {
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {
 	var langs []infoLanguage
 	for _, l := range lang.Queries() {
-		il := infoLanguage{ID: string(l.ID), Name: l.Name, Extensions: l.Extensions(), Comment: l.Comment(l.Extensions()[0]).Line}
+		il := infoLanguage{ID: string(l.ID), Name: l.Name, Extensions: l.Extensions(), Comment: l.Comment(l.Extensions()[0]).Line,
+			Steps: !l.Program(), Proofs: l.Proves()}
 		if l.Dialects {
-			il.Dialects = dialectNames()
+			il.Dialects = lang.DialectNames()
 		}
 		langs = append(langs, il)
 	}

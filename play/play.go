@@ -16,10 +16,11 @@
 // page itself (http.CrossOriginProtection), and so must the WebSocket
 // (its Origin is checked); the page may load nothing but its own assets
 // (Content-Security-Policy default-src 'self'); request bodies and
-// WebSocket messages are capped; the files it reads are read through a
-// reader confined to the project; every evaluation runs under a time and
-// a memory budget. The bridge to the language server (bridge.go) enforces
-// the same confinement on the server's settings and documents.
+// WebSocket messages are capped; every file the playground and its
+// language servers read is read through one reader confined to the
+// project (and the page's pasted data), so no document text, setting, URI
+// or link can name a file anywhere else; every evaluation runs under a
+// time and a memory budget.
 package play
 
 import (
@@ -37,7 +38,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxql/ctxql/acp"
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/internal/files"
 )
 
@@ -65,10 +66,10 @@ type Budget struct {
 	// server; 0 means DefaultTimeout.
 	Timeout time.Duration
 	// MaxMemory bounds how far the heap may grow during one request; 0
-	// means acp.DefaultMaxMemory, < 0 no limit.
+	// means budget.DefaultMaxMemory, < 0 no limit.
 	MaxMemory int64
 	// MaxDataBytes bounds a sample data file; 0 means
-	// acp.DefaultMaxDataBytes.
+	// budget.DefaultMaxDataBytes.
 	MaxDataBytes int64
 	// MaxPasteBytes bounds pasted sample data; 0 means DefaultMaxPasteBytes.
 	MaxPasteBytes int64
@@ -76,7 +77,7 @@ type Budget struct {
 	// WebSocket message; 0 means DefaultMaxQueryBytes.
 	MaxQueryBytes int64
 	// MaxOutputBytes bounds one answer of the language server; 0 means
-	// acp.DefaultMaxOutputBytes.
+	// budget.DefaultMaxOutputBytes.
 	MaxOutputBytes int
 }
 
@@ -95,10 +96,10 @@ func (b Budget) withDefaults() Budget {
 		b.Timeout = DefaultTimeout
 	}
 	if b.MaxMemory == 0 {
-		b.MaxMemory = acp.DefaultMaxMemory
+		b.MaxMemory = budget.DefaultMaxMemory
 	}
 	if b.MaxDataBytes <= 0 {
-		b.MaxDataBytes = acp.DefaultMaxDataBytes
+		b.MaxDataBytes = budget.DefaultMaxDataBytes
 	}
 	if b.MaxPasteBytes <= 0 {
 		b.MaxPasteBytes = DefaultMaxPasteBytes
@@ -107,7 +108,7 @@ func (b Budget) withDefaults() Budget {
 		b.MaxQueryBytes = DefaultMaxQueryBytes
 	}
 	if b.MaxOutputBytes <= 0 {
-		b.MaxOutputBytes = acp.DefaultMaxOutputBytes
+		b.MaxOutputBytes = budget.DefaultMaxOutputBytes
 	}
 	return b
 }
@@ -118,7 +119,7 @@ type Server struct {
 	opts   Options
 	budget Budget
 	dir    string        // the project directory, absolute and clean
-	files  *files.Reader // confined to dir
+	files  *files.Reader // confined to dir and paste
 	token  string        // hex of 16 random bytes
 	paste  string        // private directory of pasted sample data
 	ln     net.Listener  // the listener of Listen
@@ -137,19 +138,20 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("project directory: %w", err)
 	}
 	b := opts.Budget.withDefaults()
-	r, err := files.Confined(dir, b.MaxDataBytes, "--max-data-bytes")
-	if err != nil {
-		return nil, fmt.Errorf("project directory: %w", err)
-	}
 	var raw [16]byte
 	if _, err := rand.Read(raw[:]); err != nil {
-		r.Close()
 		return nil, fmt.Errorf("session token: %w", err)
 	}
 	paste, err := os.MkdirTemp("", "ctxql-play-")
 	if err != nil {
-		r.Close()
 		return nil, fmt.Errorf("pasted data directory: %w", err)
+	}
+	// The one reader of the playground and of its language servers: the
+	// project and the pasted data, nothing else.
+	r, err := files.Confined(dir, b.MaxDataBytes, "--max-data-bytes", paste)
+	if err != nil {
+		os.RemoveAll(paste)
+		return nil, fmt.Errorf("project directory: %w", err)
 	}
 	s := &Server{opts: opts, budget: b, dir: dir, files: r, token: hex.EncodeToString(raw[:]), paste: paste}
 	for _, p := range []string{opts.Path, opts.Data} {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ctxql/ctxql/syntax"
+
+	"github.com/ctxql/ctxql/lang"
 )
 
 // Status is the outcome of a case.
@@ -96,48 +98,19 @@ func canonical(raw json.RawMessage) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
-// canonicalItems canonicalises every expected item, reporting the first
-// that is not JSON. A tuple (a list) holds values as Datalog prints them,
-// strings: the numbers and booleans YAML reads in one ([a, 2]) are compared
-// as the strings they are written as.
-func canonicalItems(items []json.RawMessage) ([]string, error) {
+// canonicalItems canonicalises every expected item as the language l
+// reads it (lang.Language.ExpectedItem), reporting the first that is not
+// JSON.
+func canonicalItems(l *lang.Language, items []json.RawMessage) ([]string, error) {
 	out := make([]string, len(items))
 	for i, it := range items {
-		c, err := canonical(tupleStrings(it))
+		c, err := canonical(l.ExpectedItem(it))
 		if err != nil {
 			return nil, err
 		}
 		out[i] = c
 	}
 	return out, nil
-}
-
-// tupleStrings rewrites the number and boolean members of a JSON list as
-// strings; anything else is returned as it is.
-func tupleStrings(raw json.RawMessage) json.RawMessage {
-	var list []json.RawMessage
-	if json.Unmarshal(raw, &list) != nil {
-		return raw
-	}
-	for i, m := range list {
-		var v any
-		dec := json.NewDecoder(bytes.NewReader(m))
-		dec.UseNumber()
-		if dec.Decode(&v) != nil {
-			return raw
-		}
-		switch v := v.(type) {
-		case json.Number:
-			list[i], _ = json.Marshal(v.String())
-		case bool:
-			list[i], _ = json.Marshal(fmt.Sprint(v))
-		}
-	}
-	b, err := json.Marshal(list)
-	if err != nil {
-		return raw
-	}
-	return b
 }
 
 // multiset counts the items of a list.
@@ -167,10 +140,10 @@ func setDiff(want, got []string) (added, removed []string) {
 }
 
 // check compares results with the case's expectations and fills r.
-func (r *Result) check(c *Case, got []string) {
+func (r *Result) check(l *lang.Language, c *Case, got []string) {
 	r.Got = got
 	if c.Want != nil {
-		want, err := canonicalItems(c.Want.Items)
+		want, err := canonicalItems(l, c.Want.Items)
 		if err != nil {
 			r.fail("want: %v", err)
 			return
@@ -184,7 +157,7 @@ func (r *Result) check(c *Case, got []string) {
 		r.fail("count: want %d result(s), got %d", *c.Count, len(unique(got)))
 	}
 	if c.Includes != nil {
-		inc, err := canonicalItems(c.Includes.Items)
+		inc, err := canonicalItems(l, c.Includes.Items)
 		if err != nil {
 			r.fail("includes: %v", err)
 			return
@@ -197,7 +170,7 @@ func (r *Result) check(c *Case, got []string) {
 		}
 	}
 	if c.Excludes != nil {
-		exc, err := canonicalItems(c.Excludes.Items)
+		exc, err := canonicalItems(l, c.Excludes.Items)
 		if err != nil {
 			r.fail("excludes: %v", err)
 			return

@@ -207,7 +207,7 @@ func (r *runner) runCase(ctx context.Context, res *Result) {
 		res.errorf("%v", err)
 		return
 	}
-	res.check(c, got)
+	res.check(one.Lang, c, got)
 	if r.cov != nil && !q.inline {
 		r.cov.record(ctx, q.parsed, one, d, r.opts)
 	}
@@ -232,7 +232,7 @@ func (r *runner) query(f *File, c *Case) (*query, error) {
 		if l == nil || !l.CanEvaluate() {
 			return nil, fmt.Errorf("unknown query language %q (want pact, jql or datalog)", c.Language)
 		}
-		name := inlineName(f, c, l)
+		name := l.InlineName(f.Name+"#"+c.Name, c.Query)
 		p, err := lang.ParseFile(name, c.Query, r.settings(f, c))
 		if err != nil {
 			return nil, err
@@ -269,17 +269,6 @@ func (q *query) invalid() []syntax.Diagnostic {
 	return slices.DeleteFunc(slices.Clone(bad), func(d syntax.Diagnostic) bool {
 		return q.parsed.File.LineOf(d.Span.Start)+1 != q.line
 	})
-}
-
-// inlineName names an inline query after its test file and case, with the
-// suffix that makes it a file of its language: JSON or object-literal JQL
-// starts with "{", YAML JQL does not.
-func inlineName(f *File, c *Case, l *lang.Language) string {
-	ext := l.Extensions()[0]
-	if l.ID == lang.JQL && !strings.HasPrefix(strings.TrimSpace(c.Query), "{") {
-		ext = ".jql.yaml"
-	}
-	return f.Name + "#" + c.Name + ext
 }
 
 // pick returns the result the case is about: the query on its line, the

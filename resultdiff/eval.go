@@ -19,7 +19,7 @@ const programKey = "\x00program"
 // program once with each relation a rule derives as one query.
 func (t *tree) evalFile(ctx context.Context, rel string, p *lang.Parsed, data string) []query {
 	d, lerr := t.load(p.Lang, data)
-	if lerr != nil && p.Lang.ID == lang.Datalog {
+	if lerr != nil && p.Lang.Program() {
 		return []query{{key: programKey, text: rel, err: lerr.Error()}}
 	}
 	if lerr != nil {
@@ -36,11 +36,11 @@ func (t *tree) evalFile(ctx context.Context, rel string, p *lang.Parsed, data st
 	}
 	var out []query
 	for _, r := range rs {
-		if p.Lang.ID == lang.Datalog && r.Invalid() {
+		if p.Lang.Program() && r.Invalid() {
 			return []query{{key: programKey, text: rel, err: "the program has errors: " + firstError(r)}}
 		}
 		q := query{key: r.Key, text: p.File.Slice(r.Span), span: r.Span}
-		if p.Lang.ID == lang.Datalog {
+		if r.Relation != "" {
 			q.text = r.Relation
 		}
 		switch {
@@ -49,7 +49,7 @@ func (t *tree) evalFile(ctx context.Context, rel string, p *lang.Parsed, data st
 			if len(r.Diagnostics) > 0 {
 				q.err += ": " + r.Diagnostics[0].Message
 			}
-		case r.Err != nil && p.Lang.ID == lang.JQL:
+		case errors.As(r.Err, new(*lang.DataError)):
 			q.err = "sample data " + t.clean(r.Err)
 		case r.Err != nil:
 			q.err = r.Err.Error()

@@ -4,9 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/ctxql/ctxql/internal/files"
 )
+
+// maxIndexBytes bounds the git index file read directly: a larger one is
+// listed by git instead.
+const maxIndexBytes = 1 << 30
 
 // errIndexUnsupported reports an index this reader does not take apart
 // (a split or sparse index, unmerged entries): the caller asks git for
@@ -25,7 +30,9 @@ const (
 // hashLen bytes (20 for SHA-1, 32 for SHA-256). It refuses, with
 // errIndexUnsupported, a split index, a sparse index and unmerged entries.
 func readIndex(name string, hashLen int) ([]entry, error) {
-	f, err := os.Open(name)
+	// A regular file of at most maxIndexBytes: a FIFO or a device in
+	// place of .git/index is refused, never read.
+	f, err := files.New(maxIndexBytes, "").Open(name)
 	if err != nil {
 		return nil, err
 	}

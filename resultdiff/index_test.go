@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/internal/gittest"
 )
 
@@ -227,4 +228,14 @@ func FuzzParseIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadIndexRegularFilesOnly checks that the index is opened through
+// internal/files: a directory in place of .git/index is refused, not read
+// (the caller then asks git); internal/files' own tests refuse FIFOs and
+// devices the same way.
+func TestReadIndexRegularFilesOnly(t *testing.T) {
+	if _, err := readIndex(t.TempDir(), 20); !errors.Is(err, files.ErrNotRegular) {
+		t.Errorf("a directory as the index: %v, want files.ErrNotRegular", err)
+	}
 }

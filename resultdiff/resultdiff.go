@@ -579,7 +579,7 @@ func (c *comparison) extract(ctx context.Context, root, commit string, pairs []p
 		return err
 	}
 	// Start over with the whole revision.
-	ents, rerr := os.ReadDir(c.base.root)
+	ents, rerr := c.base.files.ReadDir(c.base.root)
 	if rerr != nil {
 		return rerr
 	}

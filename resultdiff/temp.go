@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/internal/process"
 )
 
@@ -29,7 +30,7 @@ func TempDir() (string, error) {
 // many it removed. Directories of running processes, and names of any other
 // form, are left alone.
 func CleanStale(dir string) int {
-	ents, err := os.ReadDir(dir)
+	ents, err := files.New(0, "").ReadDir(dir)
 	if err != nil {
 		return 0
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/report"
 	"github.com/ctxql/ctxql/syntax"
+
+	"github.com/ctxql/ctxql/lang"
 )
 
 // Formats are the output formats of Write, the default first.
@@ -70,7 +72,7 @@ func (c Change) Summary() string {
 
 // label is what a change's subject is: a query, or a Datalog relation.
 func (c Change) label() string {
-	if c.Language == "datalog" {
+	if l := lang.ByID(lang.ID(c.Language)); l != nil && l.Program() {
 		return "relation"
 	}
 	return "query"

@@ -207,7 +207,7 @@ func (x *Explainer) Why(ctx context.Context, rel string, vals []string) (*Proof,
 		return nil, fmt.Errorf("unknown relation %s", rel)
 	}
 	if row < 0 {
-		return nil, fmt.Errorf("%s: %w", formatTuple(rel, vals), ErrNotDerived)
+		return nil, fmt.Errorf("%s: %w", FormatTuple(rel, vals), ErrNotDerived)
 	}
 	nodes := 0
 	return x.prove(ctx, rel, vals, row, 0, &nodes)
@@ -286,7 +286,7 @@ func (x *Explainer) prove(ctx context.Context, rel string, vals []string, row, d
 	}
 	// Not reachable for a tuple the fixpoint derived; say so rather than
 	// invent a proof.
-	return nil, fmt.Errorf("no derivation of %s found", formatTuple(rel, vals))
+	return nil, fmt.Errorf("no derivation of %s found", FormatTuple(rel, vals))
 }
 
 func (x *Explainer) substTerm(cr *crule, t *syn.Term, b []uint32) string {
@@ -575,7 +575,9 @@ func (x *Explainer) WhyNot(ctx context.Context, rel string, vals []string) (*Why
 	return w, nil
 }
 
-func formatTuple(rel string, vals []string) string {
+// FormatTuple writes a tuple as a Datalog atom, rel("a", "b"): the one
+// printing of a tuple, which ParseTuple reads back.
+func FormatTuple(rel string, vals []string) string {
 	q := make([]string, len(vals))
 	for i, v := range vals {
 		q[i] = strconv.Quote(v)
@@ -599,11 +601,11 @@ func (p *Proof) format(w io.Writer, f *syntax.File, indent string) error {
 	var line string
 	switch {
 	case p.Data:
-		line = formatTuple(p.Relation, p.Tuple) + "  from the data"
+		line = FormatTuple(p.Relation, p.Tuple) + "  from the data"
 	case p.Truncated:
-		line = formatTuple(p.Relation, p.Tuple) + "  … (depth or size limit of the explanation)"
+		line = FormatTuple(p.Relation, p.Tuple) + "  … (depth or size limit of the explanation)"
 	default:
-		line = fmt.Sprintf("%s  by rule %s:%s  %s", formatTuple(p.Relation, p.Tuple), f.Name(), f.Position(p.Rule.Sp.Start), ruleText(f, p.Rule))
+		line = fmt.Sprintf("%s  by rule %s:%s  %s", FormatTuple(p.Relation, p.Tuple), f.Name(), f.Position(p.Rule.Sp.Start), ruleText(f, p.Rule))
 	}
 	if _, err := fmt.Fprintf(w, "%s%s\n", indent, line); err != nil {
 		return err
@@ -624,7 +626,7 @@ func (p *Proof) format(w io.Writer, f *syntax.File, indent string) error {
 // Format writes the explanation: one line per rule of the relation with
 // the first body item that fails.
 func (wn *WhyNot) Format(w io.Writer, f *syntax.File) error {
-	t := formatTuple(wn.Relation, wn.Tuple)
+	t := FormatTuple(wn.Relation, wn.Tuple)
 	if wn.Holds {
 		_, err := fmt.Fprintf(w, "%s is derived (see --why)\n", t)
 		return err

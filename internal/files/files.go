@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ErrNotRegular reports a path that names something other than a regular
@@ -33,8 +34,15 @@ var ErrOutside = errors.New("path outside the allowed directory")
 type Reader struct {
 	root    *os.Root // nil: not confined
 	dir     string   // the root's absolute path
+	also    []area   // further directories a confined reader opens
 	max     int64    // 0: no limit
 	limitOf string   // how to raise the limit, for error messages
+}
+
+// area is one further directory of a confined reader.
+type area struct {
+	root *os.Root
+	dir  string
 }
 
 // New returns an unconfined reader of regular files of at most maxBytes
@@ -46,21 +54,41 @@ func New(maxBytes int64, raise string) *Reader {
 
 // Confined returns a reader that opens only regular files inside dir, of at
 // most maxBytes each (0: no limit). Relative names are taken from dir;
-// absolute names must lie inside it; symbolic links are followed only while
-// they stay inside it.
-func Confined(dir string, maxBytes int64, raise string) (*Reader, error) {
+// absolute names must lie inside it, or inside one of the directories
+// also; symbolic links are followed only while they stay inside the
+// directory they start in. Errors name a refused path relative to dir,
+// never by its absolute name.
+func Confined(dir string, maxBytes int64, raise string, also ...string) (*Reader, error) {
+	abs, root, err := openArea(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{root: root, dir: abs, max: maxBytes, limitOf: raise}
+	for _, d := range also {
+		abs, root, err := openArea(d)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		r.also = append(r.also, area{root: root, dir: abs})
+	}
+	return r, nil
+}
+
+// openArea opens the directory dir, its links resolved, as a root.
+func openArea(dir string) (string, *os.Root, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("confine to %s: %w", dir, err)
+		return "", nil, fmt.Errorf("confine to %s: %w", dir, err)
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
-		return nil, fmt.Errorf("confine to %s: %w", dir, err)
+		return "", nil, fmt.Errorf("confine to %s: %w", dir, err)
 	}
-	return &Reader{root: root, dir: abs, max: maxBytes, limitOf: raise}, nil
+	return abs, root, nil
 }
 
 // Dir returns a confined reader's directory, or "" for an unconfined one.
@@ -71,33 +99,68 @@ func (r *Reader) MaxBytes() int64 { return r.max }
 
 // Close releases a confined reader's directory handle.
 func (r *Reader) Close() error {
+	var err error
 	if r.root != nil {
-		return r.root.Close()
+		err = r.root.Close()
 	}
-	return nil
+	for _, a := range r.also {
+		if e := a.root.Close(); err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
-// rel maps name to a name relative to the confined directory.
-func (r *Reader) rel(name string) (string, error) {
+// rel maps name to the root it lies in and a name relative to it.
+func (r *Reader) rel(name string) (*os.Root, string, error) {
 	if !filepath.IsAbs(name) {
-		return name, nil
+		return r.root, name, nil
 	}
 	real := name
 	if p, err := filepath.EvalSymlinks(name); err == nil {
 		real = p
 	}
-	rel, err := filepath.Rel(r.dir, real)
-	if err != nil || !filepath.IsLocal(rel) && rel != "." {
-		return "", fmt.Errorf("%s: %w", name, ErrOutside)
+	if rel, ok := within(r.dir, real); ok {
+		return r.root, rel, nil
 	}
-	return rel, nil
+	for _, a := range r.also {
+		if rel, ok := within(a.dir, real); ok {
+			return a.root, rel, nil
+		}
+	}
+	return nil, "", r.outside(name)
+}
+
+// within returns p relative to dir when it lies inside.
+func within(dir, p string) (string, bool) {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "", false
+	}
+	return rel, true
+}
+
+// outside is the error of a path that leads outside the reader's
+// directories. It names the path relative to the reader's directory, so
+// that the error tells nothing about the file system beyond it that its
+// caller did not say.
+func (r *Reader) outside(name string) error {
+	shown := name
+	if filepath.IsAbs(name) {
+		if rel, err := filepath.Rel(r.dir, filepath.Clean(name)); err == nil {
+			shown = filepath.ToSlash(rel)
+		} else {
+			shown = filepath.Base(name)
+		}
+	}
+	return fmt.Errorf("%s: %w", shown, ErrOutside)
 }
 
 // wrapRootErr names escapes through links as ErrOutside.
-func wrapRootErr(name string, err error) error {
+func (r *Reader) wrapRootErr(name string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
-		return fmt.Errorf("%s: %w", name, ErrOutside)
+		return r.outside(name)
 	}
 	return err
 }
@@ -108,12 +171,12 @@ func (r *Reader) Stat(name string) (fs.FileInfo, error) {
 	if r.root == nil {
 		return os.Stat(name)
 	}
-	rel, err := r.rel(name)
+	root, rel, err := r.rel(name)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := r.root.Stat(rel)
-	return fi, wrapRootErr(name, err)
+	fi, err := root.Stat(rel)
+	return fi, r.wrapRootErr(name, err)
 }
 
 // Open opens name for reading. It refuses anything but a regular file, and a
@@ -126,10 +189,11 @@ func (r *Reader) Open(name string) (*os.File, error) {
 	if r.root == nil {
 		f, err = os.OpenFile(name, flags, 0)
 	} else {
+		var root *os.Root
 		var rel string
-		if rel, err = r.rel(name); err == nil {
-			f, err = r.root.OpenFile(rel, flags, 0)
-			err = wrapRootErr(name, err)
+		if root, rel, err = r.rel(name); err == nil {
+			f, err = root.OpenFile(rel, flags, 0)
+			err = r.wrapRootErr(name, err)
 		}
 	}
 	if err != nil {
@@ -208,14 +272,40 @@ func (r *Reader) ReadDir(name string) ([]fs.DirEntry, error) {
 	if r.root == nil {
 		return os.ReadDir(name)
 	}
-	rel, err := r.rel(name)
+	root, rel, err := r.rel(name)
 	if err != nil {
 		return nil, err
 	}
-	f, err := r.root.Open(rel)
+	f, err := root.Open(rel)
 	if err != nil {
-		return nil, wrapRootErr(name, err)
+		return nil, r.wrapRootErr(name, err)
 	}
 	defer f.Close()
 	return f.ReadDir(-1)
+}
+
+// WalkDir walks the tree at name as filepath.WalkDir does: in lexical
+// order, without following links to directories, fn returning
+// filepath.SkipDir or filepath.SkipAll to prune. The paths fn receives
+// start with name. A confined reader walks only inside its directories.
+func (r *Reader) WalkDir(name string, fn fs.WalkDirFunc) error {
+	if r.root == nil {
+		return filepath.WalkDir(name, fn)
+	}
+	root, rel, err := r.rel(name)
+	if err != nil {
+		return fn(name, nil, err)
+	}
+	start := filepath.ToSlash(filepath.Clean(rel))
+	return fs.WalkDir(root.FS(), start, func(p string, d fs.DirEntry, err error) error {
+		sub := strings.TrimPrefix(strings.TrimPrefix(p, start), "/")
+		if start == "." {
+			sub = p
+		}
+		full := name
+		if sub != "" && sub != "." {
+			full = filepath.Join(name, filepath.FromSlash(sub))
+		}
+		return fn(full, d, r.wrapRootErr(full, err))
+	})
 }

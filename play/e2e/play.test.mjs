@@ -184,13 +184,20 @@ test("Datalog: a row's proof equals eval datalog --why, and --why-not", async ()
   await page.evaluate((i) => document.querySelectorAll("#results tbody tr.clickable")[i].click(), i);
   await page.waitForFunction(() => document.querySelector("#why").textContent.includes("by rule"), { timeout: 15000 });
   const proof = await page.$eval("#why", (e) => e.textContent);
-  // The command line names the rules by the file's path, as the page's
-  // document is named: write the program there.
-  const docPath = path.join(project, ".ctxql-play", "query.dl");
-  mkdirSync(path.dirname(docPath), { recursive: true });
-  writeFileSync(docPath, program);
+  // The page names the rules by the document's path in the project, as
+  // the command line run in the project names the file it is given:
+  // write the program there.
+  const docPath = path.join(".ctxql-play", "query.dl");
+  mkdirSync(path.join(project, ".ctxql-play"), { recursive: true });
+  writeFileSync(path.join(project, docPath), program);
   const want = ctxql("eval", "datalog", "--data", "data/reach.json", "--rules", docPath, "--why", 'reach("a", "d")');
-  assert.equal(proof.trimEnd(), want.trimEnd(), "the proof is eval datalog --why's");
+  assert.equal(proof.trimEnd(), want.trimEnd(), "the proof is eval datalog --why's, naming the file in the project");
+  assert.ok(!proof.includes(project), "the proof names no absolute path");
+  // A proof line wider than the panel wraps instead of being cut off.
+  assert.equal(await page.$eval("#why", (e) => getComputedStyle(e).whiteSpace), "pre-wrap");
+  // Datalog has no step funnel; its Why panel shows.
+  assert.equal(await page.$eval("#p-funnel", (e) => e.hidden), true, "the funnel is hidden for Datalog");
+  assert.equal(await page.$eval("#p-why", (e) => e.hidden), false, "the Why panel shows for Datalog");
   await shot(page, "play-datalog");
 
   await page.type("#whynot", 'reach("d", "a")');
@@ -200,6 +207,43 @@ test("Datalog: a row's proof equals eval datalog --why, and --why-not", async ()
   const wantNot = ctxql("eval", "datalog", "--data", "data/reach.json", "--rules", docPath, "--why-not", 'reach("d", "a")');
   assert.equal(whyNot.trimEnd(), wantNot.trimEnd(), "the explanation is eval datalog --why-not's");
   await page.close();
+});
+
+test("A data line naming a file outside the project: an error, no byte of the file, no path outside", async () => {
+  // The file outside: a PACT tree with marks no project file has.
+  const outsideDir = mkdtempSync(path.join(path.dirname(project), "ctxql play outside-"));
+  const secret = path.join(outsideDir, "secret.json");
+  writeFileSync(secret, JSON.stringify({ root: { id: "root", children: [{ id: "seq", nodeType: "^seq", children: [
+    { id: "mt:S", nodeType: "mt", children: [{ id: "mc:S", nodeType: "mc", children: [
+      { id: "cb:SECRETID", nodeType: "cb", role: "user", offset: 0, ttl: 1, content: "TOPSECRET" }] }] }] }] } }));
+  const rel = path.relative(path.join(project, ".ctxql-play"), secret);
+  const page = await openPage(url);
+  try {
+    await page.select("#lang", "pact");
+    await page.select("#datafile", "");
+    for (const name of [rel, secret, "file://" + secret]) {
+      const text = "// line1\n// line2\n// line3\n// line4\n// line5\n// data: " + name + "\n^seq .mt .cb\n";
+      await page.evaluate((text) => {
+        const v = window.playView;
+        v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: text }, selection: { anchor: text.length - 2 }, userEvent: "input.type" });
+        v.focus();
+      }, text);
+      await page.click("#run");
+      await page.waitForFunction(() => !document.querySelector("#error").hidden && document.querySelector("#error").textContent.length > 0, { timeout: 15000 });
+      await new Promise((r) => setTimeout(r, 500)); // what else the server sends
+      const shown = await page.evaluate(() => document.body.innerText + document.querySelector("#error").textContent + document.querySelector("#status").textContent);
+      for (const mark of ["SECRETID", "TOPSECRET", "mt:S"]) assert.ok(!shown.includes(mark), `the page shows ${mark} of the file outside (data line ${name})`);
+      assert.ok(!shown.replaceAll(name, "").replaceAll("file:" + secret, "").includes(outsideDir), `the page shows a path outside the project (data line ${name}): ${shown}`);
+      assert.equal(await page.$$eval("#results tbody tr", (trs) => trs.length), 0, "no results");
+    }
+    // PACT has a step funnel and no proofs: the Why panel is hidden.
+    assert.equal(await page.$eval("#p-why", (e) => e.hidden), true, "the Why panel is hidden for PACT");
+    assert.equal(await page.$eval("#p-funnel", (e) => e.hidden), false, "the funnel shows for PACT");
+    await shot(page, "play-outside");
+  } finally {
+    await page.close();
+    rmSync(outsideDir, { recursive: true, force: true });
+  }
 });
 
 test("JQL from the examples menu: pasted data, documents as a table and a tree, the history", async () => {

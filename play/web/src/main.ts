@@ -16,7 +16,11 @@ import { connect, offset, position, pullDiagnostics, pullInlayHints, pullSemanti
 import { renderResults, renderFunnel, type Preview, type Step } from "./results";
 import { readState, writeState, pushHistory, loadHistory, type State } from "./state";
 
-type Language = { id: string; name: string; extensions: string[]; comment: string; dialects?: string[] };
+// Language is a query language as the server's language table describes
+// it: steps says whether ctxql.explain counts what each step of a query
+// left (the funnel), proofs whether ctxql.why proves a result (the Why
+// panel).
+type Language = { id: string; name: string; extensions: string[]; comment: string; dialects?: string[]; steps?: boolean; proofs?: boolean };
 type Example = { name: string; lang: string; query: string; data: string };
 type Info = {
   version: string; root: string; project: string; languages: Language[]; examples: Example[];
@@ -34,9 +38,18 @@ let pasteIDs = new Map<string, string>(); // pasted text → the server's name f
 let lastEdit = 0;
 let generation = 0; // bumps on every edit: late answers for older texts are dropped
 
+// relative names the files of the project in a message relative to the
+// project, as the page shows them: the project's absolute path and its
+// file: URI become the path inside it.
+function relative(text: string): string {
+  if (!info || !text) return text;
+  const dir = decodeURIComponent(new URL(info.root).pathname);
+  return text.split(info.root + "/").join("").split(dir + "/").join("");
+}
+
 function status(msg: string, error = false) {
   const el = $("status");
-  el.textContent = msg;
+  el.textContent = relative(msg);
   el.className = error ? "error" : "";
 }
 
@@ -193,7 +206,7 @@ function show(res: Preview, since: number) {
   const token = ++shown;
   if (res.range) lastRange = res.range;
   if (!res.error && !$("status").textContent?.startsWith("ctxql play refused")) status(`ctxql ${info.version} · ${info.project}`);
-  renderResults(res, state.l, $("results"), $("error"), $("count"), $("tree") as unknown as HTMLInputElement, explainRow);
+  renderResults({ ...res, error: relative(res.error || "") || undefined }, $("results"), $("error"), $("count"), $("tree") as unknown as HTMLInputElement, explainRow);
   $("timing").textContent = res.error ? "" :
     `· evaluated in ${fmtMS(res.elapsed_ms)}, shown ${fmtMS(performance.now() - since)} after the ${since === lastEdit ? "last keystroke" : "request"}`;
   $("funnel").classList.add("stale"); // until details draws this result's
@@ -207,14 +220,14 @@ async function details(res: Preview, token: number) {
   if (!v || token !== shown) return;
   void pullInlayHints(client, v, uri).catch(() => {});
   let steps: Step[] = [];
-  if (!res.error && res.range && state.l !== "datalog") {
+  if (!res.error && res.range && languageOf(state.l).steps) {
     try {
       const x: any = await client.request("workspace/executeCommand", { command: "ctxql.explain", arguments: [uri, res.range] });
       if (!x.error) steps = x.steps.map((s: any, i: number) => ({ text: s.text, count: s.count, emptied: i === x.emptied }));
     } catch { /* no funnel */ }
   }
   if (token !== shown) return;
-  renderFunnel($("funnel"), steps, res, state.l);
+  renderFunnel($("funnel"), steps, res);
   $("funnel").classList.remove("stale");
 }
 
@@ -232,7 +245,7 @@ async function explain(args: any[]) {
   const el = $("why");
   el.textContent = "…";
   const r: any = await client.request("workspace/executeCommand", { command: "ctxql.why", arguments: args });
-  el.textContent = r.error ? "Cannot explain: " + r.error : r.text;
+  el.textContent = relative(r.error ? "Cannot explain: " + r.error : r.text);
   el.className = r.derived ? "derived" : "notderived";
   $("p-why").setAttribute("open", "");
 }
@@ -271,6 +284,9 @@ function openEditor() {
   });
   (window as any).playView = view;
   $("dialect-box").hidden = !lang.dialects;
+  // The panels that do not apply to the language are hidden.
+  $("p-funnel").hidden = !lang.steps;
+  $("p-why").hidden = !lang.proofs;
   void sendSettings();
 }
 

@@ -73,7 +73,7 @@ function tree(v: any): HTMLElement {
   return ul;
 }
 
-export function renderResults(p: Preview, lang: string, out: HTMLElement, errEl: HTMLElement, countEl: HTMLElement,
+export function renderResults(p: Preview, out: HTMLElement, errEl: HTMLElement, countEl: HTMLElement,
   treeBox: HTMLInputElement, explain: (relation: string, values: any[]) => void) {
   out.replaceChildren();
   errEl.hidden = !p.error;
@@ -106,7 +106,6 @@ export function renderResults(p: Preview, lang: string, out: HTMLElement, errEl:
   }
   const shown = Math.min(rows, maxRows);
   if (p.count > shown) out.append(el("p", `… ${p.count - shown} more (${p.count} in all)`, "caption"));
-  void lang;
 }
 
 // Step is one step of a query with what it left (the language server's
@@ -115,12 +114,9 @@ export type Step = { text: string; count: number; emptied: boolean };
 
 // renderFunnel draws the count after each step, with the step that
 // emptied the query marked.
-export function renderFunnel(out: HTMLElement, rows: Step[], p: Preview, lang: string) {
+export function renderFunnel(out: HTMLElement, rows: Step[], p: Preview) {
   out.replaceChildren();
-  if (p.error || !p.range || lang === "datalog") {
-    out.append(el("p", lang === "datalog" ? "Datalog: click a result row for its proof, or ask why a tuple is missing." : "", "caption"));
-    return;
-  }
+  if (p.error || !p.range) return;
   const max = Math.max(1, ...rows.map((r) => r.count));
   const list = el("ol", undefined, "funnel");
   for (const r of rows) {

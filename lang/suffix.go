@@ -1,26 +1,5 @@
 package lang
 
-import (
-	"strconv"
-	"strings"
-)
-
-// FormatTuple writes a tuple as a ground atom, rel("a", "b"): the form
-// ParseTuple reads and the explanations print.
-func FormatTuple(rel string, vals []string) string {
-	var b strings.Builder
-	b.WriteString(rel)
-	b.WriteByte('(')
-	for i, v := range vals {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(v))
-	}
-	b.WriteByte(')')
-	return b.String()
-}
-
 // Suffix returns the file name suffix of the table by which name is a
 // file of this language (".jql.yaml"), lower case; its first suffix when
 // name has none of its suffixes. Files of one language with different

@@ -1,4 +1,10 @@
-package acp
+// Package budget bounds an evaluation's time and memory, the same way in
+// every tool that runs queries for someone else: the ACP commands, the MCP
+// server, the language server and the playground. It has the one error of
+// a limit reached (LimitError, which the language table's evaluators
+// return too) and the one wording of how to raise it; each tool adds only
+// the name of its flag or setting.
+package budget
 
 import (
 	"context"
@@ -12,9 +18,8 @@ import (
 // reached one of its resource limits.
 var ErrLimit = errors.New("resource limit exceeded")
 
-// The settings that raise each limit. The command line (`ctxql acp query`)
-// and the MCP server (`ctxql mcp`) use the same flag names, so an error
-// names the flag to raise in both.
+// The flags that raise each limit. Every tool with a limit names it by
+// the same flag (`ctxql acp`, `ctxql mcp`, `ctxql play`, `ctxql eval`).
 const (
 	FlagTimeout         = "--timeout"
 	FlagMaxResults      = "--max-results"
@@ -22,6 +27,7 @@ const (
 	FlagMaxMemory       = "--max-memory"
 	FlagMaxDataBytes    = "--max-data-bytes"
 	FlagMaxMessageBytes = "--max-message-bytes"
+	FlagMaxTuples       = "--max-tuples"
 )
 
 // Default budget of an evaluation.
@@ -31,30 +37,63 @@ const (
 	DefaultMaxDataBytes   = 256 << 20
 )
 
+// The kinds of limit LimitError.What names; any other What is the name of
+// something that grew larger than Limit bytes ("expanded text").
+const (
+	Time        = "time"
+	ResultCount = "result count"
+	Memory      = "memory"
+	Tuples      = "tuples"
+)
+
 // LimitError reports a resource limit an evaluation reached: what was
-// limited, the limit, and the flag that raises it.
+// limited, the limit, and how to raise it. It is the one error of a limit:
+// evaluators return it without Flag, and the tool that ran them names its
+// flag or setting (WithFlag).
 type LimitError struct {
-	What  string // "time", "results", "output bytes", "memory", ...
+	What  string // Time, ResultCount, Memory, Tuples, or what grew too large
 	Limit string // the limit as the user would write it
-	Flag  string // the setting that raises it, e.g. --max-output-bytes
+	Unit  string // the unit of a size limit; "" means bytes
+	Flag  string // the flag or setting that raises it; "" when not known yet
+	Err   error  // the evaluator's own error, if any
 }
 
+// Error implements error: the limit reached, then how to raise it, in the
+// one wording every tool uses.
 func (e *LimitError) Error() string {
-	switch e.What {
-	case "time":
-		return fmt.Sprintf("timed out after %s (raise with %s)", e.Limit, e.Flag)
-	case "result count":
-		return fmt.Sprintf("more than %s results (raise with %s)", e.Limit, e.Flag)
-	case "memory":
-		return fmt.Sprintf("used more than %s bytes of memory (raise with %s)", e.Limit, e.Flag)
+	if e.Flag == "" {
+		return e.Reached() + " (raise the limit)"
 	}
-	return fmt.Sprintf("%s larger than %s bytes (raise with %s)", e.What, e.Limit, e.Flag)
+	return e.Reached() + " (raise with " + e.Flag + ")"
+}
+
+// Reached says which limit was reached, without how to raise it.
+func (e *LimitError) Reached() string {
+	switch e.What {
+	case Time:
+		return fmt.Sprintf("timed out after %s", e.Limit)
+	case ResultCount:
+		return fmt.Sprintf("more than %s results", e.Limit)
+	case Memory:
+		return fmt.Sprintf("used more than %s bytes of memory", e.Limit)
+	case Tuples:
+		return fmt.Sprintf("evaluation stopped: more than %s tuples, counting intermediate join results and derived tuples", e.Limit)
+	}
+	unit := e.Unit
+	if unit == "" {
+		unit = "bytes"
+	}
+	return fmt.Sprintf("%s larger than %s %s", e.What, e.Limit, unit)
 }
 
 // Is makes every LimitError match ErrLimit.
 func (e *LimitError) Is(target error) bool { return target == ErrLimit }
 
-// WithFlag returns a copy of e naming another flag.
+// Unwrap returns the evaluator's error.
+func (e *LimitError) Unwrap() error { return e.Err }
+
+// WithFlag returns a copy of e naming the flag or setting that raises the
+// limit.
 func (e *LimitError) WithFlag(flag string) *LimitError {
 	c := *e
 	c.Flag = flag
@@ -63,7 +102,7 @@ func (e *LimitError) WithFlag(flag string) *LimitError {
 
 // TimeLimit is the LimitError of a deadline d.
 func TimeLimit(d time.Duration) *LimitError {
-	return &LimitError{What: "time", Limit: d.String(), Flag: FlagTimeout}
+	return &LimitError{What: Time, Limit: d.String(), Flag: FlagTimeout}
 }
 
 // OutputLimit is the LimitError of an output of more than n bytes.
@@ -73,7 +112,7 @@ func OutputLimit(what string, n int) *LimitError {
 
 // MemoryLimit is the LimitError of a heap growth of more than n bytes.
 func MemoryLimit(n int64) *LimitError {
-	return &LimitError{What: "memory", Limit: fmt.Sprint(n), Flag: FlagMaxMemory}
+	return &LimitError{What: Memory, Limit: fmt.Sprint(n), Flag: FlagMaxMemory}
 }
 
 // heapMetrics are the memory classes the watchdog adds up: heap objects
