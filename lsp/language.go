@@ -83,11 +83,11 @@ type Highlighter interface {
 	SemanticTokens(ctx context.Context, s *Snapshot) []SemanticToken
 }
 
-// languageFor picks the served language of a document: the language
-// table's for its file name (lang.ForName, by the longest suffix, host
-// files included), else, for a document that is not a file, the table's
-// language of the client's language id; nil when the server serves
-// neither.
+// languageFor picks the served language of a document: the query test
+// file language for a query test file's name, else the language table's
+// for its name (lang.ForName, by the longest suffix, host files
+// included), else the table's language of the client's language id; nil
+// when the server serves none of them.
 func languageFor(langs []Language, uri, languageID string) Language {
 	name := FilePath(uri)
 	if name == "" {
