@@ -98,6 +98,28 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 }
 
+// TestMCPSchemasStrict runs testdata/tsclient/schemas.mjs: every input and
+// output schema that tools/list gives the TypeScript SDK client compiles
+// under ajv in strict mode, with no option relaxed, as JSON Schema draft
+// 2020-12 and as draft-07.
+func TestMCPSchemasStrict(t *testing.T) {
+	bin := needBinary(t)
+	dir, node, env := needNode(t)
+	_, proj := project(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "schemas.mjs", bin, proj)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	t.Logf("schemas.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("a schema does not compile under ajv strict mode: %v", err)
+	}
+	if !regexp.MustCompile(`(?m)^36 schemas compiled, 0 failed, over 9 tools$`).Match(out) {
+		t.Errorf("want the 18 schemas of the 9 tools compiled under both drafts")
+	}
+}
+
 // TestNodeVersion reads the browser tests' Node version, which the SDK
 // client installs when it needs a newer Node.
 func TestNodeVersion(t *testing.T) {
