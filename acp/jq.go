@@ -213,7 +213,7 @@ func (j *JQ) Run(ctx context.Context, input any, lim JQLimits, varValues ...any)
 		}
 		// A value whose parts are shared can encode to far more than it
 		// holds: its size is bounded before it is encoded, or walked.
-		if n := jsonSize(it.v, float64(lim.MaxBytes-size)); n > float64(lim.MaxBytes-size) {
+		if n := jsonSize(it.v, float64(lim.MaxBytes-size), nil); n > float64(lim.MaxBytes-size) {
 			return out, fmt.Errorf("jq: %w: %w", OutputLimit("results", lim.MaxBytes), ErrJQLimit)
 		}
 		if d := depth(it.v, maxResultDepth); d > maxResultDepth {

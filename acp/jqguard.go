@@ -164,20 +164,21 @@ func (b *bounded) cost(v any, args []any) any {
 	name, _ := args[0].(string)
 	arg := args[1]
 	room := b.headroom()
+	stop := func() bool { return b.ctx.Err() != nil }
 	var n float64
 	switch name {
 	case "tostring":
 		if _, ok := v.(string); !ok {
-			n = 2 * jsonSize(v, room)
+			n = 2 * jsonSize(v, room/2, stop)
 		}
 	case "tojson":
-		n = 2 * jsonSize(v, room)
+		n = 2 * jsonSize(v, room/2, stop)
 	case "_tohtml", "_touri", "_tocsv", "_totsv", "_tosh", "_tobase64", "format":
 		f := strings.TrimPrefix(name, "_to")
 		if name == "format" {
 			f, _ = arg.(string)
 		}
-		n = 2 * formatSize(f, v, room)
+		n = 2 * formatSize(f, v, room/2, stop)
 	case "ascii_downcase", "ascii_upcase":
 		if s, ok := v.(string); ok {
 			n = 2 * float64(len(s))
@@ -209,7 +210,7 @@ func (b *bounded) cost(v any, args []any) any {
 			}
 		}
 	case "flatten":
-		n = 2 * wordBytes * leaves(v, room/(2*wordBytes))
+		n = 2 * wordBytes * leaves(v, room/(2*wordBytes), stop)
 	case "add":
 		n = addSize(v)
 	case "fromjson":
@@ -223,22 +224,26 @@ func (b *bounded) cost(v any, args []any) any {
 		p, _ := arg.([]any)
 		n = pathGrowth(v, p)
 	}
+	if err := b.stopped(); err != nil {
+		return err
+	}
 	if err := b.allow(strings.TrimPrefix(name, "_"), n); err != nil {
 		return err
 	}
 	return v
 }
 
-// scalarSize bounds the text of a value join writes: strings as they
-// are, numbers and booleans as JSON, null as nothing.
+// scalarSize bounds the text of a value join and the @csv, @tsv and @sh
+// formats write: strings as they are, numbers and booleans as JSON, null as
+// nothing (arrays and objects, which they refuse, as nothing too).
 func scalarSize(x any) float64 {
 	switch x := x.(type) {
 	case string:
 		return float64(len(x))
-	case nil:
-		return 0
+	case nil, []any, map[string]any:
+		return 0 // nothing, or refused by the built-in
 	}
-	return jsonSize(x, math.Inf(1))
+	return jsonSize(x, math.Inf(1), nil)
 }
 
 // addSize bounds the result of add over an array: its strings' lengths, its
@@ -270,7 +275,7 @@ func addSize(v any) float64 {
 // formatSize bounds the text a format writes for v: the text of v (v
 // itself for a string, else its JSON; for @csv, @tsv and @sh of an array,
 // its elements') times the most a format expands a byte.
-func formatSize(format string, v any, limit float64) float64 {
+func formatSize(format string, v any, limit float64, stop func() bool) float64 {
 	factor := map[string]float64{"html": 6, "uri": 3, "csv": 2, "tsv": 2, "sh": 4, "base64": 4.0 / 3, "base32": 8.0 / 5}[format]
 	if factor == 0 {
 		factor = 1
@@ -286,9 +291,9 @@ func formatSize(format string, v any, limit float64) float64 {
 			}
 			break
 		}
-		text = jsonSize(v, limit/factor)
+		text = jsonSize(v, limit/factor, stop)
 	default:
-		text = jsonSize(v, limit/factor)
+		text = jsonSize(v, limit/factor, stop)
 	}
 	return factor*text + 8
 }
@@ -296,11 +301,15 @@ func formatSize(format string, v any, limit float64) float64 {
 // jsonSize bounds the length of v's JSON encoding, counting no further
 // than limit: a value whose parts are shared is counted as written, each
 // part as often as it appears, so the count stops early rather than walk
-// what it would encode.
-func jsonSize(v any, limit float64) float64 {
+// what it would encode. It looks at stop (when not nil) as it goes, and
+// returns +Inf once stop says so.
+func jsonSize(v any, limit float64, stop func() bool) float64 {
 	var n float64
 	stack := [][]any{{v}}
-	for len(stack) > 0 && n <= limit {
+	for steps := 1; len(stack) > 0 && n <= limit; steps++ {
+		if steps%walkCheckEvery == 0 && stop != nil && stop() {
+			return math.Inf(1)
+		}
 		top := stack[len(stack)-1]
 		if len(top) == 0 {
 			stack = stack[:len(stack)-1]
@@ -343,6 +352,10 @@ func jsonSize(v any, limit float64) float64 {
 	return n
 }
 
+// walkCheckEvery is how many values a size count takes between two looks
+// at whether the run has stopped.
+const walkCheckEvery = 1 << 16
+
 // intSize is the length of the decimal text of i.
 func intSize(i int) float64 {
 	n := 1.0
@@ -377,15 +390,18 @@ func stringSize(s string) float64 {
 }
 
 // leaves counts the non-array values flatten would collect from v, no
-// further than limit.
-func leaves(v any, limit float64) float64 {
+// further than limit, looking at stop as it goes (+Inf once it says so).
+func leaves(v any, limit float64, stop func() bool) float64 {
 	xs, ok := v.([]any)
 	if !ok {
 		return 0
 	}
 	var n float64
 	stack := [][]any{xs}
-	for len(stack) > 0 && n <= limit {
+	for steps := 1; len(stack) > 0 && n <= limit; steps++ {
+		if steps%walkCheckEvery == 0 && stop() {
+			return math.Inf(1)
+		}
 		top := stack[len(stack)-1]
 		if len(top) == 0 {
 			stack = stack[:len(stack)-1]
@@ -454,7 +470,7 @@ func checkValueError(err error, max int) error {
 	if _, ok := ve.Value().(string); ok {
 		return err
 	}
-	if n := jsonSize(ve.Value(), float64(max)); n > float64(max) {
+	if n := jsonSize(ve.Value(), float64(max), nil); n > float64(max) {
 		return fmt.Errorf("error with a value of more than %d bytes: %w", max, OutputLimit("error value", max))
 	}
 	return err
