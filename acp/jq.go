@@ -121,7 +121,7 @@ func (j *JQ) compile(ctx context.Context, maxMatches int, maxRepeat int64) (*goj
 		gojq.WithFunction("_ctxql_splits", 2, 2, b.splits),
 		gojq.WithFunction("_ctxql_subst", 2, 2, b.subst),
 		gojq.WithFunction("_ctxql_mulcheck", 2, 2, b.mulcheck),
-		gojq.WithFunction("_ctxql_addcheck", 2, 2, b.addcheck),
+		gojq.WithFunction("_ctxql_addcheck", 1, 1, b.addcheck),
 		gojq.WithFunction("_ctxql_cost", 2, 2, b.cost),
 		gojq.WithFunction("_ctxql_tick", 0, 0, b.tick),
 		gojq.WithFunction("_ctxql_sort", 3, 3, b.sort),

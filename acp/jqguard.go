@@ -63,11 +63,11 @@ func (b *bounded) headroom() float64 {
 	return float64(b.maxRepeat) - math.Max(float64(HeapBytes()-b.base), 0)
 }
 
-// addcheck is _ctxql_addcheck(l; r): l itself, or an error when l + r
-// would allocate more than the budget has room for: a string of their
-// lengths, an array of their elements, an object of their entries.
-func (b *bounded) addcheck(_ any, args []any) any {
-	l, r := args[0], args[1]
+// addcheck is _ctxql_addcheck(r) of input l: l itself, or an error when
+// l + r would allocate more than the budget has room for: a string of
+// their lengths, an array of their elements, an object of their entries.
+func (b *bounded) addcheck(l any, args []any) any {
+	r := args[0]
 	var n float64
 	switch l := l.(type) {
 	case string:

@@ -143,23 +143,38 @@ func bind(src *gojq.Query, name string, body *gojq.Query) *gojq.Query {
 }
 
 // guardedAdd is L + R with its operands checked by _ctxql_addcheck first,
-// evaluated in gojq's order:
+// evaluated in gojq's order (the right operand first, the left one varying
+// fastest):
 //
-//	R as $r | L as $l | _ctxql_addcheck($l; $r) + $r
+//	R as $r | (L | _ctxql_addcheck($r)) + $r
+//
+// or, when R is a variable, (L | _ctxql_addcheck(R)) + R.
 func guardedAdd(l, r *gojq.Query) *gojq.Query {
-	checked := &gojq.Query{
-		Left:  &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: "_ctxql_addcheck", Args: []*gojq.Query{ref(addLeft), ref(addRight)}}}},
-		Op:    gojq.OpAdd,
-		Right: ref(addRight),
+	right, bound := r, false
+	if !isVariable(r) {
+		right, bound = ref(addRight), true
 	}
-	return bind(r, addRight, bind(l, addLeft, checked))
+	checked := &gojq.Query{
+		Left: &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeQuery, Query: &gojq.Query{Left: l, Op: gojq.OpPipe,
+			Right: &gojq.Query{Term: &gojq.Term{Type: gojq.TermTypeFunc, Func: &gojq.Func{Name: "_ctxql_addcheck", Args: []*gojq.Query{right}}}}}}},
+		Op:    gojq.OpAdd,
+		Right: right,
+	}
+	if !bound {
+		return checked
+	}
+	return bind(r, addRight, checked)
 }
 
-// Names the addition's rewrite binds.
-const (
-	addLeft  = reservedPrefix + "_al"
-	addRight = reservedPrefix + "_ar"
-)
+// addRight is the name the addition's rewrite binds.
+const addRight = reservedPrefix + "_ar"
+
+// isVariable says whether q is a variable reference alone.
+func isVariable(q *gojq.Query) bool {
+	return q != nil && q.Term != nil && q.Term.Type == gojq.TermTypeFunc && q.Term.Func != nil &&
+		strings.HasPrefix(q.Term.Func.Name, "$") && len(q.Term.Func.Args) == 0 && len(q.Term.SuffixList) == 0 &&
+		q.Op == 0 && len(q.FuncDefs) == 0 && q.Left == nil
+}
 
 // isNumber says whether q is a number literal: adding it allocates nothing.
 func isNumber(q *gojq.Query) bool {
@@ -246,7 +261,7 @@ func rewriteUpdate(q *gojq.Query) error {
 	case gojq.OpAssign:
 		out, err = parse(fmt.Sprintf(`%s as %[3]s_v | reduce path(%[2]s) as %[3]s_p (.; _ctxql_cost("setpath"; %[3]s_p) | _ctxql_b_setpath(%[3]s_p; %[3]s_v))`, r, l, reservedPrefix))
 	case gojq.OpUpdateAdd:
-		out, err = parse(fmt.Sprintf(`%s as %[4]s_u | %[3]s | %[2]s |= (%[4]s_u as %[5]s | . as %[6]s | _ctxql_addcheck(%[6]s; %[5]s) + %[5]s)`, r, l, check, reservedPrefix, addRight, addLeft))
+		out, err = parse(fmt.Sprintf(`%s as %[4]s_u | %[3]s | %[2]s |= ((. | _ctxql_addcheck(%[4]s_u)) + %[4]s_u)`, r, l, check, reservedPrefix))
 	default:
 		var c *gojq.Query
 		if c, err = parse(check); err == nil {
