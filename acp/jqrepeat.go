@@ -20,7 +20,10 @@ import (
 //	L *= R  →  R as $r | L |= (_ctxql_mulcheck(.; $r) * $r)
 //
 // The operands are evaluated in gojq's order (the right one first, the
-// left one varying fastest), and the product is gojq's own.
+// left one varying fastest), and the product is gojq's own. It rewrites
+// in the same way, for the checks jqguard.go describes, every addition
+// (guardedAdd), string interpolation (rewriteString), assignment
+// (rewriteUpdate) and collected array ([f] → [f | _ctxql_tick]).
 //
 // A query may not name a variable with the rewrite's prefix ("$__ctxql").
 func guardRepeats(q *gojq.Query) error {

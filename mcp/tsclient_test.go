@@ -81,7 +81,9 @@ func needNode(t *testing.T) (dir, node string, env []string) {
 
 // TestMCPTypeScriptClient runs testdata/tsclient/client.mjs, a client built
 // on the TypeScript MCP SDK (@modelcontextprotocol/sdk), against the ctxql
-// binary: output schemas validated by the SDK, a large result and a large
+// binary: output schemas validated by the SDK, callers and callees of a
+// symbol with none answered {symbol, callers: []} (or callees) and required
+// by the output schema, a large result and a large
 // resource refused naming the limit, rejected requests answered for their
 // id (a lone surrogate, nesting over 128 levels, a message over 16 MiB),
 // long paths refused at once, no answer after a cancellation, and refused

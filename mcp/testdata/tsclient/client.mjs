@@ -1,7 +1,8 @@
 // Drives `ctxql mcp` over stdio through the TypeScript MCP SDK, the client
 // most assistants use, and checks how the server answers what once broke
-// such a client: large results, rejected requests, long paths, cancelled
-// requests and refused resource paths.
+// such a client: output schemas, the callers and callees of a symbol with
+// none, large results, rejected requests, long paths, cancelled requests
+// and refused resource paths.
 //
 // Usage: node client.mjs CTXQL PROJECT
 // PROJECT holds big/ (a relation of 80,000 tuples) and a cache over 8 MiB.
