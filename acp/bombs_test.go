@@ -21,7 +21,7 @@ import (
 // in one step: concatenation (+, +=, interpolation) of strings and arrays
 // that double, repetition, the encoding of a value whose parts are shared
 // (tojson, tostring, @text, flatten, the result itself, an error's value),
-// formats (@base64, @html), ascii_downcase, explode, split, join, add,
+// formats (@base64, @html), ascii_downcase, explode, split, splits, join, add,
 // implode, fromjson, assignment past an array's end, and an array
 // collected from range.
 var jqBombs = []string{
@@ -44,6 +44,7 @@ var jqBombs = []string{
 	`"X" * 2e8 | ascii_downcase | length`,
 	`"x" * 2e7 | explode | length`,
 	`"x" * 2e7 | split("") | length`,
+	`"x" * 2e7 | [splits("")] | length`,
 	`("x" * 1e6) as $s | [range(2000) | $s] | join("") | length`,
 	`("x" * 1e6) as $s | [range(2000) | $s] | add | length`,
 	`[range(1e4)] as $r | [range(1e5) | $r] | add | length`,
