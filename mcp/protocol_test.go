@@ -18,6 +18,7 @@ import (
 // -32602), the level it sets makes a failing call log a warning before its
 // answer, and the tools and resources answer.
 func TestMCPProtocolFlows(t *testing.T) {
+	needBinary(t)
 	_, proj := project(t)
 	discoverMeta := map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
@@ -26,11 +27,11 @@ func TestMCPProtocolFlows(t *testing.T) {
 	}
 	for _, flow := range []struct {
 		name  string
-		start func() *rawServer
+		start func(t *testing.T) *rawServer
 		meta  map[string]any // added to the params of every request
 	}{
-		{"initialize", func() *rawServer { return startRaw(t, proj) }, nil},
-		{"server/discover", func() *rawServer {
+		{"initialize", func(t *testing.T) *rawServer { return startRaw(t, proj) }, nil},
+		{"server/discover", func(t *testing.T) *rawServer {
 			s := startProcess(t, proj)
 			r := s.call("server/discover", map[string]any{"_meta": discoverMeta})
 			res, _ := r["result"].(map[string]any)
@@ -44,7 +45,7 @@ func TestMCPProtocolFlows(t *testing.T) {
 		}, discoverMeta},
 	} {
 		t.Run(strings.ReplaceAll(flow.name, "/", "-"), func(t *testing.T) {
-			s := flow.start()
+			s := flow.start(t)
 			params := func(p map[string]any) map[string]any {
 				p = maps.Clone(p)
 				if flow.meta != nil {
