@@ -53,6 +53,32 @@ class Worker:
         # (a finaliser must not wait for the lock a running call holds).
         self._dropped: List[Tuple[int, int]] = []
         self._dropped_lock = threading.Lock()
+        # The workers of parent processes, kept so that their Popen objects
+        # are never collected (they are not this process's children).
+        self._inherited: List[subprocess.Popen] = []
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._after_fork)
+
+    def _after_fork(self) -> None:
+        """In a forked child: forget the parent's worker, closing the child's copies of its pipes.
+
+        The parent's worker then still sees its stdin close when the parent
+        exits, whatever the child does; the child starts its own worker on
+        its first call. The locks are new: another thread may have held them
+        at the fork.
+        """
+        self._lock = threading.Lock()
+        self._dropped_lock = threading.Lock()
+        self._dropped = []
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            for f in (proc.stdin, proc.stdout):
+                try:
+                    if f:
+                        f.close()
+                except OSError:
+                    pass
+            self._inherited.append(proc)
 
     def _start(self) -> subprocess.Popen:
         kwargs: Dict[str, Any] = {}
