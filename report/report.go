@@ -189,9 +189,9 @@ func runeStart(s string, i int) int {
 	return i
 }
 
-// jsonFinding is the JSON shape: 1-based lines, 1-based UTF-8 byte
-// columns, end exclusive.
-type jsonFinding struct {
+// JSONFinding is one finding as the JSON format prints it: 1-based lines,
+// 1-based UTF-8 byte columns, end exclusive.
+type JSONFinding struct {
 	File      string `json:"file"`
 	Line      int    `json:"line"`
 	Column    int    `json:"column"`
@@ -203,14 +203,19 @@ type jsonFinding struct {
 	Fixable   bool   `json:"fixable"`
 }
 
-func writeJSON(w io.Writer, fs []Finding) error {
-	out := make([]jsonFinding, 0, len(fs))
+// JSON returns the findings as the JSON format prints them.
+func JSON(fs []Finding) []JSONFinding {
+	out := make([]JSONFinding, 0, len(fs))
 	for _, x := range fs {
 		s, e := x.File.Position(x.Diag.Span.Start), x.File.Position(x.Diag.Span.End)
-		out = append(out, jsonFinding{File: x.Path, Line: s.Line, Column: s.Column, EndLine: e.Line, EndColumn: e.Column,
+		out = append(out, JSONFinding{File: x.Path, Line: s.Line, Column: s.Column, EndLine: e.Line, EndColumn: e.Column,
 			Severity: SeverityName(x.Diag.Severity), Code: x.Diag.Code, Message: x.Diag.Message, Fixable: x.Fixable})
 	}
-	b, err := jsonenc.MarshalIndent(out, "", "  ")
+	return out
+}
+
+func writeJSON(w io.Writer, fs []Finding) error {
+	b, err := jsonenc.MarshalIndent(JSON(fs), "", "  ")
 	if err != nil {
 		return err
 	}

@@ -82,6 +82,7 @@ var frontDoors = []struct {
 	{pkg: "cmd/lsp"},
 	{pkg: "qtest"},
 	{pkg: "lsp"},
+	{pkg: "api"},
 }
 
 // forbidden reports whether a front door may not import the package p.
