@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -212,7 +213,7 @@ func TestPythonRunCases(t *testing.T) {
 		{ID: "eval-pact", Op: "evaluate", Language: "pact", Text: ".block", Data: string(ctx), DataName: "context.json"},
 		{ID: "eval-explain", Op: "evaluate", Language: "pact", Text: ".block[kind=zz]", Options: map[string]any{"explain": true}, Data: string(ctx)},
 		{ID: "eval-jql", Op: "evaluate", Language: "jql", Text: `{"from": "activities", "where": {"type": "b"}}`, Data: `[{"id": "1", "type": "a"}, {"id": "2", "type": "b"}]`, DataName: "a.json"},
-		{ID: "eval-program", Op: "evaluate", Language: "datalog", Text: "p(x, y) <-- e(x, y).\np(x, z) <-- e(x, y), p(y, z).", Options: map[string]any{"program": true}, Data: `{"relations": {"e": {"tuples": [["a", "b"], ["b", "c"]]}}}`},
+		{ID: "eval-program", Op: "evaluate", Language: "datalog", Text: "p(x, y) <-- e(x, y).\np(x, z) <-- e(x, y), p(y, z).", Options: map[string]any{"program": true}, Data: `{"relations": {"e": {"param_types": ["S", "S"], "tuples": [["a", "b"], ["b", "c"]]}}}`},
 		{ID: "eval-error", Op: "evaluate", Language: "datalog", Text: "q(x <-- e(x).", Data: `{"relations": {}}`},
 	}
 	b, err := json.Marshal(map[string]any{"cases": cases})
@@ -410,9 +411,10 @@ func TestNPMLauncher(t *testing.T) {
 	}
 }
 
-// terminated starts `argv lsp` (which waits on its input), sends it
-// SIGTERM once a ctxql process runs, and returns the exit status and the
-// pid of that ctxql process (the command's own, or its child's).
+// terminated starts `argv lsp`, waits for its answer to initialize (the
+// server is up, its signal handlers set), sends it SIGTERM and returns the
+// exit status and the pid of the ctxql process (the command's own, or its
+// child's).
 func terminated(t *testing.T, argv ...string) (code, ctxql int) {
 	t.Helper()
 	cmd := exec.Command(argv[0], append(argv[1:], "lsp")...)
@@ -422,22 +424,37 @@ func terminated(t *testing.T, argv ...string) (code, ctxql int) {
 		t.Fatal(err)
 	}
 	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for ctxql == 0 && time.Now().Before(deadline) {
-		ctxql = findCtxql(cmd.Process.Pid)
-		if ctxql == 0 {
-			time.Sleep(20 * time.Millisecond)
+	done := make(chan error, 1)
+	answered := make(chan bool, 1)
+	go func() {
+		b := make([]byte, 1)
+		_, err := stdout.Read(b)
+		answered <- err == nil
+		io.Copy(io.Discard, stdout)
+		done <- cmd.Wait()
+	}()
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`
+	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(init), init)
+	select {
+	case ok := <-answered:
+		if !ok {
+			t.Fatalf("%v lsp wrote nothing", argv)
 		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("%v lsp did not answer initialize", argv)
 	}
-	time.Sleep(200 * time.Millisecond) // the binary sets its signal handlers
+	ctxql = findCtxql(cmd.Process.Pid)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
