@@ -100,7 +100,8 @@ func evalError(err error, how string) *Error {
 // Session holds loaded data sets under integer handles. It is safe for
 // concurrent use; evaluations on one handle may run concurrently.
 type Session struct {
-	version string
+	version string // the build's version ("devel", "v1.2.3")
+	line    string // VersionLine
 	mu      sync.Mutex
 	next    int
 	data    map[int]loaded
@@ -112,14 +113,16 @@ type loaded struct {
 	data lang.Data
 }
 
-// NewSession returns an empty session whose version operation answers
-// version, the line `ctxql version` prints (VersionLine).
-func NewSession(version string) *Session {
-	return &Session{version: version, data: map[int]loaded{}}
+// NewSession returns an empty session of the build version and commit
+// the door's link flags set ("devel" and "" when none): its version
+// operation answers VersionLine(version, commit), and reports name that
+// version.
+func NewSession(version, commit string) *Session {
+	return &Session{version: version, line: VersionLine(version, commit), data: map[int]loaded{}}
 }
 
 // Version is what `ctxql version` prints, without the newline.
-func (s *Session) Version() string { return s.version }
+func (s *Session) Version() string { return s.line }
 
 // add stores d and returns its handle.
 func (s *Session) add(l *lang.Language, d lang.Data) int {

@@ -84,7 +84,7 @@ func TestEvaluateAsCLI(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
-		s := api.NewSession("v")
+		s := api.NewSession("v", "c")
 		h, aerr := call(t, s, "load", map[string]any{"language": c.lang, "data": readFile(t, ex+c.data), "name": c.data})
 		if aerr != nil {
 			t.Fatalf("load %s: %v", c.data, aerr)
@@ -133,7 +133,7 @@ func TestInvalidQuery(t *testing.T) {
 		if code != 1 {
 			t.Fatalf("%q: exit %d", c.query, code)
 		}
-		_, aerr := call(t, api.NewSession("v"), "evaluateOnce", map[string]any{"language": c.lang, "query": c.query, "data": readFile(t, ex+c.data)})
+		_, aerr := call(t, api.NewSession("v", "c"), "evaluateOnce", map[string]any{"language": c.lang, "query": c.query, "data": readFile(t, ex+c.data)})
 		if aerr == nil || aerr.Range == nil {
 			t.Fatalf("%q: error %v, want one with a range", c.query, aerr)
 		}
@@ -156,7 +156,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // `ctxql check --format json`, `ctxql fmt` and `ctxql migrate` on
 // standard input.
 func TestCheckFormatMigrateAsCLI(t *testing.T) {
-	s := api.NewSession("v")
+	s := api.NewSession(cli.Version, cli.Commit)
 	for _, c := range []struct{ lang, path, text string }{
 		{"pact", "q.pact", ".cb[ttl<=]\n"},
 		{"pact", "", "// pact: v1\n^seq   .mt:depth(1)>.cb\n.mt > .cb[role=\"x\"]\n"},
@@ -178,6 +178,17 @@ func TestCheckFormatMigrateAsCLI(t *testing.T) {
 			t.Fatalf("check %q: %v", c.text, aerr)
 		}
 		sameJSON(t, "check "+c.text, got, []byte(want))
+		for _, format := range []string{"text", "sarif", "github"} {
+			want, _, code := runCLI(t, c.text, "check", "--format", format, "--stdin-filename", name, "-")
+			got, aerr := call(t, s, "report", map[string]any{"files": []map[string]string{{"path": name, "text": c.text}}, "format": format})
+			var r api.Report
+			if aerr != nil || json.Unmarshal(got, &r) != nil {
+				t.Fatalf("report %q: %s %v", c.text, got, aerr)
+			}
+			if r.Output != want || r.Errors != (code == 1) {
+				t.Errorf("report --format %s %q: %+v; check printed %q, exit %d", format, c.text, r, want, code)
+			}
+		}
 
 		want, stderr, code = runCLI(t, c.text, "fmt", "--stdin-filename", name, "-")
 		got, aerr = call(t, s, "format", map[string]any{"text": c.text, "language": c.lang, "path": c.path})
@@ -224,7 +235,7 @@ func TestCheckFormatMigrateAsCLI(t *testing.T) {
 // TestWhy compares why and whyNot with --why and --why-not.
 func TestWhy(t *testing.T) {
 	const ex = "../testdata/examples/"
-	s := api.NewSession("v")
+	s := api.NewSession("v", "c")
 	h, aerr := call(t, s, "load", map[string]any{"language": "datalog", "data": readFile(t, ex+"graph.json")})
 	if aerr != nil {
 		t.Fatal(aerr)
@@ -267,7 +278,7 @@ func TestWhy(t *testing.T) {
 
 // TestUsageErrors pins the usage errors of the dispatcher.
 func TestUsageErrors(t *testing.T) {
-	s := api.NewSession("v")
+	s := api.NewSession("v", "c")
 	for _, c := range []struct {
 		method string
 		params string
@@ -289,7 +300,7 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 	v, aerr := s.Call(context.Background(), "version", nil)
-	if aerr != nil || string(v) != `"v"` {
+	if want := `"` + api.VersionLine("v", "c") + `"`; aerr != nil || string(v) != want || !strings.HasPrefix(want, `"ctxql v (commit c, `) {
 		t.Errorf("version: %s %v", v, aerr)
 	}
 	if _, aerr := s.Call(context.Background(), "load", json.RawMessage(`{"language": "pact", "data": "{"}`)); aerr == nil || aerr.Code != "data" {

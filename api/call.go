@@ -12,13 +12,21 @@ import (
 
 // Methods are the operations Call dispatches, in the order the package
 // documentation lists them.
-var Methods = []string{"version", "check", "format", "migrate", "load", "evaluate", "why", "whyNot", "evaluateOnce", "release"}
+var Methods = []string{"version", "check", "report", "format", "migrate", "load", "evaluate", "why", "whyNot", "evaluateOnce", "release"}
 
 // Call runs the operation method with its JSON parameters and returns its
 // JSON result, or the *Error it failed with. Unknown parameters are a
 // usage error, as an unknown flag is.
 func (s *Session) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *Error) {
-	res, err := s.call(ctx, method, params)
+	return s.CallData(ctx, method, params, nil)
+}
+
+// CallData is Call with the data of load or evaluateOnce given as bytes
+// beside the parameters (which then hold neither data nor dataBase64): a
+// caller holding the data in memory need not encode it into the JSON.
+// Other methods take no data.
+func (s *Session) CallData(ctx context.Context, method string, params json.RawMessage, data []byte) (json.RawMessage, *Error) {
+	res, err := s.call(ctx, method, params, data)
 	if err != nil {
 		var ae *Error
 		if errors.As(err, &ae) {
@@ -36,7 +44,10 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 	return b, nil
 }
 
-func (s *Session) call(ctx context.Context, method string, params json.RawMessage) (any, error) {
+func (s *Session) call(ctx context.Context, method string, params json.RawMessage, data []byte) (any, error) {
+	if data != nil && method != "load" && method != "evaluateOnce" {
+		return nil, usagef("%s takes no data", method)
+	}
 	switch method {
 	case "version":
 		var p struct{}
@@ -50,6 +61,12 @@ func (s *Session) call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		return s.Check(ctx, p)
+	case "report":
+		var p ReportParams
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		return s.Report(ctx, p)
 	case "format":
 		var p FormatParams
 		if err := decode(params, &p); err != nil {
@@ -67,6 +84,7 @@ func (s *Session) call(ctx context.Context, method string, params json.RawMessag
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
+		p.Bytes = data
 		return s.Load(ctx, p)
 	case "evaluate":
 		var p EvaluateParams
@@ -88,6 +106,7 @@ func (s *Session) call(ctx context.Context, method string, params json.RawMessag
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
+		p.Bytes = data
 		return s.EvaluateOnce(ctx, p)
 	case "release":
 		var p struct {

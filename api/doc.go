@@ -23,13 +23,16 @@
 //	version      {}                                    string: what `ctxql version` prints, without the newline
 //	check        {text, language, dialect?, path?}     array of diagnostics as `ctxql check --format json` prints them:
 //	                                                   {file, line, column, end_line, end_column, severity, code, message, fixable}
+//	report       {files: [{path, text}], format?,      {output, errors}: what `ctxql check --format FORMAT` prints for
+//	              dialect?, maxFindings?}              the files (default text), and whether a finding is an error
 //	format       {text, language, dialect?, path?}     string: what `ctxql fmt` prints
 //	migrate      {text, to?, dialect?, unsafe?, path?} {text, changed, manual}: text is what `ctxql migrate` prints,
 //	                                                   manual the places left for a decision, each {code, message, range}
 //	load         {language, data | dataBase64, name?}  {handle}
 //	evaluate     {handle, query, dialect?, program?,   the JSON value `ctxql eval LANGUAGE` prints; with explain, an
 //	              explain?, rangeOptions?,             Explanation {steps: [{text, count, range?}], emptied, summary, text}
-//	              maxTuples?, maxBytes?}               whose text is what `ctxql eval pact|jql --explain` prints
+//	              maxTuples?, maxBytes?, printed?}     whose text is what `ctxql eval pact|jql --explain` prints;
+//	                                                   with printed, the result's text as printed (a string)
 //	why, whyNot  {handle, rules, tuple, name?, depth?, {derived, text}: whether the tuple is derived and the proof
 //	              maxTuples?}                          (why) or the failing rules (whyNot) as `--why`/`--why-not` print them
 //	evaluateOnce {language, query, data | dataBase64,  as evaluate, on data loaded for this call only

@@ -173,6 +173,9 @@ type LoadParams struct {
 	DataBase64 *string `json:"dataBase64,omitempty"`
 	// Name tells the data's format by its suffix (default "data.json").
 	Name string `json:"name,omitempty"`
+	// Bytes is the data given as bytes rather than in Data or DataBase64
+	// (CallData).
+	Bytes []byte `json:"-"`
 }
 
 // Loaded is the result of load.
@@ -196,8 +199,10 @@ func load(ctx context.Context, p LoadParams) (*lang.Language, lang.Data, error) 
 	}
 	var b []byte
 	switch {
-	case p.Data != nil && p.DataBase64 != nil:
-		return nil, nil, usagef("give data or dataBase64, not both")
+	case p.Data != nil && p.DataBase64 != nil, p.Bytes != nil && (p.Data != nil || p.DataBase64 != nil):
+		return nil, nil, usagef("give the data once: data, dataBase64 or the bytes beside the parameters")
+	case p.Bytes != nil:
+		b = p.Bytes
 	case p.Data != nil:
 		b = []byte(*p.Data)
 	case p.DataBase64 != nil:
@@ -228,6 +233,9 @@ type EvalOptions struct {
 	RangeOptions json.RawMessage `json:"rangeOptions,omitempty"`
 	MaxTuples    int             `json:"maxTuples,omitempty"`
 	MaxBytes     int64           `json:"maxBytes,omitempty"`
+	// Printed asks for the result as the text `ctxql eval` prints (a
+	// string) rather than as the JSON value.
+	Printed bool `json:"printed,omitempty"`
 }
 
 // EvaluateParams are the parameters of evaluate.
@@ -255,6 +263,8 @@ type EvaluateOnceParams struct {
 	DataBase64 *string     `json:"dataBase64,omitempty"`
 	Name       string      `json:"name,omitempty"`
 	Options    EvalOptions `json:"options"`
+	// Bytes is the data given as bytes (CallData).
+	Bytes []byte `json:"-"`
 }
 
 // EvaluateOnce loads data for one evaluation. The query is checked first:
@@ -273,7 +283,7 @@ func (s *Session) EvaluateOnce(ctx context.Context, p EvaluateOnceParams) (any, 
 			return nil, diagError(syntax.NewFile("selector", p.Query), ds)
 		}
 	}
-	l, data, err := load(ctx, LoadParams{Language: p.Language, Data: p.Data, DataBase64: p.DataBase64, Name: p.Name})
+	l, data, err := load(ctx, LoadParams{Language: p.Language, Data: p.Data, DataBase64: p.DataBase64, Name: p.Name, Bytes: p.Bytes})
 	if err != nil {
 		return nil, err
 	}
@@ -349,6 +359,9 @@ func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, er
 	var buf bytes.Buffer
 	if err := WriteResult(&buf, res); err != nil {
 		return nil, evalError(err, how)
+	}
+	if o.Printed {
+		return buf.String(), nil
 	}
 	var out bytes.Buffer
 	if err := json.Compact(&out, buf.Bytes()); err != nil {

@@ -55,7 +55,7 @@ type workerRequest struct {
 func serveWorker(ctx context.Context, in io.Reader, out io.Writer, parentGone func() bool, poll time.Duration) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := api.NewSession(versionLine())
+	s := api.NewSession(Version, Commit)
 	w := &lineWriter{w: out}
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
