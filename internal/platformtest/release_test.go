@@ -46,7 +46,8 @@ func needTool(t *testing.T, name string) {
 // and that platform's binary with a RECORD of their digests, the npm
 // tarballs are the launcher @ctxql/cli and one package per platform,
 // SHA256SUMS lists them all with their digests, and the binary reports the
-// version and the commit it was built with. (internal/launchtest installs
+// version and the commit it was built with; the WebAssembly library's
+// tarball @ctxql/ctxql carries the release's version. (internal/launchtest installs
 // the wheel and the npm packages and runs them.)
 func TestReleaseArchives(t *testing.T) {
 	for _, tool := range []string{"bash", "git", "tar", "zip", "sha256sum", "python3", "node", "npm"} {
@@ -96,6 +97,7 @@ func TestReleaseArchives(t *testing.T) {
 		base + ".tar.gz", win + ".zip",
 		"ctxql-0.0.0+test.1-py3-none-" + hostWheel + ".whl", "ctxql-0.0.0+test.1-py3-none-win_amd64.whl",
 		"ctxql-cli-" + npmHost + "-0.0.0-test.1.tgz", "ctxql-cli-win32-x64-0.0.0-test.1.tgz", "ctxql-cli-0.0.0-test.1.tgz",
+		"ctxql-ctxql-0.0.0-test.1.tgz",
 	}
 	if !slices.Equal(listed, made) {
 		t.Errorf("SHA256SUMS lists %v, want %v", listed, made)
@@ -103,6 +105,7 @@ func TestReleaseArchives(t *testing.T) {
 	checkWheel(t, filepath.Join(dist, made[3]), "ctxql/bin/ctxql.exe", "py3-none-win_amd64")
 	checkNPM(t, filepath.Join(dist, made[5]), "@ctxql/cli-win32-x64", "package/bin/ctxql.exe")
 	checkNPM(t, filepath.Join(dist, made[6]), "@ctxql/cli", "package/bin/ctxql.js")
+	checkNPM(t, filepath.Join(dist, made[7]), "@ctxql/ctxql", "package/ctxql.wasm")
 
 	// The Unix archive: unpack it and run the binary.
 	unpacked := t.TempDir()
@@ -282,7 +285,7 @@ func checkNPM(t *testing.T, path, name, file string) {
 		if pkg.Bin["ctxql"] != "bin/ctxql.js" || len(pkg.Optional) != 6 || pkg.Optional["@ctxql/cli-darwin-arm64"] != "0.0.0-test.1" {
 			t.Errorf("@ctxql/cli: bin %v, optionalDependencies %v", pkg.Bin, pkg.Optional)
 		}
-	} else if plat := strings.TrimPrefix(name, "@ctxql/cli-"); len(pkg.OS) != 1 || len(pkg.CPU) != 1 || pkg.OS[0]+"-"+pkg.CPU[0] != plat {
+	} else if plat, ok := strings.CutPrefix(name, "@ctxql/cli-"); ok && (len(pkg.OS) != 1 || len(pkg.CPU) != 1 || pkg.OS[0]+"-"+pkg.CPU[0] != plat) {
 		t.Errorf("%s: os %v cpu %v", name, pkg.OS, pkg.CPU)
 	}
 }
