@@ -75,7 +75,7 @@ func nativeP50(b *testing.B, language, path, query string, n int) time.Duration 
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := api.NewSession("bench")
+	s := api.NewSession("devel", "")
 	ctx := context.Background()
 	params, _ := json.Marshal(map[string]any{"language": language, "data": string(raw), "name": filepath.Base(path)})
 	res, aerr := s.Call(ctx, "load", params)

@@ -83,7 +83,7 @@ func release(t *testing.T) string {
 		if releaseErr != nil {
 			return
 		}
-		cmd := exec.Command("bash", filepath.Join(root, "scripts", "release"), "--targets", runtime.GOOS+"/"+runtime.GOARCH, version)
+		cmd := exec.Command("bash", filepath.Join(root, "scripts", "release"), "--no-wasm", "--targets", runtime.GOOS+"/"+runtime.GOARCH, version)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "DIST="+releaseDir)
 		releaseOut, releaseErr = cmd.CombinedOutput()
