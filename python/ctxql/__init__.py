@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from ._types import Diagnostic, ExplainStep, Explanation, Manual, MigrateResult, Position, Proof, QueryError, Range, diagnostics
 from ._worker import binary, default
@@ -200,7 +200,10 @@ class Data:
     def __del__(self) -> None:
         handle = getattr(self, "_handle", None)
         if handle is not None:
-            default().drop(self._gen, handle)
+            try:
+                default().drop(self._gen, handle)
+            except Exception:  # noqa: BLE001 - at interpreter exit the module may be gone
+                pass
 
     def __repr__(self) -> str:
         state = "closed" if self._handle is None else f"handle {self._handle}"
