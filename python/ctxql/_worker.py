@@ -88,7 +88,7 @@ class Worker:
             [binary(), "worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            bufsize=0,
+            bufsize=1 << 16,
             close_fds=True,
             **kwargs,
         )
@@ -127,11 +127,17 @@ class Worker:
             proc = self._start()
         self._next += 1
         rid = self._next
-        line = json.dumps({"id": rid, "method": method, "params": params}, ensure_ascii=False, separators=(",", ":"))
+        req = {"id": rid, "method": method, "params": params}
+        try:
+            line = json.dumps(req, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate has no UTF-8 form; JSON's escape carries it
+            # (the worker reads it as U+FFFD).
+            line = json.dumps(req, separators=(",", ":")).encode("ascii")
         stdin: IO[bytes] = proc.stdin  # type: ignore[assignment]
         stdout: IO[bytes] = proc.stdout  # type: ignore[assignment]
         try:
-            stdin.write(line.encode("utf-8") + b"\n")
+            stdin.write(line + b"\n")
             stdin.flush()
             reply = stdout.readline()
         except (BrokenPipeError, OSError) as e:
