@@ -87,7 +87,7 @@ def package_files() -> List[Tuple[str, bytes]]:
     src = os.path.join(HERE, "ctxql")
     out = []
     for name in sorted(os.listdir(src)):
-        if name.endswith(".py") or name == "py.typed":
+        if (name.endswith(".py") and name != "_version.py") or name == "py.typed":
             with open(os.path.join(src, name), "rb") as f:
                 out.append(("ctxql/" + name, f.read()))
     return out
@@ -126,6 +126,7 @@ def build(version: str, target: str, binary: str, out: str) -> str:
     )
     entry_points = "[console_scripts]\nctxql = ctxql._cli:main\n"
     files = package_files() + [
+        ("ctxql/_version.py", f'"""The version of the wheel."""\n\n__version__ = "{version}"\n'.encode("utf-8")),
         (f"ctxql/bin/{exe}", bin_bytes),
         (f"{dist_info}/METADATA", metadata.encode("utf-8")),
         (f"{dist_info}/WHEEL", wheel.encode("utf-8")),

@@ -22,7 +22,13 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 from ._types import Diagnostic, ExplainStep, Explanation, Manual, MigrateResult, Position, Proof, QueryError, Range, diagnostics
 from ._worker import binary, default
 
+try:
+    from ._version import __version__
+except ImportError:  # the source tree; the wheel writes _version.py
+    __version__ = "devel"
+
 __all__ = [
+    "LANGUAGES",
     "Data",
     "Diagnostic",
     "ExplainStep",

@@ -66,6 +66,12 @@ class Installed(unittest.TestCase):
         self.assertTrue(ctxql.binary().startswith(os.path.dirname(ctxql.__file__)))
         self.assertTrue(os.path.isfile(os.path.join(os.path.dirname(ctxql.__file__), "py.typed")))
 
+    def test_package_version(self):
+        from importlib.metadata import version
+
+        self.assertEqual(ctxql.__version__, version("ctxql"))
+        self.assertNotEqual(ctxql.__version__, "devel")
+
     def test_version_is_the_binarys(self):
         self.assertEqual(ctxql.version(), cli("version").stdout.rstrip("\n"))
         self.assertRegex(ctxql.version(), r"^ctxql \S+ \(commit \S+, \w+/\w+\)$")
