@@ -46,7 +46,13 @@ const child = spawn(binary(), process.argv.slice(2), { stdio: "inherit", windows
 const forwarded = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGWINCH"].filter(
 	(s) => process.platform !== "win32" || s === "SIGINT" || s === "SIGTERM",
 );
+// Ctrl+C at a terminal reaches the whole foreground process group, the
+// binary included: the launcher then only waits (a second SIGINT would cut
+// the binary's grace period short). A SIGINT sent to the launcher alone,
+// with no terminal, is passed on like the other signals.
+const terminal = require("node:tty").isatty(0);
 const forward = (signal) => {
+	if (signal === "SIGINT" && terminal) return;
 	try {
 		child.kill(signal);
 	} catch {}
