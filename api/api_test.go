@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ctxql/ctxql/api"
@@ -305,5 +308,103 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if _, aerr := s.Call(context.Background(), "load", json.RawMessage(`{"language": "pact", "data": "{"}`)); aerr == nil || aerr.Code != "data" {
 		t.Errorf("load of bad data: %v", aerr)
+	}
+}
+
+// TestConcurrentCalls shares one session between goroutines that evaluate
+// on the same handles while others load and release data sets: every
+// evaluation gives the same result (run under the race detector by
+// scripts/test).
+func TestConcurrentCalls(t *testing.T) {
+	const ex = "../testdata/examples/"
+	s := api.NewSession("v", "c")
+	graph := readFile(t, ex+"graph.json")
+	h, aerr := call(t, s, "load", map[string]any{"language": "datalog", "data": graph})
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	params := map[string]any{"query": readFile(t, ex+"reach.dl"), "program": true}
+	json.Unmarshal(h, &params)
+	want, aerr := call(t, s, "evaluate", params)
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				if g%4 == 3 {
+					h, aerr := call(t, s, "load", map[string]any{"language": "datalog", "data": graph})
+					if aerr != nil {
+						errs <- aerr.Error()
+						return
+					}
+					var l api.Loaded
+					json.Unmarshal(h, &l)
+					if _, aerr := call(t, s, "release", map[string]any{"handle": l.Handle}); aerr != nil {
+						errs <- aerr.Error()
+					}
+					continue
+				}
+				got, aerr := call(t, s, "evaluate", params)
+				if aerr != nil || !bytes.Equal(got, want) {
+					errs <- fmt.Sprintf("%s %v", got, aerr)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if s.Handles() != 1 {
+		t.Errorf("%d handles, want the first one", s.Handles())
+	}
+}
+
+// TestCheckWithData checks a Datalog program whose relation only its
+// sample data declares: with the data, as `ctxql check` reads the file
+// its pragma names, it is clean; without, the relation is unknown.
+// dataPath names that file.
+func TestCheckWithData(t *testing.T) {
+	dir := t.TempDir()
+	graph := readFile(t, "../testdata/examples/graph.json")
+	if err := os.WriteFile(filepath.Join(dir, "graph.json"), []byte(graph), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := "// data: ./graph.json\nq(x) <-- edge(x, _);\n"
+	path := filepath.Join(dir, "p.dl")
+	if err := os.WriteFile(path, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, stderr, code := runCLI(t, "", "check", "--format", "json", path)
+	if code != 0 {
+		t.Fatalf("check: exit %d: %s %s", code, want, stderr)
+	}
+	s := api.NewSession("v", "c")
+	got, aerr := call(t, s, "check", map[string]any{"text": prog, "language": "datalog", "path": path, "data": graph})
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	sameJSON(t, "check with data", got, []byte(want))
+	got, aerr = call(t, s, "check", map[string]any{"text": prog, "language": "datalog", "path": path})
+	if aerr != nil || !strings.Contains(string(got), `"DL001"`) {
+		t.Errorf("check without data: %s %v, want DL001", got, aerr)
+	}
+	got, aerr = call(t, s, "report", map[string]any{"files": []map[string]any{{"path": path, "text": prog, "data": graph}}})
+	if aerr != nil || !strings.Contains(string(got), `"errors":false`) {
+		t.Errorf("report with data: %s %v", got, aerr)
+	}
+	dp, aerr := call(t, s, "dataPath", map[string]any{"text": prog, "path": path})
+	if want, _ := json.Marshal(filepath.Join(dir, "graph.json")); aerr != nil || string(dp) != string(want) {
+		t.Errorf("dataPath: %s %v, want %s", dp, aerr, want)
+	}
+	if dp, aerr := call(t, s, "dataPath", map[string]any{"text": "q(x) <-- e(x);\n", "path": path}); aerr != nil || string(dp) != "null" {
+		t.Errorf("dataPath of a program without a pragma: %s %v", dp, aerr)
 	}
 }

@@ -10,10 +10,6 @@ import (
 	"github.com/ctxql/ctxql/internal/jsonenc"
 )
 
-// Methods are the operations Call dispatches, in the order the package
-// documentation lists them.
-var Methods = []string{"version", "check", "report", "format", "migrate", "load", "evaluate", "why", "whyNot", "evaluateOnce", "release"}
-
 // Call runs the operation method with its JSON parameters and returns its
 // JSON result, or the *Error it failed with. Unknown parameters are a
 // usage error, as an unknown flag is.
@@ -67,6 +63,12 @@ func (s *Session) call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		return s.Report(ctx, p)
+	case "dataPath":
+		var p DataPathParams
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		return s.DataPath(p)
 	case "format":
 		var p FormatParams
 		if err := decode(params, &p); err != nil {

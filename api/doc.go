@@ -21,10 +21,11 @@
 // methods, parameters (optional ones marked ?) and results:
 //
 //	version      {}                                    string: what `ctxql version` prints, without the newline
-//	check        {text, language, dialect?, path?}     array of diagnostics as `ctxql check --format json` prints them:
-//	                                                   {file, line, column, end_line, end_column, severity, code, message, fixable}
-//	report       {files: [{path, text}], format?,      {output, errors}: what `ctxql check --format FORMAT` prints for
-//	              dialect?, maxFindings?}              the files (default text), and whether a finding is an error
+//	check        {text, language, dialect?, path?,     array of diagnostics as `ctxql check --format json` prints them:
+//	              data?}                               {file, line, column, end_line, end_column, severity, code, message, fixable}
+//	dataPath     {text, path}                          the file the text's data pragma names, resolved as check does; or null
+//	report       {files: [{path, text, data?}],        {output, errors}: what `ctxql check --format FORMAT` prints for
+//	              format?, dialect?, maxFindings?}     the files (default text), and whether a finding is an error
 //	format       {text, language, dialect?, path?}     string: what `ctxql fmt` prints
 //	migrate      {text, to?, dialect?, unsafe?, path?} {text, changed, manual}: text is what `ctxql migrate` prints,
 //	                                                   manual the places left for a decision, each {code, message, range}
@@ -46,11 +47,14 @@
 // suffix must be the language's. load's name tells the data's format by
 // its suffix where the language reads several (JQL: a ".yaml" or ".yml"
 // name reads YAML; default "data.json"); why's names the program in the
-// proof as the --rules file's name does (default "rules"). program evaluates Datalog text as a whole program,
+// proof as the --rules file's name does (default "rules"). check's and
+// report's data is the text's sample data (what its pragma names, or the
+// data of a text without one): a Datalog program is checked against its
+// schema, as check does with the file the pragma names. program evaluates Datalog text as a whole program,
 // as --rules does (the result maps each derived relation to its tuples);
 // otherwise the text is one query rule. rangeOptions are PACT's --options
 // (a JSON object); maxTuples and maxBytes are Datalog's --max-tuples and
-// JQL's --max-bytes. evaluateOnce's options are evaluate's parameters
+// JQL's --max-bytes (absent or 0: the command line's defaults). evaluateOnce's options are evaluate's parameters
 // other than handle and query.
 //
 // # Errors

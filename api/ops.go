@@ -8,6 +8,7 @@ import (
 	"errors"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
@@ -21,6 +22,49 @@ type CheckParams struct {
 	Language string `json:"language"`
 	Dialect  string `json:"dialect,omitempty"`
 	Path     string `json:"path,omitempty"`
+	// Data is the text's sample data: what its data pragma names, or the
+	// data of a text without one. A Datalog program is checked against
+	// its schema, as `ctxql check` does with the data the pragma names.
+	Data *string `json:"data,omitempty"`
+}
+
+// withData returns l checking texts against the sample data data (nil:
+// none, as a text whose pragma names nothing readable).
+func withData(ctx context.Context, l *lint.Linter, data *string) *lint.Linter {
+	if data == nil {
+		return l
+	}
+	const name = "data.json"
+	var (
+		once sync.Once
+		d    lang.Data
+		err  error
+	)
+	return l.WithEditorData(func(string) (string, bool) { return name, true }).
+		WithData(func(lg *lang.Language, _ string) (lang.Data, error) {
+			once.Do(func() { d, err = lg.LoadBytes(ctx, name, []byte(*data)) })
+			return d, err
+		})
+}
+
+// DataPathParams are the parameters of dataPath.
+type DataPathParams struct {
+	Text string `json:"text"`
+	Path string `json:"path"`
+}
+
+// DataPath is the sample data a text's data pragma names, resolved
+// against the directory of its path as `ctxql check` resolves it; nil
+// when it names none.
+func (s *Session) DataPath(p DataPathParams) (*string, error) {
+	if _, _, aerr := textName("", p.Path); aerr != nil {
+		return nil, aerr
+	}
+	path, ok := lang.Settings{}.DataPathText(p.Path, p.Text)
+	if !ok {
+		return nil, nil
+	}
+	return &path, nil
 }
 
 // textName is the name of a text of language id: path, whose suffix must
@@ -59,7 +103,7 @@ func (s *Session) Check(ctx context.Context, p CheckParams) ([]report.JSONFindin
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Message: err.Error()}
 	}
-	file, diags, err := l.Check(ctx, name, p.Text)
+	file, diags, err := withData(ctx, l, p.Data).Check(ctx, name, p.Text)
 	if err != nil {
 		return nil, evalError(err, "")
 	}
@@ -326,15 +370,17 @@ func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, er
 	if o.MaxTuples < 0 || o.MaxBytes < 0 {
 		return nil, usagef("maxTuples and maxBytes must not be negative")
 	}
+	if o.Explain && l.ID == lang.Datalog {
+		return nil, usagef("a Datalog evaluation is explained by why and whyNot")
+	}
+	if l.ID == lang.PACT {
+		// An invalid selector fails before the data is looked at, as
+		// `ctxql eval pact` does.
+		if ds := l.CheckQuery(q.Name, src, q.Dialect); syntax.HasErrors(ds) {
+			return nil, diagError(syntax.NewFile(q.Name, src), ds)
+		}
+	}
 	if o.Explain {
-		if l.ID == lang.Datalog {
-			return nil, usagef("a Datalog evaluation is explained by why and whyNot")
-		}
-		if l.ID == lang.PACT {
-			if ds := l.CheckQuery(q.Name, src, q.Dialect); syntax.HasErrors(ds) {
-				return nil, diagError(syntax.NewFile(q.Name, src), ds)
-			}
-		}
 		x, err := l.Explain(ctx, d.data, q, lang.Explain{Budget: b})
 		if err != nil {
 			return nil, evalError(err, how)
@@ -343,11 +389,6 @@ func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, er
 			return nil, diagError(x.File, x.Diagnostics)
 		}
 		return explanation(x)
-	}
-	if l.ID == lang.PACT {
-		if ds := l.CheckQuery(q.Name, src, q.Dialect); syntax.HasErrors(ds) {
-			return nil, diagError(syntax.NewFile(q.Name, src), ds)
-		}
 	}
 	res, err := l.Evaluate(ctx, d.data, q, b)
 	if err != nil {

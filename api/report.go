@@ -32,10 +32,12 @@ type ReportParams struct {
 	MaxFindings *int `json:"maxFindings,omitempty"`
 }
 
-// ReportFile is one text to check, named by its path.
+// ReportFile is one text to check, named by its path, with its sample
+// data (as check's).
 type ReportFile struct {
-	Path string `json:"path"`
-	Text string `json:"text"`
+	Path string  `json:"path"`
+	Text string  `json:"text"`
+	Data *string `json:"data,omitempty"`
 }
 
 // Report is the result of report.
@@ -69,7 +71,7 @@ func (s *Session) Report(ctx context.Context, p ReportParams) (*Report, error) {
 		if _, _, aerr := textName("", f.Path); aerr != nil {
 			return nil, aerr
 		}
-		file, diags, err := l.Check(ctx, f.Path, f.Text)
+		file, diags, err := withData(ctx, l, f.Data).Check(ctx, f.Path, f.Text)
 		if err != nil {
 			return nil, evalError(err, "")
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxql/ctxql/api"
 	"github.com/ctxql/ctxql/internal/jsonenc"
+	"github.com/ctxql/ctxql/internal/process"
 )
 
 // parentPoll is how often the worker checks that its parent is alive.
@@ -35,8 +36,15 @@ func newWorkerCmd(env Env) *cobra.Command {
 			if ctx == nil {
 				ctx = context.Background()
 			}
+			// The parent is gone when the worker was handed to another
+			// parent (Unix) or no process has its id any more (Windows,
+			// where a process keeps its parent's id). A parent outside
+			// the worker's process namespace has id 0 and is not looked
+			// for.
 			ppid := os.Getppid()
-			return serveWorker(ctx, env.Stdin, env.Stdout, func() bool { return os.Getppid() != ppid }, parentPoll)
+			return serveWorker(ctx, env.Stdin, env.Stdout, func() bool {
+				return os.Getppid() != ppid || ppid > 0 && !process.Alive(ppid)
+			}, parentPoll)
 		},
 	}
 }

@@ -77,6 +77,9 @@ func TestWorkerBinary(t *testing.T) {
 		}
 	}
 	in.Close()
+	if help, _ := exec.Command(bin, "--help").CombinedOutput(); strings.Contains(string(help), "worker") {
+		t.Errorf("ctxql --help lists the worker:\n%s", help)
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {

@@ -51,8 +51,19 @@ func buildCases(t *testing.T) []Case {
 	t.Helper()
 	var cases []Case
 	add := func(c Case) {
-		c.ID = fmt.Sprintf("%04d %s %s", len(cases), c.Op, c.ID)
+		id := c.ID
+		c.ID = fmt.Sprintf("%04d %s %s", len(cases), c.Op, id)
 		cases = append(cases, c)
+		if c.Op == "evaluate" && c.Language != "datalog" {
+			// The same query explained, as --explain.
+			x := c
+			x.ID = fmt.Sprintf("%04d explain %s", len(cases), id)
+			x.Options = map[string]any{"explain": true}
+			for k, v := range c.Options {
+				x.Options[k] = v
+			}
+			cases = append(cases, x)
+		}
 	}
 	err := filepath.WalkDir(testdata, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -227,7 +238,11 @@ func fromFile(t *testing.T, p, rel string) []Case {
 func counts(cases []Case) string {
 	n := map[string]int{}
 	for _, c := range cases {
-		n[c.Op+" "+c.Language]++
+		op := c.Op
+		if c.Options["explain"] == true {
+			op = "explain"
+		}
+		n[op+" "+c.Language]++
 	}
 	keys := make([]string, 0, len(n))
 	for k := range n {

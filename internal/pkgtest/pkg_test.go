@@ -3,6 +3,7 @@ package pkgtest
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -437,7 +438,7 @@ func agreeCLI(t *testing.T, cases []Case, native map[string]Output) {
 		}
 		configs[d] = p
 	}
-	compared := 0
+	compared, failed := 0, 0
 	for i, c := range cases {
 		n := native[c.ID]
 		dialect, _ := c.Options["dialect"].(string)
@@ -480,6 +481,9 @@ func agreeCLI(t *testing.T, cases []Case, native map[string]Output) {
 				}
 				args = append(args, "--rules", rules)
 			}
+			if c.Options["explain"] == true {
+				args = append(args, "--explain")
+			}
 			if c.Options["program"] != true {
 				args = append(args, c.Text)
 			}
@@ -491,6 +495,7 @@ func agreeCLI(t *testing.T, cases []Case, native map[string]Output) {
 		var aerr api.Error
 		if n.Error != nil {
 			json.Unmarshal(n.Error, &aerr)
+			failed++
 		}
 		switch {
 		case c.Op == "check":
@@ -512,6 +517,11 @@ func agreeCLI(t *testing.T, cases []Case, native map[string]Output) {
 			if n.Error != nil || json.Unmarshal(n.Result, &text) != nil || text != stdout.String() {
 				t.Errorf("%s: api %s%s; ctxql fmt prints %q", c.ID, n.Result, n.Error, stdout.String())
 			}
+		case code == 0 && c.Options["explain"] == true:
+			var x api.Explanation
+			if n.Error != nil || json.Unmarshal(n.Result, &x) != nil || x.Text != stdout.String() {
+				t.Errorf("%s: api %s%s; ctxql %s prints %q", c.ID, n.Result, n.Error, strings.Join(args[:len(args)-1], " "), stdout.String())
+			}
 		case code == 0:
 			if n.Error != nil || canon(n.Result) != canon(stdout.Bytes()) {
 				t.Errorf("%s: api %s%s; ctxql %s prints %s", c.ID, n.Result, n.Error, strings.Join(args[:len(args)-1], " "), stdout.String())
@@ -530,5 +540,26 @@ func agreeCLI(t *testing.T, cases []Case, native map[string]Output) {
 			}
 		}
 	}
-	t.Logf("the native outputs of %d cases are what the command line prints", compared)
+	t.Logf("the native outputs of %d cases (%d of them errors) are what the command line prints", compared, failed)
+}
+
+// maxWasmGzip is the budget of ctxql.wasm, gzipped at the best
+// compression: 2.5 MB.
+const maxWasmGzip = 2_500_000
+
+// TestWasmSize keeps the packed ctxql.wasm within its gzipped budget.
+func TestWasmSize(t *testing.T) {
+	_, project := packageProject(t)
+	b, err := os.ReadFile(filepath.Join(project, "node_modules", "@ctxql", "ctxql", "ctxql.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	w.Write(b)
+	w.Close()
+	t.Logf("ctxql.wasm: %d bytes, %d gzipped", len(b), gz.Len())
+	if gz.Len() > maxWasmGzip {
+		t.Errorf("ctxql.wasm is %d bytes gzipped, over its budget of %d (docs/performance.md: the WebAssembly build)", gz.Len(), maxWasmGzip)
+	}
 }

@@ -18,8 +18,10 @@ let call = null; // call(method, paramsJSON, data?) of the instance
 let instances = 0;
 
 /**
- * Starts the WebAssembly module once; every other function needs it done.
- * @param {object} [options] {wasm}: a URL, path, bytes, Response or WebAssembly.Module of ctxql.wasm.
+ * makeInit returns init for an environment: readWasm(src, imports)
+ * instantiates the module from a URL, path, bytes or Response. init starts
+ * the module once (options.wasm: where ctxql.wasm is, by default next to
+ * this file); every other function needs it done.
  */
 export function makeInit(readWasm) {
   return function init(options = {}) {
@@ -107,7 +109,7 @@ export function version() {
 
 /** The diagnostics `ctxql check --format json` prints for text. */
 export function check(text, options = {}) {
-  return invoke("check", clean({ text, language: options.language, dialect: options.dialect, path: options.path }));
+  return invoke("check", clean({ text, language: options.language, dialect: options.dialect, path: options.path, data: dataText(options.data) }));
 }
 
 /** What `ctxql fmt` prints for text. */
@@ -166,6 +168,12 @@ export class DataSet {
     registry?.unregister(this);
     invoke("release", { handle: this.#handle });
   }
+}
+
+function dataText(data) {
+  if (data === undefined || typeof data === "string") return data;
+  if (data instanceof Uint8Array || data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return new TextDecoder().decode(data);
+  return JSON.stringify(data);
 }
 
 function dataArg(data) {

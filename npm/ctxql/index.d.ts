@@ -65,8 +65,16 @@ export interface TextOptions {
   path?: string;
 }
 
+export interface CheckOptions extends TextOptions {
+  /**
+   * The text's sample data (what its data pragma names, or the data of a
+   * text without one): a Datalog program is checked against its schema.
+   */
+  data?: Data;
+}
+
 /** The diagnostics `ctxql check --format json` prints (no .ctxql.yaml applies). */
-export function check(text: string, options: TextOptions): Diagnostic[];
+export function check(text: string, options: CheckOptions): Diagnostic[];
 
 /** What `ctxql fmt` prints; a text with syntax errors throws its first one. */
 export function format(text: string, options: TextOptions & { language: Language }): string;

@@ -179,7 +179,26 @@ function runEval(args, out) {
 function runCheck(args, out) {
   const { flags, rest } = parse(args, { "--format": "s", "--stdin-filename": "s", "--max-findings": "s" });
   if (rest.length === 0) throw usage("ctxql: requires at least 1 arg(s), only received 0");
-  const files = rest.map((p) => ({ path: p === "-" ? (flags["--stdin-filename"] ?? "stdin.pact") : p, text: readText(p) }));
+  const files = rest.map((p) => {
+    const file = { path: p === "-" ? (flags["--stdin-filename"] ?? "stdin.pact") : p, text: readText(p) };
+    // The sample data the file's pragma names gives a Datalog program
+    // its schema, as ctxql check reads it; unreadable data is none.
+    let data;
+    try {
+      data = callRaw("dataPath", file);
+    } catch (e) {
+      if (e instanceof CtxqlError) throw usage(`check: ${e.message}`);
+      throw e;
+    }
+    if (data !== null) {
+      try {
+        file.data = readFileSync(data, "utf8");
+      } catch {
+        // none
+      }
+    }
+    return file;
+  });
   let r;
   try {
     r = callRaw("report", { files, format: flags["--format"] ?? "text", maxFindings: int(flags, "--max-findings", 100) });

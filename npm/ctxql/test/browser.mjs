@@ -1,7 +1,8 @@
 // node browser.mjs cases.json out.json: the differential cases through
 // @ctxql/ctxql in headless Chromium. A local server serves the installed
 // package (its browser entry and ctxql.wasm), cases.mjs and the cases to
-// a page that imports the package as an ES module and runs them.
+// a page that imports the package as an ES module, starts it with the
+// module's URL (init({wasm: url})) and runs them.
 //
 // Environment: CHROMIUM, the browser; PUPPETEER_DIR, a directory whose
 // node_modules holds puppeteer-core.
@@ -22,7 +23,7 @@ const page = `<!doctype html><meta charset="utf-8"><title>ctxql cases</title>
 import * as ctxql from "/pkg/browser.js";
 import { runCases } from "/cases.mjs";
 window.run = async () => {
-  await ctxql.init();
+  await ctxql.init({ wasm: new URL("/pkg/ctxql.wasm", location.href) });
   const { cases } = await (await fetch("/cases.json")).json();
   return JSON.stringify({ outputs: runCases(ctxql, cases) });
 };

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -19,6 +19,8 @@ const bin = process.env.CTXQL_BIN;
 // to the package.
 const ex = mkdtempSync(join(tmpdir(), "ctxql-examples-"));
 cpSync(join(process.env.CTXQL_REPO, "testdata", "examples"), ex, { recursive: true });
+// A program whose relation only its data declares.
+writeFileSync(join(ex, "schema.dl"), '// data: ./graph.json\nq(x) <-- edge(x, _);\n');
 const read = (name) => readFileSync(join(ex, name), "utf8");
 
 // native runs ctxql and returns its stdout, stderr and exit code.
@@ -108,6 +110,10 @@ test("check, format and migrate give what ctxql check --format json, fmt and mig
     }
   }
   assert.throws(() => ctxql.format("q(x) <-- e(x", { language: "datalog" }), (e) => e.code === "datalog/syntax" && e.range.start.line === 1);
+  // The sample data gives a Datalog program the relations it declares.
+  const program = read("schema.dl");
+  assert.deepEqual(ctxql.check(program, { language: "datalog", path: "schema.dl", data: read("graph.json") }), JSON.parse(native(["check", "--format", "json", join(ex, "schema.dl")]).stdout).map((d) => ({ ...d, file: "schema.dl" })));
+  assert.equal(ctxql.check(program, { language: "datalog" })[0].code, "DL001");
   const text = "// pact: v1\n^seq .mt:depth(1) > .cb\n";
   const m = ctxql.migrate(text, { to: "v2" });
   assert.equal(m.text, native(["migrate", "--to", "v2", "-"], text).stdout);
@@ -129,7 +135,7 @@ test("why and whyNot print what --why and --why-not print", () => {
 
 test("init takes the module's bytes", () => {
   const wasm = join(dirname(createRequire(import.meta.url).resolve("@ctxql/ctxql/package.json")), "ctxql.wasm");
-  const script = `import * as c from "@ctxql/ctxql"; import { cpSync, mkdtempSync, readFileSync } from "node:fs";
+  const script = `import * as c from "@ctxql/ctxql"; import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 await c.init({ wasm: readFileSync(${JSON.stringify(wasm)}) });
 console.log(JSON.stringify(c.evaluate("datalog", 'q(y) <-- edge("a", y)', ${JSON.stringify(read("graph.json"))})));`;
@@ -146,7 +152,7 @@ test("ctxql-wasm prints what ctxql prints and exits as it does", () => {
     ["eval", "jql", "--data", join(ex, "activities.json"), `{"from": "nothing"}`],
     ["eval", "datalog", "--data", join(ex, "graph.json"), "--rules", join(ex, "reach.dl")],
     ["eval", "datalog", "--data", join(ex, "graph.json"), "--rules", join(ex, "reach.dl"), "--why-not", 'reach("a", "b")'],
-    ["check", join(ex, "blocks.pact"), join(ex, "failures.jql.yaml")],
+    ["check", join(ex, "blocks.pact"), join(ex, "failures.jql.yaml"), join(ex, "schema.dl")],
     ["fmt", join(ex, "reach.dl")],
     ["fmt", "--check", join(ex, "blocks.pact"), join(ex, "reach.dl")],
     ["eval", "pact", ".cb"],
