@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/api"
 	"github.com/ctxql/ctxql/config"
 	"github.com/ctxql/ctxql/internal/atomicfile"
 	"github.com/ctxql/ctxql/lang"
@@ -172,7 +173,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 		}
 		return nil
 	}
-	opts := reportOptions(l, files)
+	opts := api.ReportOptions(l, Version, files)
 	opts.MaxPerFile = f.maxFindings
 	if err := report.Write(env.Stdout, f.format, all, opts); err != nil {
 		return err
@@ -186,15 +187,6 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 		}
 	}
 	return nil
-}
-
-// reportOptions describes the linter's rules for machine-readable reports.
-func reportOptions(l *lint.Linter, files []string) report.Options {
-	rules := map[string]report.Rule{}
-	for _, a := range l.Registry().All() {
-		rules[a.Code] = report.Rule{Code: a.Code, Name: a.Name, Summary: a.Doc.Summary, HelpURI: lint.RuleURL(a.Code), Severity: a.Severity}
-	}
-	return report.Options{Version: Version, Rules: rules, Files: files}
 }
 
 // checkSource lints (and with --fix, fixes) one source. Fixed stdin goes to

@@ -160,6 +160,7 @@ func NewRoot(env Env) *cobra.Command {
 		newMigrateCmd(env),
 		newDiffCmd(env),
 		newTestCmd(env),
+		newWorkerCmd(env),
 	)
 	return root
 }

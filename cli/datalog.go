@@ -3,12 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxql/ctxql/internal/jsonenc"
+	"github.com/ctxql/ctxql/api"
 	"github.com/ctxql/ctxql/lang"
 )
 
@@ -197,17 +196,5 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if err := reportInvalid(env.Stderr, prefix, res.File, res.Diagnostics); err != nil {
 		return err
 	}
-	if res.Write == nil {
-		out, err := jsonenc.Marshal(res.Value)
-		if err != nil {
-			return fmt.Errorf("encode result: %w", err)
-		}
-		_, err = fmt.Fprintf(env.Stdout, "%s\n", out)
-		return err
-	}
-	if err := res.Write(env.Stdout); err != nil {
-		return err
-	}
-	_, err = io.WriteString(env.Stdout, "\n")
-	return err
+	return api.WriteResult(env.Stdout, res)
 }

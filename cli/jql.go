@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxql/ctxql/api"
 	"github.com/ctxql/ctxql/lang"
 )
 
@@ -94,42 +93,10 @@ func evalJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lang.D
 		return reportInvalid(errw, q.Name+":", res.File, res.Diagnostics)
 	}
 	_ = reportInvalid(errw, q.Name+":", res.File, res.Diagnostics) // its warnings
-	if err := writeJSONLines(out, res.Items); err != nil {
+	if err := api.WriteResult(out, res); err != nil {
 		return fmt.Errorf("ctxql eval jql: %w", err)
 	}
 	return nil
-}
-
-// writeJSONLines writes JSON documents as a JSON array, one document per
-// line.
-func writeJSONLines(w io.Writer, items lang.Items) error {
-	var b bytes.Buffer
-	b.WriteString("[")
-	n := 0
-	if items != nil {
-		n = items.Len()
-	}
-	for i := range n {
-		d := items.At(i)
-		if i > 0 {
-			b.WriteString(",")
-		}
-		b.WriteString("\n  ")
-		raw, ok := d.(json.RawMessage)
-		if !ok {
-			var err error
-			if raw, err = json.Marshal(d); err != nil {
-				return err
-			}
-		}
-		b.Write(raw)
-	}
-	if n > 0 {
-		b.WriteString("\n")
-	}
-	b.WriteString("]\n")
-	_, err := w.Write(b.Bytes())
-	return err
 }
 
 // explainJQL prints the documents of the domain, the documents left after

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxql/ctxql/internal/jsonenc"
+	"github.com/ctxql/ctxql/api"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -70,17 +70,10 @@ func runEvalPact(ctx context.Context, out, errw io.Writer, data, dialect, option
 	if res.Invalid() {
 		return reportInvalid(errw, "", res.File, res.Diagnostics)
 	}
-	var b []byte
-	if res.Range {
-		b, err = jsonenc.MarshalIndent(res.Value, "", "  ")
-	} else {
-		b, err = jsonenc.Marshal(res.Value)
-	}
-	if err != nil {
+	if err := api.WriteResult(out, res); err != nil {
 		return fmt.Errorf("ctxql eval pact: %w", err)
 	}
-	_, err = fmt.Fprintf(out, "%s\n", b)
-	return err
+	return nil
 }
 
 // preparePACT checks the flags and the query in its dialect (an invalid

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -24,21 +23,6 @@ func TestVersionCommand(t *testing.T) {
 	want := "ctxql devel (commit unknown, " + runtime.GOOS + "/" + runtime.GOARCH + ")\n"
 	if out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
-	}
-}
-
-func TestVCSCommit(t *testing.T) {
-	for _, c := range []struct {
-		settings []debug.BuildSetting
-		want     string
-	}{
-		{nil, ""},
-		{[]debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "false"}}, "abc"},
-		{[]debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "true"}}, "abc-dirty"},
-	} {
-		if got := vcsCommit(c.settings); got != c.want {
-			t.Errorf("vcsCommit(%v) = %q, want %q", c.settings, got, c.want)
-		}
 	}
 }
 

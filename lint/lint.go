@@ -73,6 +73,15 @@ func (l *Linter) WithData(load func(*lang.Language, string) (lang.Data, error)) 
 	return &cp
 }
 
+// WithEditorData returns a copy of l whose files without a data pragma
+// take the sample data data names (lang.Settings.EditorData), below the
+// pragma and above the configuration.
+func (l *Linter) WithEditorData(data func(name string) (path string, ok bool)) *Linter {
+	cp := *l
+	cp.settings.EditorData = data
+	return &cp
+}
+
 // Config returns the linter's configuration, or nil.
 func (l *Linter) Config() *config.Config { return l.settings.Config }
 

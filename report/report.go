@@ -189,9 +189,9 @@ func runeStart(s string, i int) int {
 	return i
 }
 
-// jsonFinding is the JSON shape: 1-based lines, 1-based UTF-8 byte
-// columns, end exclusive.
-type jsonFinding struct {
+// JSONFinding is one finding as the JSON format prints it: 1-based lines,
+// 1-based UTF-8 byte columns, end exclusive.
+type JSONFinding struct {
 	File      string `json:"file"`
 	Line      int    `json:"line"`
 	Column    int    `json:"column"`
@@ -203,14 +203,19 @@ type jsonFinding struct {
 	Fixable   bool   `json:"fixable"`
 }
 
-func writeJSON(w io.Writer, fs []Finding) error {
-	out := make([]jsonFinding, 0, len(fs))
+// JSON returns the findings as the JSON format prints them.
+func JSON(fs []Finding) []JSONFinding {
+	out := make([]JSONFinding, 0, len(fs))
 	for _, x := range fs {
 		s, e := x.File.Position(x.Diag.Span.Start), x.File.Position(x.Diag.Span.End)
-		out = append(out, jsonFinding{File: x.Path, Line: s.Line, Column: s.Column, EndLine: e.Line, EndColumn: e.Column,
+		out = append(out, JSONFinding{File: x.Path, Line: s.Line, Column: s.Column, EndLine: e.Line, EndColumn: e.Column,
 			Severity: SeverityName(x.Diag.Severity), Code: x.Diag.Code, Message: x.Diag.Message, Fixable: x.Fixable})
 	}
-	b, err := jsonenc.MarshalIndent(out, "", "  ")
+	return out
+}
+
+func writeJSON(w io.Writer, fs []Finding) error {
+	b, err := jsonenc.MarshalIndent(JSON(fs), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -401,44 +406,6 @@ func columnsOf() func(*syntax.File) *columns {
 
 // junitSuites is the JUnit document writeJUnit fills.
 type junitSuites = junit.Suites
-
-// writeJUnit prints one test suite per file: one failing test case per
-// error or warning, one passing case for a file without them.
-func writeJUnit(w io.Writer, fs []Finding, opts Options) error {
-	byPath := map[string][]Finding{}
-	paths := append([]string(nil), opts.Files...)
-	for _, x := range fs {
-		if _, ok := byPath[x.Path]; !ok {
-			paths = append(paths, x.Path)
-		}
-		byPath[x.Path] = append(byPath[x.Path], x)
-	}
-	sort.Strings(paths)
-	paths = compactStrings(paths)
-	out := &junitSuites{Name: opts.Tool}
-	for _, p := range paths {
-		suite := junit.Suite{Name: p}
-		for _, x := range byPath[p] {
-			if x.Diag.Severity != syntax.SeverityError && x.Diag.Severity != syntax.SeverityWarning {
-				continue
-			}
-			s := x.File.Position(x.Diag.Span.Start)
-			var frame strings.Builder
-			fmt.Fprintf(&frame, "%s:%d:%d: %s\n", p, s.Line, s.Column, x.Diag.Message)
-			writeFrame(&frame, x.File, x.Diag.Span)
-			suite.Cases = append(suite.Cases, junit.Case{
-				Name:      fmt.Sprintf("%s %d:%d", x.Diag.Code, s.Line, s.Column),
-				ClassName: opts.Tool + "." + x.Diag.Code,
-				Failure:   &junit.Problem{Message: x.Diag.Message, Type: SeverityName(x.Diag.Severity), Text: frame.String()},
-			})
-		}
-		if len(suite.Cases) == 0 {
-			suite.Cases = append(suite.Cases, junit.Case{Name: "clean", ClassName: opts.Tool})
-		}
-		out.Suites = append(out.Suites, suite)
-	}
-	return junit.Write(w, out)
-}
 
 func compactStrings(s []string) []string {
 	out := s[:0]

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/itchyny/gojq"
 
+	"github.com/ctxql/ctxql/bench/internal/gen"
 	evaljql "github.com/ctxql/ctxql/eval/jql"
 )
 
@@ -31,98 +31,21 @@ const benchJQ = `[inputs | select(.sessionId == "s-42" and .type == "progressUpd
  | sort_by(.createTime, .id) | reverse | .[:100][]
  | {id, artifacts: [.artifacts[]? | {command, exitCode} | with_entries(select(.value != null))]}`
 
-type genArtifact struct {
-	Type      string         `json:"type"`
-	Command   string         `json:"command,omitempty"`
-	Stdout    string         `json:"stdout,omitempty"`
-	Stderr    string         `json:"stderr,omitempty"`
-	ExitCode  *int           `json:"exitCode,omitempty"`
-	Format    string         `json:"format,omitempty"`
-	Data      string         `json:"data,omitempty"`
-	ChangeSet map[string]any `json:"changeSet,omitempty"`
-}
-
-type genActivity struct {
-	ID          string         `json:"id"`
-	Name        string         `json:"name"`
-	SessionID   string         `json:"sessionId"`
-	Type        string         `json:"type"`
-	CreateTime  string         `json:"createTime"`
-	Originator  string         `json:"originator"`
-	Message     string         `json:"message,omitempty"`
-	Title       string         `json:"title,omitempty"`
-	Description string         `json:"description,omitempty"`
-	Plan        map[string]any `json:"plan,omitempty"`
-	Artifacts   []genArtifact  `json:"artifacts,omitempty"`
-}
-
-// generate writes n realistic activities as JSON Lines over n/1000+1
-// sessions, newest last; it is deterministic.
+// generate writes n activities (gen.Activities) as JSON Lines to path and
+// returns the file's size.
 func generate(tb testing.TB, path string, n int) int64 {
 	f, err := os.Create(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	r := rand.New(rand.NewPCG(1, 2))
-	sessions := max(n/1000+1, 50)
-	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	types := []string{"progressUpdated", "progressUpdated", "progressUpdated", "agentMessaged", "userMessaged", "planGenerated", "sessionCompleted"}
-	cmds := []string{"npm test", "go test ./...", "make build", "ls -la", "git status", "pytest -q"}
-	for i := range n {
-		s := r.IntN(sessions)
-		a := genActivity{
-			ID: fmt.Sprintf("act-%07d", i), SessionID: "s-" + strconv.Itoa(s), Type: types[r.IntN(len(types))],
-			CreateTime: base.Add(time.Duration(i) * time.Second).Format(time.RFC3339), Originator: "agent",
-		}
-		a.Name = "sessions/" + a.SessionID + "/activities/" + a.ID
-		switch a.Type {
-		case "agentMessaged", "userMessaged":
-			a.Message = strings.Repeat("The tests are passing now and the change is ready for review. ", 1+r.IntN(4))
-			if a.Type == "userMessaged" {
-				a.Originator = "user"
-			}
-		case "planGenerated":
-			a.Plan = map[string]any{"id": "plan-" + a.ID, "steps": []map[string]any{{"id": "st-1", "title": "Reproduce the bug", "index": 0}, {"id": "st-2", "title": "Fix it", "index": 1}}}
-		case "progressUpdated":
-			a.Title = "Running " + cmds[r.IntN(len(cmds))]
-			a.Description = "Ran the command and collected its output."
-			for range 1 + r.IntN(3) {
-				switch r.IntN(4) {
-				case 0, 1:
-					code := 0
-					if r.IntN(4) == 0 {
-						code = 1 + r.IntN(2)
-					}
-					a.Artifacts = append(a.Artifacts, genArtifact{Type: "bashOutput", Command: cmds[r.IntN(len(cmds))],
-						Stdout:   strings.Repeat("ok  \tgithub.com/example/pkg\t0.012s\n", 2+r.IntN(6)),
-						Stderr:   strings.Repeat("warning: deprecated flag\n", r.IntN(3)),
-						ExitCode: &code})
-				case 2:
-					a.Artifacts = append(a.Artifacts, genArtifact{Type: "media", Format: "image/png", Data: strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg", 3)})
-				default:
-					a.Artifacts = append(a.Artifacts, genArtifact{Type: "changeSet", ChangeSet: map[string]any{
-						"source": "sources/github/example/repo",
-						"gitPatch": map[string]any{
-							"unidiffPatch":           "diff --git a/main.go b/main.go\n--- a/main.go\n+++ b/main.go\n@@ -1,3 +1,4 @@\n package main\n+import \"fmt\"\n func main() {\n-\tprintln(1)\n+\tfmt.Println(1)\n }\n",
-							"baseCommitId":           fmt.Sprintf("%040x", r.Uint64()),
-							"suggestedCommitMessage": "Fix the printing of numbers",
-						}}})
-				}
-			}
-		}
-		if err := enc.Encode(a); err != nil {
-			tb.Fatal(err)
-		}
+	size, err := gen.Activities(f, n)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := w.Flush(); err != nil {
+	if err != nil {
 		tb.Fatal(err)
 	}
-	st, _ := f.Stat()
-	f.Close()
-	return st.Size()
+	return size
 }
 
 // lineIter feeds gojq's inputs from a JSON stream.

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,6 +21,7 @@ import (
 	"github.com/valyala/fastjson"
 	"golang.org/x/net/html"
 
+	"github.com/ctxql/ctxql/bench/internal/gen"
 	evpact "github.com/ctxql/ctxql/eval/pact"
 	syn "github.com/ctxql/ctxql/syntax/pact"
 )
@@ -37,47 +37,16 @@ type benchTree struct {
 }
 
 var benchOnce = sync.OnceValue(func() *benchTree {
-	var jb, hb bytes.Buffer
-	jb.WriteString(`{"root":{"id":"root","nodeType":"^root","children":[{"id":"sys","nodeType":"^sys","children":[{"id":"sys:cb","nodeType":"cb","role":"system","offset":0,"ttl":9}]},{"id":"seq","nodeType":"^seq","children":[`)
-	hb.WriteString(`<html><body><div id="root" class="root"><div id="sys" class="sys"><div id="sys:cb" class="cb" data-role="system" data-offset="0" data-ttl="9"></div></div><div id="seq" class="seq">`)
-	roles := []string{"user", "assistant"}
-	for t := 0; t < 2000; t++ {
-		if t > 0 {
-			jb.WriteByte(',')
-		}
-		fmt.Fprintf(&jb, `{"id":"mt:%d","nodeType":"mt","children":[`, t)
-		fmt.Fprintf(&hb, `<div id="mt:%d" class="mt">`, t)
-		for c := 0; c < 4; c++ {
-			if c > 0 {
-				jb.WriteByte(',')
-			}
-			fmt.Fprintf(&jb, `{"id":"mc:%d:%d","nodeType":"mc","children":[`, t, c)
-			fmt.Fprintf(&hb, `<div id="mc:%d:%d" class="mc">`, t, c)
-			for k := 0; k < 124; k++ {
-				if k > 0 {
-					jb.WriteByte(',')
-				}
-				role, off, ttl := roles[(t+c)%2], k%3-1, (t*7+k)%5
-				fmt.Fprintf(&jb, `{"id":"cb:%d:%d:%d","nodeType":"cb","role":"%s","kind":"text","offset":%d,"ttl":%d}`, t, c, k, role, off, ttl)
-				fmt.Fprintf(&hb, `<div id="cb:%d:%d:%d" class="cb" data-role="%s" data-kind="text" data-offset="%d" data-ttl="%d"></div>`, t, c, k, role, off, ttl)
-			}
-			jb.WriteString(`]}`)
-			hb.WriteString(`</div>`)
-		}
-		jb.WriteString(`]}`)
-		hb.WriteString(`</div>`)
-	}
-	jb.WriteString(`]},{"id":"ah","nodeType":"^ah","children":[]}]}}`)
-	hb.WriteString(`</div><div id="ah" class="ah"></div></div></body></html>`)
-	d, err := evpact.LoadBytes(jb.Bytes())
+	js, hs := gen.PACTTree()
+	d, err := evpact.LoadBytes(js)
 	if err != nil {
 		panic(err)
 	}
-	doc, err := html.Parse(&hb)
+	doc, err := html.Parse(bytes.NewReader(hs))
 	if err != nil {
 		panic(err)
 	}
-	return &benchTree{json: jb.Bytes(), data: d, doc: doc}
+	return &benchTree{json: js, data: d, doc: doc}
 })
 
 var selectCases = []struct{ name, pact, css string }{

@@ -83,6 +83,7 @@ var frontDoors = []struct {
 	{pkg: "qtest"},
 	{pkg: "lsp"},
 	{pkg: "play"},
+	{pkg: "api"},
 }
 
 // forbidden reports whether a front door may not import the package p.

@@ -1,0 +1,48 @@
+// node bench.mjs PACKAGE_DIR PACT_DATA JQL_DATA RUNS: times the npm
+// package in Node — the module's ready time (init), the loads, and RUNS
+// evaluations of each query — and prints them as one JSON object
+// (milliseconds; each evaluation the median of RUNS). The queries are
+// given as JSON in the environment (PACT_QUERIES, JQL_QUERY).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [pkg, pactPath, jqlPath, runsArg] = process.argv.slice(2);
+const runs = Number(runsArg);
+const ctxql = await import(pathToFileURL(join(pkg, "index.js")).href);
+const now = () => performance.now();
+const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+
+const out = {};
+let t = now();
+await ctxql.init();
+out.readyMs = now() - t;
+
+const time = (fn) => {
+  const xs = [];
+  let n = 0;
+  for (let i = 0; i < runs; i++) {
+    const t0 = now();
+    n = fn();
+    xs.push(now() - t0);
+  }
+  return { ms: median(xs), results: n };
+};
+
+const pactBytes = readFileSync(pactPath);
+t = now();
+const pact = ctxql.load("pact", pactBytes, { name: "tree.json" });
+out.pactLoadMs = now() - t;
+out.pact = {};
+for (const [name, q] of Object.entries(JSON.parse(process.env.PACT_QUERIES))) {
+  out.pact[name] = time(() => pact.evaluate(q, { dialect: "v1" }).length);
+}
+pact.release();
+
+const jqlBytes = readFileSync(jqlPath);
+t = now();
+const jql = ctxql.load("jql", jqlBytes, { name: "activities.jsonl" });
+out.jqlLoadMs = now() - t;
+out.jql = time(() => jql.evaluate(process.env.JQL_QUERY).length);
+jql.release();
+console.log(JSON.stringify(out));

@@ -1,0 +1,196 @@
+// The part of @ctxql/ctxql that Node and browsers share: the WebAssembly
+// instance of ctxql's library (package api) and the functions over it.
+// index.js (Node) and browser.js give it the way to read the .wasm file.
+import "./wasm_exec.js";
+
+/** The one error every function throws: code, message and, for an error in the given text, its range. */
+export class CtxqlError extends Error {
+  constructor(code, message, range) {
+    super(message);
+    this.name = "CtxqlError";
+    this.code = code;
+    if (range !== undefined) this.range = range;
+  }
+}
+
+let ready = null; // the promise of init
+let call = null; // call(method, paramsJSON, data?) of the instance
+let instances = 0;
+
+/**
+ * makeInit returns init for an environment: readWasm(src, imports)
+ * instantiates the module from a URL, path, bytes or Response. init starts
+ * the module once (options.wasm: where ctxql.wasm is, by default next to
+ * this file); every other function needs it done.
+ */
+export function makeInit(readWasm) {
+  return function init(options = {}) {
+    if (ready === null) {
+      ready = start(readWasm, options).catch((err) => {
+        ready = null;
+        throw err;
+      });
+    }
+    return ready;
+  };
+}
+
+async function start(readWasm, options) {
+  const go = new globalThis.Go();
+  const name = `__ctxql_${Date.now().toString(36)}_${instances++}`;
+  go.argv = ["ctxql", name];
+  let src = options.wasm ?? new URL("./ctxql.wasm", import.meta.url);
+  if (typeof WebAssembly !== "undefined" && src instanceof WebAssembly.Module) {
+    const inst = await WebAssembly.instantiate(src, go.importObject);
+    return run(go, inst, name);
+  }
+  const { instance } = await readWasm(src, go.importObject);
+  return run(go, instance, name);
+}
+
+function run(go, instance, name) {
+  go.run(instance); // returns when main waits for calls
+  const fn = globalThis[name];
+  delete globalThis[name];
+  if (typeof fn !== "function") {
+    throw new CtxqlError("internal", "ctxql.wasm did not start");
+  }
+  call = fn;
+}
+
+/** Instantiates wasm bytes or a Response. */
+export async function instantiate(src, imports) {
+  if (typeof Response !== "undefined" && src instanceof Response) {
+    if (WebAssembly.instantiateStreaming && src.headers.get("content-type") === "application/wasm") {
+      return WebAssembly.instantiateStreaming(src, imports);
+    }
+    src = await src.arrayBuffer();
+  }
+  return WebAssembly.instantiate(src, imports);
+}
+
+function invoke(method, params, data) {
+  if (call === null) {
+    throw new CtxqlError("usage", "ctxql is not initialized: await init() first");
+  }
+  const out = JSON.parse(data === undefined ? call(method, JSON.stringify(params)) : call(method, JSON.stringify(params), data));
+  if (out.error) {
+    throw new CtxqlError(out.error.code, out.error.message, out.error.range);
+  }
+  return out.result;
+}
+
+/** Calls an operation of the protocol by name (api/doc.go): the escape hatch the typed functions are built on. */
+export function callRaw(method, params = {}, data) {
+  return invoke(method, params, data);
+}
+
+function clean(obj) {
+  const out = {};
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+function evalOptions(options = {}) {
+  return clean({
+    dialect: options.dialect,
+    program: options.program,
+    explain: options.explain,
+    rangeOptions: options.rangeOptions,
+    maxTuples: options.maxTuples,
+    maxBytes: options.maxBytes,
+  });
+}
+
+/** What `ctxql version` prints, without the newline. */
+export function version() {
+  return invoke("version", {});
+}
+
+/** The diagnostics `ctxql check --format json` prints for text. */
+export function check(text, options = {}) {
+  return invoke("check", clean({ text, language: options.language, dialect: options.dialect, path: options.path, data: dataText(options.data) }));
+}
+
+/** What `ctxql fmt` prints for text. */
+export function format(text, options = {}) {
+  return invoke("format", clean({ text, language: options.language, dialect: options.dialect, path: options.path }));
+}
+
+/** What `ctxql migrate [--to v2]` prints for a PACT text, with the places left for a manual decision. */
+export function migrate(text, options = {}) {
+  return invoke("migrate", clean({ text, to: options.to, dialect: options.dialect, unsafe: options.unsafe, path: options.path }));
+}
+
+const registry =
+  typeof FinalizationRegistry !== "undefined"
+    ? new FinalizationRegistry((handle) => {
+        try {
+          invoke("release", { handle });
+        } catch {
+          // already released
+        }
+      })
+    : null;
+
+/** A data set loaded once and queried many times. */
+export class DataSet {
+  #handle;
+  #released = false;
+  constructor(language, handle) {
+    this.language = language;
+    this.#handle = handle;
+    registry?.register(this, handle, this);
+  }
+  get handle() {
+    return this.#handle;
+  }
+  #live() {
+    if (this.#released) throw new CtxqlError("usage", "the data set was released");
+    return this.#handle;
+  }
+  /** The JSON value `ctxql eval <language>` prints (with explain, the explanation). */
+  evaluate(query, options = {}) {
+    return invoke("evaluate", { handle: this.#live(), query, ...evalOptions(options) });
+  }
+  /** How the Datalog program rules derives tuple (`--why`). */
+  why(tuple, options = {}) {
+    return invoke("why", clean({ handle: this.#live(), tuple, rules: options.rules, name: options.name, depth: options.depth, maxTuples: options.maxTuples }));
+  }
+  /** Why the Datalog program rules does not derive tuple (`--why-not`). */
+  whyNot(tuple, options = {}) {
+    return invoke("whyNot", clean({ handle: this.#live(), tuple, rules: options.rules, name: options.name, depth: options.depth, maxTuples: options.maxTuples }));
+  }
+  /** Frees the data; the data set cannot be used afterwards. */
+  release() {
+    if (this.#released) return;
+    this.#released = true;
+    registry?.unregister(this);
+    invoke("release", { handle: this.#handle });
+  }
+}
+
+function dataText(data) {
+  if (data === undefined || typeof data === "string") return data;
+  if (data instanceof Uint8Array || data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return new TextDecoder().decode(data);
+  return JSON.stringify(data);
+}
+
+function dataArg(data) {
+  if (typeof data === "string" || data instanceof Uint8Array) return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (data !== null && typeof data === "object") return JSON.stringify(data);
+  throw new CtxqlError("usage", "data must be a string, bytes or a JSON-encodable object");
+}
+
+/** Decodes data of a language once; evaluate queries on the returned DataSet. */
+export function load(language, data, options = {}) {
+  const { handle } = invoke("load", clean({ language, name: options.name }), dataArg(data));
+  return new DataSet(language, handle);
+}
+
+/** Evaluates one query on data loaded for this call only. */
+export function evaluate(language, query, data, options = {}) {
+  return invoke("evaluateOnce", clean({ language, query, name: options.name, options: evalOptions(options) }), dataArg(data));
+}
