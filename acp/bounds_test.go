@@ -95,6 +95,10 @@ func TestCLIJQBounds(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(bombChild); spec != "" {
+		runBombChild(spec)
+		return
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -87,7 +88,10 @@ func CompileJQ(src string, vars ...string) (*JQ, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jq: %w", err)
 	}
-	pre, err := gojq.Parse(jqPrelude)
+	if err := checkInternal(reflect.ValueOf(q)); err != nil {
+		return nil, fmt.Errorf("jq: %w", err)
+	}
+	pre, err := gojq.Parse(guardPrelude() + jqPrelude)
 	if err != nil {
 		return nil, fmt.Errorf("jq prelude: %w", err)
 	}
@@ -108,6 +112,9 @@ func CompileJQ(src string, vars ...string) (*JQ, error) {
 // repetition (0: no cap).
 func (j *JQ) compile(ctx context.Context, maxMatches int, maxRepeat int64) (*gojq.Code, error) {
 	b := &bounded{ctx: ctx, max: maxMatches, maxRepeat: maxRepeat, cache: map[[2]string]*regexp.Regexp{}}
+	if maxRepeat > 0 {
+		b.base = budget.HeapBytes()
+	}
 	return gojq.Compile(j.query,
 		gojq.WithEnvironLoader(func() []string { return nil }),
 		gojq.WithVariables(j.vars),
@@ -116,6 +123,9 @@ func (j *JQ) compile(ctx context.Context, maxMatches int, maxRepeat int64) (*goj
 		gojq.WithFunction("_ctxql_splits", 2, 2, b.splits),
 		gojq.WithFunction("_ctxql_subst", 2, 2, b.subst),
 		gojq.WithFunction("_ctxql_mulcheck", 2, 2, b.mulcheck),
+		gojq.WithFunction("_ctxql_addcheck", 1, 1, b.addcheck),
+		gojq.WithFunction("_ctxql_cost", 2, 2, b.cost),
+		gojq.WithFunction("_ctxql_tick", 0, 0, b.tick),
 		gojq.WithFunction("_ctxql_sort", 3, 3, b.sort),
 	)
 }
@@ -193,6 +203,7 @@ func (j *JQ) Run(ctx context.Context, input any, lim JQLimits, varValues ...any)
 			if ctx.Err() != nil {
 				return out, limitErr()
 			}
+			err = checkValueError(err, lim.MaxBytes)
 			var le *budget.LimitError
 			if errors.As(err, &le) {
 				return out, fmt.Errorf("jq: %w: %w", err, ErrJQLimit)
@@ -201,6 +212,11 @@ func (j *JQ) Run(ctx context.Context, input any, lim JQLimits, varValues ...any)
 		}
 		if len(out) >= lim.MaxResults {
 			return out, fmt.Errorf("jq: %w: %w", &budget.LimitError{What: "result count", Limit: fmt.Sprint(lim.MaxResults), Flag: budget.FlagMaxResults}, ErrJQLimit)
+		}
+		// A value whose parts are shared can encode to far more than it
+		// holds: its size is bounded before it is encoded, or walked.
+		if n := jsonSize(it.v, float64(lim.MaxBytes-size), nil); n > float64(lim.MaxBytes-size) {
+			return out, fmt.Errorf("jq: %w: %w", budget.OutputLimit("results", lim.MaxBytes), ErrJQLimit)
 		}
 		if d := depth(it.v, maxResultDepth); d > maxResultDepth {
 			return out, fmt.Errorf("jq: a result is nested more than %d levels deep", maxResultDepth)
@@ -265,7 +281,9 @@ func depth(v any, max int) int {
 type bounded struct {
 	ctx       context.Context
 	max       int
-	maxRepeat int64 // most bytes a string repetition may produce (0: no cap)
+	maxRepeat int64 // the memory budget, which bounds what one step allocates (0: no cap)
+	base      int64 // the heap's size when the run started
+	ticks     int   // elements collected into arrays so far
 	cache     map[[2]string]*regexp.Regexp
 	probe     map[*regexp.Regexp]*regexp.Regexp
 }

@@ -121,6 +121,9 @@ type Language struct {
 	// quotes are the string quote characters, inside which comment
 	// markers are text.
 	quotes string
+	// lineLocal: every line is parsed on its own, so a line's findings
+	// depend on its text and the file's dialect alone (PACT).
+	lineLocal bool
 }
 
 var (
@@ -148,6 +151,7 @@ func table() []*Language {
 			canonical: format.PACTIsCanonicalDialect,
 			eval:      pactEval{},
 			quotes:    `"'`,
+			lineLocal: true,
 		},
 		{
 			ID: JQL, Name: "JQL",

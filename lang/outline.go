@@ -15,10 +15,12 @@ type OutlineKind uint8
 
 // The outline entry kinds.
 const (
-	OutlineQuery    OutlineKind = iota + 1 // a PACT or JQL query
+	OutlineQuery    OutlineKind = iota + 1 // a PACT query, written as text
 	OutlineRelation                        // a Datalog relation declaration
 	OutlineRule                            // a Datalog rule
 	OutlineFact                            // a Datalog fact
+	OutlineObject                          // a JQL query, written as an object
+	OutlineHeading                         // a Markdown section, named by its heading
 )
 
 // Outline is one entry of a file's outline, with byte-offset spans.
@@ -33,7 +35,9 @@ type Outline struct {
 // Outline lists the constructs of a parsed file in source order: one entry
 // per PACT query (named by its text) and per JQL query (named after its
 // domain); the relation declarations, rules and facts of a Datalog
-// program. Other files have none.
+// program; the sections of a Markdown file, one per heading (from the
+// heading to the next of the same or a higher level). Host files have
+// none.
 func (p *Parsed) Outline() []Outline {
 	var out []Outline
 	switch a := p.AST.(type) {
@@ -54,7 +58,7 @@ func (p *Parsed) Outline() []Outline {
 			if q.From != nil && q.From.Str != "" {
 				name, sel = "from "+q.From.Str, q.From.Sp
 			}
-			out = append(out, Outline{Name: name, Kind: OutlineQuery, Span: q.Sp, Selection: sel})
+			out = append(out, Outline{Name: name, Kind: OutlineObject, Span: q.Sp, Selection: sel})
 		}
 	case *datalog.Program:
 		for _, d := range a.Decls {
@@ -74,6 +78,8 @@ func (p *Parsed) Outline() []Outline {
 			}
 		}
 		slices.SortStableFunc(out, func(a, b Outline) int { return a.Span.Start - b.Span.Start })
+	default:
+		out = markdownSections(p)
 	}
 	return out
 }

@@ -147,11 +147,10 @@ func (c *Config) apply(raw json.RawMessage) {
 	}
 	c.Project, c.EditorDialect = nil, lang.DialectUnset
 	if d, ok := proj["dialect"].(map[string]any); ok {
-		switch d["default"] {
-		case "v1":
-			c.EditorDialect = lang.V1
-		case "v2":
-			c.EditorDialect = lang.V2
+		if name, ok := d["default"].(string); ok {
+			if dl, ok := lang.ParseDialect(name); ok {
+				c.EditorDialect = dl
+			}
 		}
 	}
 	if len(proj) > 0 {

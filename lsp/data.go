@@ -32,17 +32,21 @@ type dataCache struct {
 // dataSet is one data file, loaded in one or more forms.
 type dataSet struct {
 	path  string
-	mu    sync.Mutex // held while loading
+	mu    sync.Mutex // guards id and forms
 	id    dataID     // the file's version the forms were loaded from
 	forms map[string]*loaded
 	used  int64 // dataCache.tick at the last use
 	bytes int64 // the file size (a directory: its files' sizes)
 }
 
-// loaded is one form of a data set.
+// loaded is one form of a data set, loaded or being loaded.
 type loaded struct {
-	val any
-	err error
+	done    chan struct{}      // closed when the load finished or was abandoned
+	cancel  context.CancelFunc // stops the load
+	waiters int                // requests waiting for the load, guarded by dataSet.mu
+	ok      bool               // the load finished: val and err are its result
+	val     any
+	err     error
 }
 
 // dataID identifies a version of a data file: its path, size and
@@ -92,10 +96,13 @@ func (w *workspace) dataID(path string) (dataID, error) {
 // Load returns the data at path in the form kind, decoded by load: once
 // per version of the file (its size, modification time and the data size
 // limit). The file must pass CheckData; load reads it through the reader it
-// is given. Loads of different files run in parallel; load must not call
-// the workspace's methods. After a load the cache lets go of the data no
-// open document uses beyond the memory bound.
-func (w *workspace) Load(kind, path string, load func(r *files.Reader, path string) (any, error)) (any, error) {
+// is given. Requests for a form being loaded wait for that load; a request
+// whose ctx is cancelled stops waiting, and when no request waits for a
+// load any longer its context is cancelled: load must stop when it is.
+// Loads run in parallel; load must not call the workspace's methods.
+// After a load the cache lets go of the data no open document uses
+// beyond the memory bound.
+func (w *workspace) Load(ctx context.Context, kind, path string, load func(ctx context.Context, r *files.Reader, path string) (any, error)) (any, error) {
 	id, err := w.dataID(path)
 	if err != nil {
 		return nil, err
@@ -114,25 +121,74 @@ func (w *workspace) Load(kind, path string, load func(r *files.Reader, path stri
 	set.used = c.tick
 	c.mu.Unlock()
 
-	set.mu.Lock()
-	if set.id != id {
-		set.id, set.forms = id, map[string]*loaded{}
-		c.mu.Lock()
-		set.bytes = dataBytes(w.reader(), path, id.size)
-		c.mu.Unlock()
+	for {
+		set.mu.Lock()
+		if set.id != id {
+			set.id, set.forms = id, map[string]*loaded{}
+			c.mu.Lock()
+			set.bytes = dataBytes(w.reader(), path, id.size)
+			c.mu.Unlock()
+		}
+		l := set.forms[kind]
+		if l == nil {
+			l = w.startLoad(ctx, set, kind, path, load)
+		}
+		if l.ok {
+			set.mu.Unlock()
+			return l.val, l.err
+		}
+		l.waiters++
+		set.mu.Unlock()
+		select {
+		case <-l.done:
+			set.mu.Lock()
+			l.waiters--
+			set.mu.Unlock()
+			if l.ok {
+				return l.val, l.err
+			}
+			// Abandoned by the requests before this one: load it again.
+		case <-ctx.Done():
+			set.mu.Lock()
+			l.waiters--
+			if l.waiters == 0 && !l.ok {
+				// No request waits any longer: stop the load, and let
+				// the next request start its own.
+				l.cancel()
+				if set.forms[kind] == l {
+					delete(set.forms, kind)
+				}
+			}
+			set.mu.Unlock()
+			return nil, ctx.Err()
+		}
 	}
-	l := set.forms[kind]
-	fresh := l == nil
-	if fresh {
-		v, err := load(w.reader(), path)
-		l = &loaded{val: v, err: err}
-		set.forms[kind] = l
-	}
-	set.mu.Unlock()
-	if fresh {
-		w.release()
-	}
-	return l.val, l.err
+}
+
+// startLoad starts loading a form of set in the background, under a
+// context of its own that Load cancels when no request waits for it any
+// longer (the values of ctx are kept, its cancellation is not). set.mu
+// must be held.
+func (w *workspace) startLoad(ctx context.Context, set *dataSet, kind, path string, load func(context.Context, *files.Reader, string) (any, error)) *loaded {
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	l := &loaded{done: make(chan struct{}), cancel: cancel}
+	set.forms[kind] = l
+	go func() {
+		defer cancel()
+		v, err := load(lctx, w.reader(), path)
+		set.mu.Lock()
+		if lctx.Err() == nil {
+			l.val, l.err, l.ok = v, err, true
+		} else if set.forms[kind] == l {
+			delete(set.forms, kind)
+		}
+		close(l.done)
+		set.mu.Unlock()
+		if l.ok {
+			w.release()
+		}
+	}()
+	return l
 }
 
 // dataBytes is the weight of a data set for the memory bound: a file's
@@ -155,18 +211,23 @@ func dataBytes(r *files.Reader, path string, size int64) int64 {
 // used first, until the loaded data weighs at most the dataCacheBytes
 // setting. Evaluations over a released data set are dropped with it.
 func (w *workspace) release() {
+	c := &w.data
+	// A set used after the open documents were looked at may be a new
+	// document's: it is not idle.
+	c.mu.Lock()
+	before := c.tick
+	c.mu.Unlock()
 	used := map[string]bool{}
 	if w.inUse != nil {
 		used = w.inUse()
 	}
 	bound := w.settings().dataCacheBytes()
-	c := &w.data
 	c.mu.Lock()
 	var total int64
 	var idle []*dataSet
 	for _, set := range c.sets {
 		total += set.bytes
-		if !used[set.path] {
+		if !used[set.path] && set.used <= before {
 			idle = append(idle, set)
 		}
 	}
@@ -243,11 +304,12 @@ func (w *workspace) forgetIDs() {
 	w.ids.mu.Unlock()
 }
 
-// loadData returns the sample data at path loaded for the language id by
-// the language table, once per version of the file (Load).
-func (w *workspace) loadData(id lang.ID, path string) (lang.Data, error) {
-	v, err := w.Load("lang:"+string(id), path, func(r *files.Reader, p string) (any, error) {
-		return lang.ByID(id).Load(context.Background(), r, p)
+// loadData returns the sample data at path loaded for the language l by
+// the language table, once per version of the file (Load); a request
+// whose ctx is cancelled stops waiting for it.
+func (w *workspace) loadData(ctx context.Context, l *lang.Language, path string) (lang.Data, error) {
+	v, err := w.Load(ctx, "lang:"+string(l.ID), path, func(ctx context.Context, r *files.Reader, p string) (any, error) {
+		return l.Load(ctx, r, p)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sample data %s: %w", path, err)

@@ -19,8 +19,8 @@ type datalogLanguage struct {
 func (datalogLanguage) ID() lang.ID { return lang.Datalog }
 
 // Parse parses the program through the language table.
-func (datalogLanguage) Parse(f *syntax.File) any {
-	return lang.ByID(lang.Datalog).Parse(f.Name(), f.Text(), lang.DialectUnset)
+func (l datalogLanguage) Parse(f *syntax.File) any {
+	return lang.ByID(l.ID()).Parse(f.Name(), f.Text(), lang.DialectUnset)
 }
 
 // ParseSnapshot parses the program and, when the document has sample data
@@ -28,7 +28,7 @@ func (datalogLanguage) Parse(f *syntax.File) any {
 // (lang.Parsed.WithData): the relations the data provides are known, and
 // the rules that read the data's values run.
 func (l datalogLanguage) ParseSnapshot(s *Snapshot) any {
-	p := lang.ByID(lang.Datalog).Parse(s.File.Name(), s.File.Text(), lang.DialectUnset)
+	p := tableOf(s).Parse(s.File.Name(), s.File.Text(), lang.DialectUnset)
 	if s.Workspace == nil {
 		return p
 	}
@@ -36,7 +36,7 @@ func (l datalogLanguage) ParseSnapshot(s *Snapshot) any {
 	if path == "" {
 		return p
 	}
-	data, err := s.Workspace.loadData(lang.Datalog, path)
+	data, err := s.Workspace.loadData(context.Background(), tableOf(s), path)
 	if err != nil {
 		return p // DATA002 reports the data; the text is checked without it
 	}
@@ -52,7 +52,7 @@ func (l datalogLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.
 		return nil
 	}
 	if p.RuleInput != nil && l.linter != nil {
-		return s.findings(ctx, func() []syntax.Diagnostic { return linterFor(l.linter, s).AnalyzeParsed(ctx, p) })
+		return s.findingsOf(ctx, func() []syntax.Diagnostic { return linterFor(l.linter, s).AnalyzeParsed(ctx, p) })
 	}
 	return analyzed(ctx, l.linter, s, p.AST, p.Diagnostics)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ctxql/ctxql/lang"
@@ -67,15 +66,15 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 		return datalogRun{err: err}, true
 	}
 	key := evalKey{kind: "datalog", data: id.String(), path: path, text: s.File.Name() + "\x00" + s.File.Text()}
-	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
-		data, err := s.Workspace.loadData(lang.Datalog, path)
+	v, err := s.Workspace.evals.programs.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) (datalogRun, bool) {
+		data, err := s.Workspace.loadData(ctx, tableOf(s), path)
 		if err != nil {
 			return datalogRun{err: err}, true
 		}
 		t0 := time.Now()
 		rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 		defer cancel()
-		results, err := lang.ByID(lang.Datalog).EvaluateFile(rctx, data, p, lang.Budget{})
+		results, err := tableOf(s).EvaluateFile(rctx, data, p, lang.Budget{})
 		run := datalogRun{data: data, err: s.timeoutMessage(err), elapsed: time.Since(t0),
 			rels: map[string][][]string{}, cols: map[string][]Column{}}
 		for _, r := range results {
@@ -92,7 +91,7 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 	if err != nil {
 		return datalogRun{}, false
 	}
-	return v.(datalogRun), true
+	return v, true
 }
 
 // evalProgram evaluates the Datalog program text over data within the run
@@ -100,7 +99,7 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 func evalProgram(ctx context.Context, s *Snapshot, data lang.Data, text string) (*lang.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
-	res, err := lang.ByID(lang.Datalog).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: text, Program: true}, lang.Budget{})
+	res, err := tableOf(s).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: text, Program: true}, lang.Budget{})
 	return res, s.timeoutMessage(err)
 }
 
@@ -227,7 +226,7 @@ func (l datalogLanguage) dataFindings(ctx context.Context, s *Snapshot) []syntax
 	if p == nil || lt == nil || s.Workspace == nil || s.Workspace.DataPath(s) == "" {
 		return nil
 	}
-	data, err := s.Workspace.loadData(lang.Datalog, s.Workspace.DataPath(s))
+	data, err := s.Workspace.loadData(ctx, tableOf(s), s.Workspace.DataPath(s))
 	if err != nil {
 		return nil
 	}
@@ -258,11 +257,10 @@ const maxProbedRules = 20
 
 // firstFailing finds the first body item of rule r after which the body
 // matches nothing over the sample data: a positive atom over an empty
-// relation, or else the shortest prefix of the body that a probe rule
-// (the prefix, with its variables as head) finds no tuple for. Each probe
-// evaluates the program once, within the run timeout.
+// relation, or else the first item whose body prefix matches no tuple, as
+// the language table's parts of the program say (lang.Language.Parts,
+// evaluated once per program text and data version).
 func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r lang.Rule) (syntax.RelatedInfo, bool) {
-	src := s.File.Text()
 	for _, b := range r.Body {
 		if a := b.Atom; a != nil && !a.Negated {
 			if n, _ := run.relationCount(a.Relation); n == 0 {
@@ -270,34 +268,15 @@ func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r lang.Rule)
 			}
 		}
 	}
-	if run.data == nil {
+	parts, ok := programParts(ctx, s, run)
+	if !ok {
 		return syntax.RelatedInfo{}, false
 	}
-	var vars []string
-	seen := map[string]bool{}
-	for k, b := range r.Body {
-		if a := b.Atom; a != nil && !a.Negated {
-			for _, v := range a.Vars {
-				if !seen[v] {
-					seen[v] = true
-					vars = append(vars, v)
-				}
+	for _, b := range r.Body {
+		for _, pt := range parts {
+			if pt.Kind != "body item" || pt.Span != b.Span || !pt.Ran || pt.Rows > 0 {
+				continue
 			}
-		}
-		if len(vars) == 0 {
-			continue
-		}
-		var items []string
-		for _, bi := range r.Body[:k+1] {
-			items = append(items, src[bi.Span.Start:bi.Span.End])
-		}
-		const probe = "ctxql_probe__"
-		text := src + "\n" + probe + "(" + strings.Join(vars, ", ") + ") <-- " + strings.Join(items, ", ") + ";\n"
-		res, err := evalProgram(ctx, s, run.data, text)
-		if err != nil || res.Invalid() {
-			return syntax.RelatedInfo{}, false
-		}
-		if rels, _ := res.Value.(map[string][][]string); len(rels[probe]) == 0 {
 			what := "no tuple matches the rule's body up to here"
 			if b.Atom != nil {
 				what = fmt.Sprintf("no tuple of %s joins the body items before it", b.Atom.Relation)
@@ -306,4 +285,26 @@ func firstFailing(ctx context.Context, s *Snapshot, run datalogRun, r lang.Rule)
 		}
 	}
 	return syntax.RelatedInfo{}, false
+}
+
+// programParts are the parts of the document's program run over its
+// sample data (lang.Language.Parts), cached as evaluations are.
+func programParts(ctx context.Context, s *Snapshot, run datalogRun) ([]lang.Part, bool) {
+	p := parsedOf(s)
+	if p == nil || run.data == nil {
+		return nil, false
+	}
+	path := s.Workspace.DataPath(s)
+	id, err := s.dataID(path)
+	if err != nil {
+		return nil, false
+	}
+	key := evalKey{kind: "datalog-parts", data: id.String(), path: path, text: s.File.Name() + "\x00" + s.File.Text()}
+	parts, err := s.Workspace.evals.parts.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) ([]lang.Part, bool) {
+		ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
+		defer cancel()
+		parts, err := p.Lang.Parts(ctx, run.data, p, syntax.Sp(0, s.File.Len()), lang.Budget{})
+		return parts, err == nil
+	})
+	return parts, err == nil && parts != nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
@@ -95,11 +94,7 @@ func (l datalogLanguage) ExplainTuple(ctx context.Context, s *Snapshot, rel stri
 		out.Error = "the program has errors"
 		return out
 	}
-	q := make([]string, len(vals))
-	for i, v := range vals {
-		q[i] = strconv.Quote(v)
-	}
-	atom := rel + "(" + strings.Join(q, ", ") + ")"
+	atom := lang.FormatTuple(rel, vals)
 	path := s.Workspace.DataPath(s)
 	id, err := s.dataID(path)
 	if err != nil {
@@ -112,10 +107,10 @@ func (l datalogLanguage) ExplainTuple(ctx context.Context, s *Snapshot, rel stri
 		name = s.File.Name()
 	}
 	key := evalKey{kind: "datalog-why", data: id.String(), path: path, text: name + "\x00" + s.File.Text() + "\x00" + atom}
-	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+	v, err := s.Workspace.evals.whys.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) (whyResult, bool) {
 		ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 		defer cancel()
-		dl, prog := lang.ByID(lang.Datalog), lang.Query{Name: name, Src: s.File.Text(), Program: true}
+		dl, prog := tableOf(s), lang.Query{Name: name, Src: s.File.Text(), Program: true}
 		res := out
 		x, err := dl.Explain(ctx, run.data, prog, lang.Explain{Why: atom})
 		if err == nil && x.NotDerived {
@@ -137,7 +132,7 @@ func (l datalogLanguage) ExplainTuple(ctx context.Context, s *Snapshot, rel stri
 		out.Error = err.Error()
 		return out
 	}
-	return v.(whyResult)
+	return v
 }
 
 // why answers CommandWhy.
@@ -197,11 +192,7 @@ func explainActions(ctx context.Context, s *Snapshot, span syntax.Span) []CodeAc
 			if len(rows) == 0 {
 				continue
 			}
-			q := make([]string, len(rows[0]))
-			for i, v := range rows[0] {
-				q[i] = strconv.Quote(v)
-			}
-			atom := h.Relation + "(" + strings.Join(q, ", ") + ")"
+			atom := lang.FormatTuple(h.Relation, rows[0])
 			return []CodeAction{{Title: fmt.Sprintf("Explain this result: %s", atom), Kind: kindExplain,
 				Command: CommandWhy, Arguments: []any{s.URI, atom}}}
 		}

@@ -207,7 +207,8 @@ func (s *server) documentDiagnostics(ctx context.Context, snap *Snapshot, withDa
 		if withData {
 			if path := snap.Workspace.DataPath(snap); path != "" {
 				if err := snap.Workspace.CheckData(path); err != nil {
-					_, sp, ok := dataPragma(snap.File)
+					pr, ok := dataPragma(snap)
+					sp := pr.Span
 					if !ok {
 						sp = syntax.Sp(0, 0)
 					}

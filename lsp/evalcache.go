@@ -6,6 +6,8 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ctxql/ctxql/lang"
 )
 
 // The evaluation cache. An evaluation over sample data depends only on the
@@ -15,7 +17,7 @@ import (
 // cache. Entries are kept in least-recently-used order, at most
 // maxCachedEvals, and dropped with their data set.
 
-// maxCachedEvals bounds the evaluations kept.
+// maxCachedEvals bounds the evaluations kept of each kind.
 const maxCachedEvals = 4096
 
 // evalKey identifies an evaluation.
@@ -27,20 +29,55 @@ type evalKey struct {
 	text    string // the query (or the whole Datalog program)
 }
 
-// evalCache holds finished evaluations and those in flight.
-type evalCache struct {
-	mu      sync.Mutex
-	entries map[evalKey]*evalEntry
-	lru     list.List // of *evalEntry, finished only, most recent first
+// dataPath is the path of the data the evaluation read.
+func (k evalKey) dataPath() string { return k.path }
 
-	runs   atomic.Int64 // evaluations started (cache misses)
-	active atomic.Int64 // evaluations running now
+// cacheKey is a key of an evaluation cache: comparable, and naming the
+// data the evaluation read, to drop it with that data.
+type cacheKey interface {
+	comparable
+	dataPath() string
 }
 
-type evalEntry struct {
-	key  evalKey
+// evalCaches are the evaluation caches of a workspace, one per kind of
+// result, with the counters they share.
+type evalCaches struct {
+	runs   atomic.Int64 // evaluations started (cache misses)
+	active atomic.Int64 // evaluations running now
+
+	queries  evalCache[evalKey, RunResult]   // a PACT or JQL query's run
+	programs evalCache[evalKey, datalogRun]  // a Datalog program's run
+	parts    evalCache[evalKey, []lang.Part] // a Datalog program's parts
+	whys     evalCache[evalKey, whyResult]   // a tuple's explanation
+	traces   evalCache[evalKey, tracedAt]    // a query's steps
+}
+
+// dropData forgets the finished evaluations over the data at path.
+func (c *evalCaches) dropData(path string) {
+	c.queries.dropData(path)
+	c.programs.dropData(path)
+	c.parts.dropData(path)
+	c.whys.dropData(path)
+	c.traces.dropData(path)
+}
+
+// kept is the number of finished evaluations kept.
+func (c *evalCaches) kept() int {
+	return c.queries.len() + c.programs.len() + c.parts.len() + c.whys.len() + c.traces.len()
+}
+
+// evalCache holds finished evaluations of one kind, of type V, and those
+// in flight, by key K.
+type evalCache[K cacheKey, V any] struct {
+	mu      sync.Mutex
+	entries map[K]*evalEntry[K, V]
+	lru     list.List // of *evalEntry[K, V], finished only, most recent first
+}
+
+type evalEntry[K cacheKey, V any] struct {
+	key  K
 	done chan struct{} // closed when the evaluation finished or was abandoned
-	val  any
+	val  V
 	kept bool // val is the finished result
 	elem *list.Element
 }
@@ -61,17 +98,18 @@ func cachedOnly(ctx context.Context) (context.Context, *atomic.Bool) {
 }
 
 // get returns the evaluation of key, computing it with f under ctx when
-// it is neither cached nor in flight. Requests for an evaluation in flight
-// wait for it; when its requester was cancelled, they compute it
-// themselves. A result computed under a cancelled context is not kept (f
-// returns as soon as it sees the cancellation), nor is one f says not to
-// keep.
-func (c *evalCache) get(ctx context.Context, key evalKey, f func(ctx context.Context) (v any, keep bool)) (any, error) {
+// it is neither cached nor in flight, counting it in stats. Requests for
+// an evaluation in flight wait for it; when its requester was cancelled,
+// they compute it themselves. A result computed under a cancelled context
+// is not kept (f returns as soon as it sees the cancellation), nor is one
+// f says not to keep.
+func (c *evalCache[K, V]) get(ctx context.Context, stats *evalCaches, key K, f func(ctx context.Context) (v V, keep bool)) (V, error) {
+	var zero V
 	missed, _ := ctx.Value(cachedOnlyKey{}).(*atomic.Bool)
 	for {
 		c.mu.Lock()
 		if c.entries == nil {
-			c.entries = map[evalKey]*evalEntry{}
+			c.entries = map[K]*evalEntry[K, V]{}
 		}
 		e := c.entries[key]
 		switch {
@@ -82,7 +120,7 @@ func (c *evalCache) get(ctx context.Context, key evalKey, f func(ctx context.Con
 		case missed != nil:
 			c.mu.Unlock()
 			missed.Store(true) // not evaluated, or still being evaluated
-			return nil, errNotCached
+			return zero, errNotCached
 		}
 		if e == nil {
 			break // computed below, lock held
@@ -91,20 +129,20 @@ func (c *evalCache) get(ctx context.Context, key evalKey, f func(ctx context.Con
 		select {
 		case <-e.done:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return zero, ctx.Err()
 		}
 	}
-	e := &evalEntry{key: key, done: make(chan struct{})}
+	e := &evalEntry[K, V]{key: key, done: make(chan struct{})}
 	c.entries[key] = e
 	c.mu.Unlock()
 
-	c.runs.Add(1)
-	c.active.Add(1)
-	var v any
+	stats.runs.Add(1)
+	stats.active.Add(1)
+	var v V
 	var keep bool
 	func() {
 		defer func() {
-			c.active.Add(-1)
+			stats.active.Add(-1)
 			if r := recover(); r != nil {
 				// Let the waiters compute it (and fail) themselves.
 				c.mu.Lock()
@@ -122,7 +160,7 @@ func (c *evalCache) get(ctx context.Context, key evalKey, f func(ctx context.Con
 		e.val, e.kept = v, true
 		e.elem = c.lru.PushFront(e)
 		for c.lru.Len() > maxCachedEvals {
-			old := c.lru.Remove(c.lru.Back()).(*evalEntry)
+			old := c.lru.Remove(c.lru.Back()).(*evalEntry[K, V])
 			delete(c.entries, old.key)
 		}
 	} else {
@@ -131,21 +169,28 @@ func (c *evalCache) get(ctx context.Context, key evalKey, f func(ctx context.Con
 	close(e.done)
 	c.mu.Unlock()
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return zero, ctx.Err()
 	}
 	return v, nil
 }
 
 // dropData forgets the finished evaluations over the data at path.
-func (c *evalCache) dropData(path string) {
+func (c *evalCache[K, V]) dropData(path string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for el := c.lru.Front(); el != nil; {
 		next := el.Next()
-		if e := el.Value.(*evalEntry); e.key.path == path {
+		if e := el.Value.(*evalEntry[K, V]); e.key.dataPath() == path {
 			c.lru.Remove(el)
 			delete(c.entries, e.key)
 		}
 		el = next
 	}
+}
+
+// len is the number of finished evaluations kept.
+func (c *evalCache[K, V]) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
 }

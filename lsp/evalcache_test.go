@@ -220,10 +220,7 @@ func TestDataReleased(t *testing.T) {
 				}
 			}
 			if c.kept == 0 {
-				srv.ws.evals.mu.Lock()
-				n := srv.ws.evals.lru.Len()
-				srv.ws.evals.mu.Unlock()
-				if n != 0 {
+				if n := srv.ws.evals.kept(); n != 0 {
 					t.Errorf("%d evaluations kept over released data", n)
 				}
 			}
@@ -359,7 +356,10 @@ func fileURIOf(dir, name string) string {
 // instead of waiting for an evaluation that will never finish or taking
 // a result cut short.
 func TestEvalCacheAbandoned(t *testing.T) {
-	var c evalCache
+	var (
+		stats evalCaches
+		c     evalCache[evalKey, string]
+	)
 	key := evalKey{kind: "test", text: "q"}
 	func() {
 		defer func() {
@@ -367,16 +367,16 @@ func TestEvalCacheAbandoned(t *testing.T) {
 				t.Error("the evaluation's panic was swallowed")
 			}
 		}()
-		c.get(context.Background(), key, func(context.Context) (any, bool) { panic("boom") })
+		c.get(context.Background(), &stats, key, func(context.Context) (string, bool) { panic("boom") })
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := c.get(ctx, key, func(context.Context) (any, bool) { return "cut short", true }); err == nil {
+	if _, err := c.get(ctx, &stats, key, func(context.Context) (string, bool) { return "cut short", true }); err == nil {
 		t.Error("an evaluation under a cancelled context returned no error")
 	}
-	done := make(chan any, 1)
+	done := make(chan string, 1)
 	go func() {
-		v, _ := c.get(context.Background(), key, func(context.Context) (any, bool) { return "whole", true })
+		v, _ := c.get(context.Background(), &stats, key, func(context.Context) (string, bool) { return "whole", true })
 		done <- v
 	}()
 	select {
@@ -387,11 +387,11 @@ func TestEvalCacheAbandoned(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("a request waits for an abandoned evaluation")
 	}
-	if got := c.runs.Load(); got != 3 {
+	if got := stats.runs.Load(); got != 3 {
 		t.Errorf("%d evaluations, want 3", got)
 	}
 	cached, missed := cachedOnly(context.Background())
-	if v, err := c.get(cached, key, nil); err != nil || v != "whole" || missed.Load() {
+	if v, err := c.get(cached, &stats, key, nil); err != nil || v != "whole" || missed.Load() {
 		t.Errorf("from the cache: %v, %v (missed %v)", v, err, missed.Load())
 	}
 }

@@ -42,6 +42,14 @@ import (
 //	@rename L:C name         renaming it gives section "renamed" ("@rename L:C name error": refused)
 //	@nodiag CODE, @hasdiag CODE  the first published diagnostics lack / have a finding with CODE
 //	@nodiagat L:C  the published diagnostics have none starting at L:C (0-based)
+//	@diagat L:C CODE message  a published diagnostic at L:C has CODE and a message containing message
+//	@folds L-L[c] ...        the folding ranges are exactly these line ranges ("c": kind comment)
+//	@select L:C R...         the selection ranges at L:C, innermost first, are the ranges
+//	                         R (L:C-L:C) and nothing else
+//	@symbol query name@L ... workspace/symbol for query lists exactly the names (in this
+//	                         document, starting on line L), "-" for none
+//	@signature L:C label N   the signature help at L:C shows label with parameter N active
+//	                         ("@signature L:C -": none)
 //
 // Positions are 0-based UTF-16.
 func TestFeatures(t *testing.T) {
@@ -261,6 +269,75 @@ func TestFeatures(t *testing.T) {
 					t.Fatalf("%s: %v", line, err)
 				}
 				c.Want("renamed", applyWire(t, doc, we.Changes[uri]))
+			case "@diagat":
+				found := false
+				for _, d := range diags {
+					if d.Range.Start == pos(1) && d.Code == f[2] && strings.Contains(d.Message, rest(3)) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("%s: diagnostics %s", line, mustJSON(t, diags))
+				}
+			case "@folds":
+				var folds []wireFoldingRange
+				cl.mustCall("textDocument/foldingRange", map[string]any{"textDocument": td}, &folds)
+				var got []string
+				for _, fr := range folds {
+					g := fmt.Sprintf("%d-%d", fr.StartLine, fr.EndLine)
+					if fr.Kind == "comment" {
+						g += "c"
+					}
+					got = append(got, g)
+				}
+				if strings.Join(got, " ") != rest(1) {
+					t.Errorf("%s: folds %v", line, got)
+				}
+			case "@select":
+				var sel []wireSelectionRange
+				cl.mustCall("textDocument/selectionRange", map[string]any{"textDocument": td, "positions": []Position{pos(1)}}, &sel)
+				var got []string
+				for r := &sel[0]; r != nil; r = r.Parent {
+					got = append(got, fmt.Sprintf("%d:%d-%d:%d", r.Range.Start.Line, r.Range.Start.Character, r.Range.End.Line, r.Range.End.Character))
+				}
+				if len(sel) != 1 || strings.Join(got, " ") != rest(2) {
+					t.Errorf("%s: selection ranges %v", line, got)
+				}
+			case "@symbol":
+				var syms []wireSymbolInformation
+				cl.mustCall("workspace/symbol", map[string]any{"query": strings.Trim(f[1], `"`)}, &syms)
+				var got []string
+				for _, y := range syms {
+					if y.Location.URI != uri {
+						t.Errorf("%s: symbol %+v of another document", line, y)
+					}
+					got = append(got, fmt.Sprintf("%s@%d", y.Name, y.Location.Range.Start.Line))
+				}
+				if want := rest(2); strings.Join(got, " ") != want && !(want == "-" && len(got) == 0) {
+					t.Errorf("%s: symbols %v", line, got)
+				}
+			case "@signature":
+				var h *wireSignatureHelp
+				cl.mustCall("textDocument/signatureHelp", map[string]any{"textDocument": td, "position": pos(1)}, &h)
+				if f[2] == "-" {
+					if h != nil {
+						t.Errorf("%s: unexpected signature %+v", line, h)
+					}
+					continue
+				}
+				want, _ := strconv.Atoi(f[len(f)-1])
+				label := strings.Join(f[2:len(f)-1], " ")
+				if h == nil || len(h.Signatures) != 1 || h.Signatures[0].Label != label || h.ActiveParameter != want {
+					t.Errorf("%s: signature help %+v", line, h)
+				} else {
+					// Each parameter's label offsets name one of the label's types.
+					sig := h.Signatures[0]
+					for _, p := range sig.Parameters {
+						if p.Label[0] >= p.Label[1] || p.Label[1] > len(sig.Label) || strings.ContainsAny(sig.Label[p.Label[0]:p.Label[1]], "(), ") {
+							t.Errorf("%s: parameter %v of %q", line, p.Label, sig.Label)
+						}
+					}
+				}
 			default:
 				t.Fatalf("unknown marker %q", line)
 			}

@@ -62,7 +62,7 @@ func hostOf(s *Snapshot) *lang.Embedded {
 // Diagnostics are the findings of the embedded queries, mapped into the
 // host file.
 func (l hostLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
-	return s.findings(ctx, func() []syntax.Diagnostic {
+	return s.findingsOf(ctx, func() []syntax.Diagnostic {
 		if hostOf(s).Len() == 0 || l.linter == nil {
 			return nil
 		}

@@ -19,8 +19,8 @@ func (jqlLanguage) ID() lang.ID { return lang.JQL }
 
 // Parse parses every query of the file through the language table; the
 // form follows the file name.
-func (jqlLanguage) Parse(f *syntax.File) any {
-	return lang.ByID(lang.JQL).Parse(f.Name(), f.Text(), lang.DialectUnset)
+func (l jqlLanguage) Parse(f *syntax.File) any {
+	return lang.ByID(l.ID()).Parse(f.Name(), f.Text(), lang.DialectUnset)
 }
 
 // Diagnostics returns the parse errors, the front end's checks and the

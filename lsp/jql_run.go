@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/ctxql/ctxql/internal/files"
@@ -42,13 +40,12 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 		return RunResult{Span: *q, Err: err}, true
 	}
 	key := evalKey{kind: "jql-run" + jqlFormat(s), data: id.String(), path: path, text: s.File.Slice(*q)}
-	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+	res, err := s.Workspace.evals.queries.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) (RunResult, bool) {
 		return evalJQL(ctx, s, *q, path), true
 	})
 	if err != nil {
 		return RunResult{}, false
 	}
-	res := v.(RunResult)
 	res.Span = *q
 	return res, true
 }
@@ -56,14 +53,14 @@ func (l jqlLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, 
 // jqlFormat is the file name suffix of a JQL document, which decides how
 // its queries are read (JSON or YAML): part of an evaluation's key.
 func jqlFormat(s *Snapshot) string {
-	return strings.ToLower(path.Ext(s.File.Name()))
+	return tableOf(s).Suffix(s.File.Name())
 }
 
 // evalJQL evaluates the query q of s over the data at path through the
 // language table.
 func evalJQL(ctx context.Context, s *Snapshot, q syntax.Span, path string) RunResult {
 	var res RunResult
-	data, err := s.Workspace.loadData(lang.JQL, path)
+	data, err := s.Workspace.loadData(ctx, tableOf(s), path)
 	if err != nil {
 		res.Err = err
 		return res
@@ -71,7 +68,7 @@ func evalJQL(ctx context.Context, s *Snapshot, q syntax.Span, path string) RunRe
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := lang.ByID(lang.JQL).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q)}, lang.Budget{})
+	r, err := tableOf(s).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q)}, lang.Budget{})
 	res.Elapsed = time.Since(t0)
 	switch {
 	case err != nil:
@@ -133,13 +130,14 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 // sampleDocs returns the first 1,000 documents of a domain of the sample
 // data as stored (lang.SampleDocs), read once per data file version, or
 // nil.
-func sampleDocs(_ context.Context, s *Snapshot, path, domain string) []any {
-	v, err := s.Workspace.Load("jql-sample:"+domain, path, func(r *files.Reader, p string) (any, error) {
-		d, err := lang.ByID(lang.JQL).Load(context.Background(), r, p)
+func sampleDocs(ctx context.Context, s *Snapshot, path, domain string) []any {
+	l := tableOf(s)
+	v, err := s.Workspace.Load(ctx, "sample:"+string(l.ID)+":"+domain, path, func(ctx context.Context, r *files.Reader, p string) (any, error) {
+		d, err := l.Load(ctx, r, p)
 		if err != nil {
 			return nil, err
 		}
-		return lang.SampleDocs(context.Background(), d, domain, 1000)
+		return lang.SampleDocs(ctx, d, domain, 1000)
 	})
 	if err != nil {
 		return nil

@@ -14,7 +14,8 @@ import (
 // dispatches every request to the document's. Parse is the only required
 // feature: every other feature is a separate small interface (Diagnoser,
 // Symbolizer, Highlighter, Hoverer, Completer, Formatter, CodeActioner,
-// CodeLenser, Runner, InlayHinter, Navigator, Tracer, TupleExplainer) that
+// CodeLenser, Runner, InlayHinter, Navigator, Tracer, TupleExplainer,
+// Folder, SelectionRanger, SignatureHelper) that
 // an implementation has when the language supports it, and the server
 // advertises a capability only when at least one of its languages has
 // the matching interface.
@@ -82,11 +83,11 @@ type Highlighter interface {
 	SemanticTokens(ctx context.Context, s *Snapshot) []SemanticToken
 }
 
-// languageFor picks the served language of a document: the language
-// table's for its file name (lang.ForName, by the longest suffix, host
-// files included), else, for a document that is not a file, the table's
-// language of the client's language id; nil when the server serves
-// neither.
+// languageFor picks the served language of a document: the query test
+// file language for a query test file's name, else the language table's
+// for its name (lang.ForName, by the longest suffix, host files
+// included), else the table's language of the client's language id; nil
+// when the server serves none of them.
 func languageFor(langs []Language, uri, languageID string) Language {
 	name := FilePath(uri)
 	if name == "" {
@@ -111,21 +112,33 @@ func languageFor(langs []Language, uri, languageID string) Language {
 }
 
 // DefaultLanguages returns the languages the ctxql server serves: PACT,
-// JQL, Datalog, the queries embedded in host source files, and query test
-// files. Each call returns fresh values.
+// JQL, Datalog, the queries embedded in host source files, query test
+// files, and every other language of the table through the table alone
+// (tableLanguage: Markdown). Each call returns fresh values.
 func DefaultLanguages() []Language {
 	l, err := lint.New(lang.DialectUnset)
 	if err != nil {
 		l = nil // an invalid registry is caught by the lint tests; serve parse errors only
 	}
-	return []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}, hostLanguage{linter: l}, testLanguage{}}
+	out := []Language{pactLanguage{linter: l}, jqlLanguage{linter: l}, datalogLanguage{linter: l}, hostLanguage{linter: l}, testLanguage{}}
+	// Every other language of the table is served through the table alone.
+	for _, tl := range lang.All() {
+		served := false
+		for _, sl := range out {
+			served = served || sl.ID() == tl.ID
+		}
+		if !served {
+			out = append(out, tableLanguage{tl: tl, linter: l})
+		}
+	}
+	return out
 }
 
 // analyzed returns a document's findings, computed once per snapshot: the
 // linter's (configured for the document) on the parsed ast, or the
 // parser's own diagnostics when there is no linter.
 func analyzed(ctx context.Context, l *lint.Linter, s *Snapshot, ast any, parsed []syntax.Diagnostic) []syntax.Diagnostic {
-	return s.findings(ctx, func() []syntax.Diagnostic {
+	return s.findingsOf(ctx, func() []syntax.Diagnostic {
 		if l == nil {
 			return append([]syntax.Diagnostic(nil), parsed...)
 		}

@@ -46,6 +46,14 @@ func (s *server) initialize(params json.RawMessage) (any, error) {
 	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
 		s.config.apply(p.InitializationOptions)
 	}
+	for _, f := range p.WorkspaceFolders {
+		if dir := FilePath(f.URI); dir != "" {
+			s.roots = append(s.roots, dir)
+		}
+	}
+	if dir := FilePath(p.RootURI); len(s.roots) == 0 && dir != "" {
+		s.roots = append(s.roots, dir)
+	}
 	return initializeResult{
 		Capabilities: s.capabilities(enc),
 		ServerInfo:   serverInfo{Name: "ctxql", Version: s.opts.Version},

@@ -76,6 +76,14 @@ var methods = []method{
 		capability: set("referencesProvider", true), empty: []Location{}},
 	{name: protocol.MethodTextDocumentRename, call: (*server).rename, feature: implements[Navigator],
 		capability: set("renameProvider", true)},
+	{name: protocol.MethodTextDocumentFoldingRange, call: (*server).foldingRange, feature: implements[Folder],
+		capability: set("foldingRangeProvider", true), empty: []wireFoldingRange{}},
+	{name: protocol.MethodTextDocumentSelectionRange, call: (*server).selectionRange, feature: implements[SelectionRanger],
+		capability: set("selectionRangeProvider", true), empty: []wireSelectionRange{}},
+	{name: protocol.MethodWorkspaceSymbol, call: (*server).workspaceSymbol, feature: implements[Symbolizer],
+		capability: set("workspaceSymbolProvider", true)},
+	{name: protocol.MethodTextDocumentSignatureHelp, call: (*server).signatureHelp, feature: implements[SignatureHelper],
+		capability: set("signatureHelpProvider", map[string]any{"triggerCharacters": []string{"(", ","}})},
 }
 
 // lookup returns the table entry of a method, or nil.

@@ -20,14 +20,14 @@ func (pactLanguage) ID() lang.ID { return lang.PACT }
 
 // Parse parses the whole file through the language table; the dialect
 // comes from the pragma (V2 when absent).
-func (pactLanguage) Parse(f *syntax.File) any {
-	return lang.ByID(lang.PACT).Parse(f.Name(), f.Text(), lang.DialectUnset)
+func (l pactLanguage) Parse(f *syntax.File) any {
+	return lang.ByID(l.ID()).Parse(f.Name(), f.Text(), lang.DialectUnset)
 }
 
 // ParseSnapshot parses with the document's resolved dialect (pragma, else
 // the editor setting, else .ctxql.yaml, else v2).
 func (l pactLanguage) ParseSnapshot(s *Snapshot) any {
-	return lang.ByID(lang.PACT).Parse(s.File.Name(), s.File.Text(), s.Workspace.Dialect(s))
+	return tableOf(s).Parse(s.File.Name(), s.File.Text(), s.Workspace.Dialect(s))
 }
 
 // linterFor is the linter configured by the document's .ctxql.yaml.
@@ -37,25 +37,28 @@ func linterFor(l *lint.Linter, s *Snapshot) *lint.Linter {
 	}
 	// The document's configuration and the editor's dialect setting, as
 	// the language table resolves them.
-	return s.derived("linter", func() any {
+	lt, _ := s.linter.get(context.Background(), struct{}{}, func() (*lint.Linter, bool) {
 		if s.Workspace == nil {
-			return l
+			return l, true
 		}
 		out := l.WithEditorDialect(s.Workspace.settings().EditorDialect)
 		if cfg := s.Workspace.Project(s); cfg != nil {
 			out = out.WithConfig(cfg)
 		}
-		return out
-	}).(*lint.Linter)
+		return out, true
+	})
+	return lt
 }
 
 // Diagnostics returns the parse errors and the findings of every PACT rule,
 // after suppression directives and the configuration. Lines an edit did not
 // change are not parsed again (lineCache).
 func (l pactLanguage) Diagnostics(ctx context.Context, s *Snapshot) []syntax.Diagnostic {
-	return s.findings(ctx, func() []syntax.Diagnostic {
+	return s.findingsOf(ctx, func() []syntax.Diagnostic {
 		if s.Workspace != nil {
-			return s.Workspace.lines.pactDiagnostics(ctx, linterFor(l.linter, s), s, s.Workspace.Dialect(s))
+			if ds, ok := s.Workspace.lines.lineDiagnostics(ctx, linterFor(l.linter, s), s, s.Workspace.Dialect(s)); ok {
+				return ds
+			}
 		}
 		p := parsedOf(s)
 		if p == nil {
@@ -80,7 +83,7 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 		// The file's lines without a pragma are read in its resolved
 		// dialect, as the parse above read them.
 		opts := lang.MigrateOptions{From: s.Workspace.Dialect(s), To: lang.V2}
-		if res, err := lang.ByID(lang.PACT).Migrate(s.File.Name(), []byte(s.File.Text()), opts); err == nil && res.Changed {
+		if res, err := tableOf(s).Migrate(s.File.Name(), []byte(s.File.Text()), opts); err == nil && res.Changed {
 			out = append(out, CodeAction{Title: "Migrate file to v2", Kind: "source.migrate", Edits: res.Edits})
 		}
 	}
@@ -90,7 +93,7 @@ func (l pactLanguage) CodeActions(ctx context.Context, s *Snapshot, span syntax.
 // Format formats the whole file with the language table's printer, under
 // the document's resolved dialect.
 func (pactLanguage) Format(_ context.Context, s *Snapshot) ([]syntax.TextEdit, error) {
-	out, err := lang.ByID(lang.PACT).Format(s.File.Name(), []byte(s.File.Text()), s.Workspace.Dialect(s))
+	out, err := tableOf(s).Format(s.File.Name(), []byte(s.File.Text()), s.Workspace.Dialect(s))
 	if err != nil {
 		return nil, err
 	}

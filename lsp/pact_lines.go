@@ -10,9 +10,10 @@ import (
 	"github.com/ctxql/ctxql/syntax"
 )
 
-// PACT parses every line on its own, so the findings of a line depend only
-// on its text and the file's dialect. lineCache keeps them per (dialect,
-// text), relative to the line's start: a new version of a document is
+// A language that parses every line on its own (PACT; lang.Language.Lines)
+// has findings per line that depend only on the line's text and the file's
+// dialect. lineCache keeps them per (language, dialect, text), relative to
+// the line's start: a new version of a document is
 // diagnosed by looking its lines up, parsing and checking only the lines an
 // edit changed, and shifting the findings to their lines' offsets.
 type lineCache struct {
@@ -21,6 +22,7 @@ type lineCache struct {
 }
 
 type lineKey struct {
+	lang    *lang.Language
 	dialect lang.Dialect
 	first   bool // the first line, where a comment may be the pragma
 	text    string
@@ -53,8 +55,8 @@ func (c *lineCache) put(k lineKey, v lineFindings) {
 }
 
 // analyzeLine parses and checks one line as a file of its own.
-func analyzeLine(ctx context.Context, l *lint.Linter, k lineKey) lineFindings {
-	p := lang.ByID(lang.PACT).Parse("line.pact", k.text, k.dialect)
+func analyzeLine(ctx context.Context, l *lint.Linter, name string, k lineKey) lineFindings {
+	p := k.lang.Parse(name, k.text, k.dialect)
 	var lf lineFindings
 	if l != nil {
 		lf.diags = l.Findings(ctx, p.File, p.AST)
@@ -65,61 +67,50 @@ func analyzeLine(ctx context.Context, l *lint.Linter, k lineKey) lineFindings {
 	return lf
 }
 
-// pactDiagnostics computes a document's PACT diagnostics line by line
-// through the cache. The result equals Analyze on the whole file
+// lineDiagnostics computes a document's diagnostics line by line through
+// the cache, for a language that parses every line on its own
+// (lang.Language.Lines); ok is false for a document whose lines depend on
+// each other. The result equals Analyze on the whole file
 // (TestLineDiagnosticsMatchFile).
-func (c *lineCache) pactDiagnostics(ctx context.Context, l *lint.Linter, s *Snapshot, dialect lang.Dialect) []syntax.Diagnostic {
-	text := s.File.Text()
-	// The file's dialect: the pragma of its leading comment block, else
-	// the default. A pragma after a query, or a second one, is an error
-	// that depends on the lines around it: such a file is analysed whole.
-	dialect, whole := headerDialect(text, dialect)
-	if whole {
-		p := lang.ByID(lang.PACT).Parse(s.File.Name(), text, dialect)
-		if l == nil {
-			return p.Diagnostics
-		}
-		return l.Analyze(ctx, s.File, p.AST)
+func (c *lineCache) lineDiagnostics(ctx context.Context, l *lint.Linter, s *Snapshot, def lang.Dialect) (ds []syntax.Diagnostic, ok bool) {
+	tl := tableOf(s)
+	if tl == nil {
+		return nil, false
 	}
-	seenQuery := false
+	text := s.File.Text()
+	lines, dialect, ok := tl.Lines(s.File.Name(), text, def)
+	if !ok {
+		return nil, false
+	}
 	var diags []syntax.Diagnostic
 	var comments []syntax.Span
-	for start, line := 0, 0; start <= len(text); line++ {
-		end := strings.IndexByte(text[start:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += start
+	for i, ln := range lines {
+		if ln.Comment {
+			comments = append(comments, ln.Span)
+			continue
 		}
-		k := lineKey{dialect: dialect, first: line == 0, text: text[start:end]}
-		trimmed := strings.TrimLeft(k.text, " \t")
-		pragma := !seenQuery && pragmaLine(trimmed)
-		seenQuery = seenQuery || trimmed != "" && !strings.HasPrefix(trimmed, "//")
-		if line > 0 && strings.HasPrefix(trimmed, "//") && !pragma {
-			// A comment line: nothing to find, and parsed alone it could be
-			// taken for a pragma.
-			comments = append(comments, syntax.Sp(start+len(k.text)-len(strings.TrimLeft(k.text, " \t")), end))
-		} else if strings.TrimSpace(k.text) != "" {
-			lf, ok := c.get(k)
-			if !ok {
-				lf = analyzeLine(ctx, l, k)
-				if ctx.Err() != nil {
-					return nil
-				}
-				c.put(k, lf)
-			}
-			for _, d := range lf.diags {
-				diags = append(diags, d.Shifted(start))
-			}
-			for _, sp := range lf.comments {
-				comments = append(comments, sp.Shift(start))
-			}
+		k := lineKey{lang: tl, dialect: dialect, first: i == 0, text: text[ln.Span.Start:ln.Span.End]}
+		if strings.TrimSpace(k.text) == "" {
+			continue
 		}
-		start = end + 1
+		lf, found := c.get(k)
+		if !found {
+			lf = analyzeLine(ctx, l, s.File.Name(), k)
+			if ctx.Err() != nil {
+				return nil, true
+			}
+			c.put(k, lf)
+		}
+		for _, d := range lf.diags {
+			diags = append(diags, d.Shifted(ln.Span.Start))
+		}
+		for _, sp := range lf.comments {
+			comments = append(comments, sp.Shift(ln.Span.Start))
+		}
 	}
 	syntax.SortDiagnostics(diags)
 	if l == nil {
-		return diags
+		return diags, true
 	}
 	inComment := func(off int) bool {
 		for _, sp := range comments {
@@ -129,39 +120,5 @@ func (c *lineCache) pactDiagnostics(ctx context.Context, l *lint.Linter, s *Snap
 		}
 		return false
 	}
-	return l.Finish(s.File, diags, inComment)
-}
-
-// pragmaLine reports whether a line (without its leading blanks) is a
-// comment that reads as the "// pact: vN" pragma.
-func pragmaLine(trimmed string) bool {
-	rest, ok := strings.CutPrefix(trimmed, "//")
-	return ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), "pact:")
-}
-
-// headerDialect returns the dialect the pragma of the leading comment
-// block sets (def when there is none or it is invalid), and whole when a
-// pragma-like comment line stands after a query or after another pragma.
-func headerDialect(text string, def lang.Dialect) (d lang.Dialect, whole bool) {
-	d = def
-	seenQuery, seenPragma := false, false
-	for line := range strings.Lines(text) {
-		trimmed := strings.TrimLeft(line, " \t")
-		switch {
-		case strings.TrimSpace(trimmed) == "":
-		case pragmaLine(trimmed):
-			if seenQuery || seenPragma {
-				return d, true
-			}
-			seenPragma = true
-			p := lang.ByID(lang.PACT).Parse("", strings.TrimRight(trimmed, "\r\n"), def)
-			if pd, ok := p.PragmaDialect(); ok && !syntax.HasErrors(p.Diagnostics) {
-				d = pd
-			}
-		case strings.HasPrefix(trimmed, "//"):
-		default:
-			seenQuery = true
-		}
-	}
-	return d, false
+	return l.Finish(s.File, diags, inComment), true
 }

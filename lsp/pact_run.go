@@ -34,13 +34,12 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 		return RunResult{Span: q.Span, Err: err}, true
 	}
 	key := evalKey{kind: "pact-run", data: id.String(), path: path, dialect: int(p.Dialect), text: s.File.Slice(q.Span)}
-	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+	res, err := s.Workspace.evals.queries.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) (RunResult, bool) {
 		return evalPACT(ctx, s, q.Span, p.Dialect, path), true
 	})
 	if err != nil {
 		return RunResult{}, false
 	}
-	res := v.(RunResult)
 	res.Span = q.Span
 	return res, true
 }
@@ -49,7 +48,7 @@ func (pactLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, b
 // language table.
 func evalPACT(ctx context.Context, s *Snapshot, q syntax.Span, dialect lang.Dialect, path string) RunResult {
 	var res RunResult
-	data, err := s.Workspace.loadData(lang.PACT, path)
+	data, err := s.Workspace.loadData(ctx, tableOf(s), path)
 	if err != nil {
 		res.Err = err
 		return res
@@ -57,7 +56,7 @@ func evalPACT(ctx context.Context, s *Snapshot, q syntax.Span, dialect lang.Dial
 	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 	defer cancel()
 	t0 := time.Now()
-	r, err := lang.ByID(lang.PACT).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q), Dialect: dialect}, lang.Budget{})
+	r, err := tableOf(s).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: s.File.Slice(q), Dialect: dialect}, lang.Budget{})
 	res.Elapsed = time.Since(t0)
 	switch {
 	case err != nil:

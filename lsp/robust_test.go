@@ -111,7 +111,8 @@ func TestInitializeCapabilities(t *testing.T) {
 		t.Errorf("pull diagnostics advertised to a client without the capability: %v", caps)
 	}
 	for _, want := range []string{"documentSymbolProvider", "semanticTokensProvider", "codeActionProvider",
-		"hoverProvider", "completionProvider", "documentFormattingProvider", "codeLensProvider", "executeCommandProvider", "inlayHintProvider"} {
+		"hoverProvider", "completionProvider", "documentFormattingProvider", "codeLensProvider", "executeCommandProvider", "inlayHintProvider",
+		"foldingRangeProvider", "selectionRangeProvider", "workspaceSymbolProvider", "signatureHelpProvider"} {
 		if _, ok := caps[want]; !ok {
 			t.Errorf("missing %s in %v", want, caps)
 		}
@@ -120,7 +121,8 @@ func TestInitializeCapabilities(t *testing.T) {
 	bare := newClient(t, Options{Languages: []Language{bareLanguage{}}})
 	bcaps := bare.initialize()
 	for _, absent := range []string{"hoverProvider", "completionProvider", "documentFormattingProvider",
-		"codeLensProvider", "executeCommandProvider", "inlayHintProvider", "codeActionProvider"} {
+		"codeLensProvider", "executeCommandProvider", "inlayHintProvider", "codeActionProvider",
+		"foldingRangeProvider", "selectionRangeProvider", "workspaceSymbolProvider", "signatureHelpProvider"} {
 		if _, ok := bcaps[absent]; ok {
 			t.Errorf("%s advertised without an implementation", absent)
 		}

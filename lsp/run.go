@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxql/ctxql/lang"
@@ -161,16 +162,22 @@ func run(ctx context.Context, snap *Snapshot, off int) (RunResult, bool) {
 	}
 	for _, sp := range q.Queries(snap) {
 		if sp.Touches(off) {
-			key := sp.Start
-			if v, ok := snap.memo.Load(key); ok {
-				res := v.(memoRun)
-				return res.r, res.ok
+			if missed, _ := ctx.Value(cachedOnlyKey{}).(*atomic.Bool); missed != nil {
+				// Answered at once: from this version's runs, else from
+				// the evaluation cache, never waiting for a run in flight.
+				if m, ok := snap.runs.peek(sp.Start); ok {
+					return m.r, m.ok
+				}
+				return r.Run(ctx, snap, off)
 			}
-			res, ok := r.Run(ctx, snap, off)
-			if ok && ctx.Err() == nil {
-				snap.memo.Store(key, memoRun{res, ok})
+			m, done := snap.runs.get(ctx, sp.Start, func() (memoRun, bool) {
+				res, ok := r.Run(ctx, snap, off)
+				return memoRun{res, ok}, ok
+			})
+			if !done {
+				return RunResult{}, false
 			}
-			return res, ok
+			return m.r, m.ok
 		}
 	}
 	return RunResult{}, false

@@ -65,6 +65,7 @@ type server struct {
 	hintRefresh bool // the client accepts workspace/inlayHint/refresh
 	watch       bool // the client watches files for the server when asked
 	config      Config
+	roots       []string // the workspace folders' directories
 
 	exited chan int // receives the exit code once
 
@@ -72,6 +73,9 @@ type server struct {
 	diags   *diagnoser
 	ws      *workspace
 	tests   testStore // the failing cases of the tests run from the editor
+	// outlines are the outlines of the workspace folders' files
+	// (workspace/symbol).
+	outlines outlineCache
 }
 
 // Serve runs a language server over rwc (LSP "Content-Length" framing) until

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -33,7 +34,12 @@ type Snapshot struct {
 	degOnce sync.Once
 	degCode string // why the document gets no features; "" when it does
 	degWhy  string
-	memo    sync.Map // query start offset → memoRun
+	// What is derived from this version, each computed once and shared
+	// by every request on it: the linter configured for the document,
+	// its findings, the run of each query (by its start offset).
+	linter   memo[struct{}, *lint.Linter]
+	findings memo[struct{}, []syntax.Diagnostic]
+	runs     memo[int, memoRun]
 	// pull tracks a pull client's data findings for this version.
 	pull pullState
 }
@@ -164,32 +170,88 @@ func (s *Snapshot) fresh() *Snapshot {
 		Edited: -1, Workspace: s.Workspace, Limit: s.Workspace.limit()}
 }
 
-// derived returns the value f computes for this snapshot under key,
-// computing it once: analyses that several requests need (a type check, a
-// rule run) are shared by every request on the same version.
-func (s *Snapshot) derived(key string, f func() any) any {
-	type derivedKey string
-	if v, ok := s.memo.Load(derivedKey(key)); ok {
-		return v
-	}
-	v, _ := s.memo.LoadOrStore(derivedKey(key), f())
-	return v
+// memo holds values derived from a snapshot, by key, each computed once:
+// a request that needs a value being computed waits for it rather than
+// computing it again. A computation cut short (its requester's context
+// was cancelled) is not kept: the next request computes it.
+type memo[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]*memoEntry[V]
 }
 
-// findings returns the document's diagnostics, computed by f once per
+type memoEntry[V any] struct {
+	done chan struct{} // closed when computed or abandoned
+	v    V
+	kept bool
+}
+
+// get returns the value of key, computing it with f under ctx when it is
+// neither computed nor being computed; f's keep says whether the value is
+// whole. ok is false when ctx was cancelled before a whole value came.
+func (m *memo[K, V]) get(ctx context.Context, key K, f func() (v V, keep bool)) (v V, ok bool) {
+	for {
+		m.mu.Lock()
+		if m.m == nil {
+			m.m = map[K]*memoEntry[V]{}
+		}
+		e := m.m[key]
+		if e == nil {
+			e = &memoEntry[V]{done: make(chan struct{})}
+			m.m[key] = e
+			m.mu.Unlock()
+			return m.compute(ctx, key, e, f)
+		}
+		m.mu.Unlock()
+		select {
+		case <-e.done:
+			if e.kept {
+				return e.v, true
+			}
+			// Abandoned: compute it here (the loop finds no entry).
+		case <-ctx.Done():
+			return v, false
+		}
+	}
+}
+
+// peek returns the value of key when it was computed whole, without
+// waiting for a computation in flight.
+func (m *memo[K, V]) peek(key K) (v V, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e := m.m[key]; e != nil && e.kept {
+		return e.v, true
+	}
+	return v, false
+}
+
+func (m *memo[K, V]) compute(ctx context.Context, key K, e *memoEntry[V], f func() (V, bool)) (v V, ok bool) {
+	kept := false
+	defer func() {
+		m.mu.Lock()
+		if kept {
+			e.v, e.kept = v, true
+		} else {
+			delete(m.m, key)
+		}
+		close(e.done)
+		m.mu.Unlock()
+	}()
+	v, keep := f()
+	kept = keep && ctx.Err() == nil
+	return v, ctx.Err() == nil
+}
+
+// findingsOf returns the document's diagnostics, computed by f once per
 // snapshot and shared by diagnostics, hovers and code actions. A result
 // computed under a cancelled context is not kept. Callers must not modify
 // the slice.
-func (s *Snapshot) findings(ctx context.Context, f func() []syntax.Diagnostic) []syntax.Diagnostic {
-	type findingsKey struct{}
-	if v, ok := s.memo.Load(findingsKey{}); ok {
-		return v.([]syntax.Diagnostic)
-	}
-	ds := f()
-	syntax.SortDiagnostics(ds)
-	if ctx.Err() == nil {
-		s.memo.Store(findingsKey{}, ds)
-	}
+func (s *Snapshot) findingsOf(ctx context.Context, f func() []syntax.Diagnostic) []syntax.Diagnostic {
+	ds, _ := s.findings.get(ctx, struct{}{}, func() ([]syntax.Diagnostic, bool) {
+		ds := f()
+		syntax.SortDiagnostics(ds)
+		return ds, true
+	})
 	return ds
 }
 

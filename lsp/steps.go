@@ -66,7 +66,7 @@ func traced(ctx context.Context, s *Snapshot, kind string, q syntax.Span, dialec
 		return nil
 	}
 	key := evalKey{kind: kind, data: id.String(), path: path, dialect: dialect, text: s.File.Slice(q)}
-	v, err := s.Workspace.evals.get(ctx, key, func(ctx context.Context) (any, bool) {
+	v, err := s.Workspace.evals.traces.get(ctx, &s.Workspace.evals, key, func(ctx context.Context) (tracedAt, bool) {
 		rctx, cancel := context.WithTimeout(ctx, s.runTimeout())
 		defer cancel()
 		return tracedAt{f(rctx, path), q.Start}, true
@@ -74,7 +74,7 @@ func traced(ctx context.Context, s *Snapshot, kind string, q syntax.Span, dialec
 	if err != nil {
 		return nil
 	}
-	return v.(tracedAt).at(q.Start)
+	return v.at(q.Start)
 }
 
 // tracedAt is a cached explanation with the offset of the query it was
@@ -110,21 +110,21 @@ func (jqlLanguage) Trace(ctx context.Context, s *Snapshot, start int) *stepTrace
 
 // pactTrace explains the PACT query starting at start over its sample data.
 func pactTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
-	return tableTrace(ctx, s, lang.PACT, start, "pact-trace", "candidates")
+	return tableTrace(ctx, s, start, "pact-trace", "candidates")
 }
 
 // jqlTrace explains the JQL query of the document starting at start. Its
 // steps are the domain ("from"), each where condition and the startAfter
 // cursor.
 func jqlTrace(ctx context.Context, s *Snapshot, start int) *stepTrace {
-	return tableTrace(ctx, s, lang.JQL, start, "jql-trace"+jqlFormat(s), "documents")
+	return tableTrace(ctx, s, start, "jql-trace"+jqlFormat(s), "documents")
 }
 
 // tableTrace explains the query of the document starting at start through
 // the language table (lang.Language.Explain): each step of the
 // explanation with a position, with its span in the document. noun names
 // what the counts count.
-func tableTrace(ctx context.Context, s *Snapshot, id lang.ID, start int, kind, noun string) *stepTrace {
+func tableTrace(ctx context.Context, s *Snapshot, start int, kind, noun string) *stepTrace {
 	p := parsedOf(s)
 	if p == nil {
 		return nil
@@ -139,11 +139,11 @@ func tableTrace(ctx context.Context, s *Snapshot, id lang.ID, start int, kind, n
 		return nil
 	}
 	return traced(ctx, s, kind, q.Span, int(p.Dialect), func(ctx context.Context, path string) *stepTrace {
-		data, err := s.Workspace.loadData(id, path)
+		data, err := s.Workspace.loadData(ctx, p.Lang, path)
 		if err != nil {
 			return nil
 		}
-		e, err := lang.ByID(id).Explain(ctx, data, lang.Query{Name: s.File.Name(), Src: q.Text, Dialect: p.Dialect}, lang.Explain{})
+		e, err := p.Lang.Explain(ctx, data, lang.Query{Name: s.File.Name(), Src: q.Text, Dialect: p.Dialect}, lang.Explain{})
 		if err != nil || e.Invalid() {
 			return nil
 		}

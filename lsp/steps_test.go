@@ -41,7 +41,7 @@ func TestStepTraceBounds(t *testing.T) {
 	}
 
 	s := snapshot(time.Nanosecond)
-	if _, err := s.Workspace.loadData(lang.PACT, filepath.Join(dir, "big.json")); err != nil { // loading is not evaluation: load first
+	if _, err := s.Workspace.loadData(context.Background(), lang.ByID(lang.PACT), filepath.Join(dir, "big.json")); err != nil { // loading is not evaluation: load first
 		t.Fatal(err)
 	}
 	if tr := pactTrace(context.Background(), s, start); tr != nil {

@@ -32,6 +32,8 @@ var outlineKinds = map[lang.OutlineKind]SymbolKind{
 	lang.OutlineRelation: SymbolClass,
 	lang.OutlineRule:     SymbolFunction,
 	lang.OutlineFact:     SymbolConstant,
+	lang.OutlineObject:   SymbolStruct,
+	lang.OutlineHeading:  SymbolString,
 }
 
 // Symbols lists the document's outline (lang.Parsed.Outline).
@@ -42,11 +44,7 @@ func (tableFeatures) Symbols(_ context.Context, s *Snapshot) []Symbol {
 	}
 	var out []Symbol
 	for _, o := range p.Outline() {
-		kind := outlineKinds[o.Kind]
-		if o.Kind == lang.OutlineQuery && p.Lang.ID == lang.JQL {
-			kind = SymbolStruct
-		}
-		out = append(out, Symbol{Name: o.Name, Detail: o.Detail, Kind: kind, Span: o.Span, Selection: o.Selection})
+		out = append(out, Symbol{Name: o.Name, Detail: o.Detail, Kind: outlineKinds[o.Kind], Span: o.Span, Selection: o.Selection})
 	}
 	return out
 }
@@ -91,54 +89,34 @@ func (tableFeatures) Complete(ctx context.Context, s *Snapshot, off int) []Compl
 		return nil
 	}
 	var out []CompletionItem
-	for _, c := range p.Complete(off, completionData(ctx, s, p.Lang.ID)) {
+	for _, c := range p.Complete(off, completionData(ctx, s, p.Lang)) {
 		edit := c.Edit
 		out = append(out, CompletionItem{Label: c.Label, Kind: completionKinds[c.Kind], Detail: c.Detail, Edit: &edit, Snippet: c.Snippet})
 	}
 	return out
 }
 
-// completionData is what the document's sample data adds to completion:
-// PACT data's vocabulary, read once per data file version, and the fields
-// of JQL sample documents.
-func completionData(ctx context.Context, s *Snapshot, id lang.ID) lang.CompletionData {
-	var cd lang.CompletionData
+// completionData is what the document's sample data adds to completion
+// (lang.DataCompletion), read once per data file version.
+func completionData(ctx context.Context, s *Snapshot, l *lang.Language) lang.CompletionData {
 	if s.Workspace == nil {
-		return cd
+		return lang.CompletionData{}
 	}
 	path := s.Workspace.DataPath(s)
 	if path == "" {
-		return cd
+		return lang.CompletionData{}
 	}
-	switch id {
-	case lang.PACT:
-		v, err := s.Workspace.Load("pact-known", path, func(r *files.Reader, p string) (any, error) {
-			d, err := lang.ByID(lang.PACT).Load(context.Background(), r, p)
-			if err != nil {
-				return nil, err
-			}
-			return lang.DataVocabulary(d), nil
-		})
-		if err == nil {
-			cd.Vocabulary, _ = v.(lang.Vocabulary)
+	v, err := s.Workspace.Load(ctx, "complete:"+string(l.ID), path, func(ctx context.Context, r *files.Reader, p string) (any, error) {
+		d, err := l.Load(ctx, r, p)
+		if err != nil {
+			return nil, err
 		}
-	case lang.JQL:
-		cd.Fields = func(domain string) []string {
-			seen := map[string]bool{}
-			var out []string
-			for _, d := range sampleDocs(ctx, s, path, domain) {
-				if m, ok := d.(map[string]any); ok {
-					for k := range m {
-						if !seen[k] {
-							seen[k] = true
-							out = append(out, k)
-						}
-					}
-				}
-			}
-			return out
-		}
+		return lang.DataCompletion(context.Background(), d), nil
+	})
+	if err != nil {
+		return lang.CompletionData{}
 	}
+	cd, _ := v.(lang.CompletionData)
 	return cd
 }
 
@@ -202,4 +180,14 @@ func querySpans(s *Snapshot) []syntax.Span {
 		out = append(out, q.Span)
 	}
 	return out
+}
+
+// tableOf is the language table's row of the document's language: the
+// served language's, else the table's language of its name; nil for a
+// document of no table language.
+func tableOf(s *Snapshot) *lang.Language {
+	if s.Lang != nil {
+		return lang.ByID(s.Lang.ID())
+	}
+	return lang.ForName(s.File.Name())
 }

@@ -100,6 +100,10 @@ type initializeParams struct {
 		} `json:"workspace"`
 	} `json:"capabilities"`
 	InitializationOptions json.RawMessage `json:"initializationOptions"`
+	RootURI               string          `json:"rootUri"`
+	WorkspaceFolders      []struct {
+		URI string `json:"uri"`
+	} `json:"workspaceFolders"`
 }
 
 type serverInfo struct {

@@ -14,14 +14,14 @@ import (
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/internal/fileuri"
 	"github.com/ctxql/ctxql/lang"
-	"github.com/ctxql/ctxql/syntax"
 )
 
 // workspace is what every snapshot shares: the sample data loaded for the
 // documents, the settings that locate it and the .ctxql.yaml files of the
 // documents' directories. Every file it reads goes through internal/files:
 // regular files only (a FIFO, /dev/stdin or /dev/zero is refused, never
-// waited on), within the size limits of the settings.
+// waited on); sample data within the data size setting, a .ctxql.yaml
+// within maxConfigBytes; both through Options.Files when it is set.
 type workspace struct {
 	mu      sync.Mutex
 	config  func() Config
@@ -35,7 +35,7 @@ type workspace struct {
 	lines        lineCache // PACT findings per line text
 	// data holds the loaded sample data; evals the evaluations over it.
 	data  dataCache
-	evals evalCache
+	evals evalCaches
 	ids   idCache
 	// overlay returns the editor's text of an open file (an unsaved
 	// .ctxql.yaml), if any.
@@ -80,6 +80,15 @@ func (w *workspace) reader() *files.Reader {
 		return w.files
 	}
 	return files.New(w.settings().maxDataBytes(), "the "+settingMaxDataBytes+" setting")
+}
+
+// configReader reads the .ctxql.yaml files: through Options.Files when
+// it is set (confined to its project), else under maxConfigBytes.
+func (w *workspace) configReader() *files.Reader {
+	if w.files != nil {
+		return w.files
+	}
+	return files.New(maxConfigBytes, "")
 }
 
 // invalidate forgets the loaded configurations: the settings or a
@@ -135,26 +144,23 @@ func (w *workspace) project1(snap *Snapshot) (*config.Config, error) {
 			return pc.cfg, pc.err
 		}
 		if pc.path != "" {
-			if fi, err := files.New(0, "").Stat(pc.path); err == nil && fi.ModTime().Equal(pc.mod) && fi.Size() == pc.size {
+			if fi, err := w.configReader().Stat(pc.path); err == nil && fi.ModTime().Equal(pc.mod) && fi.Size() == pc.size {
 				pc.checked = time.Now()
 				return pc.cfg, pc.err
 			}
 		}
 	}
-	pc = loadProject(dir, set, w.overlay, w.files)
+	pc = loadProject(w.configReader(), dir, set, w.overlay)
 	w.project[dir] = pc
 	return pc.cfg, pc.err
 }
 
-// loadProject finds the .ctxql.yaml of dir (walking up) and merges the
-// editor's project settings over it. A confined reader (Options.Files)
-// reads it too: a configuration outside its directory is not looked at.
-func loadProject(dir string, set Config, overlay func(string) ([]byte, bool), confined *files.Reader) *projectConfig {
+// loadProject finds the .ctxql.yaml of dir (walking up) through r and
+// merges the editor's project settings over it. A confined reader
+// (Options.Files) reads nothing outside its directory: a configuration
+// there is not looked at.
+func loadProject(r *files.Reader, dir string, set Config, overlay func(string) ([]byte, bool)) *projectConfig {
 	pc := &projectConfig{gen: set.Gen, checked: time.Now()}
-	r := files.New(maxConfigBytes, "")
-	if confined != nil {
-		r = confined
-	}
 	var raw []byte
 	for d := dir; ; {
 		p := filepath.Join(d, config.FileName)
@@ -237,41 +243,40 @@ func FilePath(uri string) string {
 }
 
 // dataPragma returns the document's "data:" pragma as the language
-// table reads it (lang.Parsed.DataPragma, the one parser of the pragma):
-// the path as written and the span of its comment.
-func dataPragma(f *syntax.File) (string, syntax.Span, bool) {
-	l := lang.ForName(f.Name())
-	if l == nil {
-		return "", syntax.Span{}, false
+// table reads it (lang.Parsed.DataPragma, the one parser of the pragma).
+func dataPragma(s *Snapshot) (lang.Pragma, bool) {
+	tl := tableOf(s)
+	if tl == nil {
+		return lang.Pragma{}, false
 	}
-	pr, ok := (&lang.Parsed{Lang: l, File: f}).DataPragma()
-	return pr.Path, pr.Span, ok
+	return (&lang.Parsed{Lang: tl, File: s.File}).DataPragma()
 }
 
-// DataPath returns the sample data file for a document: its "data:"
-// pragma (in its leading comment block), relative to the document;
-// else the first matching "data" glob of the editor settings; else the
-// data entry of the nearest .ctxql.yaml that matches it. It returns ""
-// when none names one.
+// DataPath returns the sample data file for a document as the language
+// table resolves it (lang.Settings.DataPath): its "data:" pragma, relative
+// to the document; else the first matching "data" glob of the editor
+// settings; else the data entry of the nearest .ctxql.yaml that matches
+// it. It returns "" when none names one, and for documents of no table
+// language (query test files name their data per case).
 func (w *workspace) DataPath(snap *Snapshot) string {
-	doc := FilePath(snap.URI)
-	if p, _, ok := dataPragma(snap.File); ok {
-		if p != "" && !filepath.IsAbs(p) && doc != "" {
-			p = filepath.Join(filepath.Dir(doc), p)
-		}
-		return p
+	tl := tableOf(snap)
+	if tl == nil {
+		return ""
 	}
-	for _, d := range w.settings().Data {
-		if matchPath(d.Glob, filepath.ToSlash(doc)) {
-			return d.Path
-		}
+	set := lang.Settings{
+		Config: w.Project(snap),
+		EditorData: func(name string) (string, bool) {
+			doc := FilePath(name)
+			for _, d := range w.settings().Data {
+				if matchPath(d.Glob, filepath.ToSlash(doc)) {
+					return d.Path, true
+				}
+			}
+			return "", false
+		},
 	}
-	if p := w.Project(snap); p != nil && doc != "" {
-		if d := p.DataFor(doc); d != "" {
-			return d
-		}
-	}
-	return ""
+	path, _ := set.DataPath(snap.File.Name(), &lang.Parsed{Lang: tl, File: snap.File})
+	return path
 }
 
 // matchPath matches a glob (config.Match syntax) against the end of a

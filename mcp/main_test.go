@@ -69,6 +69,22 @@ type rawServer struct {
 // and returns it. The process is killed at the end of the test.
 func startRaw(t *testing.T, dir string, args ...string) *rawServer {
 	t.Helper()
+	s := startProcess(t, dir, args...)
+	r := s.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "test", "version": "1"}})
+	if r["result"] == nil {
+		t.Fatalf("initialize: %v\nstderr: %s", r, s.stderr)
+	}
+	s.init, _ = r["result"].(map[string]any)
+	s.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	return s
+}
+
+// startProcess starts `ctxql mcp --dir dir args...` and returns it
+// without a session: the test speaks first. The process is killed at the
+// end of the test.
+func startProcess(t *testing.T, dir string, args ...string) *rawServer {
+	t.Helper()
 	bin := needBinary(t)
 	cmd := exec.Command(bin, append([]string{"mcp", "--force", "--dir", dir}, args...)...)
 	cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=1735689600")
@@ -114,13 +130,6 @@ func startRaw(t *testing.T, dir string, args ...string) *rawServer {
 			<-s.waited
 		}
 	})
-	r := s.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "test", "version": "1"}})
-	if r["result"] == nil {
-		t.Fatalf("initialize: %v\nstderr: %s", r, s.stderr)
-	}
-	s.init, _ = r["result"].(map[string]any)
-	s.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	return s
 }
 

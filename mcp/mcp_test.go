@@ -153,7 +153,7 @@ func TestMCPListsEverything(t *testing.T) {
 	for _, r := range ts.ResourceTemplates {
 		tpls = append(tpls, r.URITemplate)
 	}
-	if got, want := strings.Join(tpls, " "), "acp://domain/{name} acp://file/{+path} acp://symbol/{+qualified_name}"; got != want {
+	if got, want := strings.Join(tpls, " "), "acp://cache/page/{n} acp://constraints/page/{n} acp://domain/{name} acp://file/{+path} acp://symbol/{+qualified_name} acp://vars/page/{n}"; got != want {
 		t.Errorf("templates = %q, want %q", got, want)
 	}
 }

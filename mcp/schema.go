@@ -84,6 +84,27 @@ func diagSchema() *jsonschema.Schema {
 	}
 }
 
+// rangeDiffSchema is the schema of the range diff of a snapshot-range PACT
+// query; every key it requires it defines, as strict validators demand.
+func rangeDiffSchema() *jsonschema.Schema {
+	snapshot := func(desc string) *jsonschema.Schema {
+		return &jsonschema.Schema{Type: "object", Description: desc}
+	}
+	return &jsonschema.Schema{
+		Type:        "object",
+		Description: "the range diff: query, snapshots, diffs, mode, and limits and warnings when any",
+		Properties: map[string]*jsonschema.Schema{
+			"query":     {Type: "string", Description: "the query evaluated"},
+			"snapshots": {Type: "array", Items: snapshot("a snapshot of the range: kind, value, label and cycle"), Description: "the snapshots of the range"},
+			"diffs":     {Type: "array", Items: snapshot("the difference between two consecutive snapshots"), Description: "one difference per pair of consecutive snapshots"},
+			"mode":      {Type: "string", Description: "how changed content is shown"},
+			"limits":    {Type: "object", Description: "the caps applied to the range, when any"},
+			"warnings":  {Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: "warnings, when any"},
+		},
+		Required: []string{"query", "snapshots", "diffs", "mode"},
+	}
+}
+
 func stringList() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string"}}
 }
@@ -135,7 +156,8 @@ func (s *Server) toolSpecs() []*mcp.Tool {
 				described(schemaFor[acp.Symbol](), "symbol: the symbol's metadata"),
 				described(schemaFor[acp.File](), "file: the file's metadata"),
 				described(schemaFor[acp.Domain](), "domain: the domain's files and symbols"),
-				described(schemaFor[CallList](), "callers, callees: the symbol and its callers or callees"),
+				described(schemaFor[CallerList](), "callers: the symbol and its callers, an empty list when it has none"),
+				described(schemaFor[CalleeList](), "callees: the symbol and its callees, an empty list when it has none"),
 				described(schemaFor[acp.SearchResult](), "search: the symbols and files matching the pattern"),
 				described(schemaFor[acp.StatsView](), "stats: the counts of the index")),
 			Annotations: readOnly("Query the codebase index")},
@@ -164,7 +186,7 @@ func (s *Server) toolSpecs() []*mcp.Tool {
 			InputSchema: pactIn,
 			OutputSchema: langResultSchema("node ids or a range diff, or the diagnostics of a query that does not compile",
 				&jsonschema.Schema{Description: "the matched node ids in result order, or the range diff of a snapshot-range query", AnyOf: []*jsonschema.Schema{stringList(),
-					{Type: "object", Description: "the range diff: query, snapshots, diffs, mode, and limits and warnings when any", Required: []string{"query", "snapshots", "diffs", "mode"}}}}),
+					rangeDiffSchema()}}),
 			Annotations: readOnly("Evaluate a PACT query")},
 		{Name: "jql_query", Description: "Evaluate a JQL query over sessions and activities data; returns documents or diagnostics with positions.",
 			InputSchema: inputSchema[LangArgs](nil),

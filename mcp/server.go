@@ -249,22 +249,19 @@ func rpcError(err error) error {
 }
 
 func (s *Server) addResources() {
-	s.srv.AddResource(&mcp.Resource{URI: "acp://cache", Name: "cache", Description: "Full codebase cache", MIMEType: "application/json"},
-		s.readHandler("cache", func(_ context.Context, uri string) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(s.ix.Bytes)}}}, nil
-		}))
-	s.srv.AddResource(&mcp.Resource{URI: "acp://vars", Name: "vars", Description: "Variable definitions", MIMEType: "application/json"},
-		s.readHandler("vars", func(_ context.Context, uri string) (*mcp.ReadResourceResult, error) {
-			vars := s.ix.Cache.Vars
-			if vars == nil {
-				vars = map[string]*acp.Var{}
-			}
-			return jsonContents(uri, vars)
-		}))
-	s.srv.AddResource(&mcp.Resource{URI: "acp://constraints", Name: "constraints", Description: "Constraints summary", MIMEType: "application/json"},
-		s.readHandler("constraints", func(_ context.Context, uri string) (*mcp.ReadResourceResult, error) {
-			return jsonContents(uri, s.constraintsSummary())
-		}))
+	s.addPaged(&pagedResource{name: "cache", uri: "acp://cache", listed: true,
+		load: func() ([]byte, error) { return s.ix.Bytes, nil }},
+		"Full codebase cache")
+	s.addPaged(&pagedResource{name: "vars", uri: "acp://vars", load: func() ([]byte, error) {
+		vars := s.ix.Cache.Vars
+		if vars == nil {
+			vars = map[string]*acp.Var{}
+		}
+		return acp.MarshalJSON(vars, true)
+	}}, "Variable definitions")
+	s.addPaged(&pagedResource{name: "constraints", uri: "acp://constraints", load: func() ([]byte, error) {
+		return acp.MarshalJSON(s.constraintsSummary(), true)
+	}}, "Constraints summary")
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "acp://file/{+path}", Name: "file", Description: "Specific file metadata", MIMEType: "application/json"},
 		s.readHandler("file", func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 			p, err := resourcePath(ctx, s.ix.Root, uri, "acp://file/")

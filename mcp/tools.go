@@ -73,11 +73,18 @@ type HackReverted struct {
 	Reverted *acp.Hack `json:"reverted" jsonschema:"the marker removed"`
 }
 
-// CallList is the acp_query response for callers and callees.
-type CallList struct {
+// CallerList is the acp_query response for callers: both keys are always
+// present, callers an empty list when the symbol has none.
+type CallerList struct {
 	Symbol  string   `json:"symbol" jsonschema:"the symbol asked about"`
-	Callers []string `json:"callers,omitempty" jsonschema:"the qualified names of its callers"`
-	Callees []string `json:"callees,omitempty" jsonschema:"the qualified names of its callees"`
+	Callers []string `json:"callers" jsonschema:"the qualified names of its callers"`
+}
+
+// CalleeList is the acp_query response for callees: both keys are always
+// present, callees an empty list when the symbol has none.
+type CalleeList struct {
+	Symbol  string   `json:"symbol" jsonschema:"the symbol asked about"`
+	Callees []string `json:"callees" jsonschema:"the qualified names of its callees"`
 }
 
 // addTool registers the tool t, whose handler returns a structured result
@@ -293,7 +300,7 @@ func (s *Server) Query(ctx context.Context, a QueryArgs) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return CallList{Symbol: a.Name, Callers: l}, nil
+		return CallerList{Symbol: a.Name, Callers: l}, nil
 	case "callees":
 		if err := need("name", a.Name); err != nil {
 			return nil, err
@@ -302,7 +309,7 @@ func (s *Server) Query(ctx context.Context, a QueryArgs) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return CallList{Symbol: a.Name, Callees: l}, nil
+		return CalleeList{Symbol: a.Name, Callees: l}, nil
 	case "search":
 		if err := need("pattern", a.Pattern); err != nil {
 			return nil, err

@@ -112,6 +112,9 @@ type conn struct {
 	// cancelled are the pending requests the client has cancelled: their
 	// answers are dropped, as the protocol asks.
 	cancelled map[jsonrpc.ID]bool
+	// level is the logging level a logging/setLevel of the 2026-07-28
+	// protocol set ("" before any).
+	level mcp.LoggingLevel
 }
 
 // drain waits until every request read has been answered, the connection
@@ -215,6 +218,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.cancel(req.Params)
 		}
 		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+			c.sessionControl(req)
 			c.pmu.Lock()
 			dup := c.pending[req.ID]
 			if !dup {
@@ -558,4 +562,64 @@ func nestingDepth(data []byte, max int) int {
 		}
 	}
 	return deepest
+}
+
+// The _meta keys by which a request of the 2026-07-28 protocol (which has
+// no initialize: a client calls server/discover, then sends its version,
+// identity and capabilities with every request) identifies itself.
+var protocolMetaKeys = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities, mcp.MetaKeyLogLevel}
+
+// sessionControl adapts the requests of the 2026-07-28 protocol to the
+// session a connection keeps. The SDK answers ping and logging/setLevel
+// -32601 in that protocol, although clients still send them (the Python
+// SDK's default client does): their protocol keys are removed from their
+// _meta, so the SDK answers them as it does in the earlier protocols (ping
+// with {}, logging/setLevel by setting the session's level). The level a
+// valid logging/setLevel sets is then added to the _meta of every later
+// request that does not name its own, since the SDK logs a request of that
+// protocol only at the level its _meta names.
+func (c *conn) sessionControl(req *jsonrpc.Request) {
+	if len(req.Params) == 0 {
+		return
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(req.Params, &params) != nil {
+		return
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(params["_meta"], &meta) != nil || meta[mcp.MetaKeyProtocolVersion] == nil {
+		return
+	}
+	switch req.Method {
+	case "ping", "logging/setLevel":
+		if req.Method == "logging/setLevel" {
+			var p struct {
+				Level mcp.LoggingLevel `json:"level"`
+			}
+			if json.Unmarshal(req.Params, &p) == nil && loggingLevels[p.Level] {
+				c.pmu.Lock()
+				c.level = p.Level
+				c.pmu.Unlock()
+			}
+		}
+		for _, k := range protocolMetaKeys {
+			delete(meta, k)
+		}
+	default:
+		c.pmu.Lock()
+		level := c.level
+		c.pmu.Unlock()
+		if _, ok := meta[mcp.MetaKeyLogLevel]; ok || level == "" {
+			return
+		}
+		meta[mcp.MetaKeyLogLevel], _ = json.Marshal(level)
+	}
+	if len(meta) == 0 {
+		delete(params, "_meta")
+	} else if b, err := json.Marshal(meta); err == nil {
+		params["_meta"] = b
+	}
+	if b, err := json.Marshal(params); err == nil {
+		req.Params = b
+	}
 }

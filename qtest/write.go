@@ -148,7 +148,10 @@ type jsonResult struct {
 	Messages []string          `json:"messages"`
 	Added    []json.RawMessage `json:"added"`
 	Removed  []json.RawMessage `json:"removed"`
-	Seconds  float64           `json:"seconds"`
+	// Actual is every result the query returned, in the evaluator's
+	// order (empty when the case could not run).
+	Actual  []json.RawMessage `json:"actual"`
+	Seconds float64           `json:"seconds"`
 }
 
 type jsonPos struct {
@@ -170,7 +173,7 @@ func writeJSON(w io.Writer, rs []*Result) error {
 	for _, r := range rs {
 		p := r.Position()
 		jr := &jsonResult{File: r.File.Name, Line: p.Line, Column: p.Column, Name: r.Name(), Status: r.Status,
-			Messages: nonNil(r.Messages), Added: RawJSON(r.Added), Removed: RawJSON(r.Removed), Seconds: r.Duration.Seconds()}
+			Messages: nonNil(r.Messages), Added: RawJSON(r.Added), Removed: RawJSON(r.Removed), Actual: RawJSON(r.Got), Seconds: r.Duration.Seconds()}
 		if r.QueryFile != nil {
 			qp := r.QueryFile.Position(r.QuerySpan.Start)
 			jr.Query = &jsonPos{File: r.QueryFile.Name(), Line: qp.Line, Column: qp.Column}

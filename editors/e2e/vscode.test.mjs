@@ -2,7 +2,8 @@
 // freshly built .vsix is installed into code-server, a workspace is opened
 // in headless Chromium through puppeteer-core, and the test looks at what a
 // user sees: problems, hovers, code lenses, the Query Results panel, the Testing view, quick
-// fixes and formatting. Everything listens on the loopback interface only.
+// fixes, formatting, the findings of a Markdown file, folding and workspace
+// symbols. Everything listens on the loopback interface only.
 //
 // Run by run.sh, which installs code-server and builds the server and the
 // extension; the environment names them:
@@ -89,6 +90,14 @@ const files = {
     'data: history.json\nfile: tested.pact\ntests:\n' +
     '  - name: user blocks\n    line: 2\n    want: [cb:u1, cb:u2]\n' +
     '  - name: short-lived blocks\n    line: 3\n    want: [cb:a1]\n',
+  // Documentation checked by the Markdown rules: DOC001 on the heading
+  // that compares with CSS.
+  'guide.md': '# Selector guide\n\n## CSS-like selectors\n\nChains of steps select blocks.\n',
+  // A program no test opens before the workspace symbols are searched,
+  // with a leading comment block and a rule over several lines that are
+  // not indented: VS Code's own folding (by indentation and block
+  // comments) folds neither.
+  'reach.dl': '// Reachability over the hops.\n// Each hop is one edge.\nrelation hop(Node, Node);\nreachable(x, z) <--\nhop(x, y),\nhop(y, z);\n',
   'agent.ts': 'declare const ctx: { select(q: string): unknown };\nexport const summaries = ctx.select(".block:summary");\n',
   // No ctxql.path: the extension runs the server bundled in the
   // platform-specific package, and ctxql is not on PATH (see before()).
@@ -779,6 +788,69 @@ describe('ctxql in VS Code', () => {
     });
     await shot('testing-rerun');
     assert.match((await row('tested.ctxqltest.yaml')).label, /Passed/);
+  });
+
+  it('shows DOC001 on a Markdown file, as ctxql check reports it', async () => {
+    await openFile('plain.pact'); // the extension runs
+    await openFile('guide.md');
+    // What the command line reports: the finding and its message.
+    const check = execFileSync(BIN, ['check', path.join(ws, 'guide.md')], { cwd: ws }).toString();
+    const [, message] = /guide\.md:3:4: warning: (.*) \[DOC001\]/.exec(check) || [];
+    assert.ok(message, `ctxql check: ${check}`);
+    const hover = await hoverText('.squiggly-warning');
+    await shot('markdown-doc001');
+    assert.match(hover, /DOC001/, `the hover: ${hover}`);
+    assert.ok(hover.includes(message), `the hover shows "${message}": ${hover}`);
+  });
+
+  it('finds a relation of a file that is not open through the workspace symbols', async () => {
+    await openFile('plain.pact');
+    await runCommand('Go to Symbol in Workspace');
+    await page.keyboard.type('reachable');
+    const rows = await until('the symbol reachable listed', () =>
+      page.evaluate(() => {
+        const r = [...document.querySelectorAll('.quick-input-list .monaco-list-row')].map((e) => e.textContent);
+        return r.some((t) => t.includes('reachable') && t.includes('reach.dl')) ? r : undefined;
+      }),
+    );
+    await shot('workspace-symbols');
+    assert.ok(rows.some((t) => t.includes('reachable')), `rows: ${JSON.stringify(rows)}`);
+    await page.keyboard.press('Enter');
+    await until('reach.dl opened at the rule', () =>
+      page.evaluate(() => document.querySelector('.editor-group-container.active .tab.active')?.textContent.includes('reach.dl')),
+    );
+  });
+
+  it("folds a program's comment block and multi-line rule by the server's folding ranges", async () => {
+    await openFile('reach.dl');
+    await until('the comment block shown', async () => (await editorText()).includes('Each hop is one edge'));
+    // Line comments are no block comments to VS Code's own folding: only
+    // the server's range of kind comment folds them.
+    await until('the comment block folded', async () => {
+      await runCommand('Fold All Block Comments');
+      await sleep(500);
+      const t = await editorText();
+      return t.includes('Reachability') && !t.includes('Each hop is one edge');
+    });
+    await shot('folded-comments');
+    await runCommand('Unfold All');
+    await until('the comment block unfolded', async () => (await editorText()).includes('Each hop is one edge'));
+    // Fold the rule at the cursor (Ctrl+Shift+[): the server's range of
+    // the rule, lines 4 to 6.
+    await page.keyboard.press('Escape');
+    await gotoLine(4);
+    await until('the rule folded', async () => {
+      await page.keyboard.down('Control');
+      await page.keyboard.down('Shift');
+      await page.keyboard.press('BracketLeft');
+      await page.keyboard.up('Shift');
+      await page.keyboard.up('Control');
+      await sleep(500);
+      const t = await editorText();
+      return t.includes('reachable(x, z) <--') && !t.includes('hop(x, y),') && !t.includes('hop(y, z);') && t.includes('Each hop');
+    });
+    await shot('folded-rule');
+    await runCommand('Unfold All');
   });
 
   it('opens the settings at ctxql.path from the "not found" message', async () => {

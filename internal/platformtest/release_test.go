@@ -5,13 +5,16 @@ import (
 	"archive/zip"
 	"compress/gzip"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -39,10 +42,15 @@ func needTool(t *testing.T, name string) {
 
 // TestReleaseArchives runs scripts/release for this machine's platform and
 // for windows/amd64: each archive holds the binary and the README under a
-// versioned directory, SHA256SUMS lists both with their digests, and the
-// binary reports the version and the commit it was built with.
+// versioned directory, the Python wheel of each platform holds the package
+// and that platform's binary with a RECORD of their digests, the npm
+// tarballs are the launcher @ctxql/cli and one package per platform,
+// SHA256SUMS lists them all with their digests, and the binary reports the
+// version and the commit it was built with; the WebAssembly library's
+// tarball @ctxql/ctxql carries the release's version. (internal/launchtest installs
+// the wheel and the npm packages and runs them.)
 func TestReleaseArchives(t *testing.T) {
-	for _, tool := range []string{"bash", "git", "tar", "zip", "sha256sum"} {
+	for _, tool := range []string{"bash", "git", "tar", "zip", "sha256sum", "python3", "node", "npm"} {
 		needTool(t, tool)
 	}
 	root := repoRoot(t)
@@ -77,9 +85,27 @@ func TestReleaseArchives(t *testing.T) {
 		}
 		listed = append(listed, name)
 	}
-	if want := []string{base + ".tar.gz", win + ".zip"}; !slices.Equal(listed, want) {
-		t.Errorf("SHA256SUMS lists %v, want %v", listed, want)
+	hostWheel := map[string]string{
+		"linux/amd64":   "manylinux_2_17_x86_64.manylinux2014_x86_64.musllinux_1_1_x86_64",
+		"linux/arm64":   "manylinux_2_17_aarch64.manylinux2014_aarch64.musllinux_1_1_aarch64",
+		"darwin/amd64":  "macosx_12_0_x86_64",
+		"darwin/arm64":  "macosx_12_0_arm64",
+		"windows/arm64": "win_arm64",
+	}[host]
+	npmHost := strings.NewReplacer("windows", "win32", "amd64", "x64").Replace(runtime.GOOS + "-" + runtime.GOARCH)
+	made := []string{
+		base + ".tar.gz", win + ".zip",
+		"ctxql-0.0.0+test.1-py3-none-" + hostWheel + ".whl", "ctxql-0.0.0+test.1-py3-none-win_amd64.whl",
+		"ctxql-cli-" + npmHost + "-0.0.0-test.1.tgz", "ctxql-cli-win32-x64-0.0.0-test.1.tgz", "ctxql-cli-0.0.0-test.1.tgz",
+		"ctxql-ctxql-0.0.0-test.1.tgz",
 	}
+	if !slices.Equal(listed, made) {
+		t.Errorf("SHA256SUMS lists %v, want %v", listed, made)
+	}
+	checkWheel(t, filepath.Join(dist, made[3]), "ctxql/bin/ctxql.exe", "py3-none-win_amd64")
+	checkNPM(t, filepath.Join(dist, made[5]), "@ctxql/cli-win32-x64", "package/bin/ctxql.exe")
+	checkNPM(t, filepath.Join(dist, made[6]), "@ctxql/cli", "package/bin/ctxql.js")
+	checkNPM(t, filepath.Join(dist, made[7]), "@ctxql/ctxql", "package/ctxql.wasm")
 
 	// The Unix archive: unpack it and run the binary.
 	unpacked := t.TempDir()
@@ -161,5 +187,105 @@ func untarGz(t *testing.T, archive, dir string) []string {
 			t.Fatal(err)
 		}
 		names = append(names, h.Name)
+	}
+}
+
+// checkWheel opens a wheel and checks that it holds the package, the binary
+// (executable) and the metadata, that its RECORD lists every other file
+// with its digest and size, and that its WHEEL has the platform's tag.
+func checkWheel(t *testing.T, path, binary, tag string) {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	files := map[string][]byte{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f.Name] = b
+		if f.Name == binary && f.Mode().Perm()&0o111 == 0 {
+			t.Errorf("%s: %s is not executable (%v)", filepath.Base(path), binary, f.Mode())
+		}
+	}
+	info := "ctxql-0.0.0+test.1.dist-info/"
+	for _, name := range []string{"ctxql/__init__.py", "ctxql/__main__.py", "ctxql/py.typed", binary, info + "METADATA", info + "WHEEL", info + "entry_points.txt", info + "RECORD"} {
+		if _, ok := files[name]; !ok {
+			t.Errorf("%s has no %s", filepath.Base(path), name)
+		}
+	}
+	if !strings.Contains(string(files[info+"WHEEL"]), "Tag: "+tag+"\n") || !strings.Contains(string(files[info+"WHEEL"]), "Root-Is-Purelib: false") {
+		t.Errorf("%s: WHEEL is\n%s", filepath.Base(path), files[info+"WHEEL"])
+	}
+	if !strings.Contains(string(files[info+"METADATA"]), "Version: 0.0.0+test.1\n") {
+		t.Errorf("%s: METADATA has not the version", filepath.Base(path))
+	}
+	if !strings.Contains(string(files[info+"entry_points.txt"]), "ctxql = ctxql._cli:main") {
+		t.Errorf("%s: no ctxql console script", filepath.Base(path))
+	}
+	recorded := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(files[info+"RECORD"])), "\n") {
+		parts := strings.Split(line, ",")
+		if len(parts) != 3 {
+			t.Fatalf("RECORD line %q", line)
+		}
+		recorded[parts[0]] = true
+		if parts[0] == info+"RECORD" {
+			continue
+		}
+		b, ok := files[parts[0]]
+		h := sha256.Sum256(b)
+		if want := "sha256=" + strings.TrimRight(base64.URLEncoding.EncodeToString(h[:]), "=") + "," + strconv.Itoa(len(b)); !ok || parts[1]+","+parts[2] != want {
+			t.Errorf("RECORD says %s, the file is %s", line, want)
+		}
+	}
+	for name := range files {
+		if !recorded[name] {
+			t.Errorf("RECORD does not list %s", name)
+		}
+	}
+}
+
+// checkNPM opens an npm tarball and checks its package's name, version and
+// fields, and that it holds file.
+func checkNPM(t *testing.T, path, name, file string) {
+	t.Helper()
+	dir := t.TempDir()
+	files := untarGz(t, path, dir)
+	if !slices.Contains(files, file) {
+		t.Errorf("%s holds %v, not %s", filepath.Base(path), files, file)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "package", "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct {
+		Name     string            `json:"name"`
+		Version  string            `json:"version"`
+		OS       []string          `json:"os"`
+		CPU      []string          `json:"cpu"`
+		Bin      map[string]string `json:"bin"`
+		Optional map[string]string `json:"optionalDependencies"`
+	}
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	if pkg.Name != name || pkg.Version != "0.0.0-test.1" {
+		t.Errorf("%s: package %s@%s, want %s@0.0.0-test.1", filepath.Base(path), pkg.Name, pkg.Version, name)
+	}
+	if name == "@ctxql/cli" {
+		if pkg.Bin["ctxql"] != "bin/ctxql.js" || len(pkg.Optional) != 6 || pkg.Optional["@ctxql/cli-darwin-arm64"] != "0.0.0-test.1" {
+			t.Errorf("@ctxql/cli: bin %v, optionalDependencies %v", pkg.Bin, pkg.Optional)
+		}
+	} else if plat, ok := strings.CutPrefix(name, "@ctxql/cli-"); ok && (len(pkg.OS) != 1 || len(pkg.CPU) != 1 || pkg.OS[0]+"-"+pkg.CPU[0] != plat) {
+		t.Errorf("%s: os %v cpu %v", name, pkg.OS, pkg.CPU)
 	}
 }

@@ -183,6 +183,18 @@ export function documentSelector(): { scheme: string; language: string }[] {
   ]);
 }
 
+/**
+ * The languages of documentation files the server checks with its rules
+ * (Markdown: DOC001), saved files only. Like host files they get the
+ * server's diagnostics, hovers and quick fixes, and nothing else.
+ */
+export const DOC_LANGUAGES = ['markdown'] as const;
+
+/** The document selector of the documentation files the server checks. */
+export function docSelector(): { scheme: string; language: string }[] {
+  return DOC_LANGUAGES.map((language) => ({ scheme: 'file', language }));
+}
+
 /** The VS Code languages of host files whose string literals may hold PACT queries, by file extension. */
 export const HOST_LANGUAGES: Record<string, string[]> = {
   '.ts': ['typescript', 'typescriptreact'],

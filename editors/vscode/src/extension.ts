@@ -19,6 +19,7 @@ import {
   LANGUAGES,
   RULE_DOC_SCHEME,
   dataLineEdit,
+  docSelector,
   documentSelector,
   explicitSettings,
   hostSelector,
@@ -121,7 +122,7 @@ function clientOutput(out: vscode.OutputChannel): vscode.OutputChannel {
 
 function clientOptions(panel: ResultsPanel, out: vscode.OutputChannel): LanguageClientOptions {
   return {
-    documentSelector: [...documentSelector(), ...hostDocuments()],
+    documentSelector: [...documentSelector(), ...hostDocuments(), ...docSelector()],
     outputChannel: clientOutput(out),
     initializationOptions: userSettings(),
     synchronize: {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { bundledServer, documentSelector, findOnPath, hostSelector, pickSourceAction, resolveServer, runArguments, serverOptions, serverSettings, sourceActionParams } from '../src/client';
+import { bundledServer, docSelector, documentSelector, findOnPath, hostSelector, pickSourceAction, resolveServer, runArguments, serverOptions, serverSettings, sourceActionParams } from '../src/client';
 
 let dir: string;
 let bin1: string;
@@ -148,6 +148,14 @@ describe('documentSelector', () => {
       assert.ok(sel.some((s) => s.language === language && s.scheme === 'untitled'), language);
     }
     assert.equal(sel.length, 8);
+  });
+});
+
+describe('docSelector', () => {
+  it('sends Markdown files on disk to the server, and no query language twice', () => {
+    assert.deepEqual(docSelector(), [{ scheme: 'file', language: 'markdown' }]);
+    const query = new Set(documentSelector().map((s) => s.language));
+    assert.ok(docSelector().every((s) => !query.has(s.language)));
   });
 });
 

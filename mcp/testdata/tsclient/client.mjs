@@ -1,7 +1,8 @@
 // Drives `ctxql mcp` over stdio through the TypeScript MCP SDK, the client
 // most assistants use, and checks how the server answers what once broke
-// such a client: large results, rejected requests, long paths, cancelled
-// requests and refused resource paths.
+// such a client: output schemas, the callers and callees of a symbol with
+// none, large results, rejected requests, long paths, cancelled requests
+// and refused resource paths.
 //
 // Usage: node client.mjs CTXQL PROJECT
 // PROJECT holds big/ (a relation of 80,000 tuples) and a cache over 8 MiB.
@@ -56,6 +57,26 @@ for (const [name, args] of [
 ]) {
 	const { r, e } = await rejected(() => client.callTool({ name, arguments: args }, undefined, opts));
 	check(`${name} ${JSON.stringify(args)} validates against its output schema`, r && !r.isError && r.structuredContent, e?.message ?? text(r));
+}
+
+// Callers and callees of a symbol with none: every documented key is
+// present, the list empty, and the schema requires both keys.
+{
+	const q = tools.find((t) => t.name === "acp_query");
+	for (const keys of [["symbol", "callers"], ["symbol", "callees"]]) {
+		const ok = (q.outputSchema.anyOf ?? []).some((b) => JSON.stringify([...(b.required ?? [])].sort()) === JSON.stringify([...keys].sort()));
+		check(`acp_query's output schema requires ${keys.join(" and ")}`, ok, JSON.stringify(q.outputSchema.anyOf?.map((b) => b.required)));
+	}
+	for (const [type, name] of [
+		["callers", "src/auth/session.ts:SessionService.validateSession"],
+		["callees", "src/db/sessions.ts:findSession"],
+		["callees", "src/auth/jwt.ts:verifyToken"],
+	]) {
+		const { r, e } = await rejected(() => client.callTool({ name: "acp_query", arguments: { type, name } }, undefined, opts));
+		const sc = r?.structuredContent;
+		const ok = sc && sc.symbol === name && Array.isArray(sc[type]) && sc[type].length === 0 && JSON.stringify(JSON.parse(text(r))) === JSON.stringify(sc);
+		check(`acp_query ${type} of ${name}, which has none, is {symbol, ${type}: []}`, ok, e?.message ?? text(r));
+	}
 }
 
 // 8: a large result and a large resource are refused, naming the limit.
