@@ -49,3 +49,13 @@ func writeJUnit(w io.Writer, fs []Finding, opts Options) error {
 	}
 	return junit.Write(w, out)
 }
+
+func compactStrings(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -407,16 +407,6 @@ func columnsOf() func(*syntax.File) *columns {
 // junitSuites is the JUnit document writeJUnit fills.
 type junitSuites = junit.Suites
 
-func compactStrings(s []string) []string {
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // Diff returns a unified diff turning before into after for the file at
 // path ("a/path" and "b/path" headers), or "" when they are equal.
 func Diff(path, before, after string) string {
