@@ -91,6 +91,18 @@ type Options struct {
 	// MaxBytesFlag names the setting that raises MaxBytes, quoted in the
 	// BudgetError ("--max-bytes" when empty).
 	MaxBytesFlag string
+	// Workers is the number of goroutines an evaluation over a loaded
+	// Table splits its documents among; 0 means GOMAXPROCS. The result
+	// does not depend on it.
+	Workers int
+}
+
+func (o Options) budgetError(budget int64) error {
+	flag := o.MaxBytesFlag
+	if flag == "" {
+		flag = "--max-bytes"
+	}
+	return &BudgetError{Limit: "the result", Max: budget, Unit: "bytes", Flag: flag}
 }
 
 func (o Options) maxBytes() int64 {
@@ -180,13 +192,18 @@ func (pl *plan) findCursor(ctx context.Context, data Source, p *fastjson.Parser)
 		return err
 	}
 	if !found {
-		return &QueryError{Diagnostics: []syntax.Diagnostic{{
-			Span: q.StartAfterValue.Sp, Severity: syntax.SeverityError, Code: syn.CodeInvalidCursor,
-			Message: fmt.Sprintf("%s: startAfter %q names no document in %s", syn.CodeInvalidCursor, q.StartAfter, pl.dom.Name),
-		}}}
+		return cursorError(q, pl.dom.Name)
 	}
 	pl.hasCursor = true
 	return nil
+}
+
+// cursorError is the error of a startAfter that names no document.
+func cursorError(q *syn.Query, domain string) error {
+	return &QueryError{Diagnostics: []syntax.Diagnostic{{
+		Span: q.StartAfterValue.Sp, Severity: syntax.SeverityError, Code: syn.CodeInvalidCursor,
+		Message: fmt.Sprintf("%s: startAfter %q names no document in %s", syn.CodeInvalidCursor, q.StartAfter, domain),
+	}}}
 }
 
 // EvalQueryOptions is EvalQuery bounded by opts; a result over budget is a
@@ -197,6 +214,9 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 		return nil, err
 	}
 	res := &Result{Warnings: warns}
+	if t, ok := data.(*Table); ok {
+		return t.evalTable(ctx, pl, res, opts)
+	}
 	var p fastjson.Parser
 	if err := pl.findCursor(ctx, data, &p); err != nil {
 		return nil, err
@@ -265,11 +285,7 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 		d := pl.project(nil, v)
 		size += int64(len(d)) + 4
 		if budget > 0 && size > budget {
-			flag := opts.MaxBytesFlag
-			if flag == "" {
-				flag = "--max-bytes"
-			}
-			return nil, &BudgetError{Limit: "the result", Max: budget, Unit: "bytes", Flag: flag}
+			return nil, opts.budgetError(budget)
 		}
 		res.Docs = append(res.Docs, d)
 	}
@@ -315,6 +331,8 @@ type sortKey struct {
 	nsec int32
 	s    string
 	id   string
+	// idStr is whether the id is a JSON string (else id is its JSON text).
+	idStr bool
 }
 
 func (k sortKey) clone() sortKey {
@@ -337,7 +355,7 @@ func keyOf(v *fastjson.Value) sortKey {
 	if id := v.Get("id"); id != nil {
 		if id.Type() == fastjson.TypeString {
 			b, _ := id.StringBytes()
-			k.id = unsafeString(b)
+			k.id, k.idStr = unsafeString(b), true
 		} else {
 			k.id = id.String()
 		}
