@@ -2,7 +2,6 @@ package jql
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"runtime"
 	"slices"
@@ -189,36 +188,54 @@ func ordered(op string, r int) bool {
 	return r <= 0
 }
 
-// hit is a matching document: its key and its index in the set.
+// hit is a matching document: its place in the order and its index in
+// the set, which breaks ties.
 type hit struct {
-	key *sortKey
-	idx int
+	rank uint32
+	idx  int32
 }
 
-// hits is a heap of the best hits seen; its root is the worst kept.
-type hits struct {
-	items []hit
-	pl    *plan
+func (a hit) before(b hit) bool {
+	return a.rank < b.rank || a.rank == b.rank && a.idx < b.idx
 }
 
-func (pl *plan) hitBefore(a, b hit) bool {
-	if pl.before(*a.key, *b.key) {
-		return true
+// hits is a max-heap of the best hits seen: its root is the worst kept.
+type hits struct{ items []hit }
+
+// push adds x to a heap holding fewer than limit hits.
+func (h *hits) push(x hit) {
+	h.items = append(h.items, x)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.items[p].before(h.items[i]) {
+			break
+		}
+		h.items[p], h.items[i] = h.items[i], h.items[p]
+		i = p
 	}
-	if pl.before(*b.key, *a.key) {
-		return false
-	}
-	return a.idx < b.idx
 }
 
-func (h *hits) Len() int           { return len(h.items) }
-func (h *hits) Less(i, j int) bool { return h.pl.hitBefore(h.items[j], h.items[i]) }
-func (h *hits) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *hits) Push(x any)         { h.items = append(h.items, x.(hit)) }
-func (h *hits) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return x
+// replaceRoot puts x, better than the root, in its place.
+func (h *hits) replaceRoot(x hit) {
+	it := h.items
+	it[0] = x
+	i, n := 0, len(it)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && it[l].before(it[r]) {
+			c = r
+		}
+		if !it[i].before(it[c]) {
+			return
+		}
+		it[i], it[c] = it[c], it[i]
+		i = c
+	}
 }
 
 // groupPaths returns the distinct paths of the plan's where groups and,
@@ -242,7 +259,7 @@ func (pl *plan) groupPaths() ([][]string, []int) {
 
 // parallel runs fn on every segment of s, on up to n goroutines, each
 // with its own parser; the first error stops the others.
-func parallel(ctx context.Context, s *docSet, n int, fn func(w int, sg *segment, p *fastjson.Parser) error) error {
+func parallel(ctx context.Context, s *docSet, n int, reverse bool, fn func(w int, sg *segment, p *fastjson.Parser) error) error {
 	n = max(1, min(n, len(s.segs)))
 	var next atomic.Int64
 	var stop atomic.Bool
@@ -258,6 +275,9 @@ func parallel(ctx context.Context, s *docSet, n int, fn func(w int, sg *segment,
 				errs[w] = err
 				stop.Store(true)
 				return
+			}
+			if reverse {
+				i = len(s.segs) - 1 - i
 			}
 			if err := fn(w, s.segs[i], &p); err != nil {
 				errs[w] = err
@@ -304,7 +324,7 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 	for i, sg := range s.segs {
 		segIndex[sg] = i
 	}
-	err := parallel(ctx, s, n, func(_ int, sg *segment, p *fastjson.Parser) error {
+	err := parallel(ctx, s, n, false, func(_ int, sg *segment, p *fastjson.Parser) error {
 		c, err := sg.prepare(s.docs, paths, p)
 		cols[segIndex[sg]] = c
 		return err
@@ -313,27 +333,28 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 		return nil, err
 	}
 	q := pl.q
+	ranks := s.ranks(q.Order != "asc")
+	after := -1 // the cursor's rank: only documents placed after it count
 	if q.StartAfter != "" {
-		found := false
 	find:
 		for _, sg := range s.segs {
 			for j := range sg.keys {
 				if k := &sg.keys[j]; sg.obj[j] && k.idStr && k.id == q.StartAfter {
-					pl.cursor, found = *k, true
+					after = int(ranks[sg.lo+j])
 					break find
 				}
 			}
 		}
-		if !found {
+		if after < 0 {
 			return nil, cursorError(q, pl.dom.Name)
 		}
-		pl.hasCursor = true
 	}
 	heaps := make([]hits, max(1, min(n, len(s.segs))))
-	for w := range heaps {
-		heaps[w].pl = pl
-	}
-	err = parallel(ctx, s, n, func(w int, sg *segment, _ *fastjson.Parser) error {
+	// The scan runs in the direction of the order: over data stored in
+	// time order the heap's bound then rejects most documents before
+	// their conditions are tested. The result does not depend on it.
+	desc := q.Order != "asc"
+	err = parallel(ctx, s, n, desc, func(w int, sg *segment, _ *fastjson.Parser) error {
 		c := cols[segIndex[sg]]
 		gs := make([]gtest, len(pl.groups))
 		for i, g := range pl.groups {
@@ -348,9 +369,20 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 			gs[i] = gt
 		}
 		h := &heaps[w]
+		segRanks := ranks[sg.lo:sg.hi]
+		m := sg.hi - sg.lo
 	docs:
-		for j := range sg.hi - sg.lo {
-			if !sg.obj[j] {
+		for jj := range m {
+			j := jj
+			if desc {
+				j = m - 1 - jj
+			}
+			if !sg.obj[j] || int(segRanks[j]) <= after {
+				continue
+			}
+			x := hit{rank: segRanks[j], idx: int32(sg.lo + j)}
+			full := len(h.items) == q.Limit
+			if full && !x.before(h.items[0]) {
 				continue
 			}
 			for i := range gs {
@@ -358,19 +390,11 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 					continue docs
 				}
 			}
-			x := hit{key: &sg.keys[j], idx: sg.lo + j}
-			if pl.hasCursor && !pl.before(pl.cursor, *x.key) {
+			if full {
+				h.replaceRoot(x)
 				continue
 			}
-			if len(h.items) == q.Limit {
-				if !pl.hitBefore(x, h.items[0]) {
-					continue
-				}
-				h.items[0] = x
-				heap.Fix(h, 0)
-				continue
-			}
-			heap.Push(h, x)
+			h.push(x)
 		}
 		return nil
 	})
@@ -382,10 +406,10 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 		all = append(all, h.items...)
 	}
 	slices.SortFunc(all, func(a, b hit) int {
-		if pl.hitBefore(a, b) {
+		if a.before(b) {
 			return -1
 		}
-		if pl.hitBefore(b, a) {
+		if b.before(a) {
 			return 1
 		}
 		return 0

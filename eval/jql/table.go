@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/internal/files"
 )
@@ -30,6 +32,67 @@ type Table struct {
 type docSet struct {
 	docs [][]byte
 	segs []*segment
+
+	rankOnce sync.Once
+	// asc and desc are each document's place in the order of a query
+	// with order asc or desc: documents with equal sort keys share it.
+	asc, desc []uint32
+}
+
+// ranks returns the places of the documents in the order of the query
+// (asc or desc), computing them the first time from the segments' keys,
+// which must all be built.
+func (s *docSet) ranks(desc bool) []uint32 {
+	s.rankOnce.Do(func() {
+		n := len(s.docs)
+		keys := make([]*sortKey, n)
+		for _, sg := range s.segs {
+			for j := range sg.keys {
+				keys[sg.lo+j] = &sg.keys[j]
+			}
+		}
+		perm := make([]int32, n)
+		for i := range perm {
+			perm[i] = int32(i)
+		}
+		// Ascending: createTime ascending, then id ascending.
+		slices.SortFunc(perm, func(a, b int32) int {
+			if c := cmpTime(*keys[a], *keys[b]); c != 0 {
+				return c
+			}
+			return strings.Compare(keys[a].id, keys[b].id)
+		})
+		s.asc, s.desc = make([]uint32, n), make([]uint32, n)
+		r := uint32(0)
+		for i, d := range perm {
+			if i > 0 && (cmpTime(*keys[perm[i-1]], *keys[d]) != 0 || keys[perm[i-1]].id != keys[d].id) {
+				r++
+			}
+			s.asc[d] = r
+		}
+		// Descending: the runs of equal createTime in reverse, each run
+		// still by id ascending.
+		r = 0
+		first := true
+		for end := n; end > 0; {
+			start := end - 1
+			for start > 0 && cmpTime(*keys[perm[start-1]], *keys[perm[end-1]]) == 0 {
+				start--
+			}
+			for i := start; i < end; i++ {
+				if !first && (i == start || keys[perm[i-1]].id != keys[perm[i]].id) {
+					r++
+				}
+				first = false
+				s.desc[perm[i]] = r
+			}
+			end = start
+		}
+	})
+	if desc {
+		return s.desc
+	}
+	return s.asc
 }
 
 // segSize is the number of documents of a segment: the unit of column
