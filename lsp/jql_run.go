@@ -135,7 +135,8 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 // nil.
 func sampleDocs(_ context.Context, s *Snapshot, path, domain string) []any {
 	v, err := s.Workspace.Load("jql-sample:"+domain, path, func(r *files.Reader, p string) (any, error) {
-		d, err := lang.ByID(lang.JQL).Load(context.Background(), r, p)
+		// Only the first documents are read: the file is not loaded.
+		d, err := lang.ByID(lang.JQL).LoadOnce(context.Background(), r, p)
 		if err != nil {
 			return nil, err
 		}

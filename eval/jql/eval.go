@@ -214,7 +214,7 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 		return nil, err
 	}
 	res := &Result{Warnings: warns}
-	if t, ok := data.(*Table); ok {
+	if t, ok := data.(*Table); ok && t.columnar(pl) {
 		return t.evalTable(ctx, pl, res, opts)
 	}
 	var p fastjson.Parser

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctxql/ctxql/internal/files"
 )
@@ -20,11 +21,23 @@ var domains = []string{"sessions", "activities"}
 // split into segments of segSize documents, and, per segment, the sort key
 // of every document and column vectors of the fields queries test, built
 // the first time a query tests them and kept for the next. Evaluation over
-// a Table tests conditions on the columns, never on the documents, and
+// a Table tests conditions on the columns, not on the documents (except a
+// first query that the bytes pre-filter serves better, see columnar), and
 // splits the segments among workers. A Table is a Source too (Explain
 // scans its documents), and is safe for concurrent use.
 type Table struct {
-	sets map[string]*docSet
+	sets  map[string]*docSet
+	evals atomic.Int64 // evaluations so far
+}
+
+// columnar reports whether an evaluation of pl goes to the columns. The
+// first evaluation of a Table that has raw-bytes needles (an equality on
+// a string) scans the documents instead, testing only those that hold a
+// needle, as a file is scanned: building the columns costs a parse of
+// every document, which pays off from the second query on. A query with
+// no needle parses every document either way, and builds the columns.
+func (t *Table) columnar(pl *plan) bool {
+	return t.evals.Add(1) > 1 || len(pl.needles) == 0
 }
 
 // docSet is the documents of one domain (or of both, when the data is
