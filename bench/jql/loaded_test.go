@@ -14,6 +14,7 @@ import (
 	"time"
 
 	evaljql "github.com/ctxql/ctxql/eval/jql"
+	"github.com/ctxql/ctxql/internal/ostest"
 	syn "github.com/ctxql/ctxql/syntax/jql"
 )
 
@@ -95,12 +96,20 @@ func BenchmarkLoaded(b *testing.B) {
 		}
 		return out
 	}
+	var cpu1, cpu2 time.Duration // CPU time of the warm evaluations with 1 and 2 workers
 	eval := func(q *syn.Query, src evaljql.Source, workers int) (time.Duration, []string) {
+		c0 := processCPU(b)
 		start := time.Now()
 		res, err := evaljql.EvalQueryOptions(ctx, q, nil, src, evaljql.Options{Workers: workers})
 		d := time.Since(start)
 		if err != nil {
 			b.Fatal(err)
+		}
+		switch workers {
+		case 1:
+			cpu1 += processCPU(b) - c0
+		case 2:
+			cpu2 += processCPU(b) - c0
 		}
 		return d, idsOf(res)
 	}
@@ -207,4 +216,17 @@ func BenchmarkLoaded(b *testing.B) {
 		b.ReportMetric(float64(w1)/float64(w2), q.name+"-speedup-2w")
 	}
 	fmt.Println("ratio: ctxql time / DuckDB time (< 1: ctxql faster)")
+	// On a machine whose cores are busy the wall times of 2 workers say
+	// little; the CPU time says whether splitting the scan costs work.
+	fmt.Printf("CPU time of the warm evaluations: 1 worker %.0f ms, 2 workers %.0f ms (ratio %.2f: 1.00 means the split adds no work)\n",
+		ms(cpu1), ms(cpu2), float64(cpu2)/float64(cpu1))
+}
+
+// processCPU returns the CPU time (user and system) the process has used.
+func processCPU(b *testing.B) time.Duration {
+	d, err := ostest.CPUTime()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
 }
