@@ -42,7 +42,12 @@ type column struct {
 	present []bool
 	dict    []string
 	times   []timeVal // the instant of each dictionary string that is a time
-	ids     map[string]uint32
+	// ids finds a string's dictionary index while the column is built;
+	// past maxIDs distinct strings (a field of mostly distinct values,
+	// such as a time or an id) it is dropped and every further string
+	// gets an entry of its own, which costs no hashing.
+	ids    map[string]uint32
+	maxIDs int
 }
 
 // timeVal is an RFC 3339 instant, or ok false for a string that is not one.
@@ -70,7 +75,7 @@ func (sg *segment) prepare(docs [][]byte, paths [][]string, p *fastjson.Parser) 
 		k := pathKey(path)
 		c := sg.cols[k]
 		if c == nil {
-			c = &column{ids: map[string]uint32{}, off: make([]int32, 1, sg.hi-sg.lo+1), present: make([]bool, 0, sg.hi-sg.lo)}
+			c = &column{ids: map[string]uint32{}, maxIDs: (sg.hi - sg.lo) / 8, off: make([]int32, 1, sg.hi-sg.lo+1), present: make([]bool, 0, sg.hi-sg.lo)}
 			sg.cols[k] = c
 			missing = append(missing, path)
 			build = append(build, c)
@@ -148,10 +153,19 @@ func (c *column) add(v *fastjson.Value, path []string) {
 		k = kString
 		b, _ := v.StringBytes()
 		var ok bool
-		if id, ok = c.ids[string(b)]; !ok {
+		if c.ids != nil {
+			id, ok = c.ids[string(b)]
+		}
+		if !ok {
 			s := string(b)
 			id = uint32(len(c.dict))
-			c.ids[s] = id
+			if c.ids != nil {
+				if len(c.ids) < c.maxIDs {
+					c.ids[s] = id
+				} else {
+					c.ids = nil
+				}
+			}
 			c.dict = append(c.dict, s)
 			var tv timeVal
 			if len(s) >= 20 && s[0] >= '0' && s[0] <= '9' {
