@@ -173,10 +173,31 @@ func parse(src string) *syn.Query {
 	return q
 }
 
-// compareLoaded evaluates src over mem loaded in every form and returns
-// what differs from res, the streaming evaluator's result.
+// compareLoaded evaluates src over mem loaded in every form, and over
+// mem's documents as JSON Lines in blocks of 1 byte (a line each) and 200
+// bytes with 1 and 4 workers, and returns what differs from res, the
+// streaming evaluator's result.
 func compareLoaded(src string, res *evjql.Result, mem evjql.Memory) string {
 	q, ds := syn.ParseQuery(src)
+	dom := "activities"
+	if q.From != nil && q.Domain() != "" {
+		dom = q.Domain()
+	}
+	lines := dumpData(mem[dom])
+	if strings.Count(lines, "\n") == len(mem[dom]) {
+		for _, size := range []int{1, 200} {
+			for _, w := range []int{1, 4} {
+				got, err := evjql.EvalQueryOptions(context.Background(), q, ds, evjql.Bytes{Name: "a.jsonl", Data: []byte(lines)},
+					evjql.WithBlockSize(evjql.Options{Workers: w}, size))
+				if err != nil {
+					return fmt.Sprintf("JSON Lines (blocks of %d, %d workers): %v", size, w, err)
+				}
+				if !slices.EqualFunc(got.Docs, res.Docs, func(a, b []byte) bool { return string(a) == string(b) }) {
+					return fmt.Sprintf("JSON Lines (blocks of %d, %d workers): results differ\n got:\n%s\nwant:\n%s", size, w, dumpData(got.Docs), dumpData(res.Docs))
+				}
+			}
+		}
+	}
 	for _, ld := range loadedForms(mem) {
 		got, err := evjql.EvalQueryOptions(context.Background(), q, ds, ld.t, evjql.Options{Workers: ld.workers})
 		if err != nil {

@@ -91,10 +91,13 @@ type Options struct {
 	// MaxBytesFlag names the setting that raises MaxBytes, quoted in the
 	// BudgetError ("--max-bytes" when empty).
 	MaxBytesFlag string
-	// Workers is the number of goroutines an evaluation over a loaded
-	// Table splits its documents among; 0 means GOMAXPROCS. The result
-	// does not depend on it.
+	// Workers is the number of goroutines an evaluation splits its
+	// documents among (those of a loaded Table, or the blocks of a JSON
+	// Lines file or buffer); 0 means GOMAXPROCS. The result does not
+	// depend on it.
 	Workers int
+
+	blockSize int // the size of the blocks of JSON Lines (0: blockSize)
 }
 
 func (o Options) budgetError(budget int64) error {
@@ -221,58 +224,44 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 	if err := pl.findCursor(ctx, data, &p); err != nil {
 		return nil, err
 	}
-	h := &topk{less: pl.before}
-	seen := 0
-	err = data.Scan(ctx, pl.dom.Name, func(raw []byte) error {
-		// The deadline holds whatever the Source does about it.
-		if seen++; seen%256 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		for _, n := range pl.needles {
-			if !mayContainAny(raw, n) {
-				return nil
-			}
-		}
-		v, err := p.ParseBytes(raw)
-		if err != nil {
-			return dataErr("%w", err)
-		}
-		if v.Type() != fastjson.TypeObject {
-			return nil
-		}
-		for _, g := range pl.groups {
-			if !g.match(v, len(g.conds)) {
-				return nil
-			}
-		}
-		k := keyOf(v)
-		if pl.hasCursor && !pl.before(pl.cursor, k) {
-			return nil
-		}
-		if len(h.items) == q.Limit {
-			if !pl.before(k, h.items[0].key) {
-				return nil
-			}
-			h.items[0] = entry{key: k.clone(), raw: bytes.Clone(raw)}
-			heap.Fix(h, 0)
-			return nil
-		}
-		heap.Push(h, entry{key: k.clone(), raw: bytes.Clone(raw)})
-		return nil
-	})
+	var items []entry
+	br, done, lines, err := linesReader(data, pl.dom.Name)
 	if err != nil {
 		return nil, err
 	}
-	items := h.items
+	if lines {
+		items, err = pl.scanLinesParallel(ctx, br, opts.workers(), cmp.Or(opts.blockSize, blockSize))
+		done()
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		h := &topk{less: pl.entryBefore}
+		pos := int64(0)
+		err = data.Scan(ctx, pl.dom.Name, func(raw []byte) error {
+			// The deadline holds whatever the Source does about it.
+			if pos++; pos%256 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return pl.offer(&p, h, raw, pos)
+		})
+		if err != nil {
+			return nil, err
+		}
+		items = h.items
+	}
 	slices.SortFunc(items, func(a, b entry) int {
-		if pl.before(a.key, b.key) {
+		if pl.entryBefore(a, b) {
 			return -1
 		}
-		if pl.before(b.key, a.key) {
+		if pl.entryBefore(b, a) {
 			return 1
 		}
 		return 0
 	})
+	if len(items) > q.Limit {
+		items = items[:q.Limit]
+	}
 	budget, size := opts.maxBytes(), int64(0)
 	for _, it := range items {
 		if err := ctx.Err(); err != nil {
@@ -381,19 +370,25 @@ func cmpTime(a, b sortKey) int {
 	return 0
 }
 
+// entry is a matching document kept for the result: its key, its bytes
+// and its place in the input, which breaks ties of the order.
 type entry struct {
 	key sortKey
 	raw []byte
+	pos int64
 }
 
 // topk is a heap holding the best entries seen; its root is the worst kept.
 type topk struct {
 	items []entry
-	less  func(a, b sortKey) bool
+	less  func(a, b entry) bool
 }
 
+func (h *topk) push(e entry) { heap.Push(h, e) }
+func (h *topk) fix0()        { heap.Fix(h, 0) }
+
 func (h *topk) Len() int           { return len(h.items) }
-func (h *topk) Less(i, j int) bool { return h.less(h.items[j].key, h.items[i].key) }
+func (h *topk) Less(i, j int) bool { return h.less(h.items[j], h.items[i]) }
 func (h *topk) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
 func (h *topk) Push(x any)         { h.items = append(h.items, x.(entry)) }
 func (h *topk) Pop() any {

@@ -19,3 +19,10 @@ func LoadSegments(ctx context.Context, src Source, size int) (*Table, error) {
 	}
 	return out, nil
 }
+
+// WithBlockSize returns o with blocks of JSON Lines of size bytes, so that
+// small test data spans several blocks and so several workers.
+func WithBlockSize(o Options, size int) Options {
+	o.blockSize = size
+	return o
+}
