@@ -436,3 +436,36 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 	}
 	return res, nil
 }
+
+// scanDocs tests the documents of a Table as a file's are tested (the
+// bytes pre-filter, then a parse of those that pass), its segments split
+// among n workers, each into its own heap; it returns the kept entries.
+func (t *Table) scanDocs(ctx context.Context, pl *plan, n int) ([]entry, error) {
+	s := t.sets[pl.dom.Name]
+	if s == nil {
+		return nil, nil
+	}
+	heaps := make([]topk, max(1, min(n, len(s.segs))))
+	for w := range heaps {
+		heaps[w].less = pl.entryBefore
+	}
+	err := parallel(ctx, s, n, false, func(w int, sg *segment, p *fastjson.Parser) error {
+		for i := sg.lo; i < sg.hi; i++ {
+			if i%256 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err := pl.offer(p, &heaps[w], s.docs[i], int64(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var all []entry
+	for _, h := range heaps {
+		all = append(all, h.items...)
+	}
+	return all, nil
+}

@@ -229,13 +229,19 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 	if err != nil {
 		return nil, err
 	}
-	if lines {
+	t, isTable := data.(*Table)
+	switch {
+	case lines:
 		items, err = pl.scanLinesParallel(ctx, br, opts.workers(), cmp.Or(opts.blockSize, blockSize))
 		done()
 		if err != nil {
 			return nil, err
 		}
-	} else {
+	case isTable:
+		if items, err = t.scanDocs(ctx, pl, opts.workers()); err != nil {
+			return nil, err
+		}
+	default:
 		h := &topk{less: pl.entryBefore}
 		pos := int64(0)
 		err = data.Scan(ctx, pl.dom.Name, func(raw []byte) error {
