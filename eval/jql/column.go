@@ -104,7 +104,7 @@ func (sg *segment) prepare(docs [][]byte, paths [][]string, p *fastjson.Parser) 
 		if needKeys {
 			obj[i-sg.lo] = isObj
 			if isObj {
-				keys[i-sg.lo] = keyOf(v).clone()
+				keys[i-sg.lo] = keyOf(v)
 			}
 		}
 		for j, c := range build {

@@ -330,12 +330,6 @@ type sortKey struct {
 	idStr bool
 }
 
-func (k sortKey) clone() sortKey {
-	k.s = strings.Clone(k.s)
-	k.id = strings.Clone(k.id)
-	return k
-}
-
 func keyOf(v *fastjson.Value) sortKey {
 	var k sortKey
 	if ct := v.Get("createTime"); ct != nil && ct.Type() == fastjson.TypeString {
@@ -358,6 +352,7 @@ func keyOf(v *fastjson.Value) sortKey {
 	return k
 }
 
+// unsafeString copies b: a key's strings outlive the parser's buffer.
 func unsafeString(b []byte) string { return string(b) }
 
 func cmpTime(a, b sortKey) int {

@@ -232,12 +232,12 @@ func (pl *plan) offer(p *fastjson.Parser, h *topk, raw []byte, pos int64) error 
 		if !pl.entryBefore(e, h.items[0]) {
 			return nil
 		}
-		e.key, e.raw = k.clone(), bytes.Clone(raw)
+		e.raw = bytes.Clone(raw)
 		h.items[0] = e
 		h.fix0()
 		return nil
 	}
-	e.key, e.raw = k.clone(), bytes.Clone(raw)
+	e.raw = bytes.Clone(raw)
 	h.push(e)
 	return nil
 }
