@@ -160,6 +160,8 @@ func NewRoot(env Env) *cobra.Command {
 		newMigrateCmd(env),
 		newDiffCmd(env),
 		newTestCmd(env),
+		newCompileCmd(env),
+		newLoadCmd(env),
 	)
 	return root
 }

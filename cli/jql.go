@@ -16,7 +16,7 @@ import (
 
 // newEvalJQLCmd builds `ctxql eval jql --data FILE QUERY`.
 func newEvalJQLCmd(env Env) *cobra.Command {
-	var data, queryFile string
+	var data, queryFile, engineURL string
 	var maxBytes int64
 	var explain, profile bool
 	var timeout time.Duration
@@ -39,6 +39,9 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if engineURL != "" {
+				return runEngineJQL(ctx, env, engineURL, data, queryFile, args, lang.Budget{MaxBytes: maxBytes}, explain || profile)
+			}
 			return runEvalJQL(ctx, env, data, queryFile, args, lang.Budget{MaxBytes: maxBytes}, lang.Explain{Profile: profile}, explain || profile)
 		},
 	}
@@ -48,6 +51,7 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the documents left after each where condition instead of the results")
 	cmd.Flags().BoolVar(&profile, "profile", false, "--explain with the time of each condition, and the slowest conditions")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "time limit of the load and the evaluation (0: none)")
+	engineFlag(cmd, &engineURL)
 	return cmd
 }
 

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxql/ctxql/engine"
+	"github.com/ctxql/ctxql/lang"
+)
+
+// newLoadCmd builds `ctxql load --engine URL [--lang jql|datalog] DATA`.
+func newLoadCmd(env Env) *cobra.Command {
+	var url, language string
+	var maxData int64
+	cmd := &cobra.Command{
+		Use:   "load --engine URL [--lang jql] DATA",
+		Short: "Create and fill a database's tables from query data",
+		Long: "Create the tables of docs/sql.md in the database URL names (sqlite:FILE, postgres://…)\n" +
+			"and fill them from DATA, read as `ctxql eval` reads it: JQL's sessions and activities.\n" +
+			"Tables of the same names are replaced, in one transaction. Prints the rows per table.\n" +
+			"Exit status: 0 on success, 2 on usage errors, unreadable data or a database error.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if url == "" {
+				return Usagef("ctxql load: --engine is required (sqlite:FILE or postgres://…)")
+			}
+			var l *lang.Language
+			switch language {
+			case "jql":
+				l = lang.ByID(lang.JQL)
+			default:
+				return Usagef("ctxql load: --lang: want jql, found %q", language)
+			}
+			return runLoad(c.Context(), env, l, url, args[0], maxData)
+		},
+	}
+	cmd.Flags().StringVar(&url, "engine", "", "the database: sqlite:FILE or postgres://… (required)")
+	cmd.Flags().StringVar(&language, "lang", "jql", "the language whose data DATA is")
+	cmd.Flags().Int64Var(&maxData, "max-data-bytes", DefaultMaxDataBytes, "largest data file read, in bytes (0: no limit)")
+	return cmd
+}
+
+func runLoad(ctx context.Context, env Env, l *lang.Language, url, data string, maxData int64) error {
+	ctx = withDataReader(ctx, dataFilesLimit(maxData))
+	d, err := l.Load(ctx, dataFiles(ctx), data)
+	if err != nil {
+		return loadFailed("ctxql load: ", err)
+	}
+	tables, err := l.Tables(ctx, d)
+	if err != nil {
+		return Usagef("ctxql load: %w", err)
+	}
+	db, err := engine.Open(ctx, url)
+	if err != nil {
+		return Usagef("ctxql load: %w", err)
+	}
+	defer db.Close()
+	counts, err := db.Load(ctx, tables, func(emit func(string, []any) error) error {
+		return l.TableRows(ctx, d, emit)
+	})
+	if err != nil {
+		return loadFailed("ctxql load: ", err)
+	}
+	names := make([]string, 0, len(tables))
+	for _, t := range tables {
+		names = append(names, t.Name)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(env.Stdout, "%s\t%d\n", n, counts[n])
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+// Package engine runs compiled SQL on a database reached by URL through a
+// pure-Go driver: sqlite:FILE (modernc.org/sqlite) and postgres://…
+// (github.com/jackc/pgx/v5). It creates and fills the tables of the layout
+// sqlgen documents and returns the rows of a compiled query; what the rows
+// mean is the language table's business.
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	// The drivers register themselves with database/sql.
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite"
+
+	"github.com/ctxql/ctxql/sqlgen"
+)
+
+// URLError reports an engine URL that names no database ctxql can reach.
+type URLError struct {
+	// URL is the URL as given.
+	URL string
+	// Why says what is wrong with it.
+	Why string
+}
+
+// Error implements error.
+func (e *URLError) Error() string { return fmt.Sprintf("engine %q: %s", e.URL, e.Why) }
+
+// DB is an open database.
+type DB struct {
+	db      *sql.DB
+	dialect sqlgen.Dialect
+}
+
+// Open opens the database an engine URL names: sqlite:FILE (the file is
+// created when missing), postgres://… or postgresql://… (any URL or
+// key=value string pgx accepts after the scheme). duckdb:FILE is refused:
+// DuckDB has no driver without cgo, and ctxql is built without cgo.
+func Open(ctx context.Context, url string) (*DB, error) {
+	var driver, dsn string
+	var d sqlgen.Dialect
+	switch {
+	case strings.HasPrefix(url, "sqlite:"):
+		driver, dsn, d = "sqlite", strings.TrimPrefix(url, "sqlite:"), sqlgen.SQLite
+		if dsn == "" {
+			return nil, &URLError{URL: url, Why: "no file after sqlite:"}
+		}
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		driver, dsn, d = "pgx", url, sqlgen.Postgres
+	case strings.HasPrefix(url, "duckdb:"):
+		return nil, &URLError{URL: url, Why: "DuckDB has no driver without cgo; run the SQL of `ctxql compile --to duckdb` in DuckDB"}
+	default:
+		return nil, &URLError{URL: url, Why: "want sqlite:FILE or postgres://…"}
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	return &DB{db: db, dialect: d}, nil
+}
+
+// Dialect is the database's SQL dialect.
+func (db *DB) Dialect() sqlgen.Dialect { return db.dialect }
+
+// Close closes the database.
+func (db *DB) Close() error { return db.db.Close() }
+
+// Load replaces the tables with new ones filled by rows, which calls emit
+// once per row with the row's table, in one transaction: the database
+// holds the old tables or the new ones, never a part.
+func (db *DB) Load(ctx context.Context, tables []sqlgen.Table, rows func(emit func(table string, row []any) error) error) (counts map[string]int64, err error) {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	stmts := map[string]*sql.Stmt{}
+	for _, t := range tables {
+		for _, s := range t.Create(db.dialect) {
+			if _, err := tx.ExecContext(ctx, s); err != nil {
+				return nil, fmt.Errorf("engine: %s: %w", s, err)
+			}
+		}
+		st, err := tx.PrepareContext(ctx, t.Insert(db.dialect))
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		defer st.Close()
+		stmts[t.Name] = st
+	}
+	counts = map[string]int64{}
+	err = rows(func(table string, row []any) error {
+		st := stmts[table]
+		if st == nil {
+			return fmt.Errorf("engine: no table %s", table)
+		}
+		if _, err := st.ExecContext(ctx, row...); err != nil {
+			return fmt.Errorf("engine: a row of %s: %w", table, err)
+		}
+		counts[table]++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	return counts, nil
+}
+
+func ignoreDone(err error) error {
+	if errors.Is(err, sql.ErrTxDone) {
+		return nil
+	}
+	return err
+}
+
+// Texts runs a query whose rows have one column and returns its values as
+// text (JSON documents, or a count).
+func (db *DB) Texts(ctx context.Context, query string) ([][]byte, error) {
+	rs, err := db.db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	defer rs.Close()
+	var out [][]byte
+	for rs.Next() {
+		var b []byte
+		if err := rs.Scan(&b); err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		out = append(out, b)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	return out, nil
+}
+
+// Rows runs a query and returns every row, each value as the driver gives
+// it (int64, float64, string, []byte, bool or nil).
+func (db *DB) Rows(ctx context.Context, query string) ([][]any, error) {
+	rs, err := db.db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	defer rs.Close()
+	cols, err := rs.Columns()
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	var out [][]any
+	for rs.Next() {
+		row := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range row {
+			ptrs[i] = &row[i]
+		}
+		if err := rs.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		out = append(out, row)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	return out, nil
+}
+
+// Exec runs statements, in order, in one transaction.
+func (db *DB) Exec(ctx context.Context, stmts ...string) (err error) {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return errors.Join(fmt.Errorf("engine: %w", err), ignoreDone(tx.Rollback()))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	return nil
+}
