@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,12 +25,17 @@ func newCompileCmd(env Env) *cobra.Command {
 			"its conditions, order, limit and startAfter cursor run in the database, which returns\n"+
 			"the stored documents of the result; `ctxql eval jql --engine URL` projects them as the\n"+
 			"in-process evaluator does."))
+	cmd.AddCommand(newCompileLangCmd(env, lang.Datalog, "datalog", "RULE | --rules FILE",
+		"Compile a Datalog rule, or the program of --rules FILE, to one WITH RECURSIVE statement per\n"+
+			"derived relation over the relation tables of docs/sql.md, checked against the relations of\n"+
+			"--data (required): non-recursive relations as CTEs, linear recursion as recursive CTEs,\n"+
+			"negation as NOT EXISTS. Constructs not compiled are refused where they stand."))
 	return cmd
 }
 
 // newCompileLangCmd builds the compile subcommand of one language.
 func newCompileLangCmd(env Env, id lang.ID, name, args, long string) *cobra.Command {
-	var to, queryFile string
+	var to, queryFile, rulesPath, dataPath string
 	cmd := &cobra.Command{
 		Use:   name + " --to sqlite|postgres|duckdb (" + args + ")",
 		Short: "Compile a " + lang.ByID(id).Name + " query to SQL",
@@ -45,13 +51,30 @@ func newCompileLangCmd(env Env, id lang.ID, name, args, long string) *cobra.Comm
 			if err != nil {
 				return Usagef("%s--to: %w", prefix, err)
 			}
-			q, err := readQueryText(c.Context(), prefix, queryFile, a)
-			if err != nil {
-				return err
+			var q lang.Query
+			var schema map[string][]string
+			if id == lang.Datalog {
+				if dataPath == "" {
+					return Usagef("%s--data is required: the program is checked against its relations", prefix)
+				}
+				data, err := lang.ByID(id).Load(c.Context(), dataFiles(c.Context()), dataPath)
+				if err != nil {
+					return loadFailed(prefix, err)
+				}
+				schema = data.Schema()
+				q, err = datalogQuery(c.Context(), rulesPath, strings.Join(a, ""), len(a) == 1, true)
+				if err != nil {
+					return err
+				}
+			} else {
+				var err error
+				if q, err = readQueryText(c.Context(), prefix, queryFile, a); err != nil {
+					return err
+				}
 			}
-			comp, err := lang.ByID(id).Compile(q, d)
+			comp, err := lang.ByID(id).Compile(q, d, schema)
 			if err != nil {
-				return compileFailed(prefix, err)
+				return compileFailed(prefix, q.Name, comp, err)
 			}
 			if comp.Invalid() {
 				for _, dg := range comp.Diagnostics {
@@ -67,13 +90,23 @@ func newCompileLangCmd(env Env, id lang.ID, name, args, long string) *cobra.Comm
 		},
 	}
 	cmd.Flags().StringVar(&to, "to", "", "the SQL dialect: sqlite, postgres or duckdb (required)")
-	cmd.Flags().StringVar(&queryFile, "query-file", "", "read the query from this file instead of the argument")
+	if id == lang.Datalog {
+		cmd.Flags().StringVar(&rulesPath, "rules", "", "compile the whole program in this .dl file")
+		cmd.Flags().StringVar(&dataPath, "data", "", "the data whose relations the program reads (required)")
+	} else {
+		cmd.Flags().StringVar(&queryFile, "query-file", "", "read the query from this file instead of the argument")
+	}
 	return cmd
 }
 
 // compileFailed is the error of a query that cannot be compiled: a
-// refused construct fails as an invalid query does (exit 1).
-func compileFailed(prefix string, err error) error {
+// refused construct fails as an invalid query does (exit 1), with its
+// position when it has one.
+func compileFailed(prefix, name string, comp *lang.Compiled, err error) error {
+	var ce *lang.CompileError
+	if errors.As(err, &ce) && comp != nil {
+		return Failf("%s:%s: %w", name, comp.File.Position(ce.Span.Start), err)
+	}
 	var ue *lang.UnsupportedError
 	if errors.As(err, &ue) {
 		return Failf("%s%w", prefix, err)

@@ -15,7 +15,7 @@ import (
 
 // newEvalDatalogCmd builds "ctxql eval datalog".
 func newEvalDatalogCmd(env Env) *cobra.Command {
-	var dataPath, rulesPath string
+	var dataPath, rulesPath, engineURL string
 	var lim datalogLimits
 	cmd := &cobra.Command{
 		Use:   "datalog --data FILE (RULE | --rules FILE)",
@@ -55,6 +55,9 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 			if err != nil {
 				return err
 			}
+			if engineURL != "" {
+				return runEngineDatalog(ctx, env, engineURL, dataPath, rulesPath, rule, len(args) == 1, lim)
+			}
 			if lim.why != "" || lim.whyNot != "" || lim.profile {
 				return explainDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, lim)
 			}
@@ -69,6 +72,7 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 	cmd.Flags().BoolVar(&lim.profile, "profile", false, "print, for each rule, the tuples it derived and the time it took, and the slowest rules")
 	cmd.Flags().IntVar(&lim.maxTuples, "max-tuples", lang.DefaultMaxTuples, "budget of intermediate and derived tuples (0: no limit)")
 	cmd.Flags().DurationVar(&lim.timeout, "timeout", 0, "time limit of the evaluation (0: none)")
+	engineFlag(cmd, &engineURL)
 	return cmd
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxql/ctxql/engine"
 	"github.com/ctxql/ctxql/internal/files"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/lang"
 )
 
@@ -40,9 +41,9 @@ func runEngineJQL(ctx context.Context, env Env, url, data, queryFile string, arg
 		return Usagef("%s%w", prefix, err)
 	}
 	defer db.Close()
-	comp, err := jqlLang().Compile(q, db.Dialect())
+	comp, err := jqlLang().Compile(q, db.Dialect(), nil)
 	if err != nil {
-		return compileFailed(prefix, err)
+		return compileFailed(prefix, q.Name, comp, err)
 	}
 	if comp.Invalid() {
 		return jqlInvalid(env.Stderr, q.Name, comp.File, comp.Diagnostics)
@@ -92,4 +93,86 @@ func readQueryText(ctx context.Context, prefix, queryFile string, args []string)
 		return lang.Query{Name: "query", Src: args[0]}, nil
 	}
 	return lang.Query{}, Usagef("%smissing QUERY (or --query-file)", prefix)
+}
+
+// runEngineDatalog is `ctxql eval datalog --engine URL`: the rule or
+// program checked against the database's catalog of relations, compiled to
+// its SQL, run there, and the tuples printed as eval prints the in-process
+// result of the same data.
+func runEngineDatalog(ctx context.Context, env Env, url, data, rulesPath, rule string, haveRule bool, lim datalogLimits) error {
+	const prefix = "ctxql eval datalog: "
+	switch {
+	case data != "":
+		return Usagef("%sgive --data or --engine, not both", prefix)
+	case lim.why != "" || lim.whyNot != "" || lim.profile:
+		return Usagef("%s--why, --why-not and --profile run in process; they do not take --engine", prefix)
+	}
+	q, err := datalogQuery(ctx, rulesPath, rule, haveRule, true)
+	if err != nil {
+		return err
+	}
+	db, err := engine.Open(ctx, url)
+	if err != nil {
+		return Usagef("%s%w", prefix, err)
+	}
+	defer db.Close()
+	cat, err := db.Rows(ctx, lang.SchemaSQL())
+	if err != nil {
+		return Usagef("%sread the relations of %s (load them with ctxql load --lang datalog): %w", prefix, url, err)
+	}
+	schema := map[string][]string{}
+	for _, r := range cat {
+		name, typ := textOf(r[0]), textOf(r[2])
+		schema[name] = append(schema[name], typ)
+	}
+	comp, err := datalogLang().Compile(q, db.Dialect(), schema)
+	if err != nil {
+		return compileFailed(prefix, q.Name, comp, err)
+	}
+	pfx := rulesPath + ":"
+	if haveRule {
+		pfx = ""
+	}
+	if comp.Invalid() {
+		printDiagnostics(env.Stderr, pfx, comp.File, comp.Diagnostics)
+		return &ExitError{Code: ExitFindings}
+	}
+	tuples := map[string][][]string{}
+	for _, r := range comp.Relations {
+		rows, err := db.Rows(ctx, r.SQL)
+		if err != nil {
+			return Failf("%s%s: %w", prefix, r.Name, err)
+		}
+		ts := make([][]string, len(rows))
+		for i, row := range rows {
+			ts[i] = make([]string, len(row))
+			for k, v := range row {
+				ts[i][k] = textOf(v)
+			}
+		}
+		tuples[r.Name] = ts
+	}
+	res := comp.FinishDatalog(tuples)
+	if printDiagnostics(env.Stderr, pfx, res.File, res.Diagnostics) {
+		return &ExitError{Code: ExitFindings}
+	}
+	out, err := jsonenc.Marshal(res.Value)
+	if err != nil {
+		return fmt.Errorf("encode result: %w", err)
+	}
+	_, err = fmt.Fprintf(env.Stdout, "%s\n", out)
+	return err
+}
+
+// textOf is a text column's value as the driver returns it.
+func textOf(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []byte:
+		return string(v)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
 }

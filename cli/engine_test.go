@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -114,4 +115,81 @@ func TestEngineUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errs)
 		}
 	}
+}
+
+// TestEvalDatalogEngineAgrees loads the data of every Datalog evaluation
+// golden (testdata/datalog/eval) into SQLite and a temporary PostgreSQL
+// with `ctxql load --lang datalog` and runs its rule or program with
+// `ctxql eval datalog --engine`: stdout, stderr and the exit status must
+// be those of `ctxql eval datalog --data`, or the query is refused (exit
+// 1) with a message naming what is not compiled.
+func TestEvalDatalogEngineAgrees(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts databases")
+	}
+	dir := t.TempDir()
+	engines := []string{"sqlite:" + filepath.Join(dir, "dl.db"), pgtest.Start(t)}
+	paths, err := filepath.Glob("../testdata/datalog/eval/*.txtar")
+	if err != nil || len(paths) < 20 {
+		t.Fatalf("%d eval goldens: %v", len(paths), err)
+	}
+	type dlCase struct{ name, data, program, rule string }
+	var cases []dlCase
+	for _, p := range paths {
+		c := golden.Load(t, p)
+		if !c.Has("data.json") {
+			continue
+		}
+		dc := dlCase{name: c.Name, data: c.Input("data.json")}
+		switch {
+		case c.Has("program"):
+			dc.program = c.Input("program")
+		case c.Has("rule"):
+			dc.rule = strings.TrimSpace(c.Input("rule"))
+		default:
+			continue
+		}
+		cases = append(cases, dc)
+	}
+	// Cases of the same data one after the other: each data set is loaded
+	// once.
+	sort.SliceStable(cases, func(i, j int) bool { return cases[i].data < cases[j].data })
+	same, refused := 0, 0
+	loaded := map[string]string{}
+	for _, c := range cases {
+		data := filepath.Join(dir, c.name+".json")
+		if err := os.WriteFile(data, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{c.rule}
+		if c.program != "" {
+			rules := filepath.Join(dir, c.name+".dl")
+			if err := os.WriteFile(rules, []byte(c.program), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args = []string{"--rules", rules}
+		}
+		wout, werr, wcode := runCLI(append([]string{"eval", "datalog", "--data", data}, args...)...)
+		for _, url := range engines {
+			if loaded[url] != c.data {
+				if out, errs, code := runCLI("load", "--lang", "datalog", "--engine", url, data); code != 0 {
+					t.Fatalf("%s: load into %s: exit %d: %s%s", c.name, url, code, out, errs)
+				}
+				loaded[url] = c.data
+			}
+			gout, gerr, gcode := runCLI(append([]string{"eval", "datalog", "--engine", url}, args...)...)
+			switch {
+			case gcode == 1 && strings.Contains(gerr, "cannot be compiled to"):
+				refused++
+			case wout != gout || werr != gerr || wcode != gcode:
+				t.Errorf("%s, %s:\n--data: exit %d\n%s%s\n--engine: exit %d\n%s%s", c.name, url, wcode, wout, werr, gcode, gout, gerr)
+			default:
+				same++
+			}
+		}
+	}
+	if same < 30 {
+		t.Fatalf("only %d runs agreed (%d refused)", same, refused)
+	}
+	t.Logf("%d runs of eval datalog --engine printed what eval datalog --data printed; %d refused by name", same, refused)
 }

@@ -16,10 +16,11 @@ func newLoadCmd(env Env) *cobra.Command {
 	var url, language string
 	var maxData int64
 	cmd := &cobra.Command{
-		Use:   "load --engine URL [--lang jql] DATA",
+		Use:   "load --engine URL [--lang jql|datalog] DATA",
 		Short: "Create and fill a database's tables from query data",
 		Long: "Create the tables of docs/sql.md in the database URL names (sqlite:FILE, postgres://…)\n" +
-			"and fill them from DATA, read as `ctxql eval` reads it: JQL's sessions and activities.\n" +
+			"and fill them from DATA, read as `ctxql eval` reads it: JQL's sessions and activities, or\n" +
+			"with --lang datalog one table per relation and the catalog of their parameter types.\n" +
 			"Tables of the same names are replaced, in one transaction. Prints the rows per table.\n" +
 			"Exit status: 0 on success, 2 on usage errors, unreadable data or a database error.",
 		Args: cobra.ExactArgs(1),
@@ -31,8 +32,10 @@ func newLoadCmd(env Env) *cobra.Command {
 			switch language {
 			case "jql":
 				l = lang.ByID(lang.JQL)
+			case "datalog":
+				l = lang.ByID(lang.Datalog)
 			default:
-				return Usagef("ctxql load: --lang: want jql, found %q", language)
+				return Usagef("ctxql load: --lang: want jql or datalog, found %q", language)
 			}
 			return runLoad(c.Context(), env, l, url, args[0], maxData)
 		},
@@ -44,28 +47,23 @@ func newLoadCmd(env Env) *cobra.Command {
 }
 
 func runLoad(ctx context.Context, env Env, l *lang.Language, url, data string, maxData int64) error {
-	ctx = withDataReader(ctx, dataFilesLimit(maxData))
-	d, err := l.Load(ctx, dataFiles(ctx), data)
+	ts, err := l.LoadTables(ctx, dataFilesLimit(maxData), data)
 	if err != nil {
 		return loadFailed("ctxql load: ", err)
-	}
-	tables, err := l.Tables(ctx, d)
-	if err != nil {
-		return Usagef("ctxql load: %w", err)
 	}
 	db, err := engine.Open(ctx, url)
 	if err != nil {
 		return Usagef("ctxql load: %w", err)
 	}
 	defer db.Close()
-	counts, err := db.Load(ctx, tables, func(emit func(string, []any) error) error {
-		return l.TableRows(ctx, d, emit)
+	counts, err := db.Load(ctx, ts.Tables, func(emit func(string, []any) error) error {
+		return ts.Rows(ctx, emit)
 	})
 	if err != nil {
 		return loadFailed("ctxql load: ", err)
 	}
-	names := make([]string, 0, len(tables))
-	for _, t := range tables {
+	names := make([]string, 0, len(ts.Tables))
+	for _, t := range ts.Tables {
 		names = append(names, t.Name)
 	}
 	sort.Strings(names)

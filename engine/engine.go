@@ -74,8 +74,9 @@ func (db *DB) Dialect() sqlgen.Dialect { return db.dialect }
 func (db *DB) Close() error { return db.db.Close() }
 
 // Load replaces the tables with new ones filled by rows, which calls emit
-// once per row with the row's table, in one transaction: the database
-// holds the old tables or the new ones, never a part.
+// once per row with the row's table, in one transaction (the database
+// holds the old tables or the new ones, never a part), then gathers the
+// tables' statistics for the planner.
 func (db *DB) Load(ctx context.Context, tables []sqlgen.Table, rows func(emit func(table string, row []any) error) error) (counts map[string]int64, err error) {
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -117,6 +118,14 @@ func (db *DB) Load(ctx context.Context, tables []sqlgen.Table, rows func(emit fu
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
+	}
+	// Statistics of the new tables: without them the planners guess
+	// thousands of rows per table (and PostgreSQL compiles small queries
+	// to machine code, which costs seconds).
+	for _, t := range tables {
+		if _, err := db.db.ExecContext(ctx, "ANALYZE "+sqlgen.Ident(t.Name)); err != nil {
+			return nil, fmt.Errorf("engine: analyze %s: %w", t.Name, err)
+		}
 	}
 	return counts, nil
 }

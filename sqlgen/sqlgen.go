@@ -84,6 +84,9 @@ const (
 	// JSON is a JSON document kept as written (key order, duplicate keys
 	// and number spelling preserved).
 	JSON
+	// Value is text in the database's default collation: a Datalog value,
+	// compared for equality only (the result is sorted by ctxql).
+	Value
 )
 
 // SQLType spells t in the dialect.
@@ -108,7 +111,7 @@ func (d Dialect) SQLType(t Type) string {
 		}
 		return "TEXT"
 	}
-	if d == Postgres {
+	if d == Postgres && t == Text {
 		return `TEXT COLLATE "C"`
 	}
 	return "TEXT"
