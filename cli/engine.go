@@ -137,12 +137,27 @@ func runEngineDatalog(ctx context.Context, env Env, url, data, rulesPath, rule s
 		printDiagnostics(env.Stderr, pfx, comp.File, comp.Diagnostics)
 		return &ExitError{Code: ExitFindings}
 	}
-	tuples := map[string][][]string{}
-	for _, r := range comp.Relations {
-		rows, err := db.Rows(ctx, r.SQL)
-		if err != nil {
-			return Failf("%s%s: %w", prefix, r.Name, err)
+	var results [][][]any
+	if comp.Script != nil {
+		qs := make([]string, len(comp.Relations))
+		for i, r := range comp.Relations {
+			qs[i] = r.SQL
 		}
+		if results, err = db.RunScript(ctx, comp.Script, qs); err != nil {
+			return Failf("%s%w", prefix, err)
+		}
+	} else {
+		for _, r := range comp.Relations {
+			rows, err := db.Rows(ctx, r.SQL)
+			if err != nil {
+				return Failf("%s%s: %w", prefix, r.Name, err)
+			}
+			results = append(results, rows)
+		}
+	}
+	tuples := map[string][][]string{}
+	for i, r := range comp.Relations {
+		rows := results[i]
 		ts := make([][]string, len(rows))
 		for i, row := range rows {
 			ts[i] = make([]string, len(row))

@@ -162,7 +162,78 @@ func (db *DB) Texts(ctx context.Context, query string) ([][]byte, error) {
 // Rows runs a query and returns every row, each value as the driver gives
 // it (int64, float64, string, []byte, bool or nil).
 func (db *DB) Rows(ctx context.Context, query string) ([][]any, error) {
-	rs, err := db.db.QueryContext(ctx, query)
+	return queryRows(ctx, db.db, query)
+}
+
+// Exec runs statements, in order, in one transaction.
+func (db *DB) Exec(ctx context.Context, stmts ...string) (err error) {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return errors.Join(fmt.Errorf("engine: %w", err), ignoreDone(tx.Rollback()))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	return nil
+}
+
+// RunScript runs a semi-naive evaluation on one connection (its temporary
+// tables live there), then each of queries, and returns their rows; the
+// script's cleanup runs whatever happened.
+func (db *DB) RunScript(ctx context.Context, sc *sqlgen.Script, queries []string) (out [][][]any, err error) {
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	defer conn.Close()
+	defer func() {
+		for _, s := range sc.Cleanup {
+			if _, cerr := conn.ExecContext(context.WithoutCancel(ctx), s); cerr != nil && err == nil {
+				err = fmt.Errorf("engine: %s: %w", s, cerr)
+			}
+		}
+	}()
+	for _, st := range sc.Steps {
+		for {
+			for _, s := range st.Stmts {
+				if _, err := conn.ExecContext(ctx, s); err != nil {
+					return nil, fmt.Errorf("engine: %s: %w", s, err)
+				}
+			}
+			if !st.Loop {
+				break
+			}
+			var n int64
+			if err := conn.QueryRowContext(ctx, st.Count).Scan(&n); err != nil {
+				return nil, fmt.Errorf("engine: %s: %w", st.Count, err)
+			}
+			if n == 0 {
+				break
+			}
+		}
+	}
+	for _, q := range queries {
+		rows, err := queryRows(ctx, conn, q)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows)
+	}
+	return out, nil
+}
+
+// queryer is what a query needs of a database or a connection.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func queryRows(ctx context.Context, q queryer, query string) ([][]any, error) {
+	rs, err := q.QueryContext(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -187,21 +258,4 @@ func (db *DB) Rows(ctx context.Context, query string) ([][]any, error) {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	return out, nil
-}
-
-// Exec runs statements, in order, in one transaction.
-func (db *DB) Exec(ctx context.Context, stmts ...string) (err error) {
-	tx, err := db.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("engine: %w", err)
-	}
-	for _, s := range stmts {
-		if _, err := tx.ExecContext(ctx, s); err != nil {
-			return errors.Join(fmt.Errorf("engine: %w", err), ignoreDone(tx.Rollback()))
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("engine: %w", err)
-	}
-	return nil
 }

@@ -37,6 +37,10 @@ type Compiled struct {
 	// query derives (a rule: its head; a program: every derived relation),
 	// each returning the relation's distinct tuples.
 	Relations []CompiledRelation
+	// Script, when set, is a semi-naive evaluation the engine runs first
+	// (on the connection it then runs Relations on): the program has
+	// recursion a recursive CTE cannot hold (mutual or non-linear).
+	Script *Script
 	// Diagnostics are the query's errors when it is invalid (as Evaluate
 	// reports them), else its warnings.
 	Diagnostics []syntax.Diagnostic
@@ -45,6 +49,9 @@ type Compiled struct {
 	jdiag   []syntax.Diagnostic
 	program bool
 }
+
+// Script is a semi-naive evaluation driven by ctxql.
+type Script = sqlgen.Script
 
 // CompiledRelation is the statement of one derived Datalog relation.
 type CompiledRelation = sqlgen.DatalogRelation
@@ -132,11 +139,20 @@ func (c *Compiled) datalog(q Query, schema map[string][]string) error {
 		c.Relations = []CompiledRelation{rel}
 		return nil
 	}
+	c.program = true
+	if sqlgen.NeedsScript(prog, info) {
+		sc, rels, err := sqlgen.CompileDatalogScript(prog, info, schema, c.Dialect, outputs)
+		if err != nil {
+			return err
+		}
+		c.Script, c.Relations = sc, rels
+		return nil
+	}
 	rels, err := sqlgen.CompileDatalog(prog, info, schema, c.Dialect, outputs)
 	if err != nil {
 		return err
 	}
-	c.Relations, c.program = rels, true
+	c.Relations = rels
 	return nil
 }
 
@@ -166,9 +182,15 @@ func (c *Compiled) FinishDatalog(tuples map[string][][]string) *Result {
 
 // Text is the SQL as `ctxql compile` prints it: a JQL cursor's check as a
 // comment, then the query, ending in a semicolon; for Datalog, each
-// relation's statement after a comment naming it.
+// relation's statement after a comment naming it (after the script of a
+// semi-naive evaluation, when there is one).
 func (c *Compiled) Text() string {
 	var b strings.Builder
+	if c.Script != nil {
+		b.WriteString("-- semi-naive evaluation, driven by ctxql on one connection\n")
+		b.WriteString(c.Script.Text())
+		b.WriteString("\n")
+	}
 	for i, r := range c.Relations {
 		if i > 0 {
 			b.WriteString("\n")

@@ -131,7 +131,7 @@ func CompileDatalog(prog *syn.Program, info *syn.Info, schema map[string][]strin
 	var ctes []string
 	for _, st := range info.Strata {
 		if len(st) > 1 {
-			return nil, c.refuse(c.firstRule(st[0]), "mutual recursion ("+strings.Join(st, ", ")+")", "a recursive CTE defines one relation")
+			return nil, c.refuse(c.firstRule(st[0]), "mutual recursion ("+strings.Join(st, ", ")+")", "a recursive CTE defines one relation; see CompileDatalogScript")
 		}
 		cte, err := c.relation(st[0])
 		if err != nil {
@@ -238,7 +238,7 @@ func (c *dlCompiler) relation(rel string) (string, error) {
 				}
 			}
 			if self > 1 {
-				return "", c.refuse(r.Sp, "non-linear recursion ("+rel+" read twice by one rule)", "a recursive CTE may read its relation once")
+				return "", c.refuse(r.Sp, "non-linear recursion ("+rel+" read twice by one rule)", "a recursive CTE may read its relation once; see CompileDatalogScript")
 			}
 			self1 := ""
 			if self == 1 && c.d != SQLite {
@@ -290,16 +290,24 @@ func (c *dlCompiler) relation(rel string) (string, error) {
 // When self is set, the atom of the relation rel reads it instead of the
 // relation's CTE.
 func (c *dlCompiler) rule(r *syn.Rule, head *syn.Atom, rel, self string) (string, error) {
+	return c.ruleFrom(r, head, func(_ int, name string) string {
+		if self != "" && name == rel {
+			return self
+		}
+		return c.source(name)
+	})
+}
+
+// ruleFrom compiles one rule for one of its heads to a SELECT whose k-th
+// positive atom (from 0), of the relation name, reads src(k, name).
+func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name string) string) (string, error) {
 	bound := map[string]string{}
 	var from, where []string
 	for _, it := range r.Body {
 		switch {
 		case it.Atom != nil && !it.Atom.Negated:
 			alias := "a" + strconv.Itoa(len(from)+1)
-			src := c.source(it.Atom.Name.Name)
-			if self != "" && it.Atom.Name.Name == rel {
-				src = self
-			}
+			src := src(len(from), it.Atom.Name.Name)
 			from = append(from, src+" AS "+alias)
 			for k, t := range it.Atom.Args {
 				col := fmt.Sprintf("%s.c%d", alias, k+1)
@@ -435,4 +443,196 @@ func SortTuples(ts [][]string) {
 		}
 		return 0
 	})
+}
+
+// Script is a semi-naive evaluation driven by ctxql: statements run in
+// order on one connection, loops repeated until their count is zero.
+type Script struct {
+	// Steps run in order.
+	Steps []Step
+	// Cleanup drops what the steps created; run it whatever happened.
+	Cleanup []string
+}
+
+// Step is a list of statements run once, or a loop.
+type Step struct {
+	// Stmts run once, in order; for a loop, once per round.
+	Stmts []string
+	// Loop, when set, makes the step a loop: after each round Count
+	// (one row, one integer) is read, and the loop ends when it is zero.
+	Loop bool
+	// Count counts the new tuples of a round.
+	Count string
+}
+
+// Text prints the script for reading: statements ending in semicolons,
+// each loop between comments saying when it ends.
+func (s *Script) Text() string {
+	var b strings.Builder
+	for _, st := range s.Steps {
+		if st.Loop {
+			b.WriteString("-- repeat until this counts 0: " + st.Count + "\n")
+		}
+		for _, q := range st.Stmts {
+			b.WriteString(q + ";\n")
+		}
+		if st.Loop {
+			b.WriteString("-- end repeat\n")
+		}
+	}
+	return b.String()
+}
+
+// deltaName and newName are a derived relation's tables of the tuples
+// new in the last round and in this one.
+func deltaName(rel string) string { return Ident("n_" + rel) }
+func newName(rel string) string   { return Ident("w_" + rel) }
+
+// CompileDatalogScript compiles a checked program as CompileDatalog
+// does, for any recursion: each derived relation is a temporary table
+// filled stratum by stratum by semi-naive evaluation, which the engine
+// drives (Script); the returned statements then select each output
+// relation's table. Mutual and non-linear recursion compile; the other
+// refusals of CompileDatalog stand.
+func CompileDatalogScript(prog *syn.Program, info *syn.Info, schema map[string][]string, d Dialect, outputs []string) (*Script, []DatalogRelation, error) {
+	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}}
+	for _, st := range info.Strata {
+		for _, r := range st {
+			c.derived[r] = true
+		}
+	}
+	for _, decl := range prog.Decls {
+		if decl.Lattice {
+			return nil, nil, c.refuse(decl.Sp, "a lattice relation", "its join is not a set union")
+		}
+	}
+	sc := &Script{}
+	for _, st := range info.Strata {
+		for _, rel := range st {
+			n := len(info.Relations[rel].Types)
+			if n == 0 {
+				return nil, nil, c.refuse(c.firstRule(rel), "the relation "+rel+" without columns", "a SQL row has at least one")
+			}
+			var cols []string
+			for i := range n {
+				cols = append(cols, fmt.Sprintf("c%d %s", i+1, d.SQLType(Value)))
+			}
+			for _, t := range []string{cteName(rel), deltaName(rel), newName(rel)} {
+				sc.Steps = append(sc.Steps, Step{Stmts: []string{"DROP TABLE IF EXISTS " + t, fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s)", t, strings.Join(cols, ", "))}})
+				sc.Cleanup = append(sc.Cleanup, "DROP TABLE IF EXISTS "+t)
+			}
+		}
+		in := map[string]bool{}
+		for _, rel := range st {
+			in[rel] = true
+		}
+		// The first round: the data's tuples and the rules reading no
+		// relation of the stratum.
+		init := Step{}
+		var loop []string
+		for _, rel := range st {
+			var base, variants []string
+			if _, ok := schema[rel]; ok {
+				base = append(base, "SELECT * FROM "+Ident(rel))
+			}
+			for _, r := range prog.Rules {
+				for _, h := range r.AllHeads() {
+					if h.Name.Name != rel {
+						continue
+					}
+					var occ []int // positions of the stratum's atoms among the positive ones
+					k := 0
+					for _, it := range r.Body {
+						if it.Atom != nil && !it.Atom.Negated {
+							if in[it.Atom.Name.Name] {
+								occ = append(occ, k)
+							}
+							k++
+						}
+					}
+					if len(occ) == 0 {
+						s, err := c.ruleFrom(r, h, func(_ int, name string) string { return c.source(name) })
+						if err != nil {
+							return nil, nil, err
+						}
+						base = append(base, s)
+						continue
+					}
+					// One variant per atom of the stratum, that atom reading
+					// the last round's new tuples.
+					for _, o := range occ {
+						s, err := c.ruleFrom(r, h, func(k int, name string) string {
+							if k == o {
+								return deltaName(name)
+							}
+							return c.source(name)
+						})
+						if err != nil {
+							return nil, nil, err
+						}
+						variants = append(variants, s)
+					}
+				}
+			}
+			if len(base) > 0 {
+				init.Stmts = append(init.Stmts, fmt.Sprintf("INSERT INTO %s SELECT DISTINCT * FROM (%s) AS b", cteName(rel), strings.Join(base, " UNION ")))
+			}
+			init.Stmts = append(init.Stmts, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", deltaName(rel), cteName(rel)))
+			if len(variants) > 0 {
+				loop = append(loop, "DELETE FROM "+newName(rel),
+					fmt.Sprintf("INSERT INTO %s SELECT * FROM (%s) AS v EXCEPT SELECT * FROM %s", newName(rel), strings.Join(variants, " UNION "), cteName(rel)))
+			}
+		}
+		sc.Steps = append(sc.Steps, init)
+		if len(loop) == 0 {
+			continue
+		}
+		var counts []string
+		for _, rel := range st {
+			loop = append(loop, "DELETE FROM "+deltaName(rel), fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", deltaName(rel), newName(rel)),
+				fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", cteName(rel), newName(rel)))
+			counts = append(counts, "(SELECT count(*) FROM "+deltaName(rel)+")")
+		}
+		sc.Steps = append(sc.Steps, Step{Stmts: loop, Loop: true, Count: "SELECT " + strings.Join(counts, " + ")})
+	}
+	var out []DatalogRelation
+	for _, name := range outputs {
+		n := len(info.Relations[name].Types)
+		cols := make([]string, n)
+		for i := range cols {
+			cols[i] = "c" + strconv.Itoa(i+1)
+		}
+		out = append(out, DatalogRelation{Name: name, Arity: n, SQL: fmt.Sprintf("SELECT DISTINCT %s FROM %s", strings.Join(cols, ", "), cteName(name))})
+	}
+	return sc, out, nil
+}
+
+// NeedsScript reports whether a checked program has recursion that a
+// recursive CTE cannot hold exactly: a stratum of several relations
+// (mutual recursion) or a rule reading its own stratum more than once
+// (non-linear recursion). Such a program compiles with
+// CompileDatalogScript.
+func NeedsScript(prog *syn.Program, info *syn.Info) bool {
+	for _, st := range info.Strata {
+		if len(st) > 1 {
+			return true
+		}
+		for _, r := range prog.Rules {
+			for _, h := range r.AllHeads() {
+				if h.Name.Name != st[0] {
+					continue
+				}
+				self := 0
+				for _, it := range r.Body {
+					if it.Atom != nil && !it.Atom.Negated && it.Atom.Name.Name == st[0] {
+						self++
+					}
+				}
+				if self > 1 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
