@@ -105,7 +105,7 @@ func newCompileLangCmd(env Env, id lang.ID, name, args, long string) *cobra.Comm
 func compileFailed(prefix, name string, comp *lang.Compiled, err error) error {
 	var ce *lang.CompileError
 	if errors.As(err, &ce) && comp != nil {
-		return Failf("%s:%s: %w", name, comp.File.Position(ce.Span.Start), err)
+		return Failf("%s%s:%s: %w", prefix, name, comp.File.Position(ce.Span.Start), err)
 	}
 	var ue *lang.UnsupportedError
 	if errors.As(err, &ue) {
