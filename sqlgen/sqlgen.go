@@ -223,3 +223,37 @@ func (d Dialect) Float(f float64) string {
 	}
 	return "CAST(" + s + " AS DOUBLE PRECISION)"
 }
+
+// Literal spells a row value (string, int64, float64, nil) as a literal
+// of the dialect, for statements that carry their values inline.
+func (d Dialect) Literal(v any) (string, error) {
+	switch v := v.(type) {
+	case nil:
+		return "NULL", nil
+	case string:
+		return d.String(v)
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case float64:
+		return d.Float(v), nil
+	}
+	return "", fmt.Errorf("no literal for %T", v)
+}
+
+// InsertLiteral is the statement inserting one row into the table with
+// its values inline.
+func (t Table) InsertLiteral(d Dialect, row []any) (string, error) {
+	vals := make([]string, len(row))
+	for i, v := range row {
+		l, err := d.Literal(v)
+		if err != nil {
+			return "", err
+		}
+		vals[i] = l
+	}
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = Ident(c.Name)
+	}
+	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", Ident(t.Name), strings.Join(cols, ", "), strings.Join(vals, ", ")), nil
+}

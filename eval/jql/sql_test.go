@@ -13,8 +13,10 @@ import (
 
 	"github.com/ctxql/ctxql/engine"
 	evjql "github.com/ctxql/ctxql/eval/jql"
+	"github.com/ctxql/ctxql/internal/duckdbtest"
 	"github.com/ctxql/ctxql/internal/pgtest"
 	"github.com/ctxql/ctxql/sqlgen"
+	"github.com/ctxql/ctxql/syntax"
 	syn "github.com/ctxql/ctxql/syntax/jql"
 )
 
@@ -175,4 +177,125 @@ func sqlEval(ctx context.Context, db *engine.DB, src string) (*evjql.Result, err
 		return nil, fmt.Errorf("%w\n%s", err, c.SQL)
 	}
 	return evjql.Finish(ctx, q, ds, rows, evjql.Options{})
+}
+
+// TestSQLDifferentialDuckDB is TestSQLDifferential's generated queries
+// compiled to DuckDB's SQL and run in DuckDB (through @duckdb/node-api,
+// one process per data set): the same result documents, byte for byte,
+// in the same order.
+func TestSQLDifferentialDuckDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs DuckDB")
+	}
+	duckdbtest.Available(t)
+	ctx := context.Background()
+	queries, docs, refused := 0, 0, 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		g := &gen{r: rand.New(rand.NewPCG(seed, 0x6a716c))}
+		mem := evjql.Memory{}
+		for _, dom := range []string{"activities", "sessions"} {
+			for i := range g.r.IntN(40) {
+				mem[dom] = append(mem[dom], []byte(g.doc(dom, i)))
+			}
+		}
+		mem["activities"] = append(mem["activities"], []byte(`{"id":"e1","type":[],"title":[[]],"message":[["Hello"]],"artifacts":[[{"exitCode":[]}]],"createTime":"2024-01-01T00:00:00Z"}`))
+		var setup []string
+		for _, dom := range sqlgen.JQLDomains() {
+			tables := map[string]sqlgen.Table{}
+			values := map[string][]string{}
+			for _, tb := range sqlgen.JQLTables(dom) {
+				setup = append(setup, tb.Create(sqlgen.DuckDB)[1:]...)
+				tables[tb.Name] = tb
+			}
+			for i, d := range mem[dom] {
+				err := sqlgen.JQLRows(dom, int64(i), d, func(table string, row []any) error {
+					s, err := tables[table].InsertLiteral(sqlgen.DuckDB, row)
+					_, vals, _ := strings.Cut(s, " VALUES ")
+					values[table] = append(values[table], vals)
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			// One statement per table: DuckDB takes milliseconds a statement.
+			for name, vs := range values {
+				s, _ := tables[name].InsertLiteral(sqlgen.DuckDB, make([]any, len(tables[name].Columns)))
+				head, _, _ := strings.Cut(s, " VALUES ")
+				setup = append(setup, head+" VALUES "+strings.Join(vs, ", "))
+			}
+		}
+		// Every third pointed query of the first data set: DuckDB takes
+		// some milliseconds a query.
+		var srcs []string
+		for i, src := range pointedQueries(seed) {
+			if seed == 1 && i%3 == 0 {
+				srcs = append(srcs, src)
+			}
+		}
+		for range 40 {
+			srcs = append(srcs, g.render(g.query(mem), "json"))
+		}
+		// Each query's cursor count (or a constant) and its SELECT.
+		type compiled struct {
+			src string
+			q   *syn.Query
+			ds  []syntax.Diagnostic
+			err error
+		}
+		var cs []compiled
+		var sqls []string
+		for _, src := range srcs {
+			q, ds := syn.ParseQuery(src)
+			c, err := sqlgen.CompileJQL(q, ds, sqlgen.DuckDB)
+			cs = append(cs, compiled{src, q, ds, err})
+			if err != nil {
+				continue
+			}
+			cur := c.CursorSQL
+			if cur == "" {
+				cur = "SELECT 1"
+			}
+			sqls = append(sqls, cur, c.SQL)
+		}
+		results, err := duckdbtest.Run(t, setup, sqls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			want, werr := evjql.Eval(ctx, c.src, mem)
+			var got *evjql.Result
+			gerr := c.err
+			if gerr == nil {
+				count, rows := results[0], results[1]
+				results = results[2:]
+				if *count[0][0] == "0" {
+					gerr = evjql.CursorError(c.q)
+				} else {
+					var docs [][]byte
+					for _, r := range rows {
+						docs = append(docs, []byte(*r[0]))
+					}
+					got, gerr = evjql.Finish(ctx, c.q, c.ds, docs, evjql.Options{})
+				}
+			}
+			switch {
+			case werr != nil || gerr != nil:
+				if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+					t.Fatalf("seed %d: in process %v, duckdb %v\nquery: %s", seed, werr, gerr, c.src)
+				}
+				refused++
+			case !equalDocs(want.Docs, got.Docs):
+				t.Fatalf("seed %d: results differ\nquery: %s\nin process:\n%s\nduckdb:\n%s", seed, c.src,
+					bytes.Join(want.Docs, []byte("\n")), bytes.Join(got.Docs, []byte("\n")))
+			default:
+				docs += len(want.Docs)
+			}
+			queries++
+		}
+	}
+	if queries < 300 || docs < 1000 {
+		t.Fatalf("only %d queries, %d documents compared", queries, docs)
+	}
+	t.Logf("duckdb: %d generated queries, %d result documents identical, %d refused alike", queries, docs, refused)
 }
