@@ -186,7 +186,10 @@ func (c *jqlCompiler) group(conds []*syn.Condition) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	nodes := fmt.Sprintf("SELECT 1 FROM %s AS n WHERE n.ord = t.ord AND n.path = %s", Ident(c.dom+"_nodes"), path)
+	// A semi-join on the node table: the planner can start from the
+	// nodes of the path (an index on path and value) or probe them per
+	// document.
+	nodes := fmt.Sprintf("SELECT n.ord FROM %s AS n WHERE n.path = %s", Ident(c.dom+"_nodes"), path)
 	var out, tests []string
 	for _, cd := range conds {
 		if cd.Op == syn.OpExists {
@@ -194,7 +197,7 @@ func (c *jqlCompiler) group(conds []*syn.Condition) ([]string, error) {
 			if !cd.Operand.Bool {
 				not = "NOT "
 			}
-			out = append(out, fmt.Sprintf("%sEXISTS (%s)", not, nodes))
+			out = append(out, fmt.Sprintf("t.ord %sIN (%s)", not, nodes))
 			continue
 		}
 		t, err := c.test(cd)
@@ -204,7 +207,7 @@ func (c *jqlCompiler) group(conds []*syn.Condition) ([]string, error) {
 		tests = append(tests, t)
 	}
 	if len(tests) > 0 {
-		out = append(out, fmt.Sprintf("EXISTS (%s AND n.kind <> 'array' AND %s)", nodes, strings.Join(tests, " AND ")))
+		out = append(out, fmt.Sprintf("t.ord IN (%s AND n.kind <> 'array' AND %s)", nodes, strings.Join(tests, " AND ")))
 	}
 	return out, nil
 }
