@@ -73,6 +73,9 @@ func (db *DB) Dialect() sqlgen.Dialect { return db.dialect }
 // Close closes the database.
 func (db *DB) Close() error { return db.db.Close() }
 
+// batch is the number of rows one INSERT statement of Load carries.
+const batch = 128
+
 // Load replaces the tables with new ones filled by rows, which calls emit
 // once per row with the row's table, in one transaction (the database
 // holds the old tables or the new ones, never a part), then gathers the
@@ -87,34 +90,59 @@ func (db *DB) Load(ctx context.Context, tables []sqlgen.Table, rows func(emit fu
 			err = errors.Join(err, ignoreDone(tx.Rollback()))
 		}
 	}()
-	stmts := map[string]*sql.Stmt{}
+	type pending struct {
+		t    sqlgen.Table
+		full *sql.Stmt // inserts batch rows
+		rows []any     // the values of the rows not inserted yet
+	}
+	byName := map[string]*pending{}
 	for _, t := range tables {
 		for _, s := range t.Create(db.dialect) {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
 				return nil, fmt.Errorf("engine: %s: %w", s, err)
 			}
 		}
-		st, err := tx.PrepareContext(ctx, t.Insert(db.dialect))
+		st, err := tx.PrepareContext(ctx, t.Insert(db.dialect, batch))
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
 		defer st.Close()
-		stmts[t.Name] = st
+		byName[t.Name] = &pending{t: t, full: st}
 	}
 	counts = map[string]int64{}
 	err = rows(func(table string, row []any) error {
-		st := stmts[table]
-		if st == nil {
+		p := byName[table]
+		if p == nil {
 			return fmt.Errorf("engine: no table %s", table)
 		}
-		if _, err := st.ExecContext(ctx, row...); err != nil {
-			return fmt.Errorf("engine: a row of %s: %w", table, err)
+		if len(row) != len(p.t.Columns) {
+			return fmt.Errorf("engine: a row of %s has %d values, want %d", table, len(row), len(p.t.Columns))
 		}
+		p.rows = append(p.rows, row...)
 		counts[table]++
+		if len(p.rows) == batch*len(row) {
+			if _, err := p.full.ExecContext(ctx, p.rows...); err != nil {
+				return fmt.Errorf("engine: rows of %s: %w", table, err)
+			}
+			p.rows = p.rows[:0]
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	for _, t := range tables {
+		p := byName[t.Name]
+		if n := len(p.rows) / max(len(t.Columns), 1); n > 0 {
+			if _, err := tx.ExecContext(ctx, t.Insert(db.dialect, n), p.rows...); err != nil {
+				return nil, fmt.Errorf("engine: rows of %s: %w", t.Name, err)
+			}
+		}
+		for _, s := range t.CreateIndexes(db.dialect) {
+			if _, err := tx.ExecContext(ctx, s); err != nil {
+				return nil, fmt.Errorf("engine: %s: %w", s, err)
+			}
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)

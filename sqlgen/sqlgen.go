@@ -127,8 +127,7 @@ type Table struct {
 	Indexes [][]string
 }
 
-// Create returns the statements that drop and create the table and its
-// indexes.
+// Create returns the statements that drop and create the table.
 func (t Table) Create(d Dialect) []string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE %s (", Ident(t.Name))
@@ -139,7 +138,14 @@ func (t Table) Create(d Dialect) []string {
 		fmt.Fprintf(&b, "%s %s", Ident(c.Name), d.SQLType(c.Type))
 	}
 	b.WriteString(")")
-	out := []string{"DROP TABLE IF EXISTS " + Ident(t.Name), b.String()}
+	return []string{"DROP TABLE IF EXISTS " + Ident(t.Name), b.String()}
+}
+
+// CreateIndexes returns the statements that create the table's indexes
+// (after it is filled: building an index at once is faster than row by
+// row).
+func (t Table) CreateIndexes(d Dialect) []string {
+	var out []string
 	for i, ix := range t.Indexes {
 		cols := make([]string, len(ix))
 		for j, c := range ix {
@@ -150,16 +156,31 @@ func (t Table) Create(d Dialect) []string {
 	return out
 }
 
-// Insert returns the statement inserting one row into the table, with
+// Insert returns the statement inserting rows rows into the table, with
 // the dialect's placeholders.
-func (t Table) Insert(d Dialect) string {
+func (t Table) Insert(d Dialect, rows int) string {
 	cols := make([]string, len(t.Columns))
-	ph := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
 		cols[i] = Ident(c.Name)
-		ph[i] = d.Placeholder(i + 1)
 	}
-	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", Ident(t.Name), strings.Join(cols, ", "), strings.Join(ph, ", "))
+	var b strings.Builder
+	fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", Ident(t.Name), strings.Join(cols, ", "))
+	n := 0
+	for r := range rows {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for i := range t.Columns {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			n++
+			b.WriteString(d.Placeholder(n))
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
 }
 
 // Placeholder is the n-th (from 1) bind parameter.
