@@ -13,7 +13,7 @@ import (
 
 // newEvalDatalogCmd builds "ctxql eval datalog".
 func newEvalDatalogCmd(env Env) *cobra.Command {
-	var dataPath, rulesPath string
+	var dataPath, rulesPath, engineURL string
 	var lim datalogLimits
 	var timed bool
 	cmd := &cobra.Command{
@@ -56,6 +56,9 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 			}
 			ctx, stop := startTiming(ctx, timed, env.Stderr)
 			defer stop()
+			if engineURL != "" {
+				return runEngineDatalog(ctx, env, engineURL, dataPath, rulesPath, rule, len(args) == 1, lim)
+			}
 			if lim.why != "" || lim.whyNot != "" || lim.profile {
 				return explainDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, lim)
 			}
@@ -71,6 +74,7 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 	cmd.Flags().IntVar(&lim.maxTuples, "max-tuples", lang.DefaultMaxTuples, "budget of intermediate and derived tuples (0: no limit)")
 	cmd.Flags().DurationVar(&lim.timeout, "timeout", 0, "time limit of the evaluation (0: none)")
 	addTimingFlag(cmd, &timed)
+	engineFlag(cmd, &engineURL)
 	return cmd
 }
 

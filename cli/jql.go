@@ -14,7 +14,7 @@ import (
 
 // newEvalJQLCmd builds `ctxql eval jql --data FILE QUERY`.
 func newEvalJQLCmd(env Env) *cobra.Command {
-	var data, queryFile string
+	var data, queryFile, engineURL string
 	var maxBytes int64
 	var explain, profile, timed bool
 	var timeout time.Duration
@@ -42,6 +42,9 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 			}
 			ctx, stop := startTiming(ctx, timed, env.Stderr)
 			defer stop()
+			if engineURL != "" {
+				return runEngineJQL(ctx, env, engineURL, data, queryFile, args, lang.Budget{MaxBytes: maxBytes}, explain || profile)
+			}
 			return runEvalJQL(ctx, env, data, queryFile, args, lang.Budget{MaxBytes: maxBytes}, lang.Explain{Profile: profile}, explain || profile)
 		},
 	}
@@ -52,6 +55,7 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 	cmd.Flags().BoolVar(&profile, "profile", false, "--explain with the time of each condition, and the slowest conditions")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "time limit of the load and the evaluation (0: none)")
 	addTimingFlag(cmd, &timed)
+	engineFlag(cmd, &engineURL)
 	return cmd
 }
 
