@@ -101,6 +101,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 	// A file's sample data (its pragma, else the configuration) gives
 	// Datalog programs the data's schema, as every tool does.
 	l = l.WithConfig(cfg).WithData(lang.NewDataCache(ctx, dataFiles(ctx)).Load)
+
 	var (
 		all     []report.Finding
 		files   []string
@@ -108,6 +109,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 		unread  bool // a file could not be read or written
 	)
 	walker := newWalk("check", env, args)
+	l = l.WithDir(walker.dir)
 	for _, arg := range args {
 		if arg == "-" {
 			src, err := f.limits.readStdin(env.Stdin)
@@ -123,7 +125,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 		}
 		paths, err := walker.collect(arg, func(p string) bool {
 			l := lang.ForName(p)
-			return l != nil && (!l.HostsQueries() || cfg.Embedded(absPath(p)))
+			return l != nil && (!l.HostsQueries() || cfg.Embedded(walker.abs(p)))
 		}, cfg)
 		if err != nil {
 			return Usagef("check: %w", err)

@@ -161,6 +161,8 @@ func NewRoot(env Env) *cobra.Command {
 		newDiffCmd(env),
 		newTestCmd(env),
 		newWorkerCmd(env),
+		newCompileCmd(env),
+		newLoadCmd(env),
 	)
 	return root
 }

@@ -12,8 +12,9 @@ import (
 
 // newEvalDatalogCmd builds "ctxql eval datalog".
 func newEvalDatalogCmd(env Env) *cobra.Command {
-	var dataPath, rulesPath string
+	var dataPath, rulesPath, engineURL string
 	var lim datalogLimits
+	var timed bool
 	cmd := &cobra.Command{
 		Use:   "datalog --data FILE (RULE | --rules FILE)",
 		Short: "Evaluate a Datalog rule or program",
@@ -52,6 +53,11 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 			if err != nil {
 				return err
 			}
+			ctx, stop := startTiming(ctx, timed, env.Stderr)
+			defer stop()
+			if engineURL != "" {
+				return runEngineDatalog(ctx, env, engineURL, dataPath, rulesPath, rule, len(args) == 1, lim)
+			}
 			if lim.why != "" || lim.whyNot != "" || lim.profile {
 				return explainDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, lim)
 			}
@@ -66,6 +72,8 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 	cmd.Flags().BoolVar(&lim.profile, "profile", false, "print, for each rule, the tuples it derived and the time it took, and the slowest rules")
 	cmd.Flags().IntVar(&lim.maxTuples, "max-tuples", lang.DefaultMaxTuples, "budget of intermediate and derived tuples (0: no limit)")
 	cmd.Flags().DurationVar(&lim.timeout, "timeout", 0, "time limit of the evaluation (0: none)")
+	addTimingFlag(cmd, &timed)
+	engineFlag(cmd, &engineURL)
 	return cmd
 }
 
@@ -163,6 +171,7 @@ func loadDatalogData(ctx context.Context, path string) (lang.Data, error) {
 	if err != nil {
 		return nil, loadFailed("", err)
 	}
+	markLoaded(ctx)
 	return db, nil
 }
 
@@ -185,6 +194,7 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	// without building them as strings first.
 	q.Stream = true
 	res, err := datalogLang().Evaluate(ctx, db, q, b)
+	markEvaluated(ctx)
 	if err != nil {
 		return evalError(err)
 	}

@@ -21,6 +21,7 @@ type fmtFlags struct {
 	stdinFilename            string
 	config                   string
 	limits                   fileLimits
+	dir                      string // the working directory, read once by the walk
 }
 
 func newFmtCmd(env Env) *cobra.Command {
@@ -61,6 +62,7 @@ func runFmt(ctx context.Context, env Env, f *fmtFlags, args []string) error {
 	}
 	var changed, broken bool
 	walker := newWalk("fmt", env, args)
+	f.dir = walker.dir
 	for _, arg := range args {
 		if arg == "-" {
 			src, err := f.limits.readStdin(env.Stdin)
@@ -135,7 +137,7 @@ func fmtOne(ctx context.Context, env Env, f *fmtFlags, cfg *config.Config, name 
 	if l == nil || !l.CanFormat() {
 		return false, Usagef("fmt: %s: %w", name, lang.ErrUnsupported)
 	}
-	dialect := lang.Settings{Config: cfg}.Dialect(name, lang.DialectUnset)
+	dialect := lang.Settings{Config: cfg, Dir: f.dir}.Dialect(name, lang.DialectUnset)
 	var out []byte
 	var err error
 	yesNo := f.check || f.list

@@ -13,9 +13,9 @@ import (
 
 // newEvalJQLCmd builds `ctxql eval jql --data FILE QUERY`.
 func newEvalJQLCmd(env Env) *cobra.Command {
-	var data, queryFile string
+	var data, queryFile, engineURL string
 	var maxBytes int64
-	var explain, profile bool
+	var explain, profile, timed bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "jql [--explain] --data FILE (QUERY | --query-file F)",
@@ -25,7 +25,10 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 			"file of the queried domain, YAML, or a directory with sessions.jsonl / activities.jsonl.\n" +
 			"Prints a JSON array of result documents; exit 1 on an invalid query, 2 on usage or data errors.\n" +
 			"--explain prints instead the documents left after each where condition and the condition\n" +
-			"that left none. --timeout bounds the load and the evaluation (exit 1 when it runs out).",
+			"that left none. --timeout bounds the load and the evaluation (exit 1 when it runs out).\n" +
+			"--timing prints on stderr the load, evaluation and output times as one JSON object; with it\n" +
+			"the data is loaded into memory before the query runs, so the evaluation time is the query's\n" +
+			"on loaded data (without it, a file is read once, streaming, as the query runs).",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if maxBytes <= 0 {
@@ -36,6 +39,11 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			ctx, stop := startTiming(ctx, timed, env.Stderr)
+			defer stop()
+			if engineURL != "" {
+				return runEngineJQL(ctx, env, engineURL, data, queryFile, args, lang.Budget{MaxBytes: maxBytes}, explain || profile)
+			}
 			return runEvalJQL(ctx, env, data, queryFile, args, lang.Budget{MaxBytes: maxBytes}, lang.Explain{Profile: profile}, explain || profile)
 		},
 	}
@@ -45,6 +53,8 @@ func newEvalJQLCmd(env Env) *cobra.Command {
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the documents left after each where condition instead of the results")
 	cmd.Flags().BoolVar(&profile, "profile", false, "--explain with the time of each condition, and the slowest conditions")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "time limit of the load and the evaluation (0: none)")
+	addTimingFlag(cmd, &timed)
+	engineFlag(cmd, &engineURL)
 	return cmd
 }
 
@@ -55,7 +65,13 @@ func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []str
 	if data == "" {
 		return Usagef("ctxql eval jql: --data is required")
 	}
-	loaded, err := jqlLang().Load(ctx, dataFiles(ctx), data)
+	// One query reads a file once, streaming; --timing loads it into
+	// memory first, so that the evaluation is timed on loaded data.
+	load := jqlLang().LoadOnce
+	if _, timed := timingOf(ctx); timed {
+		load = jqlLang().Load
+	}
+	loaded, err := load(ctx, dataFiles(ctx), data)
 	if err != nil {
 		return loadFailed("ctxql eval jql: ", err)
 	}
@@ -75,6 +91,7 @@ func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []str
 		return Usagef("ctxql eval jql: missing QUERY (or --query-file)")
 	}
 	q := lang.Query{Name: name, Src: src}
+	markLoaded(ctx)
 	if explain {
 		return explainJQL(ctx, env.Stdout, env.Stderr, q, loaded, xo)
 	}
@@ -85,6 +102,7 @@ func runEvalJQL(ctx context.Context, env Env, data, queryFile string, args []str
 // ("name:line:col: Kind: message") to errw.
 func evalJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lang.Data, b lang.Budget) error {
 	res, err := jqlLang().Evaluate(ctx, data, q, b)
+	markEvaluated(ctx)
 	if err != nil {
 		return Usagef("ctxql eval jql: %w", limitError(err, "--max-bytes"))
 	}
@@ -103,6 +121,7 @@ func evalJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lang.D
 // that left none, in the style of `eval pact --explain`.
 func explainJQL(ctx context.Context, out, errw io.Writer, q lang.Query, data lang.Data, xo lang.Explain) error {
 	x, err := jqlLang().Explain(ctx, data, q, xo)
+	markEvaluated(ctx)
 	if err != nil {
 		return Usagef("ctxql eval jql: %w", err)
 	}

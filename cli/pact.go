@@ -16,7 +16,7 @@ import (
 // newEvalPactCmd builds `ctxql eval pact [--dialect v1|v2] --data FILE [--options JSON] SELECTOR`.
 func newEvalPactCmd(env Env) *cobra.Command {
 	var data, dialect, options string
-	var explain, profile bool
+	var explain, profile, timed bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "pact [--dialect v1|v2] --data FILE [--options JSON] SELECTOR",
@@ -25,7 +25,8 @@ func newEvalPactCmd(env Env) *cobra.Command {
 			"Data is {\"root\": {...}} (one snapshot, @t0) or {\"snapshots\": [{\"cycle\": N, \"root\": {...}}, ...]}.\n" +
 			"Prints a JSON array of node ids, or a RangeDiffLatestResult object for a snapshot range;\n" +
 			"--options (JSON: includeContent, contentMode, contextLines, maxSnapshots, maxChangesPerSnapshot)\n" +
-			"applies to ranges. --timeout bounds the load and the evaluation.\n" +
+			"applies to ranges. --timeout bounds the load and the evaluation; --timing prints on stderr\n" +
+			"the load, evaluation and output times as one JSON object.\n" +
 			"Exit 1 on an invalid selector or when the time limit runs out, 2 on usage or data errors.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -34,6 +35,8 @@ func newEvalPactCmd(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			ctx, stop := startTiming(ctx, timed, env.Stderr)
+			defer stop()
 			if explain || profile {
 				return runExplainPact(ctx, env.Stdout, env.Stderr, data, dialect, args[0], profile)
 			}
@@ -46,6 +49,7 @@ func newEvalPactCmd(env Env) *cobra.Command {
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the candidate count after each step and filter instead of the ids")
 	cmd.Flags().BoolVar(&profile, "profile", false, "--explain with the time of each step, and the slowest steps")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "time limit of the load and the evaluation (0: none)")
+	addTimingFlag(cmd, &timed)
 	return cmd
 }
 
@@ -63,6 +67,7 @@ func runEvalPact(ctx context.Context, out, errw io.Writer, data, dialect, option
 	}
 	q.Options = []byte(options)
 	res, err := pactLang().Evaluate(ctx, ds, q, lang.Budget{})
+	markEvaluated(ctx)
 	if err != nil {
 		return &ExitError{Code: 1, Err: fmt.Errorf("ctxql eval pact: %w", err)}
 	}
@@ -94,6 +99,7 @@ func preparePACT(ctx context.Context, errw io.Writer, data, dialect, src string)
 	if err != nil {
 		return q, nil, loadFailed("ctxql eval pact: ", err)
 	}
+	markLoaded(ctx)
 	return q, loaded, nil
 }
 
@@ -105,6 +111,7 @@ func runExplainPact(ctx context.Context, out, errw io.Writer, data, dialect, src
 		return err
 	}
 	x, err := pactLang().Explain(ctx, ds, q, lang.Explain{Profile: profile})
+	markEvaluated(ctx)
 	if err != nil {
 		return &ExitError{Code: 1, Err: fmt.Errorf("ctxql eval pact: %w", err)}
 	}

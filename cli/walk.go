@@ -23,12 +23,14 @@ type walk struct {
 	stderr io.Writer
 	roots  []string        // the named paths, absolute, links resolved
 	told   map[string]bool // links already reported
+	dir    string          // the working directory, read once ("" when unknown)
 }
 
 // newWalk returns the walk of a command's path arguments ("-", standard
 // input, is none).
 func newWalk(cmd string, env Env, args []string) *walk {
 	w := &walk{cmd: cmd, stderr: env.Stderr, told: map[string]bool{}}
+	w.dir, _ = os.Getwd()
 	for _, a := range args {
 		if a == "-" {
 			continue
@@ -38,6 +40,14 @@ func newWalk(cmd string, env Env, args []string) *walk {
 		}
 	}
 	return w
+}
+
+// abs is absPath against the working directory read once.
+func (w *walk) abs(p string) string {
+	if w.dir == "" || filepath.IsAbs(p) {
+		return absPath(p)
+	}
+	return filepath.Join(w.dir, p)
 }
 
 // resolved returns p absolute, with every link on the way resolved.
@@ -97,7 +107,7 @@ func (w *walk) collect(root string, keep func(name string) bool, cfg *config.Con
 		if err != nil {
 			return err
 		}
-		excluded := cfg != nil && p != root && cfg.Excluded(absPath(p))
+		excluded := cfg != nil && p != root && cfg.Excluded(w.abs(p))
 		if d.IsDir() {
 			if p != root && (d.Name() == ".git" || d.Name() == "node_modules" || excluded) {
 				return filepath.SkipDir

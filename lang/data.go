@@ -23,7 +23,7 @@ func (s Settings) DataPath(name string, p *Parsed) (path string, ok bool) {
 		}
 		path = pr.Path
 		if !filepath.IsAbs(path) {
-			path = filepath.Join(filepath.Dir(AbsName(name)), path)
+			path = filepath.Join(filepath.Dir(absNameIn(s.Dir, name)), path)
 		}
 		return path, true
 	}
@@ -33,7 +33,7 @@ func (s Settings) DataPath(name string, p *Parsed) (path string, ok bool) {
 		}
 	}
 	if s.Config != nil {
-		if d := s.Config.DataFor(ConfigName(s.Config, name)); d != "" {
+		if d := s.Config.DataFor(s.ConfigName(name)); d != "" {
 			return d, true
 		}
 	}

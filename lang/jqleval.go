@@ -18,23 +18,38 @@ import (
 // jqlEval is JQL's Evaluator.
 type jqlEval struct{}
 
-// jqlData is a JQL data file or directory, or data held in memory: every
-// evaluation scans it afresh, so nothing is shared but the path and the
-// reader, or the bytes, which nothing modifies.
+// jqlData is JQL data: loaded into memory (an *evjql.Table, whose columns
+// are built as queries test them and shared by every later evaluation), or,
+// for data that serves one query (LoadOnce), the file itself, read as the
+// query runs.
 type jqlData struct{ src evjql.Source }
 
 func (jqlData) Language() ID                { return JQL }
 func (jqlData) Schema() map[string][]string { return nil }
 
-func (jqlEval) Load(_ context.Context, r *files.Reader, path string) (Data, error) {
+func (jqlEval) Load(ctx context.Context, r *files.Reader, path string) (Data, error) {
+	t, err := evjql.Load(ctx, evjql.File{Path: path, Files: r})
+	if err != nil {
+		return nil, loadError(err)
+	}
+	return jqlData{t}, nil
+}
+
+// LoadOnce leaves the file where it is: the one evaluation streams it,
+// holding only the documents it keeps.
+func (jqlEval) LoadOnce(_ context.Context, r *files.Reader, path string) (Data, error) {
 	if _, err := r.Stat(path); err != nil {
 		return nil, &DataError{Err: err}
 	}
 	return jqlData{evjql.File{Path: path, Files: r}}, nil
 }
 
-func (jqlEval) LoadBytes(_ context.Context, name string, b []byte) (Data, error) {
-	return jqlData{evjql.Bytes{Name: name, Data: b}}, nil
+func (jqlEval) LoadBytes(ctx context.Context, name string, b []byte) (Data, error) {
+	t, err := evjql.Load(ctx, evjql.Bytes{Name: name, Data: b})
+	if err != nil {
+		return nil, loadError(err)
+	}
+	return jqlData{t}, nil
 }
 
 // parseJQLQuery parses the query of a command line or query file: a YAML

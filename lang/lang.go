@@ -313,9 +313,26 @@ func Registry() (*analysis.Registry, error) {
 // AbsName is a file name (or a file: URI, as the language server names
 // documents) made absolute against the working directory: the form the
 // configuration's file queries take.
-func AbsName(name string) string {
-	if u, err := url.Parse(name); err == nil && u.Scheme == "file" {
+func AbsName(name string) string { return absNameIn("", name) }
+
+// isFileURI reports whether name is a file: URI (a scheme is case
+// insensitive); only a name that starts so is parsed as a URI.
+func isFileURI(name string) bool {
+	if len(name) < 5 || !strings.EqualFold(name[:5], "file:") {
+		return false
+	}
+	u, err := url.Parse(name)
+	return err == nil && u.Scheme == "file"
+}
+
+// absNameIn is AbsName with relative names joined to dir, an absolute
+// working directory ("": the process's, read now).
+func absNameIn(dir, name string) string {
+	if isFileURI(name) {
 		return fileuri.Path(name)
+	}
+	if dir != "" && !filepath.IsAbs(name) {
+		return filepath.Join(dir, name)
 	}
 	if a, err := filepath.Abs(name); err == nil {
 		return a
@@ -327,12 +344,18 @@ func AbsName(name string) string {
 // take: absolute (AbsName) for a configuration read from a directory, as
 // given (a file: URI made a path) for one that belongs to none
 // (config.Parse), whose anchored globs match relative names only.
-func ConfigName(cfg *config.Config, name string) string {
+func ConfigName(cfg *config.Config, name string) string { return configNameIn("", cfg, name) }
+
+// ConfigName is the package's ConfigName for the settings' configuration,
+// relative names made absolute against the settings' Dir.
+func (s Settings) ConfigName(name string) string { return configNameIn(s.Dir, s.Config, name) }
+
+func configNameIn(dir string, cfg *config.Config, name string) string {
 	if cfg != nil && cfg.Dir() == "" {
-		if u, err := url.Parse(name); err == nil && u.Scheme == "file" {
+		if isFileURI(name) {
 			return fileuri.Path(name)
 		}
 		return name
 	}
-	return AbsName(name)
+	return absNameIn(dir, name)
 }

@@ -12,6 +12,10 @@ import (
 	"github.com/ctxql/ctxql/syntax/pact"
 )
 
+// checkSchema is the JQL schema the validity check reads, built once:
+// Schema.Check only reads it, so every file shares it.
+var checkSchema = sync.OnceValue(jql.NewSchema)
+
 // CodeInvalidPACT is the code of a PACT query that parses but that the
 // evaluator refuses (an unknown control, a mutation-only position, ...).
 const CodeInvalidPACT = pact.CodeInvalid
@@ -195,7 +199,7 @@ func validateJQL(f *jql.File) []syntax.Diagnostic {
 	if syntax.HasErrors(ds) {
 		return ds
 	}
-	s := jql.NewSchema()
+	s := checkSchema()
 	for _, q := range f.Queries {
 		if q == nil {
 			continue
@@ -257,6 +261,11 @@ type Settings struct {
 	// a Datalog program the schema of its data through it. nil: data is
 	// not loaded.
 	Load func(l *Language, path string) (Data, error)
+	// Dir is the working directory, absolute, that relative file names
+	// are made absolute against (ConfigName, data pragmas); "" reads the
+	// process's on each use. A command that checks many files sets it
+	// once instead of asking the system for it per file.
+	Dir string
 }
 
 // Source says where a resolved dialect came from.
@@ -303,7 +312,7 @@ func (s Settings) Resolve(name string, pragma pact.Dialect) (pact.Dialect, Sourc
 		return s.Editor, FromEditor
 	}
 	if s.Config != nil {
-		if d, ok := s.Config.DialectSet(ConfigName(s.Config, name)); ok {
+		if d, ok := s.Config.DialectSet(s.ConfigName(name)); ok {
 			return d, FromConfig
 		}
 	}

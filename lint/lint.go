@@ -36,6 +36,7 @@ type Linter struct {
 	reg      *analysis.Registry
 	settings lang.Settings // the editor's dialect and the configuration (nil: every rule at its default severity)
 	arenas   *sync.Pool    // *pact.Arena: Check is done with a PACT tree before it returns
+	schema   *jql.Schema   // the JQL schema the rules read; nothing modifies it
 }
 
 // WithConfig returns a linter that applies cfg: the rules it selects for
@@ -82,6 +83,15 @@ func (l *Linter) WithEditorData(data func(name string) (path string, ok bool)) *
 	return &cp
 }
 
+// WithDir returns a linter that makes relative file names absolute
+// against dir, the working directory, absolute (lang.Settings.Dir),
+// instead of asking the system for it per file.
+func (l *Linter) WithDir(dir string) *Linter {
+	cp := *l
+	cp.settings.Dir = dir
+	return &cp
+}
+
 // Config returns the linter's configuration, or nil.
 func (l *Linter) Config() *config.Config { return l.settings.Config }
 
@@ -102,7 +112,7 @@ func New(editor pact.Dialect) (*Linter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rule registry: %w", err)
 	}
-	return &Linter{reg: reg, settings: lang.Settings{Editor: editor}, arenas: &sync.Pool{New: func() any { return new(pact.Arena) }}}, nil
+	return &Linter{reg: reg, settings: lang.Settings{Editor: editor}, arenas: &sync.Pool{New: func() any { return new(pact.Arena) }}, schema: jql.NewSchema()}, nil
 }
 
 // Registry returns the linter's rules.
@@ -199,7 +209,7 @@ func (l *Linter) findings(ctx context.Context, file *syntax.File, ast any, parse
 	case *pact.File:
 		id, valid = lang.PACT, validate(a)
 	case *jql.File:
-		id, data, valid = lang.JQL, jql.NewSchema(), validate(a)
+		id, data, valid = lang.JQL, l.schema, validate(a)
 	case *datalog.Program:
 		// One check is shared by validity and every rule that needs it:
 		// the parse's, when there is one.
@@ -301,7 +311,7 @@ func (l *Linter) configure(name string, diags []syntax.Diagnostic) []syntax.Diag
 		return diags
 	}
 	out := diags[:0:0]
-	abs := lang.ConfigName(cfg, name)
+	abs := l.settings.ConfigName(name)
 	for _, d := range diags {
 		if d.Origin == syntax.OriginSyntax || d.Origin == syntax.OriginCheck {
 			out = append(out, d)

@@ -133,7 +133,8 @@ func (l jqlLanguage) DataDiagnostics(ctx context.Context, s *Snapshot) []syntax.
 func sampleDocs(ctx context.Context, s *Snapshot, path, domain string) []any {
 	l := tableOf(s)
 	v, err := s.Workspace.Load(ctx, "sample:"+string(l.ID)+":"+domain, path, func(ctx context.Context, r *files.Reader, p string) (any, error) {
-		d, err := l.Load(ctx, r, p)
+		// Only the first documents are read: the file is not loaded.
+		d, err := l.LoadOnce(ctx, r, p)
 		if err != nil {
 			return nil, err
 		}

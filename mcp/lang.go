@@ -131,7 +131,9 @@ func (s *Server) load(ctx context.Context, tool string, l *lang.Language, data s
 			return nil, fmt.Errorf("%s: %w", tool, err)
 		}
 	}
-	d, err := l.Load(ctx, s.files, rel)
+	// The data serves this one call: a JQL file is read as the query
+	// runs, not held in memory first.
+	d, err := l.LoadOnce(ctx, s.files, rel)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxql/ctxql/bench/workspace"
 	"github.com/ctxql/ctxql/format"
 )
 
@@ -181,15 +182,27 @@ func buildCtxql(b *testing.B, bin string) {
 // (findings, files to format) is the expected outcome of some runs.
 func run(b *testing.B, name string, args ...string) time.Duration {
 	b.Helper()
+	d, _ := runCPU(b, "", name, args...)
+	return d
+}
+
+// runCPU is run in directory dir ("": the current one) that also returns
+// the CPU time (user and system) the process used: on a shared machine it
+// moves far less with the load than the wall time does.
+func runCPU(b *testing.B, dir, name string, args ...string) (wall, cpu time.Duration) {
+	b.Helper()
 	start := time.Now()
-	out, err := exec.Command(name, args...).CombinedOutput()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	wall = time.Since(start)
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
 		err = nil
 	}
 	if err != nil {
 		b.Fatalf("%s %v: %v\n%.2000s", name, args, err, out)
 	}
-	return time.Since(start)
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
 // writeCanonicalPACT writes about corpusBytes of canonical .pact files (the
@@ -241,11 +254,14 @@ func BenchmarkPACTVsGofmt(b *testing.B) {
 	}
 	pBytes, goBytes := writeCanonicalPACT(b, pacts), copyGoCorpus(b, gos)
 	gofmt := gofmtPath()
-	var tCheck, tFmt, tGofmt time.Duration
+	var tCheck, tFmt, tGofmt, cCheck, cFmt, cGofmt time.Duration
 	for b.Loop() {
-		tCheck += run(b, bin, "check", "--format", "json", pacts)
-		tFmt += run(b, bin, "fmt", "--check", pacts)
-		tGofmt += run(b, gofmt, "-l", gos)
+		w, c := runCPU(b, "", bin, "check", "--format", "json", pacts)
+		tCheck, cCheck = tCheck+w, cCheck+c
+		w, c = runCPU(b, "", bin, "fmt", "--check", pacts)
+		tFmt, cFmt = tFmt+w, cFmt+c
+		w, c = runCPU(b, "", gofmt, "-l", gos)
+		tGofmt, cGofmt = tGofmt+w, cGofmt+c
 	}
 	n := float64(b.N)
 	mbps := func(bytes int64, d time.Duration) float64 { return float64(bytes) / (float64(d) / n / 1e9) / 1e6 }
@@ -254,4 +270,97 @@ func BenchmarkPACTVsGofmt(b *testing.B) {
 	b.ReportMetric(mbps(goBytes, tGofmt), "gofmt-MB/s")
 	b.ReportMetric(mbps(pBytes, tCheck)/mbps(goBytes, tGofmt), "check-x-gofmt")
 	b.ReportMetric(mbps(pBytes, tFmt)/mbps(goBytes, tGofmt), "fmt-x-gofmt")
+	// The same ratios in bytes per second of CPU time.
+	b.ReportMetric(mbps(pBytes, cCheck)/mbps(goBytes, cGofmt), "check-x-gofmt-cpu")
+	b.ReportMetric(mbps(pBytes, cFmt)/mbps(goBytes, cGofmt), "fmt-x-gofmt-cpu")
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("PACT %.1f MB, Go %.1f MB; wall: check %.1f MB/s, fmt --check %.1f MB/s, gofmt -l %.1f MB/s (%.2fx, %.2fx); CPU: %.2fx, %.2fx; load average %s",
+		float64(pBytes)/1e6, float64(goBytes)/1e6, mbps(pBytes, tCheck), mbps(pBytes, tFmt), mbps(goBytes, tGofmt),
+		mbps(pBytes, tCheck)/mbps(goBytes, tGofmt), mbps(pBytes, tFmt)/mbps(goBytes, tGofmt),
+		mbps(pBytes, cCheck)/mbps(goBytes, cGofmt), mbps(pBytes, cFmt)/mbps(goBytes, cGofmt), load)
+}
+
+// goModule writes a Go module of n files into dir, in directories of 100
+// like workspace.Generate's queries, each file of about size bytes (a
+// short function padded with a comment), and returns the bytes written.
+func goModule(b *testing.B, dir string, sizes []int) int64 {
+	b.Helper()
+	var total int64
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.26\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for i, size := range sizes {
+		d := filepath.Join(dir, fmt.Sprintf("d%03d", i/100))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		src := fmt.Sprintf("package d%03d\n\n// Q%d is query %d.\nfunc Q%d(x int) int { return x + %d }\n", i/100, i, i, i, i%4)
+		if pad := size - len(src) - 4; pad > 0 {
+			src += "\n// " + strings.Repeat("x", pad) + "\n"
+		}
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("q%05d.go", i)), []byte(src), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		total += int64(len(src))
+	}
+	return total
+}
+
+// BenchmarkWorkspaceVsGofmt runs, in the same iteration and each in its
+// directory, `ctxql check .` and `ctxql fmt --check .` over a generated
+// workspace of WORKSPACE_FILES (default 10,000) query files
+// (bench/workspace: PACT, JQL and Datalog naming sample data) and
+// `gofmt -l .` over a Go module of as many files of the same sizes, and
+// reports each command's time and ctxql's relative to gofmt, in wall and
+// in CPU time (target: ctxql no slower). Per-file cost, not throughput.
+func BenchmarkWorkspaceVsGofmt(b *testing.B) {
+	n := 10_000
+	if s := os.Getenv("WORKSPACE_FILES"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "ctxql")
+	buildCtxql(b, bin)
+	ws, gomod := filepath.Join(dir, "ws"), filepath.Join(dir, "gomod")
+	files, err := workspace.Generate(ws, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sizes []int
+	var qBytes int64
+	for _, q := range files.Queries {
+		st, err := os.Stat(filepath.Join(ws, filepath.FromSlash(q)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		sizes = append(sizes, int(st.Size()))
+		qBytes += st.Size()
+	}
+	if err := os.Mkdir(gomod, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	goBytes := goModule(b, gomod, sizes)
+	gofmt := gofmtPath()
+	var tCheck, tFmt, tGofmt, cCheck, cFmt, cGofmt time.Duration
+	for b.Loop() {
+		w, c := runCPU(b, ws, bin, "check", ".")
+		tCheck, cCheck = tCheck+w, cCheck+c
+		w, c = runCPU(b, ws, bin, "fmt", "--check", ".")
+		tFmt, cFmt = tFmt+w, cFmt+c
+		w, c = runCPU(b, gomod, gofmt, "-l", ".")
+		tGofmt, cGofmt = tGofmt+w, cGofmt+c
+	}
+	per := func(d time.Duration) float64 { return float64(d) / float64(b.N) / 1e6 }
+	b.ReportMetric(per(tCheck), "check-ms")
+	b.ReportMetric(per(tFmt), "fmt-check-ms")
+	b.ReportMetric(per(tGofmt), "gofmt-ms")
+	b.ReportMetric(float64(tCheck)/float64(tGofmt), "check/gofmt")
+	b.ReportMetric(float64(tFmt)/float64(tGofmt), "fmt/gofmt")
+	b.ReportMetric(float64(cCheck)/float64(cGofmt), "check/gofmt-cpu")
+	b.ReportMetric(float64(cFmt)/float64(cGofmt), "fmt/gofmt-cpu")
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("%d query files (%.2f MB), %d Go files (%.2f MB); wall: check %.0f ms, fmt --check %.0f ms, gofmt -l %.0f ms (ratios %.2f, %.2f); CPU: %.0f, %.0f, %.0f ms (ratios %.2f, %.2f); ratio > 1: ctxql slower; load average %s",
+		n, float64(qBytes)/1e6, len(sizes), float64(goBytes)/1e6, per(tCheck), per(tFmt), per(tGofmt),
+		float64(tCheck)/float64(tGofmt), float64(tFmt)/float64(tGofmt),
+		per(cCheck), per(cFmt), per(cGofmt), float64(cCheck)/float64(cGofmt), float64(cFmt)/float64(cGofmt), load)
 }

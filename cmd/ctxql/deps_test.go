@@ -8,12 +8,13 @@ import (
 )
 
 // benchOnly are modules that only the benchmarks (the bench module) or
-// the differential tests use; the binary must not link them.
+// the differential tests use; the binary must not link them. (The SQL
+// engines' pure-Go drivers, modernc.org/sqlite and pgx, are the binary's:
+// `ctxql load` and `eval --engine` use them.)
 var benchOnly = []string{
 	"github.com/andybalholm/cascadia",
 	"github.com/bytedance/sonic",
 	"github.com/goccy/go-json",
-	"modernc.org/sqlite",
 	"golang.org/x/net/html",
 }
 
@@ -62,7 +63,7 @@ const module = "github.com/ctxql/ctxql"
 // that may import an evaluator, the migrator, the formatter or a
 // language's syntax package: the language table and the layers under it.
 var belowTable = []string{
-	"lang", "lint", "analysis/...", "eval/...", "syntax/...", "format", "migrate", "config", "internal/...",
+	"lang", "lint", "analysis/...", "eval/...", "sqlgen", "syntax/...", "format", "migrate", "config", "internal/...",
 }
 
 // frontDoors are the packages that face users. They reach every language

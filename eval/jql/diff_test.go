@@ -89,6 +89,12 @@ func compare(src string, ref *rresult, q rquery, mem evjql.Memory) string {
 		if !errors.As(err, &qe) || !strings.Contains(err.Error(), "InvalidCursor") {
 			return fmt.Sprintf("want an InvalidCursor error, got %v", err)
 		}
+		for _, ld := range loadedForms(mem) {
+			_, err := evjql.EvalQueryOptions(context.Background(), parse(src), nil, ld.t, evjql.Options{Workers: ld.workers})
+			if !errors.As(err, &qe) || !strings.Contains(err.Error(), "InvalidCursor") {
+				return fmt.Sprintf("%s: want an InvalidCursor error, got %v", ld.name, err)
+			}
+		}
 		return ""
 	}
 	if err != nil {
@@ -108,6 +114,9 @@ func compare(src string, ref *rresult, q rquery, mem evjql.Memory) string {
 	if len(res.Warnings) != ref.warnings {
 		return fmt.Sprintf("%d warnings, want %d: %v", len(res.Warnings), ref.warnings, res.Warnings)
 	}
+	if msg := compareLoaded(src, res, mem); msg != "" {
+		return msg
+	}
 	pq, ds := syn.ParseQuery(src)
 	ex, err := evjql.Explain(context.Background(), pq, ds, mem)
 	if err != nil {
@@ -125,6 +134,85 @@ func compare(src string, ref *rresult, q rquery, mem evjql.Memory) string {
 	if ex.Total != ref.total || fmt.Sprint(steps) != fmt.Sprint(ref.steps) || ex.AfterCursor != ref.afterCursor || ex.Returned != min(ref.afterCursor, limit) {
 		return fmt.Sprintf("explain: total %d steps %v after cursor %d returned %d; want %d %v %d %d",
 			ex.Total, steps, ex.AfterCursor, ex.Returned, ref.total, ref.steps, ref.afterCursor, min(ref.afterCursor, limit))
+	}
+	return ""
+}
+
+// loaded is the data loaded into a Table, evaluated with some workers.
+type loaded struct {
+	name    string
+	t       *evjql.Table
+	workers int
+}
+
+// loadedForms loads mem into Tables of one segment and of segments of 3
+// documents, evaluated by 1 and by 4 workers: every form must give the
+// streaming evaluator's result.
+func loadedForms(mem evjql.Memory) []loaded {
+	var out []loaded
+	for _, size := range []int{0, 3} {
+		for _, w := range []int{1, 4} {
+			// A fresh Table each: its first query may scan the bytes,
+			// the next ones read the columns.
+			var t *evjql.Table
+			var err error
+			if size == 0 {
+				t, err = evjql.Load(context.Background(), mem)
+			} else {
+				t, err = evjql.LoadSegments(context.Background(), mem, size)
+			}
+			if err != nil {
+				panic(err)
+			}
+			out = append(out, loaded{fmt.Sprintf("loaded (segments of %d, %d workers)", size, w), t, w})
+		}
+	}
+	return out
+}
+
+func parse(src string) *syn.Query {
+	q, _ := syn.ParseQuery(src)
+	return q
+}
+
+// compareLoaded evaluates src over mem loaded in every form, and over
+// mem's documents as JSON Lines in blocks of 1 byte (a line each) and 200
+// bytes with 1 and 4 workers, and returns what differs from res, the
+// streaming evaluator's result.
+func compareLoaded(src string, res *evjql.Result, mem evjql.Memory) string {
+	q, ds := syn.ParseQuery(src)
+	dom := "activities"
+	if q.From != nil && q.Domain() != "" {
+		dom = q.Domain()
+	}
+	lines := dumpData(mem[dom])
+	if strings.Count(lines, "\n") == len(mem[dom]) {
+		for _, size := range []int{1, 200} {
+			for _, w := range []int{1, 4} {
+				got, err := evjql.EvalQueryOptions(context.Background(), q, ds, evjql.Bytes{Name: "a.jsonl", Data: []byte(lines)},
+					evjql.WithBlockSize(evjql.Options{Workers: w}, size))
+				if err != nil {
+					return fmt.Sprintf("JSON Lines (blocks of %d, %d workers): %v", size, w, err)
+				}
+				if !slices.EqualFunc(got.Docs, res.Docs, func(a, b []byte) bool { return string(a) == string(b) }) {
+					return fmt.Sprintf("JSON Lines (blocks of %d, %d workers): results differ\n got:\n%s\nwant:\n%s", size, w, dumpData(got.Docs), dumpData(res.Docs))
+				}
+			}
+		}
+	}
+	for _, ld := range loadedForms(mem) {
+		for _, pass := range []string{"first query", "second query"} {
+			got, err := evjql.EvalQueryOptions(context.Background(), q, ds, ld.t, evjql.Options{Workers: ld.workers})
+			if err != nil {
+				return fmt.Sprintf("%s, %s: %v", ld.name, pass, err)
+			}
+			if !slices.EqualFunc(got.Docs, res.Docs, func(a, b []byte) bool { return string(a) == string(b) }) {
+				return fmt.Sprintf("%s, %s: results differ\n got:\n%s\nwant:\n%s", ld.name, pass, dumpData(got.Docs), dumpData(res.Docs))
+			}
+			if len(got.Warnings) != len(res.Warnings) {
+				return fmt.Sprintf("%s, %s: %d warnings, want %d", ld.name, pass, len(got.Warnings), len(res.Warnings))
+			}
+		}
 	}
 	return ""
 }

@@ -91,6 +91,21 @@ type Options struct {
 	// MaxBytesFlag names the setting that raises MaxBytes, quoted in the
 	// BudgetError ("--max-bytes" when empty).
 	MaxBytesFlag string
+	// Workers is the number of goroutines an evaluation splits its
+	// documents among (those of a loaded Table, or the blocks of a JSON
+	// Lines file or buffer); 0 means GOMAXPROCS. The result does not
+	// depend on it.
+	Workers int
+
+	blockSize int // the size of the blocks of JSON Lines (0: blockSize)
+}
+
+func (o Options) budgetError(budget int64) error {
+	flag := o.MaxBytesFlag
+	if flag == "" {
+		flag = "--max-bytes"
+	}
+	return &BudgetError{Limit: "the result", Max: budget, Unit: "bytes", Flag: flag}
 }
 
 func (o Options) maxBytes() int64 {
@@ -180,13 +195,18 @@ func (pl *plan) findCursor(ctx context.Context, data Source, p *fastjson.Parser)
 		return err
 	}
 	if !found {
-		return &QueryError{Diagnostics: []syntax.Diagnostic{{
-			Span: q.StartAfterValue.Sp, Severity: syntax.SeverityError, Code: syn.CodeInvalidCursor,
-			Message: fmt.Sprintf("%s: startAfter %q names no document in %s", syn.CodeInvalidCursor, q.StartAfter, pl.dom.Name),
-		}}}
+		return cursorError(q, pl.dom.Name)
 	}
 	pl.hasCursor = true
 	return nil
+}
+
+// cursorError is the error of a startAfter that names no document.
+func cursorError(q *syn.Query, domain string) error {
+	return &QueryError{Diagnostics: []syntax.Diagnostic{{
+		Span: q.StartAfterValue.Sp, Severity: syntax.SeverityError, Code: syn.CodeInvalidCursor,
+		Message: fmt.Sprintf("%s: startAfter %q names no document in %s", syn.CodeInvalidCursor, q.StartAfter, domain),
+	}}}
 }
 
 // EvalQueryOptions is EvalQuery bounded by opts; a result over budget is a
@@ -197,62 +217,57 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 		return nil, err
 	}
 	res := &Result{Warnings: warns}
+	if t, ok := data.(*Table); ok && t.columnar(pl) {
+		return t.evalTable(ctx, pl, res, opts)
+	}
 	var p fastjson.Parser
 	if err := pl.findCursor(ctx, data, &p); err != nil {
 		return nil, err
 	}
-	h := &topk{less: pl.before}
-	seen := 0
-	err = data.Scan(ctx, pl.dom.Name, func(raw []byte) error {
-		// The deadline holds whatever the Source does about it.
-		if seen++; seen%256 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		for _, n := range pl.needles {
-			if !mayContainAny(raw, n) {
-				return nil
-			}
-		}
-		v, err := p.ParseBytes(raw)
-		if err != nil {
-			return dataErr("%w", err)
-		}
-		if v.Type() != fastjson.TypeObject {
-			return nil
-		}
-		for _, g := range pl.groups {
-			if !g.match(v, len(g.conds)) {
-				return nil
-			}
-		}
-		k := keyOf(v)
-		if pl.hasCursor && !pl.before(pl.cursor, k) {
-			return nil
-		}
-		if len(h.items) == q.Limit {
-			if !pl.before(k, h.items[0].key) {
-				return nil
-			}
-			h.items[0] = entry{key: k.clone(), raw: bytes.Clone(raw)}
-			heap.Fix(h, 0)
-			return nil
-		}
-		heap.Push(h, entry{key: k.clone(), raw: bytes.Clone(raw)})
-		return nil
-	})
+	var items []entry
+	br, done, lines, err := linesReader(data, pl.dom.Name)
 	if err != nil {
 		return nil, err
 	}
-	items := h.items
+	t, isTable := data.(*Table)
+	switch {
+	case lines:
+		items, err = pl.scanLinesParallel(ctx, br, opts.workers(), cmp.Or(opts.blockSize, blockSize))
+		done()
+		if err != nil {
+			return nil, err
+		}
+	case isTable:
+		if items, err = t.scanDocs(ctx, pl, opts.workers()); err != nil {
+			return nil, err
+		}
+	default:
+		h := &topk{less: pl.entryBefore}
+		pos := int64(0)
+		err = data.Scan(ctx, pl.dom.Name, func(raw []byte) error {
+			// The deadline holds whatever the Source does about it.
+			if pos++; pos%256 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return pl.offer(&p, h, raw, pos)
+		})
+		if err != nil {
+			return nil, err
+		}
+		items = h.items
+	}
 	slices.SortFunc(items, func(a, b entry) int {
-		if pl.before(a.key, b.key) {
+		if pl.entryBefore(a, b) {
 			return -1
 		}
-		if pl.before(b.key, a.key) {
+		if pl.entryBefore(b, a) {
 			return 1
 		}
 		return 0
 	})
+	if len(items) > q.Limit {
+		items = items[:q.Limit]
+	}
 	budget, size := opts.maxBytes(), int64(0)
 	for _, it := range items {
 		if err := ctx.Err(); err != nil {
@@ -265,11 +280,7 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 		d := pl.project(nil, v)
 		size += int64(len(d)) + 4
 		if budget > 0 && size > budget {
-			flag := opts.MaxBytesFlag
-			if flag == "" {
-				flag = "--max-bytes"
-			}
-			return nil, &BudgetError{Limit: "the result", Max: budget, Unit: "bytes", Flag: flag}
+			return nil, opts.budgetError(budget)
 		}
 		res.Docs = append(res.Docs, d)
 	}
@@ -315,12 +326,8 @@ type sortKey struct {
 	nsec int32
 	s    string
 	id   string
-}
-
-func (k sortKey) clone() sortKey {
-	k.s = strings.Clone(k.s)
-	k.id = strings.Clone(k.id)
-	return k
+	// idStr is whether the id is a JSON string (else id is its JSON text).
+	idStr bool
 }
 
 func keyOf(v *fastjson.Value) sortKey {
@@ -337,7 +344,7 @@ func keyOf(v *fastjson.Value) sortKey {
 	if id := v.Get("id"); id != nil {
 		if id.Type() == fastjson.TypeString {
 			b, _ := id.StringBytes()
-			k.id = unsafeString(b)
+			k.id, k.idStr = unsafeString(b), true
 		} else {
 			k.id = id.String()
 		}
@@ -345,6 +352,7 @@ func keyOf(v *fastjson.Value) sortKey {
 	return k
 }
 
+// unsafeString copies b: a key's strings outlive the parser's buffer.
 func unsafeString(b []byte) string { return string(b) }
 
 func cmpTime(a, b sortKey) int {
@@ -363,19 +371,25 @@ func cmpTime(a, b sortKey) int {
 	return 0
 }
 
+// entry is a matching document kept for the result: its key, its bytes
+// and its place in the input, which breaks ties of the order.
 type entry struct {
 	key sortKey
 	raw []byte
+	pos int64
 }
 
 // topk is a heap holding the best entries seen; its root is the worst kept.
 type topk struct {
 	items []entry
-	less  func(a, b sortKey) bool
+	less  func(a, b entry) bool
 }
 
+func (h *topk) push(e entry) { heap.Push(h, e) }
+func (h *topk) fix0()        { heap.Fix(h, 0) }
+
 func (h *topk) Len() int           { return len(h.items) }
-func (h *topk) Less(i, j int) bool { return h.less(h.items[j].key, h.items[i].key) }
+func (h *topk) Less(i, j int) bool { return h.less(h.items[j], h.items[i]) }
 func (h *topk) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
 func (h *topk) Push(x any)         { h.items = append(h.items, x.(entry)) }
 func (h *topk) Pop() any {

@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ctxql/ctxql/internal/golden"
+	"github.com/ctxql/ctxql/internal/pgtest"
+)
+
+// TestCompileGolden runs testdata/compile/*.txtar: the query of section
+// "query" compiled to each dialect by `ctxql compile jql --to D`; the
+// output sections hold stdout, stderr and the exit status.
+func TestCompileGolden(t *testing.T) {
+	golden.Run(t, "testdata/compile/*.txtar", func(t *testing.T, c *golden.Case) {
+		q := c.Input("query")
+		for _, d := range []string{"sqlite", "postgres", "duckdb"} {
+			out, errs, code := runCLI("compile", "jql", "--to", d, q)
+			c.Want(d, out+errs+"exit "+strconv.Itoa(code)+"\n")
+		}
+	})
+}
+
+// TestCompileUsage checks the usage errors of `ctxql compile` (exit 2).
+func TestCompileUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"compile", "jql", `{from: "sessions"}`},
+		{"compile", "jql", "--to", "oracle", `{from: "sessions"}`},
+		{"compile", "jql", "--to", "sqlite"},
+		{"compile"},
+	} {
+		if _, errs, code := runCLI(args...); code != 2 || errs == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errs)
+		}
+	}
+}
+
+// TestEvalEngineAgrees loads the data of every JQL evaluation golden
+// (testdata/jql/eval) into SQLite and a temporary PostgreSQL with
+// `ctxql load`, and runs each golden's query, and a few more, with
+// `ctxql eval jql --engine`: stdout, stderr and the exit status must be
+// those of `ctxql eval jql --data` over the same file.
+func TestEvalEngineAgrees(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts databases")
+	}
+	dir := t.TempDir()
+	engines := []string{"sqlite:" + filepath.Join(dir, "jql.db"), pgtest.Start(t)}
+	extra := []string{
+		`{from: "activities", select: ["-message"], order: "asc", limit: 3}`,
+		`{from: "activities", select: ["nosuch.path", "summary"]}`,
+		`{from: "sessions", where: {state: {neq: "completed"}}}`,
+		`{from: "activities", where: {"artifacts.command": {contains: "NPM"}}, startAfter: "a2"}`,
+		`{from: "activities", startAfter: "nosuch"}`,
+		`{from: "activities", where: {artifactCount: 2}}`,
+		`{from: "activities", limit: 2000}`,
+	}
+	paths, err := filepath.Glob("../testdata/jql/eval/*.txtar")
+	if err != nil || len(paths) < 10 {
+		t.Fatalf("%d eval goldens: %v", len(paths), err)
+	}
+	compared := 0
+	for _, p := range paths {
+		c := golden.Load(t, p)
+		if !c.Has("data") {
+			continue
+		}
+		data := filepath.Join(dir, c.Name+".json")
+		if err := os.WriteFile(data, []byte(c.Input("data")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		queries := append([]string{c.Input("query")}, extra...)
+		for _, url := range engines {
+			out, errs, code := runCLI("load", "--engine", url, data)
+			if code != 0 {
+				if _, ierr, icode := runCLI("eval", "jql", "--data", data, `{from: "sessions"}`); icode == 2 {
+					continue // data that eval refuses too
+				} else {
+					t.Fatalf("%s: load into %s: exit %d: %s%s (eval: %d %s)", c.Name, url, code, out, errs, icode, ierr)
+				}
+			}
+			for _, q := range queries {
+				wout, werr, wcode := runCLI("eval", "jql", "--data", data, "--max-bytes", "400", q)
+				gout, gerr, gcode := runCLI("eval", "jql", "--engine", url, "--max-bytes", "400", q)
+				if wout != gout || strings.ReplaceAll(werr, data, "") != gerr || wcode != gcode {
+					t.Errorf("%s, %s, query %s:\n--data: exit %d\n%s%s\n--engine: exit %d\n%s%s", c.Name, url, q, wcode, wout, werr, gcode, gout, gerr)
+				}
+				compared++
+			}
+		}
+	}
+	if compared < 100 {
+		t.Fatalf("only %d runs compared", compared)
+	}
+	t.Logf("%d runs of eval jql --engine printed what eval jql --data printed", compared)
+}
+
+// TestEngineUsage checks the usage errors of load and eval --engine.
+func TestEngineUsage(t *testing.T) {
+	data := writeJQLData(t)
+	for _, args := range [][]string{
+		{"load", data},
+		{"load", "--engine", "duckdb:" + filepath.Join(t.TempDir(), "x.duckdb"), data},
+		{"load", "--engine", "mysql://x", data},
+		{"load", "--engine", "sqlite:" + filepath.Join(t.TempDir(), "x.db"), filepath.Join(t.TempDir(), "missing.json")},
+		{"eval", "jql", "--engine", "sqlite:x.db", "--data", data, `{from: "sessions"}`},
+		{"eval", "jql", "--engine", "sqlite:x.db", "--explain", `{from: "sessions"}`},
+		{"eval", "jql", "--engine", "duckdb:x.duckdb", `{from: "sessions"}`},
+	} {
+		if _, errs, code := runCLI(args...); code != 2 || errs == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errs)
+		}
+	}
+}
+
+// TestEvalDatalogEngineAgrees loads the data of every Datalog evaluation
+// golden (testdata/datalog/eval) into SQLite and a temporary PostgreSQL
+// with `ctxql load --lang datalog` and runs its rule or program with
+// `ctxql eval datalog --engine`: stdout, stderr and the exit status must
+// be those of `ctxql eval datalog --data`, or the query is refused (exit
+// 1) with a message naming what is not compiled.
+func TestEvalDatalogEngineAgrees(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts databases")
+	}
+	dir := t.TempDir()
+	engines := []string{"sqlite:" + filepath.Join(dir, "dl.db"), pgtest.Start(t)}
+	paths, err := filepath.Glob("../testdata/datalog/eval/*.txtar")
+	if err != nil || len(paths) < 20 {
+		t.Fatalf("%d eval goldens: %v", len(paths), err)
+	}
+	type dlCase struct{ name, data, program, rule string }
+	var cases []dlCase
+	for _, p := range paths {
+		c := golden.Load(t, p)
+		if !c.Has("data.json") {
+			continue
+		}
+		dc := dlCase{name: c.Name, data: c.Input("data.json")}
+		switch {
+		case c.Has("program"):
+			dc.program = c.Input("program")
+		case c.Has("rule"):
+			dc.rule = strings.TrimSpace(c.Input("rule"))
+		default:
+			continue
+		}
+		cases = append(cases, dc)
+	}
+	// Cases of the same data one after the other: each data set is loaded
+	// once.
+	sort.SliceStable(cases, func(i, j int) bool { return cases[i].data < cases[j].data })
+	same, refused := 0, 0
+	loaded := map[string]string{}
+	for _, c := range cases {
+		data := filepath.Join(dir, c.name+".json")
+		if err := os.WriteFile(data, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{c.rule}
+		if c.program != "" {
+			rules := filepath.Join(dir, c.name+".dl")
+			if err := os.WriteFile(rules, []byte(c.program), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args = []string{"--rules", rules}
+		}
+		wout, werr, wcode := runCLI(append([]string{"eval", "datalog", "--data", data}, args...)...)
+		for _, url := range engines {
+			if loaded[url] != c.data {
+				if out, errs, code := runCLI("load", "--lang", "datalog", "--engine", url, data); code != 0 {
+					t.Fatalf("%s: load into %s: exit %d: %s%s", c.name, url, code, out, errs)
+				}
+				loaded[url] = c.data
+			}
+			gout, gerr, gcode := runCLI(append([]string{"eval", "datalog", "--engine", url}, args...)...)
+			switch {
+			case gcode == 1 && strings.Contains(gerr, "cannot be compiled to"):
+				refused++
+			case wout != gout || werr != gerr || wcode != gcode:
+				t.Errorf("%s, %s:\n--data: exit %d\n%s%s\n--engine: exit %d\n%s%s", c.name, url, wcode, wout, werr, gcode, gout, gerr)
+			default:
+				same++
+			}
+		}
+	}
+	if same < 30 {
+		t.Fatalf("only %d runs agreed (%d refused)", same, refused)
+	}
+	t.Logf("%d runs of eval datalog --engine printed what eval datalog --data printed; %d refused by name", same, refused)
+}

@@ -1,0 +1,342 @@
+package datalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxql/ctxql/engine"
+	"github.com/ctxql/ctxql/internal/duckdbtest"
+	"github.com/ctxql/ctxql/internal/pgtest"
+	"github.com/ctxql/ctxql/sqlgen"
+	syn "github.com/ctxql/ctxql/syntax/datalog"
+)
+
+// TestSQLDifferential compiles generated programs (the generator of
+// TestDatalogDifferential: joins, constants, wildcards, negation over
+// lower strata, recursion, data extended by rules) to SQL and runs them
+// in SQLite and a temporary PostgreSQL cluster: every derived relation
+// must hold the tuples the evaluator derives. A program the compiler
+// refuses must be refused for a construct it names (a condition,
+// non-linear recursion); the counts of both are reported.
+func TestSQLDifferential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts databases")
+	}
+	ctx := context.Background()
+	urls := map[string]string{"sqlite": "sqlite:" + filepath.Join(t.TempDir(), "dl.db"), "postgres": pgtest.Start(t)}
+	for name, url := range urls {
+		t.Run(name, func(t *testing.T) {
+			db, err := engine.Open(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			compiled, tuples, scripts := 0, 0, 0
+			refused := map[string]int{}
+			for seed := range uint64(100) {
+				src, g := sqlProgram(seed)
+				n, why, script := sqlCase(t, ctx, db, seed, src, g)
+				if why != "" {
+					refused[why]++
+					continue
+				}
+				if script {
+					scripts++
+				}
+				compiled++
+				tuples += n
+			}
+			if compiled < 40 || tuples < 150 || scripts < 10 {
+				t.Fatalf("only %d programs compiled, %d tuples compared (refused: %v)", compiled, tuples, refused)
+			}
+			t.Logf("%s: %d generated programs compiled (%d of them to a semi-naive script), %d derived tuples identical; refused by construct: %v", name, compiled, scripts, tuples, refused)
+		})
+	}
+}
+
+// sqlProgram generates a program and its data as diffProgramCase does,
+// conditions left out of half the programs so that more compile.
+func sqlProgram(seed uint64) (string, *gen) {
+	g := &gen{rng: rand.New(rand.NewPCG(seed, 14)), rels: map[string]*gRel{}, numHeads: true}
+	g.relation("e", []string{"Int", "Int"}, 10)
+	g.relation("f", []string{"Int"}, 6)
+	g.relation("h", []string{"Int", "Int", "Int"}, 8)
+	derived := []string{"d1", "d2", "d3"}
+	arity := map[string]int{"d1": 2, "d2": 1 + g.rng.IntN(2), "d3": 1 + g.rng.IntN(3)}
+	if g.rng.IntN(3) == 0 {
+		g.relation("d1", []string{"Int", "Int"}, 4)
+	}
+	typesOf := func(n string) []string {
+		if r, ok := g.rels[n]; ok {
+			return r.types
+		}
+		ts := make([]string, arity[n])
+		for i := range ts {
+			ts[i] = "Int"
+		}
+		return ts
+	}
+	noConds := seed%2 == 0
+	var rules []gRule
+	add := func(r gRule) {
+		if noConds {
+			var order []byte
+			for _, k := range r.order {
+				if k != 'c' {
+					order = append(order, k)
+				}
+			}
+			r.order, r.conds = order, nil
+		}
+		rules = append(rules, r)
+	}
+	for i, d := range derived {
+		pos := append([]string{"e", "f", "h"}, derived[:i+1]...)
+		neg := append([]string{"e", "f", "h"}, derived[:i]...)
+		add(g.rule(d, arity[d], append([]string{"e", "f", "h"}, derived[:i]...), neg, typesOf))
+		for range g.rng.IntN(3) {
+			add(g.rule(d, arity[d], pos, neg, typesOf))
+		}
+	}
+	if g.rng.IntN(3) == 0 {
+		x, y, z := gTerm{kind: 'v', name: "x"}, gTerm{kind: 'v', name: "y"}, gTerm{kind: 'v', name: "z"}
+		rules = append(rules, gRule{head: gAtom{rel: "d1", args: []gTerm{x, z}},
+			pos: []gAtom{{rel: "d1", args: []gTerm{x, y}}, {rel: "d1", args: []gTerm{y, z}}}, order: []byte{'p', 'p'}})
+	}
+	g.rng.Shuffle(len(rules), func(i, j int) { rules[i], rules[j] = rules[j], rules[i] })
+	var src strings.Builder
+	for _, r := range rules {
+		src.WriteString(r.String() + "\n")
+	}
+	return src.String(), g
+}
+
+// sqlCase evaluates src in process and in the database; it returns the
+// tuples compared, or the construct the compiler refused.
+func sqlCase(t *testing.T, ctx context.Context, db *engine.DB, seed uint64, src string, g *gen) (n int, refused string, scripted bool) {
+	t.Helper()
+	data := g.data()
+	mem, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := EvalProgram(ctx, mem, "p", src)
+	if err != nil || len(res.Diagnostics) > 0 {
+		t.Fatalf("seed %d: %s: %v %v", seed, src, err, res.Diagnostics)
+	}
+	schema := map[string][]string{}
+	for n, r := range data.Relations {
+		schema[n] = r.ParamTypes
+	}
+	prog := syn.ParseProgram("p", src)
+	info := syn.Check(prog, schema)
+	var outputs []string
+	for _, st := range info.Strata {
+		outputs = append(outputs, st...)
+	}
+	var rels []sqlgen.DatalogRelation
+	var script *sqlgen.Script
+	if sqlgen.NeedsScript(prog, info) {
+		script, rels, err = sqlgen.CompileDatalogScript(prog, info, schema, db.Dialect(), outputs)
+	} else {
+		rels, err = sqlgen.CompileDatalog(prog, info, schema, db.Dialect(), outputs)
+	}
+	var ue *sqlgen.UnsupportedError
+	if errors.As(err, &ue) {
+		construct := ue.Construct
+		if i := strings.IndexByte(construct, '('); i > 0 {
+			construct = strings.TrimSpace(construct[:i])
+		}
+		return 0, construct, false
+	}
+	if err != nil {
+		t.Fatalf("seed %d: %s: %v", seed, src, err)
+	}
+	_, err = db.Load(ctx, sqlgen.DatalogTables(schema), func(emit func(string, []any) error) error {
+		return sqlgen.DatalogRows(schema, func(rel string) [][]string { return data.Relations[rel].Tuples }, emit)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][][]string{}
+	var results [][][]any
+	if script != nil {
+		var qs []string
+		for _, r := range rels {
+			qs = append(qs, r.SQL)
+		}
+		if results, err = db.RunScript(ctx, script, qs); err != nil {
+			t.Fatalf("seed %d: %s\n%s: %v", seed, src, script.Text(), err)
+		}
+	} else {
+		for _, r := range rels {
+			rows, err := db.Rows(ctx, r.SQL)
+			if err != nil {
+				t.Fatalf("seed %d: %s\n%s: %v", seed, src, r.SQL, err)
+			}
+			results = append(results, rows)
+		}
+	}
+	for i, r := range rels {
+		rows := results[i]
+		ts := [][]string{}
+		for _, row := range rows {
+			tup := make([]string, len(row))
+			for k, v := range row {
+				tup[k] = fmt.Sprint(textValue(v))
+			}
+			ts = append(ts, tup)
+		}
+		sqlgen.SortTuples(ts)
+		got[r.Name] = ts
+		n += len(ts)
+	}
+	want := map[string][][]string{}
+	for k, v := range res.Relations {
+		want[k] = nonEmpty(v)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("seed %d:\n%s\ndata: %s\n(-in process +%s):\n%s", seed, src, dumpRels(g.rels), db.Dialect(), d)
+	}
+	return n, "", script != nil
+}
+
+func textValue(v any) any {
+	if b, ok := v.([]byte); ok {
+		return string(b)
+	}
+	return v
+}
+
+// TestSQLDifferentialDuckDB runs TestSQLDifferential's generated programs
+// compiled to DuckDB's SQL in DuckDB (through @duckdb/node-api, all in one
+// process, each program in a schema of its own), recursive CTEs and
+// semi-naive scripts alike.
+func TestSQLDifferentialDuckDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs DuckDB")
+	}
+	duckdbtest.Available(t)
+	ctx := context.Background()
+	type program struct {
+		seed uint64
+		src  string
+		want map[string][][]string
+		rels []sqlgen.DatalogRelation
+	}
+	var progs []program
+	var items []duckdbtest.Item
+	refused, scripts := map[string]int{}, 0
+	for seed := range uint64(100) {
+		src, g := sqlProgram(seed)
+		data := g.data()
+		mem, err := Load(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := EvalProgram(ctx, mem, "p", src)
+		if err != nil || len(res.Diagnostics) > 0 {
+			t.Fatalf("seed %d: %s: %v %v", seed, src, err, res.Diagnostics)
+		}
+		schema := map[string][]string{}
+		for n, r := range data.Relations {
+			schema[n] = r.ParamTypes
+		}
+		prog := syn.ParseProgram("p", src)
+		info := syn.Check(prog, schema)
+		var outputs []string
+		for _, st := range info.Strata {
+			outputs = append(outputs, st...)
+		}
+		var rels []sqlgen.DatalogRelation
+		var script *sqlgen.Script
+		if sqlgen.NeedsScript(prog, info) {
+			script, rels, err = sqlgen.CompileDatalogScript(prog, info, schema, sqlgen.DuckDB, outputs)
+		} else {
+			rels, err = sqlgen.CompileDatalog(prog, info, schema, sqlgen.DuckDB, outputs)
+		}
+		var ue *sqlgen.UnsupportedError
+		if errors.As(err, &ue) {
+			refused[strings.TrimSpace(strings.SplitN(ue.Construct, "(", 2)[0])]++
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		schemaName := fmt.Sprintf("p%d", seed)
+		items = append(items, duckdbtest.Item{Exec: "CREATE SCHEMA " + schemaName}, duckdbtest.Item{Exec: "SET schema = '" + schemaName + "'"})
+		tables := map[string]sqlgen.Table{}
+		for _, tb := range sqlgen.DatalogTables(schema) {
+			for _, s := range tb.Create(sqlgen.DuckDB)[1:] {
+				items = append(items, duckdbtest.Item{Exec: s})
+			}
+			tables[tb.Name] = tb
+		}
+		err = sqlgen.DatalogRows(schema, func(rel string) [][]string { return data.Relations[rel].Tuples }, func(table string, row []any) error {
+			s, err := tables[table].InsertLiteral(sqlgen.DuckDB, row)
+			items = append(items, duckdbtest.Item{Exec: s})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if script != nil {
+			scripts++
+			for _, st := range script.Steps {
+				if st.Loop {
+					items = append(items, duckdbtest.Item{Loop: st.Stmts, Count: st.Count})
+					continue
+				}
+				for _, s := range st.Stmts {
+					// Temporary tables live in DuckDB's temp schema, one for all
+					// programs: the script drops and creates them afresh.
+					items = append(items, duckdbtest.Item{Exec: s})
+				}
+			}
+		}
+		for _, r := range rels {
+			items = append(items, duckdbtest.Item{Read: r.SQL})
+		}
+		want := map[string][][]string{}
+		for k, v := range res.Relations {
+			want[k] = nonEmpty(v)
+		}
+		progs = append(progs, program{seed, src, want, rels})
+	}
+	results, err := duckdbtest.RunItems(t, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuples := 0
+	for _, p := range progs {
+		got := map[string][][]string{}
+		for _, r := range p.rels {
+			ts := [][]string{}
+			for _, row := range results[0] {
+				tup := make([]string, len(row))
+				for k, v := range row {
+					tup[k] = *v
+				}
+				ts = append(ts, tup)
+			}
+			results = results[1:]
+			sqlgen.SortTuples(ts)
+			got[r.Name] = ts
+			tuples += len(ts)
+		}
+		if d := cmp.Diff(p.want, got); d != "" {
+			t.Fatalf("seed %d:\n%s\n(-in process +duckdb):\n%s", p.seed, p.src, d)
+		}
+	}
+	if len(progs) < 40 || scripts < 10 || tuples < 150 {
+		t.Fatalf("only %d programs compiled (%d scripts), %d tuples compared (refused: %v)", len(progs), scripts, tuples, refused)
+	}
+	t.Logf("duckdb: %d generated programs compiled (%d of them to a semi-naive script), %d derived tuples identical; refused by construct: %v", len(progs), scripts, tuples, refused)
+}

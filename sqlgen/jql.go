@@ -1,0 +1,297 @@
+package sqlgen
+
+import (
+	"fmt"
+	"strings"
+
+	evjql "github.com/ctxql/ctxql/eval/jql"
+	"github.com/ctxql/ctxql/internal/jsonenc"
+	"github.com/ctxql/ctxql/syntax"
+	syn "github.com/ctxql/ctxql/syntax/jql"
+)
+
+// JQL's layout: per domain (sessions, activities) one table of documents
+// and one of their nodes.
+//
+//	<domain>(ord, id, cid, ct_rank, ct_sec, ct_nsec, ct_str, doc)
+//	<domain>_nodes(ord, path, kind, str, low, num, ts_sec, ts_nsec)
+//
+// ord is the document's position in the data (ties of the sort key keep
+// it), id and the ct_ columns the sort key (createTime, then id), cid the
+// id a startAfter cursor matches (NULL when id is no string), doc the
+// document as written. A node is every value a field path reaches, arrays
+// crossed: path is the JSON array of its field names, kind its JSON type,
+// str a string (low its lower case when that differs), num a number,
+// ts_sec/ts_nsec the instant of a string that reads as an RFC 3339 time.
+
+// JQLDomains are the JQL domains, each a table of the layout.
+func JQLDomains() []string { return []string{"sessions", "activities"} }
+
+// JQLTables returns the tables of one domain.
+func JQLTables(domain string) []Table {
+	return []Table{
+		{Name: domain, Columns: []Column{
+			{"ord", Int}, {"id", Text}, {"cid", Text}, {"ct_rank", Int}, {"ct_sec", Int}, {"ct_nsec", Int}, {"ct_str", Text}, {"doc", JSON},
+		}, Indexes: [][]string{{"ord"}, {"cid"}, {"ct_rank", "ct_sec", "ct_nsec", "ct_str", "id"}}},
+		{Name: domain + "_nodes", Columns: []Column{
+			{"ord", Int}, {"path", Text}, {"kind", Text}, {"str", Text}, {"low", Text}, {"num", Float}, {"ts_sec", Int}, {"ts_nsec", Int},
+		}, Indexes: [][]string{{"path", "str"}, {"path", "num"}, {"ord", "path"}}},
+	}
+}
+
+// JQLRows derives the rows of one document of a domain, the ord-th (from
+// 0) of the data, and hands each to emit with its table's name. A document
+// that is not an object has no rows.
+func JQLRows(domain string, ord int64, raw []byte, emit func(table string, row []any) error) error {
+	r, ok, err := evjql.TableRow(raw)
+	if err != nil || !ok {
+		return err
+	}
+	var cid any
+	if r.HasCursorID {
+		cid = r.CursorID
+	}
+	if err := emit(domain, []any{ord, r.ID, cid, int64(r.Rank), r.Sec, int64(r.Nsec), r.Str, string(raw)}); err != nil {
+		return err
+	}
+	for _, n := range r.Nodes {
+		row := []any{ord, pathKey(n.Path), n.Kind, nil, nil, nil, nil, nil}
+		switch n.Kind {
+		case "string":
+			row[3] = n.Str
+			if n.HasLower {
+				row[4] = n.Lower
+			}
+			if n.IsTime {
+				row[6], row[7] = n.Sec, int64(n.Nsec)
+			}
+		case "number":
+			row[5] = n.Num
+		}
+		if err := emit(domain+"_nodes", row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pathKey is the path column's value: the JSON array of the names.
+func pathKey(names []string) string {
+	b, _ := jsonenc.Marshal(names)
+	return string(b)
+}
+
+// JQLQuery is a compiled JQL query.
+type JQLQuery struct {
+	// SQL is the SELECT returning the stored documents (column doc) of the
+	// result, in order, after the cursor, cut to the limit.
+	SQL string
+	// CursorSQL, when the query has a startAfter cursor, counts the
+	// documents the cursor names; none makes the query invalid, as in
+	// process.
+	CursorSQL string
+	// Warnings are the query's non-fatal diagnostics.
+	Warnings []syntax.Diagnostic
+}
+
+// CompileJQL compiles a parsed query. An invalid query is the evaluator's
+// *jql.QueryError; a construct the dialect cannot answer exactly is an
+// *UnsupportedError.
+func CompileJQL(q *syn.Query, parseDiags []syntax.Diagnostic, d Dialect) (*JQLQuery, error) {
+	warns, err := evjql.Prepare(q, parseDiags)
+	if err != nil {
+		return nil, err
+	}
+	c := &jqlCompiler{d: d, dom: q.Domain()}
+	var where []string
+	// The conditions of one where entry (one key) hold for one and the
+	// same value, as the evaluator's groups.
+	for i := 0; i < len(q.Where); {
+		j := i + 1
+		for j < len(q.Where) && q.Where[j].KeySpan == q.Where[i].KeySpan {
+			j++
+		}
+		ws, err := c.group(q.Where[i:j])
+		if err != nil {
+			return nil, err
+		}
+		where = append(where, ws...)
+		i = j
+	}
+	dir := "DESC"
+	if q.Order == "asc" {
+		dir = "ASC"
+	}
+	var b strings.Builder
+	from := Ident(c.dom) + " AS t"
+	out := &JQLQuery{Warnings: warns}
+	if q.StartAfter != "" {
+		lit, err := d.String(q.StartAfter)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "WITH cur AS (SELECT ct_rank, ct_sec, ct_nsec, ct_str, id FROM %s WHERE cid = %s ORDER BY ord LIMIT 1)\n", Ident(c.dom), lit)
+		from += ", cur"
+		where = append(where, after(dir))
+		out.CursorSQL = fmt.Sprintf("SELECT count(*) FROM %s WHERE cid = %s", Ident(c.dom), lit)
+	}
+	fmt.Fprintf(&b, "SELECT t.doc FROM %s", from)
+	for i, w := range where {
+		if i == 0 {
+			b.WriteString("\nWHERE ")
+		} else {
+			b.WriteString("\n  AND ")
+		}
+		b.WriteString(w)
+	}
+	fmt.Fprintf(&b, "\nORDER BY t.ct_rank %[1]s, t.ct_sec %[1]s, t.ct_nsec %[1]s, t.ct_str %[1]s, t.id, t.ord\nLIMIT %d", dir, q.Limit)
+	out.SQL = b.String()
+	return out, nil
+}
+
+// after is the condition that a row comes after the cursor in the order:
+// the createTime columns in dir, then id ascending.
+func after(dir string) string {
+	op := "<"
+	if dir == "ASC" {
+		op = ">"
+	}
+	cols := []string{"ct_rank", "ct_sec", "ct_nsec", "ct_str"}
+	var alts []string
+	for i := range cols {
+		var eq []string
+		for _, c := range cols[:i] {
+			eq = append(eq, fmt.Sprintf("t.%s = cur.%s", c, c))
+		}
+		alts = append(alts, strings.Join(append(eq, fmt.Sprintf("t.%s %s cur.%s", cols[i], op, cols[i])), " AND "))
+	}
+	var eq []string
+	for _, c := range cols {
+		eq = append(eq, fmt.Sprintf("t.%s = cur.%s", c, c))
+	}
+	alts = append(alts, strings.Join(append(eq, "t.id > cur.id"), " AND "))
+	return "((" + strings.Join(alts, ") OR (") + "))"
+}
+
+type jqlCompiler struct {
+	d   Dialect
+	dom string
+}
+
+// group compiles the conditions of one where entry: an exists test per
+// exists operator, and one node of the path satisfying every other
+// operator.
+func (c *jqlCompiler) group(conds []*syn.Condition) ([]string, error) {
+	path, err := c.d.String(pathKey(conds[0].Path.Names()))
+	if err != nil {
+		return nil, err
+	}
+	// A semi-join on the node table: the planner can start from the
+	// nodes of the path (an index on path and value) or probe them per
+	// document.
+	nodes := fmt.Sprintf("SELECT n.ord FROM %s AS n WHERE n.path = %s", Ident(c.dom+"_nodes"), path)
+	var out, tests []string
+	for _, cd := range conds {
+		if cd.Op == syn.OpExists {
+			not := ""
+			if !cd.Operand.Bool {
+				not = "NOT "
+			}
+			out = append(out, fmt.Sprintf("t.ord %sIN (%s)", not, nodes))
+			continue
+		}
+		t, err := c.test(cd)
+		if err != nil {
+			return nil, err
+		}
+		tests = append(tests, t)
+	}
+	if len(tests) > 0 {
+		out = append(out, fmt.Sprintf("t.ord IN (%s AND n.kind <> 'array' AND %s)", nodes, strings.Join(tests, " AND ")))
+	}
+	return out, nil
+}
+
+// test compiles one operator over the node n; the result is never NULL.
+func (c *jqlCompiler) test(cd *syn.Condition) (string, error) {
+	switch cd.Op {
+	case syn.OpEq:
+		return c.equal(cd.Operand)
+	case syn.OpNeq:
+		e, err := c.equal(cd.Operand)
+		return "NOT " + e, err
+	case syn.OpIn:
+		var alts []string
+		for _, e := range cd.Operand.Elems {
+			s, err := c.equal(e)
+			if err != nil {
+				return "", err
+			}
+			alts = append(alts, s)
+		}
+		if len(alts) == 0 {
+			return "1 = 0", nil
+		}
+		return "(" + strings.Join(alts, " OR ") + ")", nil
+	case syn.OpContains:
+		lit, err := c.d.String(strings.ToLower(cd.Operand.Str))
+		if err != nil {
+			return "", err
+		}
+		f := "instr(COALESCE(n.low, n.str), %s) > 0"
+		if c.d == Postgres {
+			f = "strpos(COALESCE(n.low, n.str), %s) > 0"
+		}
+		return "(n.kind = 'string' AND " + fmt.Sprintf(f, lit) + ")", nil
+	case syn.OpGt, syn.OpLt, syn.OpGte, syn.OpLte:
+		return c.compare(cd.Op, cd.Operand)
+	}
+	return "", &UnsupportedError{Construct: "the operator " + cd.Op, Dialect: c.d}
+}
+
+// equal is the evaluator's equality of a node and a literal: numbers by
+// value, strings byte for byte or, when both read as times, as instants.
+func (c *jqlCompiler) equal(v *syn.Value) (string, error) {
+	switch v.Kind {
+	case syn.KindString:
+		lit, err := c.d.String(v.Str)
+		if err != nil {
+			return "", err
+		}
+		if sec, nsec, ok := evjql.LiteralTime(v.Str); ok {
+			return fmt.Sprintf("(n.kind = 'string' AND (n.str = %s OR COALESCE(n.ts_sec = %d AND n.ts_nsec = %d, 1 = 0)))", lit, sec, nsec), nil
+		}
+		return fmt.Sprintf("(n.kind = 'string' AND n.str = %s)", lit), nil
+	case syn.KindNumber:
+		return fmt.Sprintf("(n.kind = 'number' AND n.num = %s)", c.d.Float(v.Num)), nil
+	case syn.KindBool:
+		if v.Bool {
+			return "(n.kind = 'true')", nil
+		}
+		return "(n.kind = 'false')", nil
+	case syn.KindNull:
+		return "(n.kind = 'null')", nil
+	}
+	return "", &UnsupportedError{Construct: "a " + v.Kind.String() + " operand", Dialect: c.d}
+}
+
+// compare is the evaluator's order of a node and a literal of its kind.
+func (c *jqlCompiler) compare(op string, v *syn.Value) (string, error) {
+	sym := map[string]string{syn.OpGt: ">", syn.OpLt: "<", syn.OpGte: ">=", syn.OpLte: "<="}[op]
+	switch v.Kind {
+	case syn.KindNumber:
+		return fmt.Sprintf("(n.kind = 'number' AND n.num %s %s)", sym, c.d.Float(v.Num)), nil
+	case syn.KindString:
+		lit, err := c.d.String(v.Str)
+		if err != nil {
+			return "", err
+		}
+		if sec, nsec, ok := evjql.LiteralTime(v.Str); ok {
+			strict := sym[:1]
+			return fmt.Sprintf("(n.kind = 'string' AND CASE WHEN n.ts_sec IS NULL THEN n.str %s %s ELSE n.ts_sec %s %d OR (n.ts_sec = %d AND n.ts_nsec %s %d) END)",
+				sym, lit, strict, sec, sec, sym, nsec), nil
+		}
+		return fmt.Sprintf("(n.kind = 'string' AND n.str %s %s)", sym, lit), nil
+	}
+	return "", &UnsupportedError{Construct: "the operator " + op + " on a " + v.Kind.String(), Dialect: c.d}
+}
