@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxql/ctxql/api"
 	"github.com/ctxql/ctxql/engine"
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/internal/jsonenc"
@@ -71,7 +70,7 @@ func runEngineJQL(ctx context.Context, env Env, url, data, queryFile string, arg
 		return reportInvalid(env.Stderr, q.Name+":", res.File, res.Diagnostics)
 	}
 	_ = reportInvalid(env.Stderr, q.Name+":", res.File, res.Diagnostics) // its warnings
-	if err := api.WriteResult(env.Stdout, res); err != nil {
+	if err := res.Print(env.Stdout); err != nil {
 		return fmt.Errorf("%s%w", prefix, err)
 	}
 	return nil
