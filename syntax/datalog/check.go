@@ -779,7 +779,6 @@ func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string) {
 	c.info.Vars = slices.CompactFunc(c.info.Vars, func(a, b VarInfo) bool { return a.Span == b.Span })
 }
 
-
 // firstWord names a body item's clause for messages.
 func firstWord(b BodyItem) string {
 	switch {
