@@ -58,6 +58,10 @@ type crule struct {
 	head    []carg
 	headRel string
 	pos     []*catom
+	// single marks the slots of variables that occur once in the rule,
+	// in a positive atom: nothing reads their value, so a join treats
+	// them as "_".
+	single  []bool
 	negs    []*catom
 	conds   []ccond
 	steps   []*cstep
@@ -228,6 +232,21 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 	for _, st := range cr.steps {
 		for _, x := range []*cexpr{st.x, st.lo, st.hi} {
 			st.deps = x.slots(st.deps)
+		}
+	}
+	uses := map[string]int{}
+	syn.Inspect(r, func(n syn.Node) bool {
+		if t, ok := n.(*syn.Term); ok && t.Kind == syn.Var {
+			uses[t.Value]++
+		}
+		return true
+	})
+	cr.single = make([]bool, cr.nvars)
+	for _, a := range cr.pos {
+		for _, g := range a.args {
+			if g.kind == aVar && uses[cr.names[g.slot]] == 1 {
+				cr.single[g.slot] = true
+			}
 		}
 	}
 	// Never nil, even for a head of no arguments: a nil head makes run
@@ -578,7 +597,11 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 				return project(row)
 			}
 		}
-		if cur, err = ev.join(cur, cr.pos[best], src(best), bound, final, fuse); err != nil {
+		var skip []bool
+		if !ev.keepAll && cr.head != nil {
+			skip = cr.single
+		}
+		if cur, err = ev.join(cur, cr.pos[best], src(best), bound, skip, final, fuse); err != nil {
 			return err
 		}
 		if final != nil {
@@ -732,10 +755,15 @@ func allBound(a *catom, bound []bool) bool {
 // relation with kept indexes (loaded, or growing in a fixpoint) it probes
 // the index; over a one-round table it indexes the smaller side.
 //
+// A variable marked in skip is read as "_": nothing uses its value.
+// When the atom then binds no new variable, the join is an existence
+// check (a semi-join): each binding is kept once when a tuple matches,
+// never once per matching tuple.
+//
 // When final is set, each extended row is passed to final instead of
 // being collected, and the returned bindings are empty. When fuse is set
 // too, it may be used instead of final (they must do the same).
-func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final func([]uint32) error, fuse *fusedTail) (*bindings, error) {
+func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool, final func([]uint32) error, fuse *fusedTail) (*bindings, error) {
 	out := &bindings{width: cur.width}
 	t := s.t
 	var constPos []int // positions holding constants
@@ -758,6 +786,8 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 				keySlots = append(keySlots, g.slot)
 			} else if q, ok := firstAt[g.slot]; ok {
 				eqPos = append(eqPos, [2]int{q, p})
+			} else if skip != nil && skip[g.slot] {
+				// Read as "_".
 			} else {
 				firstAt[g.slot] = p
 				newPos = append(newPos, p)
@@ -777,6 +807,10 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 			}
 		}
 		return true
+	}
+	semi := len(newPos) == 0
+	if semi {
+		fuse = nil
 	}
 	scratch := make([]uint32, cur.width)
 	var copied []uint32 // the binding scratch holds, apart from newSlots
@@ -806,6 +840,10 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 		// scan the table once.
 		ix := buildIndex(cur.data, cur.width, cur.n, keySlots, 0)
 		vals := make([]uint32, len(keyPos))
+		var kept []bool // with semi: the bindings already kept
+		if semi {
+			kept = make([]bool, cur.n)
+		}
 		for r := 0; r < m; r++ {
 			if err := ev.check(); err != nil {
 				return nil, err
@@ -818,6 +856,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 				vals[i] = tup[p]
 			}
 			for _, bi := range ix.lookup(vals) {
+				if kept != nil && kept[bi] {
+					continue
+				}
 				b := cur.row(int(bi))
 				if !ix.exact() && !eqVals(b, keySlots, vals) {
 					continue
@@ -827,6 +868,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 				}
 				if err := emit(b, tup); err != nil {
 					return nil, err
+				}
+				if kept != nil {
+					kept[bi] = true
 				}
 			}
 		}
@@ -844,6 +888,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 				if tup := t.row(r); len(eqPos) == 0 || match(tup) {
 					if err := emit(b, tup); err != nil {
 						return nil, err
+					}
+					if semi {
+						break
 					}
 				}
 			}
@@ -884,6 +931,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 			}
 			if err := emit(b, tup); err != nil {
 				return nil, err
+			}
+			if semi {
+				break
 			}
 		}
 	}
