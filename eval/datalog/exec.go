@@ -61,10 +61,10 @@ type crule struct {
 	// single marks the slots of variables that occur once in the rule,
 	// in a positive atom: nothing reads their value, so a join treats
 	// them as "_".
-	single  []bool
-	negs    []*catom
-	conds   []ccond
-	steps   []*cstep
+	single []bool
+	negs   []*catom
+	conds  []ccond
+	steps  []*cstep
 }
 
 // numericType reports whether values of a parameter type compare as
