@@ -139,6 +139,22 @@ func (datalogEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Re
 		}
 		res.File = r.Program.File
 		res.Diagnostics = withOrigins(r.Diagnostics, datalog.CodeSyntax)
+		if rels != nil && len(q.Relations) > 0 {
+			picked := map[string]*evdl.Rows{}
+			for _, n := range q.Relations {
+				switch v := rels[n]; {
+				case v != nil:
+					picked[n] = v
+				case db.Rows(n) != nil:
+					picked[n] = db.Rows(n)
+				case r.Info != nil && r.Info.Relations[n] != nil:
+					picked[n] = evdl.EmptyRows(db, len(r.Info.Relations[n].Types))
+				default:
+					return nil, fmt.Errorf("no relation %s in the program or the data", n)
+				}
+			}
+			rels = picked
+		}
 		for _, v := range rels {
 			res.Count += v.Len()
 		}
