@@ -113,6 +113,9 @@ func dlOptions(b Budget) evdl.Options { return evdl.Options{MaxTuples: b.MaxTupl
 // datalogError maps the budget error to a *LimitError.
 func datalogError(err error) error {
 	var le *evdl.LimitError
+	if errors.As(err, &le) && le.Bytes > 0 {
+		return &LimitError{Msg: le.Error(), Limit: le.Bytes, Err: err}
+	}
 	if errors.As(err, &le) {
 		return &LimitError{Msg: fmt.Sprintf("evaluation stopped: more than %d tuples (an intermediate join result or the derived tuples) exceed the tuple budget; narrow the rule or raise the limit", le.Max),
 			Limit: int64(le.Max), Err: err}

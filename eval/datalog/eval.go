@@ -26,7 +26,12 @@ type Result struct {
 
 // DefaultMaxTuples is the tuple budget of an evaluation when Options
 // leaves it unset.
-const DefaultMaxTuples = 5_000_000
+const DefaultMaxTuples = 20_000_000
+
+// DefaultMaxBytes bounds the memory an intermediate join result holds
+// (4 bytes per value of each row) unless Options set another bound or
+// none.
+const DefaultMaxBytes = 1 << 30
 
 // Options bound an evaluation. The zero value is the default budget.
 type Options struct {
@@ -35,6 +40,11 @@ type Options struct {
 	// DefaultMaxTuples, a negative value means no bound. Exceeding it
 	// stops the evaluation with a *LimitError.
 	MaxTuples int
+	// MaxBytes bounds the memory of each intermediate join result, at 4
+	// bytes per value of each row: 0 means DefaultMaxBytes (no bound
+	// when MaxTuples is negative), a negative value no bound. A join of
+	// millions of narrow rows fits; one of as many wide rows stops.
+	MaxBytes int64
 	// Profile, when set, receives the time each rule of a program took
 	// and the tuples it derived.
 	Profile *Profile
@@ -83,6 +93,16 @@ func (o Options) maxTuples() int {
 	return o.MaxTuples
 }
 
+func (o Options) maxBytes() int64 {
+	switch {
+	case o.MaxBytes < 0, o.MaxBytes == 0 && o.MaxTuples < 0:
+		return 0
+	case o.MaxBytes == 0:
+		return DefaultMaxBytes
+	}
+	return o.MaxBytes
+}
+
 // ErrBudget is the error a *LimitError matches with errors.Is.
 var ErrBudget = errors.New("tuple budget exceeded")
 
@@ -90,9 +110,15 @@ var ErrBudget = errors.New("tuple budget exceeded")
 type LimitError struct {
 	// Max is the budget (Options.MaxTuples) that was exceeded.
 	Max int
+	// Bytes, when set, is the memory bound (Options.MaxBytes) that an
+	// intermediate join result exceeded instead.
+	Bytes int64
 }
 
 func (e *LimitError) Error() string {
+	if e.Bytes > 0 {
+		return fmt.Sprintf("evaluation stopped: an intermediate join result holds more than %d MiB (the memory bound of a join); narrow the rule", e.Bytes>>20)
+	}
 	return fmt.Sprintf("evaluation stopped: more than %d tuples (an intermediate join result or the derived tuples) exceed the max-tuples budget; narrow the rule or raise the limit with --max-tuples", e.Max)
 }
 

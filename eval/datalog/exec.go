@@ -327,6 +327,8 @@ type evaluator struct {
 	// max bounds every intermediate result and the derived tuples
 	// (MaxTuples); 0 means no bound.
 	max int
+	// maxBytes bounds the memory of an intermediate result (0: none).
+	maxBytes int64
 	// keepAll disables the projection of dead variables, so that every
 	// binding row keeps the values of all body variables (explain runs).
 	keepAll bool
@@ -339,7 +341,7 @@ type evaluator struct {
 }
 
 func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {
-	return &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}, grow: map[growKey]*index{}, max: opts.maxTuples(), general: opts.general}
+	return &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}, grow: map[growKey]*index{}, max: opts.maxTuples(), maxBytes: opts.maxBytes(), general: opts.general}
 }
 
 type cacheKey struct {
@@ -394,6 +396,15 @@ func (ev *evaluator) over(n int) error {
 		return &LimitError{Max: ev.max}
 	}
 	return nil
+}
+
+// overRows is over for an intermediate result of n rows of width
+// values, which must also stay within the memory bound.
+func (ev *evaluator) overRows(n, width int) error {
+	if ev.maxBytes > 0 && int64(n)*int64(max(width, 1))*4 > ev.maxBytes {
+		return &LimitError{Max: ev.max, Bytes: ev.maxBytes}
+	}
+	return ev.over(n)
 }
 
 func colsKey(cols []int) string {
@@ -832,7 +843,7 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool,
 			nr[newSlots[i]] = tup[p]
 		}
 		out.n++
-		return ev.over(out.n)
+		return ev.overRows(out.n, out.width)
 	}
 	m := s.n
 	if s.kind == srcTemp && cur.n*4 <= m {

@@ -57,7 +57,7 @@ func (ev *evaluator) applyStep(cur *bindings, s *cstep, bound []bool) (*bindings
 	keep := func(b []uint32) error {
 		out.data = append(out.data, b...)
 		out.n++
-		return ev.over(out.n)
+		return ev.overRows(out.n, out.width)
 	}
 	var scratch []uint32
 	bindTo := func(b []uint32, v string) error {
