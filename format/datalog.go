@@ -402,6 +402,8 @@ func dlExpr(x datalog.Expr, min int) string {
 	case *datalog.Unary:
 		prec = precUnary
 		s = x.Op + dlExpr(x.X, precUnary)
+	case *datalog.Call:
+		return dlCall(x)
 	case *datalog.Binary:
 		prec = dlPrec(x.Op)
 		right := prec + 1
@@ -415,6 +417,29 @@ func dlExpr(x datalog.Expr, min int) string {
 		return "(" + s + ")"
 	}
 	return s
+}
+
+// dlCall prints a call of a function: the receiver (parenthesized
+// unless it is a term or a call), the method and its arguments, or
+// format! and its arguments.
+func dlCall(c *datalog.Call) string {
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = dlExpr(a, 0)
+	}
+	s := c.Name.Name
+	if c.Type != nil {
+		s += "::<" + c.Type.Name + ">"
+	}
+	s += "(" + strings.Join(args, ", ") + ")"
+	if c.Recv == nil {
+		return s
+	}
+	recv := dlExpr(c.Recv, precUnary+1)
+	if strings.HasPrefix(recv, "-") {
+		recv = "(" + recv + ")" // "-5.abs()" is -(5.abs())
+	}
+	return recv + "." + s
 }
 
 // dlTerm prints a term canonically: variables as written, strings quoted
@@ -577,6 +602,18 @@ func dlExprKey(n datalog.Node) string {
 		return "(" + dlExprKey(n.L) + " " + n.Op + " " + dlExprKey(n.R) + ")"
 	case *datalog.Unary:
 		return "(" + n.Op + dlExprKey(n.X) + ")"
+	case *datalog.Call:
+		s := "call " + n.Name.Name
+		if n.Type != nil {
+			s += "::<" + n.Type.Name + ">"
+		}
+		if n.Recv != nil {
+			s += " on " + dlExprKey(n.Recv)
+		}
+		for _, a := range n.Args {
+			s += " " + dlExprKey(a)
+		}
+		return s
 	case *datalog.If:
 		return "if " + dlExprKey(n.X)
 	case *datalog.Let:

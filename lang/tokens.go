@@ -156,6 +156,19 @@ func datalogTokens(p *datalog.Program) []Token {
 				kind[a.Name.Sp.Start] = Token{Type: "function"}
 			}
 		}
+		datalog.Inspect(r, func(n datalog.Node) bool {
+			if c, ok := n.(*datalog.Call); ok {
+				if c.Recv == nil {
+					kind[c.Name.Sp.Start] = Token{Type: "macro"}
+				} else {
+					kind[c.Name.Sp.Start] = Token{Type: "method"}
+				}
+				if c.Type != nil {
+					kind[c.Type.Sp.Start] = Token{Type: "type"}
+				}
+			}
+			return true
+		})
 		for _, t := range dlRuleTerms(r) {
 			if !t.Dual.IsZero() {
 				kind[t.Dual.Start] = Token{Type: "type"}

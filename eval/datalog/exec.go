@@ -535,6 +535,9 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 				out[j] = row[h.slot]
 			case aExpr:
 				v, err := ev.eval(h.x, row)
+				if err == errNoValue {
+					return nil
+				}
 				if err != nil {
 					return err
 				}

@@ -129,6 +129,25 @@ func (n *Unary) Span() syntax.Span { return n.Sp }
 
 func (*Unary) exprNode() {}
 
+// Call is a call of one of the functions on text and numbers (see
+// Functions): a method call "RECV.NAME(ARGS)" ("s.len()", "x.max(y)",
+// "s.parse::<i64>()"), or the macro "format!(FMT, ARGS)", whose Recv is
+// nil and whose first argument is the format string.
+type Call struct {
+	Recv Expr `json:"recv,omitempty"`
+	// Name is the method ("len") or the macro with its "!" ("format!").
+	Name Ident `json:"name"`
+	// Type is T of "parse::<T>"; nil otherwise.
+	Type *Ident      `json:"type,omitempty"`
+	Args []Expr      `json:"args"`
+	Sp   syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *Call) Span() syntax.Span { return n.Sp }
+
+func (*Call) exprNode() {}
+
 // Atom is a relation applied to arguments, possibly negated.
 type Atom struct {
 	Negated bool        `json:"negated,omitempty"`
@@ -374,6 +393,14 @@ func Inspect(n Node, f func(Node) bool) {
 		inspectExprs(f, n.L, n.R)
 	case *Unary:
 		inspectExprs(f, n.X)
+	case *Call:
+		if n.Recv != nil {
+			Inspect(n.Recv, f)
+		}
+		if n.Type != nil {
+			Inspect(n.Type, f)
+		}
+		inspectExprs(f, n.Args...)
 	case *If:
 		inspectExprs(f, n.X)
 	case *Let:
@@ -420,6 +447,8 @@ func isNil(n Node) bool {
 	case *Binary:
 		return n == nil
 	case *Unary:
+		return n == nil
+	case *Call:
 		return n == nil
 	case *If:
 		return n == nil

@@ -573,6 +573,35 @@ func (c *checker) valueType(x Expr, vars map[string]vtype) vtype {
 			return vtype{"Float", true}
 		}
 		return vtype{"Int", true}
+	case *Call:
+		fn, _ := LookupFunction(x.Name.Name)
+		switch fn.Result {
+		case "bool":
+			return vtype{"Bool", true}
+		case "String":
+			return vtype{"String", true}
+		case "usize":
+			return vtype{"Int", true}
+		case "T":
+			if x.Type != nil {
+				return vtype{typ: x.Type.Name}
+			}
+		case "Self":
+			if x.Recv != nil {
+				if v := c.valueType(x.Recv, vars); v.typ != "" && !v.flex {
+					return v
+				}
+			}
+			for _, a := range x.Args {
+				if v := c.valueType(a, vars); v.typ != "" && !v.flex {
+					return v
+				}
+			}
+			if x.Recv != nil {
+				return c.valueType(x.Recv, vars)
+			}
+		}
+		return vtype{}
 	case *Unary:
 		if x.Op == "!" {
 			return vtype{"Bool", true}

@@ -38,6 +38,20 @@ func dumpExpr(x Expr) string {
 		return fmt.Sprintf("(%s %s@%s %s)", dumpExpr(x.L), x.Op, x.OpSpan, dumpExpr(x.R))
 	case *Unary:
 		return fmt.Sprintf("(%s@%s %s)", x.Op, x.OpSpan, dumpExpr(x.X))
+	case *Call:
+		var args []string
+		for _, a := range x.Args {
+			args = append(args, dumpExpr(a))
+		}
+		ty := ""
+		if x.Type != nil {
+			ty = fmt.Sprintf("::<%s@%s>", x.Type.Name, x.Type.Sp)
+		}
+		recv := "-"
+		if x.Recv != nil {
+			recv = dumpExpr(x.Recv)
+		}
+		return fmt.Sprintf("call[%s %s@%s%s (%s) span=%s]", recv, x.Name.Name, x.Name.Sp, ty, strings.Join(args, ", "), x.Sp)
 	}
 	return "<nil>"
 }

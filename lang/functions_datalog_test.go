@@ -1,0 +1,48 @@
+package lang
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestDatalogFunctions: the functions on text and numbers are hovered
+// with their signature, highlighted as methods (format! as a macro,
+// parse's type as a type), offered after "recv.", and the variables
+// they compute take the types Rust gives them.
+func TestDatalogFunctions(t *testing.T) {
+	src := "relation w(String);\nrelation n(i32);\nq(k, v, f) <-- w(s), n(x), let k = s.len(), let v = s.parse::<u8>(), let f = format!(\"{}-{}\", s, x.abs());\n"
+	p := parsedDL(t, src)
+	for _, c := range []struct{ at, want string }{
+		{"len", "**function** `s.len() -> usize`"},
+		{"parse", "`s.parse::<T>() -> T`"},
+		{"format", "`format!("},
+		{"abs", "Absolute value"},
+	} {
+		d, ok := p.Describe(strings.Index(src, c.at))
+		if !ok || !strings.Contains(strings.ToLower(d.Markdown), strings.ToLower(c.want)) {
+			t.Errorf("hover %s: %v %q, want %q", c.at, ok, d.Markdown, c.want)
+		}
+	}
+	d, ok := p.Describe(strings.Index(src, "v = s") + 0)
+	if !ok || !strings.Contains(d.Markdown, "**variable** `v`: u8") {
+		t.Errorf("v: %q", d.Markdown)
+	}
+	types := map[string]string{}
+	for _, tok := range p.Tokens() {
+		types[src[tok.Span.Start:tok.Span.End]] = tok.Type
+	}
+	for word, want := range map[string]string{"len": "method", "parse": "method", "abs": "method", "format": "macro", "u8": "type"} {
+		if types[word] != want {
+			t.Errorf("token %s: %q, want %q", word, types[word], want)
+		}
+	}
+	typed := "q(x) <-- w(s), let k = s.st"
+	var labels []string
+	for _, c := range ByID(Datalog).Parse("c.dl", typed, DialectUnset).Complete(len(typed), CompletionData{}) {
+		labels = append(labels, c.Label)
+	}
+	if !slices.Contains(labels, "starts_with") || slices.Contains(labels, "len") {
+		t.Errorf("completion after s.st: %v", labels)
+	}
+}
