@@ -73,9 +73,10 @@ func printDatalog(text string) (*datalog.Program, string, error) {
 
 // dlItem is a top-level rule or declaration.
 type dlItem struct {
-	span syntax.Span
-	rule *datalog.Rule
-	decl *datalog.Decl
+	span   syntax.Span
+	rule   *datalog.Rule
+	decl   *datalog.Decl
+	header *datalog.Header
 }
 
 type dlPrinter struct {
@@ -94,10 +95,15 @@ type dlPrinter struct {
 func (p *dlPrinter) print() string {
 	var items []dlItem
 	for _, r := range p.prog.Rules {
-		items = append(items, dlItem{span: r.Sp, rule: r})
+		if !r.Init { // printed with its declaration
+			items = append(items, dlItem{span: r.Sp, rule: r})
+		}
 	}
 	for _, d := range p.prog.Decls {
 		items = append(items, dlItem{span: d.Sp, decl: d})
+	}
+	for _, h := range p.prog.Headers {
+		items = append(items, dlItem{span: h.Sp, header: h})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].span.Start < items[j].span.Start })
 	comments := p.prog.Comments
@@ -124,7 +130,9 @@ func (p *dlPrinter) print() string {
 			ci++
 		}
 		startLine, endLine := p.file.LineOf(it.span.Start), p.file.LineOf(it.span.End)
-		if it.decl != nil {
+		if it.header != nil {
+			p.single(dlHeader(it.header), inner, startLine, endLine)
+		} else if it.decl != nil {
 			p.single(p.decl(it.decl), inner, startLine, endLine)
 		} else {
 			p.rule(it.rule, inner, startLine, endLine)
@@ -214,7 +222,44 @@ func (p *dlPrinter) decl(d *datalog.Decl) string {
 		}
 		b.WriteString(t.Name)
 	}
-	b.WriteString(");")
+	b.WriteString(")")
+	if len(d.Init) > 0 || !d.Eq.IsZero() {
+		b.WriteString(" = vec![")
+		for i, r := range d.Init {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			args := make([]string, len(r.Head.Args))
+			for j, t := range r.Head.Args {
+				args[j] = dlTerm(t)
+			}
+			b.WriteString("(" + strings.Join(args, ", "))
+			if len(args) == 1 {
+				b.WriteString(",") // a one-value tuple, as Rust writes it
+			}
+			b.WriteString(")")
+		}
+		b.WriteString("]")
+	}
+	b.WriteString(";")
+	return b.String()
+}
+
+// dlHeader prints a program header's tokens one space apart, with no
+// space inside angle brackets' edges nor before ",", ":" and ";".
+func dlHeader(h *datalog.Header) string {
+	var b strings.Builder
+	for i, t := range h.Tokens {
+		if i > 0 {
+			prev := h.Tokens[i-1].Text
+			switch {
+			case prev == "<", prev == "'", t.Text == ">", t.Text == ",", t.Text == ":", t.Text == ";", t.Text == "<" && i == 2:
+			default:
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(t.Text)
+	}
 	return b.String()
 }
 
@@ -484,6 +529,9 @@ func datalogKey(prog *datalog.Program) string {
 	for _, d := range prog.Decls {
 		items = append(items, dlItem{span: d.Sp, decl: d})
 	}
+	for _, h := range prog.Headers {
+		items = append(items, dlItem{span: h.Sp, header: h})
+	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].span.Start < items[j].span.Start })
 	var buf []byte // scratch for quoting
 	quote := func(v string) {
@@ -525,6 +573,15 @@ func datalogKey(prog *datalog.Program) string {
 		b.WriteString(") ")
 	}
 	for _, it := range items {
+		if h := it.header; h != nil {
+			b.WriteString("header")
+			for _, t := range h.Tokens {
+				b.WriteByte(' ')
+				quote(t.Text)
+			}
+			b.WriteByte('\n')
+			continue
+		}
 		if d := it.decl; d != nil {
 			b.WriteString("decl ")
 			b.WriteString(d.Name.Name)
@@ -538,6 +595,9 @@ func datalogKey(prog *datalog.Program) string {
 		}
 		r := it.rule
 		b.WriteString("rule ")
+		if r.Init {
+			b.WriteString("init ")
+		}
 		for _, h := range r.AllHeads() {
 			atom(h)
 		}

@@ -46,3 +46,27 @@ func TestDatalogFunctions(t *testing.T) {
 		t.Errorf("completion after s.st: %v", labels)
 	}
 }
+
+// TestDatalogHeaderAndInitializer: a program header's name and type
+// parameters and an initializer's vec! are highlighted, and the
+// initializer's tuples are facts of the relation.
+func TestDatalogHeaderAndInitializer(t *testing.T) {
+	src := "struct Prog<T: Clone> where T: Eq;\nrelation edge(T, T) = vec![(1, 2), (2, 3)];\nreach(x, y) <-- edge(x, y);\n"
+	p := parsedDL(t, src)
+	got := map[string]string{}
+	for _, tok := range p.Tokens() {
+		got[src[tok.Span.Start:tok.Span.End]+"@"+strings.Repeat("+", strings.Count(src[:tok.Span.Start], "\n"))] = tok.Type
+	}
+	for word, want := range map[string]string{"struct@": "keyword", "Prog@": "struct", "T@": "typeParameter", "where@": "keyword", "Clone@": "type", "T@+": "typeParameter", "vec@+": "macro", "edge@+": "function"} {
+		if got[word] != want {
+			t.Errorf("token %s: %q, want %q", word, got[word], want)
+		}
+	}
+	d, ok := p.Describe(strings.Index(src, "edge(x"))
+	if !ok || !strings.Contains(d.Markdown, "**relation** `edge(T, T)`") {
+		t.Errorf("edge: %q", d.Markdown)
+	}
+	if len(p.Diagnostics) > 0 {
+		t.Errorf("diagnostics: %v", p.Diagnostics)
+	}
+}

@@ -144,10 +144,47 @@ func jqlTokens(f *jql.File) []Token {
 
 func datalogTokens(p *datalog.Program) []Token {
 	kind := map[int]Token{}
+	params := map[string]bool{}
+	for _, h := range p.Headers {
+		for _, t := range h.Params {
+			params[t.Name] = true
+		}
+	}
+	for _, h := range p.Headers {
+		kind[h.Keyword.Start] = Token{Type: "keyword"}
+		kind[h.Name.Sp.Start] = Token{Type: "struct", Modifiers: []string{"declaration"}}
+		for _, t := range h.Tokens {
+			if t.Kind == datalog.TokIdent && t.Text == "where" {
+				kind[t.Span.Start] = Token{Type: "keyword"}
+			} else if t.Kind == datalog.TokIdent && params[t.Text] {
+				kind[t.Span.Start] = Token{Type: "typeParameter"}
+			} else if _, ok := kind[t.Span.Start]; !ok && t.Kind == datalog.TokIdent {
+				kind[t.Span.Start] = Token{Type: "type"}
+			}
+		}
+		for _, t := range h.Params {
+			kind[t.Sp.Start] = Token{Type: "typeParameter", Modifiers: []string{"declaration"}}
+		}
+	}
+	for _, d := range p.Decls {
+		for _, t := range p.Tokens {
+			if !d.Eq.IsZero() && t.Span.Start > d.Eq.Start && t.Kind == datalog.TokIdent && t.Text == "vec" {
+				kind[t.Span.Start] = Token{Type: "macro"} // the initializer's vec!
+				break
+			}
+		}
+		for _, t := range d.Types {
+			if params[t.Name] {
+				kind[t.Sp.Start] = Token{Type: "typeParameter"}
+			}
+		}
+	}
 	for _, d := range p.Decls {
 		kind[d.Name.Sp.Start] = Token{Type: "function", Modifiers: []string{"declaration"}}
 		for _, t := range d.Types {
-			kind[t.Sp.Start] = Token{Type: "type"}
+			if _, ok := kind[t.Sp.Start]; !ok {
+				kind[t.Sp.Start] = Token{Type: "type"}
+			}
 		}
 	}
 	for _, r := range p.Rules {

@@ -292,6 +292,9 @@ func (b BodyItem) Span() syntax.Span {
 type Rule struct {
 	Head  *Atom   `json:"head"`
 	Heads []*Atom `json:"heads,omitempty"`
+	// Init is set for a fact that a relation initializer lists
+	// ("relation r(u32) = vec![(1,)];"): its declaration holds it too.
+	Init bool `json:"init,omitempty"`
 	// Arrow is the span of "<--"; zero for a fact.
 	Arrow syntax.Span `json:"arrow,omitzero"`
 	Body  []BodyItem  `json:"body,omitempty"`
@@ -312,10 +315,15 @@ type Decl struct {
 	// Lattice is set for a "lattice" declaration: the last column holds
 	// one value per combination of the others, the greatest derived
 	// (the least for a "Dual<T>" column).
-	Lattice bool        `json:"lattice,omitempty"`
-	Name    Ident       `json:"name"`
-	Types   []Ident     `json:"types"`
-	Sp      syntax.Span `json:"span"`
+	Lattice bool    `json:"lattice,omitempty"`
+	Name    Ident   `json:"name"`
+	Types   []Ident `json:"types"`
+	// Init lists the facts of an initializer "= vec![(1, 2), …]", in
+	// order (each also in Program.Rules, marked Init); Eq is the span
+	// of its "=", zero when there is none.
+	Init []*Rule     `json:"init,omitempty"`
+	Eq   syntax.Span `json:"eq,omitzero"`
+	Sp   syntax.Span `json:"span"`
 }
 
 // Span implements Node.
@@ -330,11 +338,26 @@ func (n *Decl) TypeNames() []string {
 	return out
 }
 
+// Header is an Ascent program header, "struct Name<T, …> where …;":
+// its type parameters are type names a declaration may use.
+type Header struct {
+	Keyword syntax.Span `json:"keyword"`
+	Name    Ident       `json:"name"`
+	Params  []Ident     `json:"params,omitempty"`
+	// Tokens are the header's tokens, "struct" to ";" included.
+	Tokens []Token     `json:"-"`
+	Sp     syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *Header) Span() syntax.Span { return n.Sp }
+
 // Program is a parsed .dl file or rule text.
 type Program struct {
-	File  *syntax.File `json:"-"`
-	Rules []*Rule      `json:"rules"`
-	Decls []*Decl      `json:"decls"`
+	File    *syntax.File `json:"-"`
+	Headers []*Header    `json:"headers,omitempty"`
+	Rules   []*Rule      `json:"rules"`
+	Decls   []*Decl      `json:"decls"`
 	// Comments are the spans of "//" comments.
 	Comments []syntax.Span `json:"comments,omitempty"`
 	// Tokens are all tokens (comments included, EOF excluded), for highlighting.

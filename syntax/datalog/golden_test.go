@@ -103,6 +103,13 @@ func dumpAtom(a *Atom) string {
 // Dump renders a program's AST, one node per line, for golden tests.
 func dumpProgram(p *Program) string {
 	var b strings.Builder
+	for _, h := range p.Headers {
+		var ps []string
+		for _, t := range h.Params {
+			ps = append(ps, fmt.Sprintf("%s@%s", t.Name, t.Sp))
+		}
+		fmt.Fprintf(&b, "header %s@%s params=[%s] tokens=%d span=%s\n", h.Name.Name, h.Name.Sp, strings.Join(ps, ", "), len(h.Tokens), h.Sp)
+	}
 	Inspect(p, func(n Node) bool {
 		switch n := n.(type) {
 		case *Decl:
@@ -114,12 +121,19 @@ func dumpProgram(p *Program) string {
 			if n.Lattice {
 				kw = "lattice"
 			}
-			fmt.Fprintf(&b, "%s %s@%s(%s) span=%s\n", kw, n.Name.Name, n.Name.Sp, strings.Join(ts, ", "), n.Sp)
+			fmt.Fprintf(&b, "%s %s@%s(%s) span=%s", kw, n.Name.Name, n.Name.Sp, strings.Join(ts, ", "), n.Sp)
+			if !n.Eq.IsZero() {
+				fmt.Fprintf(&b, " init@%s=%d", n.Eq, len(n.Init))
+			}
+			b.WriteByte('\n')
 			return false
 		case *Rule:
 			kind := "rule"
 			if n.IsFact() {
 				kind = "fact"
+			}
+			if n.Init {
+				kind = "init fact"
 			}
 			fmt.Fprintf(&b, "%s span=%s arrow=%s term=%s\n", kind, n.Sp, n.Arrow, n.Terminator)
 			for _, h := range n.AllHeads() {

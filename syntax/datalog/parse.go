@@ -57,6 +57,11 @@ func ParseProgram(name, src string) *Program {
 		if p.startsDecl(p.pos) {
 			if d := p.item(p.decl); d != nil {
 				prog.Decls = append(prog.Decls, d.(*Decl))
+				prog.Rules = append(prog.Rules, d.(*Decl).Init...)
+			}
+		} else if t := p.peek(); t.Kind == TokIdent && t.Text == "struct" && p.peekAt(1).Kind == TokIdent {
+			if h := p.item(p.header); h != nil {
+				prog.Headers = append(prog.Headers, h.(*Header))
 			}
 		} else if p.rustItem() {
 			p.item(p.refuseItem)
@@ -272,12 +277,80 @@ func (p *parser) decl() Node {
 		p.fail(end, "a lattice needs at least one column")
 	}
 	if t := p.peek(); t.Kind == TokPunct && t.Text == "=" {
-		p.refuse(t.Span, "relation initializers (= expr) are")
+		d.Eq = t.Span
+		p.next()
+		if n := p.peek(); n.Kind != TokIdent || n.Text != "vec" || p.peekAt(1).Kind != TokBang || p.peekAt(2).Kind != TokPunct || p.peekAt(2).Text != "[" {
+			p.refuse(t.Span, "relation initializers other than vec![(…), …] of literal tuples are")
+		}
+		p.next()
+		p.next()
+		p.next()
+		for p.peek().Kind != TokPunct || p.peek().Text != "]" {
+			open := p.expect(TokLParen, "'(' starting a tuple of the initializer")
+			a := &Atom{Name: Ident{Name: d.Name.Name, Sp: d.Name.Sp}}
+			for p.peek().Kind != TokRParen {
+				a.Args = append(a.Args, p.arg(true))
+				if p.peek().Kind != TokComma {
+					break
+				}
+				p.next()
+			}
+			end := p.expect(TokRParen, "',' or ')' in a tuple of the initializer")
+			a.Sp = syntax.Sp(open.Span.Start, end.Span.End)
+			d.Init = append(d.Init, &Rule{Head: a, Init: true, Sp: a.Sp})
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+		end := p.peek()
+		if end.Kind != TokPunct || end.Text != "]" {
+			p.fail(end, "expected ',' or ']' in the initializer, found %s", describe(end))
+		}
+		p.next()
+		d.Sp.End = end.Span.End
 	}
 	if k := p.peek().Kind; k == TokSemi || k == TokDot {
 		d.Sp.End = p.next().Span.End
 	}
 	return d
+}
+
+// header parses an Ascent program header "struct Name<T: Bound, …>
+// where …;": its type parameters are the names right after "<" or a
+// "," at the first level of the angle brackets.
+func (p *parser) header() Node {
+	kw := p.next()
+	name := p.expect(TokIdent, "the program's name")
+	h := &Header{Keyword: kw.Span, Name: Ident{Name: name.Text, Sp: name.Span}}
+	start := p.pos - 2
+	depth := 0
+	for {
+		t := p.peek()
+		switch {
+		case t.Kind == TokEOF:
+			p.fail(t, "expected ';' ending the program header, found %s", describe(t))
+		case t.Kind == TokSemi:
+			p.next()
+			h.Tokens = append([]Token(nil), p.toks[start:p.pos]...)
+			h.Sp = syntax.Sp(kw.Span.Start, t.Span.End)
+			return h
+		case t.Kind == TokPunct && (t.Text == "{" || t.Text == "("), t.Kind == TokLParen:
+			p.refuse(t.Span, "struct fields are")
+		case t.Kind == TokOp && t.Text == "<":
+			depth++
+			if n := p.peekAt(1); depth == 1 && n.Kind == TokIdent {
+				h.Params = append(h.Params, Ident{Name: n.Text, Sp: n.Span})
+			}
+		case t.Kind == TokOp && t.Text == ">":
+			depth--
+		case t.Kind == TokComma && depth == 1:
+			if n := p.peekAt(1); n.Kind == TokIdent {
+				h.Params = append(h.Params, Ident{Name: n.Text, Sp: n.Span})
+			}
+		}
+		p.next()
+	}
 }
 
 // typeName parses a column type: a name with optional generic
