@@ -108,7 +108,16 @@ func RelationSizes(d Data) map[string]int {
 	return nil
 }
 
-func dlOptions(b Budget) evdl.Options { return evdl.Options{MaxTuples: b.MaxTuples} }
+// dlOptions maps a budget to the evaluator's options. The default
+// budget (0 or DefaultMaxTuples, the value of the flags' defaults) is the
+// evaluator's default: DefaultMaxTuples derived tuples, and intermediate
+// join results bounded by memory rather than by their count.
+func dlOptions(b Budget) evdl.Options {
+	if b.MaxTuples == DefaultMaxTuples {
+		return evdl.Options{}
+	}
+	return evdl.Options{MaxTuples: b.MaxTuples}
+}
 
 // datalogError maps the budget error to a *LimitError.
 func datalogError(err error) error {

@@ -89,7 +89,7 @@ type Budget struct {
 
 // Default budgets.
 const (
-	DefaultMaxTuples = 20_000_000
+	DefaultMaxTuples = 5_000_000
 	DefaultMaxBytes  = 64 << 20
 )
 

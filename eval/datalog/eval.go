@@ -24,21 +24,24 @@ type Result struct {
 	Diagnostics []syntax.Diagnostic
 }
 
-// DefaultMaxTuples is the tuple budget of an evaluation when Options
-// leaves it unset.
-const DefaultMaxTuples = 20_000_000
+// DefaultMaxTuples bounds the tuples an evaluation derives when Options
+// leave MaxTuples unset; its intermediate join results are then bounded
+// by memory (DefaultMaxBytes) rather than by a count, so that a join of
+// millions of narrow rows runs.
+const DefaultMaxTuples = 5_000_000
 
 // DefaultMaxBytes bounds the memory an intermediate join result holds
 // (4 bytes per value of each row) unless Options set another bound or
 // none.
-const DefaultMaxBytes = 1 << 30
+const DefaultMaxBytes = 512 << 20
 
 // Options bound an evaluation. The zero value is the default budget.
 type Options struct {
 	// MaxTuples bounds every intermediate join result and the tuples an
-	// evaluation derives (all relations together): 0 means
-	// DefaultMaxTuples, a negative value means no bound. Exceeding it
-	// stops the evaluation with a *LimitError.
+	// evaluation derives (all relations together). 0 means the default:
+	// DefaultMaxTuples derived tuples, and intermediate results bounded
+	// by memory only (MaxBytes). A negative value means no bound.
+	// Exceeding it stops the evaluation with a *LimitError.
 	MaxTuples int
 	// MaxBytes bounds the memory of each intermediate join result, at 4
 	// bytes per value of each row: 0 means DefaultMaxBytes (no bound
@@ -81,6 +84,14 @@ func (p *Profile) measure(i int, derived *int, f func() error) error {
 	r.Derived += *derived - d0
 	r.Runs++
 	return err
+}
+
+// maxRows is the bound of an intermediate join result's rows (0: none).
+func (o Options) maxRows() int {
+	if o.MaxTuples == 0 {
+		return 0
+	}
+	return o.maxTuples()
 }
 
 func (o Options) maxTuples() int {

@@ -327,6 +327,8 @@ type evaluator struct {
 	// max bounds every intermediate result and the derived tuples
 	// (MaxTuples); 0 means no bound.
 	max int
+	// maxRows bounds the rows of an intermediate result (0: none).
+	maxRows int
 	// maxBytes bounds the memory of an intermediate result (0: none).
 	maxBytes int64
 	// keepAll disables the projection of dead variables, so that every
@@ -341,7 +343,7 @@ type evaluator struct {
 }
 
 func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {
-	return &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}, grow: map[growKey]*index{}, max: opts.maxTuples(), maxBytes: opts.maxBytes(), general: opts.general}
+	return &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}, grow: map[growKey]*index{}, max: opts.maxTuples(), maxRows: opts.maxRows(), maxBytes: opts.maxBytes(), general: opts.general}
 }
 
 type cacheKey struct {
@@ -404,7 +406,10 @@ func (ev *evaluator) overRows(n, width int) error {
 	if ev.maxBytes > 0 && int64(n)*int64(max(width, 1))*4 > ev.maxBytes {
 		return &LimitError{Max: ev.max, Bytes: ev.maxBytes}
 	}
-	return ev.over(n)
+	if ev.maxRows > 0 && n > ev.maxRows {
+		return &LimitError{Max: ev.maxRows}
+	}
+	return nil
 }
 
 func colsKey(cols []int) string {
