@@ -77,6 +77,7 @@ type dlItem struct {
 	rule   *datalog.Rule
 	decl   *datalog.Decl
 	header *datalog.Header
+	macro  *datalog.MacroDef
 }
 
 type dlPrinter struct {
@@ -105,6 +106,9 @@ func (p *dlPrinter) print() string {
 	for _, h := range p.prog.Headers {
 		items = append(items, dlItem{span: h.Sp, header: h})
 	}
+	for _, m := range p.prog.Macros {
+		items = append(items, dlItem{span: m.Sp, macro: m})
+	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].span.Start < items[j].span.Start })
 	comments := p.prog.Comments
 	ci := 0
@@ -130,7 +134,9 @@ func (p *dlPrinter) print() string {
 			ci++
 		}
 		startLine, endLine := p.file.LineOf(it.span.Start), p.file.LineOf(it.span.End)
-		if it.header != nil {
+		if it.macro != nil {
+			p.single(dlMacroDef(it.macro), inner, startLine, endLine)
+		} else if it.header != nil {
 			p.single(dlHeader(it.header), inner, startLine, endLine)
 		} else if it.decl != nil {
 			p.single(p.decl(it.decl), inner, startLine, endLine)
@@ -242,6 +248,45 @@ func (p *dlPrinter) decl(d *datalog.Decl) string {
 		b.WriteString("]")
 	}
 	b.WriteString(";")
+	return b.String()
+}
+
+// dlMacroDef prints a macro definition on one line:
+// "macro name($x: expr) { body tokens }".
+func dlMacroDef(m *datalog.MacroDef) string {
+	params := make([]string, len(m.Params))
+	for i, p := range m.Params {
+		params[i] = p.Name + ": " + m.Kinds[i]
+	}
+	body := dlTokens(m.Body)
+	if body != "" {
+		body = " " + body + " "
+	}
+	return "macro " + m.Name.Name + "(" + strings.Join(params, ", ") + ") {" + body + "}"
+}
+
+// dlTokens prints tokens one space apart, but none after "(", "[", "!"
+// before "(", ".", "::" and "?", none before ")", "]", ",", ";", ":",
+// "." and "::", and none between a name that is not a keyword and its
+// "(": the tokens read back the same.
+func dlTokens(toks []datalog.Token) string {
+	var b strings.Builder
+	for i, t := range toks {
+		if i > 0 {
+			prev := toks[i-1]
+			tight := prev.Kind == datalog.TokLParen || prev.Kind == datalog.TokDot ||
+				prev.Text == "[" || prev.Text == "::" || prev.Text == "?" ||
+				prev.Kind == datalog.TokBang ||
+				t.Kind == datalog.TokRParen || t.Kind == datalog.TokComma || t.Kind == datalog.TokSemi || t.Kind == datalog.TokDot ||
+				t.Text == "]" || t.Text == ":" || t.Text == "::" ||
+				t.Kind == datalog.TokLParen && prev.Kind == datalog.TokIdent && !datalog.IsKeyword(prev.Text) ||
+				t.Kind == datalog.TokBang && prev.Kind == datalog.TokIdent && !datalog.IsKeyword(prev.Text)
+			if !tight {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(t.Text)
+	}
 	return b.String()
 }
 
@@ -398,6 +443,12 @@ func dlBodyItemIn(it datalog.BodyItem, min int) string {
 			args[i] = dlTerm(a)
 		}
 		return "agg " + v + " = " + g.Func.Name + "(" + strings.Join(args, ", ") + ") in " + dlAtom(g.Atom)
+	case it.Macro != nil:
+		args := make([]string, len(it.Macro.Args))
+		for i, a := range it.Macro.Args {
+			args[i] = dlTokens(a)
+		}
+		return it.Macro.Name.Name + "!(" + strings.Join(args, ", ") + ")"
 	case it.Disj != nil:
 		alts := make([]string, len(it.Disj.Alts))
 		for i, alt := range it.Disj.Alts {
@@ -532,6 +583,9 @@ func datalogKey(prog *datalog.Program) string {
 	for _, h := range prog.Headers {
 		items = append(items, dlItem{span: h.Sp, header: h})
 	}
+	for _, m := range prog.Macros {
+		items = append(items, dlItem{span: m.Sp, macro: m})
+	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].span.Start < items[j].span.Start })
 	var buf []byte // scratch for quoting
 	quote := func(v string) {
@@ -573,6 +627,10 @@ func datalogKey(prog *datalog.Program) string {
 		b.WriteString(") ")
 	}
 	for _, it := range items {
+		if m := it.macro; m != nil {
+			b.WriteString("macro " + dlMacroDef(m) + "\n")
+			continue
+		}
 		if h := it.header; h != nil {
 			b.WriteString("header")
 			for _, t := range h.Tokens {
@@ -624,6 +682,10 @@ func datalogKey(prog *datalog.Program) string {
 						term(a)
 					}
 					atom(x.Agg.Atom)
+				case x.Macro != nil:
+					b.WriteString("macro " + x.Macro.Name.Name + "(")
+					items(x.Macro.Items)
+					b.WriteString(") ")
 				case x.Disj != nil:
 					b.WriteString("disj(")
 					for _, alt := range x.Disj.Alts {

@@ -70,3 +70,22 @@ func TestDatalogHeaderAndInitializer(t *testing.T) {
 		t.Errorf("diagnostics: %v", p.Diagnostics)
 	}
 }
+
+// TestDatalogMacros: a macro definition's name and parameters and a
+// macro use are highlighted; the variables a use passes count as used.
+func TestDatalogMacros(t *testing.T) {
+	src := "relation e(u32, u32);\nmacro edge($x: expr) { e($x, _) }\nq(a) <-- e(a, _), edge!(a);\n"
+	p := parsedDL(t, src)
+	got := map[int]string{}
+	for _, tok := range p.Tokens() {
+		got[tok.Span.Start] = tok.Type
+	}
+	for at, want := range map[string]string{"macro edge": "keyword", "edge(": "macro", "$x:": "parameter", "$x, _": "parameter", "edge!": "macro"} {
+		if off := strings.Index(src, at); got[off] != want {
+			t.Errorf("token at %q: %q, want %q", at, got[off], want)
+		}
+	}
+	if len(p.Diagnostics) > 0 {
+		t.Errorf("diagnostics: %v", p.Diagnostics)
+	}
+}

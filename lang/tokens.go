@@ -2,6 +2,7 @@ package lang
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
@@ -164,6 +165,25 @@ func datalogTokens(p *datalog.Program) []Token {
 		}
 		for _, t := range h.Params {
 			kind[t.Sp.Start] = Token{Type: "typeParameter", Modifiers: []string{"declaration"}}
+		}
+	}
+	for _, m := range p.Macros {
+		kind[m.Keyword.Start] = Token{Type: "keyword"}
+		kind[m.Name.Sp.Start] = Token{Type: "macro", Modifiers: []string{"declaration"}}
+		for _, t := range m.Params {
+			kind[t.Sp.Start] = Token{Type: "parameter", Modifiers: []string{"declaration"}}
+		}
+		for _, t := range m.Body {
+			if t.Kind == datalog.TokIdent && strings.HasPrefix(t.Text, "$") {
+				kind[t.Span.Start] = Token{Type: "parameter"}
+			}
+		}
+	}
+	for _, r := range p.Rules {
+		for _, b := range r.Body {
+			if b.Macro != nil {
+				kind[b.Macro.Name.Sp.Start] = Token{Type: "macro"}
+			}
 		}
 	}
 	for _, d := range p.Decls {

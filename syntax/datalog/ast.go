@@ -255,7 +255,41 @@ type BodyItem struct {
 	For  *For  `json:"for,omitempty"`
 	Agg  *Agg  `json:"agg,omitempty"`
 	Disj *Disj `json:"disj,omitempty"`
+	// Macro is a use of a macro the program defines; Expand replaces
+	// it with the items it expands to.
+	Macro *MacroUse `json:"macro,omitempty"`
 }
+
+// MacroDef is an Ascent macro definition "macro name($x: expr, …) {
+// body items }": a use "name!(a, …)" in a rule body stands for the body
+// items with each parameter replaced by its argument.
+type MacroDef struct {
+	Keyword syntax.Span `json:"keyword"`
+	Name    Ident       `json:"name"`
+	// Params are the parameters ("$x") and Kinds their fragment kinds
+	// ("expr", "ident").
+	Params []Ident  `json:"params"`
+	Kinds  []string `json:"kinds"`
+	// Body holds the tokens between the braces.
+	Body []Token     `json:"-"`
+	Sp   syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *MacroDef) Span() syntax.Span { return n.Sp }
+
+// MacroUse is "name!(ARGS)" in a rule body: Items are the body items it
+// expands to (their spans lie in the macro's body or in the arguments).
+type MacroUse struct {
+	Name Ident `json:"name"`
+	// Args are the tokens of each argument.
+	Args  [][]Token   `json:"-"`
+	Items []BodyItem  `json:"items"`
+	Sp    syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *MacroUse) Span() syntax.Span { return n.Sp }
 
 // Node returns the item's node.
 func (b BodyItem) Node() Node {
@@ -274,6 +308,8 @@ func (b BodyItem) Node() Node {
 		return b.Agg
 	case b.Disj != nil:
 		return b.Disj
+	case b.Macro != nil:
+		return b.Macro
 	}
 	return nil
 }
@@ -356,6 +392,7 @@ func (n *Header) Span() syntax.Span { return n.Sp }
 type Program struct {
 	File    *syntax.File `json:"-"`
 	Headers []*Header    `json:"headers,omitempty"`
+	Macros  []*MacroDef  `json:"macros,omitempty"`
 	Rules   []*Rule      `json:"rules"`
 	Decls   []*Decl      `json:"decls"`
 	// Comments are the spans of "//" comments.
@@ -472,6 +509,8 @@ func isNil(n Node) bool {
 	case *Unary:
 		return n == nil
 	case *Call:
+		return n == nil
+	case *MacroUse:
 		return n == nil
 	case *If:
 		return n == nil

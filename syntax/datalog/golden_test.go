@@ -78,6 +78,9 @@ func dumpItems(b *strings.Builder, indent string, items []BodyItem) {
 				args = append(args, dumpTerm(a))
 			}
 			fmt.Fprintf(b, "%sagg@%s %s = %s@%s(%s) in %s span=%s\n", indent, g.Agg, dumpTerm(g.Var), g.Func.Name, g.Func.Sp, strings.Join(args, ", "), dumpAtom(g.Atom), g.Sp)
+		case it.Macro != nil:
+			fmt.Fprintf(b, "%smacro %s@%s args=%d span=%s\n", indent, it.Macro.Name.Name, it.Macro.Name.Sp, len(it.Macro.Args), it.Macro.Sp)
+			dumpItems(b, indent+"    ", it.Macro.Items)
 		case it.Disj != nil:
 			fmt.Fprintf(b, "%sdisj span=%s\n", indent, it.Disj.Sp)
 			for i, alt := range it.Disj.Alts {
@@ -109,6 +112,9 @@ func dumpProgram(p *Program) string {
 			ps = append(ps, fmt.Sprintf("%s@%s", t.Name, t.Sp))
 		}
 		fmt.Fprintf(&b, "header %s@%s params=[%s] tokens=%d span=%s\n", h.Name.Name, h.Name.Sp, strings.Join(ps, ", "), len(h.Tokens), h.Sp)
+	}
+	for _, m := range p.Macros {
+		fmt.Fprintf(&b, "macro %s@%s params=%v kinds=%v tokens=%d span=%s\n", m.Name.Name, m.Name.Sp, len(m.Params), m.Kinds, len(m.Body), m.Sp)
 	}
 	Inspect(p, func(n Node) bool {
 		switch n := n.(type) {

@@ -39,6 +39,8 @@ func (p *parser) bodyItem() []BodyItem {
 		return []BodyItem{p.aggClause()}
 	case t.Kind == TokLParen:
 		return []BodyItem{p.disjunction()}
+	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang && p.macros[t.Text] != nil && p.peekAt(2).Kind == TokLParen:
+		return []BodyItem{p.macroUse(p.macros[t.Text])}
 	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang:
 		p.refuse(syntax.Sp(t.Span.Start, p.peekAt(1).Span.End), fmt.Sprintf("macro invocations (%s!) are", t.Text))
 	case t.Kind == TokIdent:
@@ -95,6 +97,8 @@ func (p *parser) bindVar(what string) *Term {
 		p.refuse(t.Span, fmt.Sprintf("Option and Result patterns (%s) are", t.Text))
 	case t.Kind == TokIdent && t.Text == "mut":
 		p.refuse(t.Span, "mutable bindings (mut) are")
+	case t.Kind == TokIdent && strings.HasPrefix(t.Text, "$"):
+		p.fail(t, "macro parameter %s outside a macro's body", t.Text)
 	case t.Kind == TokIdent && !IsKeyword(t.Text):
 		p.next()
 		if n := p.peek(); n.Kind == TokLParen || (n.Kind == TokPunct && (n.Text == "{" || n.Text == "::")) {
@@ -207,6 +211,9 @@ func (p *parser) atom(head bool) *Atom {
 	}
 	if n := p.peek(); n.Kind == TokBang {
 		p.refuse(syntax.Sp(name.Span.Start, n.Span.End), fmt.Sprintf("macro invocations (%s!) are", name.Text))
+	}
+	if strings.HasPrefix(name.Text, "$") {
+		p.fail(name, "macro parameter %s outside a macro's body", name.Text)
 	}
 	a := &Atom{Name: Ident{Name: name.Text, Sp: name.Span}}
 	p.expect(TokLParen, "'('")
@@ -528,6 +535,8 @@ func (p *parser) primary() Expr {
 			p.refuse(t.Span, fmt.Sprintf("%s expressions are", t.Text))
 		case IsKeyword(t.Text):
 			p.fail(t, "expected an expression, found keyword %q", t.Text)
+		case strings.HasPrefix(t.Text, "$"):
+			p.fail(t, "macro parameter %s outside a macro's body", t.Text)
 		}
 		p.next()
 		if t.Text == "_" {
