@@ -53,7 +53,7 @@ func newCompileLangCmd(env Env, id lang.ID, name, args, long string) *cobra.Comm
 			}
 			var q lang.Query
 			var schema map[string][]string
-			if id == lang.Datalog {
+			if lang.ByID(id).Program() {
 				if dataPath == "" {
 					return Usagef("%s--data is required: the program is checked against its relations", prefix)
 				}
@@ -90,7 +90,7 @@ func newCompileLangCmd(env Env, id lang.ID, name, args, long string) *cobra.Comm
 		},
 	}
 	cmd.Flags().StringVar(&to, "to", "", "the SQL dialect: sqlite, postgres or duckdb (required)")
-	if id == lang.Datalog {
+	if lang.ByID(id).Program() {
 		cmd.Flags().StringVar(&rulesPath, "rules", "", "compile the whole program in this .dl file")
 		cmd.Flags().StringVar(&dataPath, "data", "", "the data whose relations the program reads (required)")
 	} else {

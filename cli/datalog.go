@@ -13,10 +13,11 @@ import (
 // newEvalDatalogCmd builds "ctxql eval datalog".
 func newEvalDatalogCmd(env Env) *cobra.Command {
 	var dataPath, rulesPath, engineURL string
+	var relations []string
 	var lim datalogLimits
 	var timed bool
 	cmd := &cobra.Command{
-		Use:   "datalog --data FILE (RULE | --rules FILE)",
+		Use:   "datalog (--data FILE RULE | [--data FILE] --rules FILE)",
 		Short: "Evaluate a Datalog rule or program",
 		Long: `Evaluate a Datalog query rule in Ascent syntax, e.g.
   ctxql eval datalog --data data.json 'q(r) <-- path("a", r), !rw_proc(r, _)'
@@ -25,6 +26,8 @@ and print its head tuples as a JSON array of arrays of strings.
 With --rules FILE the whole program in FILE (rules, facts, recursive rules,
 stratified negation, "relation" declarations) is evaluated and every derived
 relation is printed as a JSON object: relation name -> array of tuples.
+--relations a,b prints the named relations only, those of the data
+included. A program whose facts are all in it needs no --data.
 
 --data is a JSON file {"relations": {NAME: {"param_types": [...], "tuples": [[...]]}}}
 or a directory of NAME.facts tab-separated files with "relation NAME(T1, ...)"
@@ -61,11 +64,15 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 			if lim.why != "" || lim.whyNot != "" || lim.profile {
 				return explainDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, lim)
 			}
-			return evalDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, lim.budget())
+			if len(relations) > 0 && rulesPath == "" {
+				return Usagef("ctxql eval datalog: --relations takes --rules FILE")
+			}
+			return evalDatalog(ctx, env, dataPath, rulesPath, rule, len(args) == 1, relations, lim.budget())
 		},
 	}
-	cmd.Flags().StringVar(&dataPath, "data", "", "data: a JSON file or a facts directory (required)")
+	cmd.Flags().StringVar(&dataPath, "data", "", "data: a JSON file or a facts directory (required with a RULE)")
 	cmd.Flags().StringVar(&rulesPath, "rules", "", "evaluate the whole program in this .dl file")
+	cmd.Flags().StringSliceVar(&relations, "relations", nil, "with --rules: print only these relations (comma-separated; the data's included)")
 	cmd.Flags().StringVar(&lim.why, "why", "", "print the proof tree of this tuple, e.g. 'q(\"a\", \"b\")'")
 	cmd.Flags().StringVar(&lim.whyNot, "why-not", "", "name, for each rule of the tuple's relation, the first body item that fails")
 	cmd.Flags().IntVar(&lim.whyDepth, "why-depth", lang.DefaultExplainDepth, "levels of the --why proof tree")
@@ -131,7 +138,7 @@ func explainDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule stri
 			return Usagef("%w", err)
 		}
 	}
-	db, err := loadDatalogData(ctx, dataPath)
+	db, err := loadDatalogData(ctx, dataPath, !haveRule)
 	if err != nil {
 		return err
 	}
@@ -163,7 +170,16 @@ func explainDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule stri
 	return nil
 }
 
-func loadDatalogData(ctx context.Context, path string) (lang.Data, error) {
+// loadDatalogData loads --data; a program (optional set) without it
+// runs over no data.
+func loadDatalogData(ctx context.Context, path string, optional bool) (lang.Data, error) {
+	if path == "" && optional {
+		db, err := datalogLang().LoadBytes(ctx, "no data", []byte(`{"relations": {}}`))
+		if err != nil {
+			return nil, loadFailed("", err)
+		}
+		return db, nil
+	}
 	if path == "" {
 		return nil, Usagef("--data is required")
 	}
@@ -175,14 +191,14 @@ func loadDatalogData(ctx context.Context, path string) (lang.Data, error) {
 	return db, nil
 }
 
-func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string, haveRule bool, b lang.Budget) error {
+func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string, haveRule bool, relations []string, b lang.Budget) error {
 	if haveRule == (rulesPath != "") {
 		return Usagef("ctxql eval datalog: give either a RULE argument or --rules FILE")
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	db, err := loadDatalogData(ctx, dataPath)
+	db, err := loadDatalogData(ctx, dataPath, !haveRule)
 	if err != nil {
 		return err
 	}
@@ -190,6 +206,7 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if err != nil {
 		return err
 	}
+	q.Relations = relations
 	// Results stream to the output: millions of tuples are written
 	// without building them as strings first.
 	q.Stream = true

@@ -28,13 +28,8 @@ func newLoadCmd(env Env) *cobra.Command {
 			if url == "" {
 				return Usagef("ctxql load: --engine is required (sqlite:FILE or postgres://…)")
 			}
-			var l *lang.Language
-			switch language {
-			case "jql":
-				l = lang.ByID(lang.JQL)
-			case "datalog":
-				l = lang.ByID(lang.Datalog)
-			default:
+			l := lang.ByID(lang.ID(language))
+			if l == nil || !l.Compiles() {
 				return Usagef("ctxql load: --lang: want jql or datalog, found %q", language)
 			}
 			return runLoad(c.Context(), env, l, url, args[0], maxData)

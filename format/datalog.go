@@ -73,9 +73,11 @@ func printDatalog(text string) (*datalog.Program, string, error) {
 
 // dlItem is a top-level rule or declaration.
 type dlItem struct {
-	span syntax.Span
-	rule *datalog.Rule
-	decl *datalog.Decl
+	span   syntax.Span
+	rule   *datalog.Rule
+	decl   *datalog.Decl
+	header *datalog.Header
+	macro  *datalog.MacroDef
 }
 
 type dlPrinter struct {
@@ -94,10 +96,18 @@ type dlPrinter struct {
 func (p *dlPrinter) print() string {
 	var items []dlItem
 	for _, r := range p.prog.Rules {
-		items = append(items, dlItem{span: r.Sp, rule: r})
+		if !r.Init { // printed with its declaration
+			items = append(items, dlItem{span: r.Sp, rule: r})
+		}
 	}
 	for _, d := range p.prog.Decls {
 		items = append(items, dlItem{span: d.Sp, decl: d})
+	}
+	for _, h := range p.prog.Headers {
+		items = append(items, dlItem{span: h.Sp, header: h})
+	}
+	for _, m := range p.prog.Macros {
+		items = append(items, dlItem{span: m.Sp, macro: m})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].span.Start < items[j].span.Start })
 	comments := p.prog.Comments
@@ -124,7 +134,11 @@ func (p *dlPrinter) print() string {
 			ci++
 		}
 		startLine, endLine := p.file.LineOf(it.span.Start), p.file.LineOf(it.span.End)
-		if it.decl != nil {
+		if it.macro != nil {
+			p.single(dlMacroDef(it.macro), inner, startLine, endLine)
+		} else if it.header != nil {
+			p.single(dlHeader(it.header), inner, startLine, endLine)
+		} else if it.decl != nil {
 			p.single(p.decl(it.decl), inner, startLine, endLine)
 		} else {
 			p.rule(it.rule, inner, startLine, endLine)
@@ -214,7 +228,83 @@ func (p *dlPrinter) decl(d *datalog.Decl) string {
 		}
 		b.WriteString(t.Name)
 	}
-	b.WriteString(");")
+	b.WriteString(")")
+	if len(d.Init) > 0 || !d.Eq.IsZero() {
+		b.WriteString(" = vec![")
+		for i, r := range d.Init {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			args := make([]string, len(r.Head.Args))
+			for j, t := range r.Head.Args {
+				args[j] = dlTerm(t)
+			}
+			b.WriteString("(" + strings.Join(args, ", "))
+			if len(args) == 1 {
+				b.WriteString(",") // a one-value tuple, as Rust writes it
+			}
+			b.WriteString(")")
+		}
+		b.WriteString("]")
+	}
+	b.WriteString(";")
+	return b.String()
+}
+
+// dlMacroDef prints a macro definition on one line:
+// "macro name($x: expr) { body tokens }".
+func dlMacroDef(m *datalog.MacroDef) string {
+	params := make([]string, len(m.Params))
+	for i, p := range m.Params {
+		params[i] = p.Name + ": " + m.Kinds[i]
+	}
+	body := dlTokens(m.Body)
+	if body != "" {
+		body = " " + body + " "
+	}
+	return "macro " + m.Name.Name + "(" + strings.Join(params, ", ") + ") {" + body + "}"
+}
+
+// dlTokens prints tokens one space apart, but none after "(", "[", "!"
+// before "(", ".", "::" and "?", none before ")", "]", ",", ";", ":",
+// "." and "::", and none between a name that is not a keyword and its
+// "(": the tokens read back the same.
+func dlTokens(toks []datalog.Token) string {
+	var b strings.Builder
+	for i, t := range toks {
+		if i > 0 {
+			prev := toks[i-1]
+			tight := prev.Kind == datalog.TokLParen || prev.Kind == datalog.TokDot ||
+				prev.Text == "[" || prev.Text == "::" || prev.Text == "?" ||
+				prev.Kind == datalog.TokBang ||
+				t.Kind == datalog.TokRParen || t.Kind == datalog.TokComma || t.Kind == datalog.TokSemi || t.Kind == datalog.TokDot ||
+				t.Text == "]" || t.Text == ":" || t.Text == "::" ||
+				t.Kind == datalog.TokLParen && prev.Kind == datalog.TokIdent && !datalog.IsKeyword(prev.Text) ||
+				t.Kind == datalog.TokBang && prev.Kind == datalog.TokIdent && !datalog.IsKeyword(prev.Text)
+			if !tight {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(t.Text)
+	}
+	return b.String()
+}
+
+// dlHeader prints a program header's tokens one space apart, with no
+// space inside angle brackets' edges nor before ",", ":" and ";".
+func dlHeader(h *datalog.Header) string {
+	var b strings.Builder
+	for i, t := range h.Tokens {
+		if i > 0 {
+			prev := h.Tokens[i-1].Text
+			switch {
+			case prev == "<", prev == "'", t.Text == ">", t.Text == ",", t.Text == ":", t.Text == ";", t.Text == "<" && i == 2:
+			default:
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(t.Text)
+	}
 	return b.String()
 }
 
@@ -353,6 +443,12 @@ func dlBodyItemIn(it datalog.BodyItem, min int) string {
 			args[i] = dlTerm(a)
 		}
 		return "agg " + v + " = " + g.Func.Name + "(" + strings.Join(args, ", ") + ") in " + dlAtom(g.Atom)
+	case it.Macro != nil:
+		args := make([]string, len(it.Macro.Args))
+		for i, a := range it.Macro.Args {
+			args[i] = dlTokens(a)
+		}
+		return it.Macro.Name.Name + "!(" + strings.Join(args, ", ") + ")"
 	case it.Disj != nil:
 		alts := make([]string, len(it.Disj.Alts))
 		for i, alt := range it.Disj.Alts {
@@ -402,6 +498,8 @@ func dlExpr(x datalog.Expr, min int) string {
 	case *datalog.Unary:
 		prec = precUnary
 		s = x.Op + dlExpr(x.X, precUnary)
+	case *datalog.Call:
+		return dlCall(x)
 	case *datalog.Binary:
 		prec = dlPrec(x.Op)
 		right := prec + 1
@@ -415,6 +513,29 @@ func dlExpr(x datalog.Expr, min int) string {
 		return "(" + s + ")"
 	}
 	return s
+}
+
+// dlCall prints a call of a function: the receiver (parenthesized
+// unless it is a term or a call), the method and its arguments, or
+// format! and its arguments.
+func dlCall(c *datalog.Call) string {
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = dlExpr(a, 0)
+	}
+	s := c.Name.Name
+	if c.Type != nil {
+		s += "::<" + c.Type.Name + ">"
+	}
+	s += "(" + strings.Join(args, ", ") + ")"
+	if c.Recv == nil {
+		return s
+	}
+	recv := dlExpr(c.Recv, precUnary+1)
+	if strings.HasPrefix(recv, "-") {
+		recv = "(" + recv + ")" // "-5.abs()" is -(5.abs())
+	}
+	return recv + "." + s
 }
 
 // dlTerm prints a term canonically: variables as written, strings quoted
@@ -459,6 +580,12 @@ func datalogKey(prog *datalog.Program) string {
 	for _, d := range prog.Decls {
 		items = append(items, dlItem{span: d.Sp, decl: d})
 	}
+	for _, h := range prog.Headers {
+		items = append(items, dlItem{span: h.Sp, header: h})
+	}
+	for _, m := range prog.Macros {
+		items = append(items, dlItem{span: m.Sp, macro: m})
+	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].span.Start < items[j].span.Start })
 	var buf []byte // scratch for quoting
 	quote := func(v string) {
@@ -500,6 +627,19 @@ func datalogKey(prog *datalog.Program) string {
 		b.WriteString(") ")
 	}
 	for _, it := range items {
+		if m := it.macro; m != nil {
+			b.WriteString("macro " + dlMacroDef(m) + "\n")
+			continue
+		}
+		if h := it.header; h != nil {
+			b.WriteString("header")
+			for _, t := range h.Tokens {
+				b.WriteByte(' ')
+				quote(t.Text)
+			}
+			b.WriteByte('\n')
+			continue
+		}
 		if d := it.decl; d != nil {
 			b.WriteString("decl ")
 			b.WriteString(d.Name.Name)
@@ -513,6 +653,9 @@ func datalogKey(prog *datalog.Program) string {
 		}
 		r := it.rule
 		b.WriteString("rule ")
+		if r.Init {
+			b.WriteString("init ")
+		}
 		for _, h := range r.AllHeads() {
 			atom(h)
 		}
@@ -539,6 +682,10 @@ func datalogKey(prog *datalog.Program) string {
 						term(a)
 					}
 					atom(x.Agg.Atom)
+				case x.Macro != nil:
+					b.WriteString("macro " + x.Macro.Name.Name + "(")
+					items(x.Macro.Items)
+					b.WriteString(") ")
 				case x.Disj != nil:
 					b.WriteString("disj(")
 					for _, alt := range x.Disj.Alts {
@@ -577,6 +724,18 @@ func dlExprKey(n datalog.Node) string {
 		return "(" + dlExprKey(n.L) + " " + n.Op + " " + dlExprKey(n.R) + ")"
 	case *datalog.Unary:
 		return "(" + n.Op + dlExprKey(n.X) + ")"
+	case *datalog.Call:
+		s := "call " + n.Name.Name
+		if n.Type != nil {
+			s += "::<" + n.Type.Name + ">"
+		}
+		if n.Recv != nil {
+			s += " on " + dlExprKey(n.Recv)
+		}
+		for _, a := range n.Args {
+			s += " " + dlExprKey(a)
+		}
+		return s
 	case *datalog.If:
 		return "if " + dlExprKey(n.X)
 	case *datalog.Let:

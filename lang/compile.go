@@ -300,3 +300,7 @@ func (l *Language) LoadTables(ctx context.Context, r *files.Reader, path string)
 // SchemaSQL selects a database's catalog of Datalog relations: rows of
 // name, position (from 1) and parameter type.
 func SchemaSQL() string { return sqlgen.SchemaSQL() }
+
+// Compiles reports whether the language's queries compile to SQL (JQL and
+// Datalog; PACT's trees are not stored in a database).
+func (l *Language) Compiles() bool { return l.ID == JQL || l.ID == Datalog }

@@ -22,6 +22,27 @@ func completeDatalog(p *datalog.Program, info *datalog.Info, off int) []Completi
 	typed := src[w:off]
 	sp := syntax.Sp(w, off)
 	var out []Completion
+	if w > 0 && src[w-1] == '.' && w >= 2 && isDLIdentByte(src[w-2]) || w >= 2 && src[w-1] == '.' && src[w-2] == ')' {
+		// After "recv.": the functions on text and numbers.
+		for _, f := range datalog.Functions {
+			if f.Recv == "" || !strings.HasPrefix(f.Name, typed) {
+				continue
+			}
+			text := f.Name + "()"
+			switch {
+			case f.Name == "parse":
+				text = "parse::<${1:i64}>()"
+			case f.Args == 1:
+				text = f.Name + "(${1:x})"
+			}
+			out = append(out, Completion{Label: f.Name, Kind: CompleteKeyword, Snippet: true, Detail: dlFunctionSig(f), Edit: syntax.TextEdit{Span: sp, NewText: text}})
+		}
+		return out
+	}
+	if strings.HasPrefix("format", typed) && typed != "" {
+		out = append(out, Completion{Label: "format!", Kind: CompleteKeyword, Snippet: true, Detail: `format!("{}", x) -> String`,
+			Edit: syntax.TextEdit{Span: sp, NewText: `format!("${1:{\}}", ${2:x})`}})
+	}
 	if info != nil {
 		names := make([]string, 0, len(info.Relations))
 		for n := range info.Relations {
@@ -70,4 +91,21 @@ func completeDatalog(p *datalog.Program, info *datalog.Info, off int) []Completi
 		}
 	}
 	return out
+}
+
+// dlFunctionSig renders a function's signature: "s.len() -> usize".
+func dlFunctionSig(f datalog.Function) string {
+	if f.Recv == "" {
+		return `format!("{}…", x…) -> String`
+	}
+	recv := map[string]string{"text": "s", "number": "x", "any": "v"}[f.Recv]
+	args := ""
+	if f.Args == 1 {
+		args = "y"
+	}
+	name := f.Name
+	if name == "parse" {
+		name += "::<T>"
+	}
+	return fmt.Sprintf("%s.%s(%s) -> %s", recv, name, args, f.Result)
 }

@@ -511,6 +511,10 @@ func sortDLOccurrences(o []Occurrence) {
 // is derived or read from data, and how often it is used; a variable's
 // inferred type.
 func describeDatalog(p *datalog.Program, info *datalog.Info, off int) (string, syntax.Span, bool) {
+	if c := dlCallAt(p, off); c != nil {
+		f, _ := datalog.LookupFunction(c.Name.Name)
+		return fmt.Sprintf("**function** `%s`\n\n%s.", dlFunctionSig(f), strings.ToUpper(f.Doc[:1])+f.Doc[1:]), c.Name.Sp, true
+	}
 	sym, sp, ok := dlSymbolAt(p, off)
 	if !ok {
 		return "", syntax.Span{}, false
@@ -555,4 +559,16 @@ func describeDatalog(p *datalog.Program, info *datalog.Info, off int) (string, s
 		return fmt.Sprintf("**variable** `%s`: %s\n\n%d occurrence(s) in this rule.", sym.Name, typ, len(occ)), sp, true
 	}
 	return "", syntax.Span{}, false
+}
+
+// dlCallAt returns the call of a function whose name touches off.
+func dlCallAt(p *datalog.Program, off int) *datalog.Call {
+	var found *datalog.Call
+	datalog.Inspect(p, func(n datalog.Node) bool {
+		if c, ok := n.(*datalog.Call); ok && found == nil && c.Name.Sp.Touches(off) {
+			found = c
+		}
+		return found == nil
+	})
+	return found
 }

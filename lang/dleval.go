@@ -109,11 +109,23 @@ func RelationSizes(d Data) map[string]int {
 	return nil
 }
 
-func dlOptions(b Budget) evdl.Options { return evdl.Options{MaxTuples: b.MaxTuples} }
+// dlOptions maps a budget to the evaluator's options. The default
+// budget (0 or DefaultMaxTuples, the value of the flags' defaults) is the
+// evaluator's default: DefaultMaxTuples derived tuples, and intermediate
+// join results bounded by memory rather than by their count.
+func dlOptions(b Budget) evdl.Options {
+	if b.MaxTuples == DefaultMaxTuples {
+		return evdl.Options{}
+	}
+	return evdl.Options{MaxTuples: b.MaxTuples}
+}
 
 // datalogError maps the budget error to a *LimitError.
 func datalogError(err error) error {
 	var le *evdl.LimitError
+	if errors.As(err, &le) && le.Bytes > 0 {
+		return &LimitError{What: "an intermediate join result", Limit: fmt.Sprint(le.Bytes >> 20), Unit: "MiB", Err: err}
+	}
 	if errors.As(err, &le) {
 		return &LimitError{What: budget.Tuples, Limit: fmt.Sprint(le.Max), Err: err}
 	}
@@ -139,6 +151,22 @@ func (datalogEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Re
 		}
 		res.File = r.Program.File
 		res.Diagnostics = withOrigins(r.Diagnostics, datalog.CodeSyntax)
+		if rels != nil && len(q.Relations) > 0 {
+			picked := map[string]*evdl.Rows{}
+			for _, n := range q.Relations {
+				switch v := rels[n]; {
+				case v != nil:
+					picked[n] = v
+				case db.Rows(n) != nil:
+					picked[n] = db.Rows(n)
+				case r.Info != nil && r.Info.Relations[n] != nil:
+					picked[n] = evdl.EmptyRows(db, len(r.Info.Relations[n].Types))
+				default:
+					return nil, fmt.Errorf("no relation %s in the program or the data", n)
+				}
+			}
+			rels = picked
+		}
 		for _, v := range rels {
 			res.Count += v.Len()
 		}

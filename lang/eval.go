@@ -69,6 +69,10 @@ type Query struct {
 	// Datalog result of millions of tuples); Value and Items stay nil.
 	// Languages that do not stream fill Value and leave Write nil.
 	Stream bool
+	// Relations, for a Datalog program, names the relations the result
+	// holds, the data's included; empty: every relation the program
+	// derives.
+	Relations []string
 	// Options are PACT's range options as a JSON object (includeContent,
 	// contentMode, contextLines, maxSnapshots, maxChangesPerSnapshot).
 	Options []byte

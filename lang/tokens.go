@@ -2,6 +2,7 @@ package lang
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
@@ -144,10 +145,66 @@ func jqlTokens(f *jql.File) []Token {
 
 func datalogTokens(p *datalog.Program) []Token {
 	kind := map[int]Token{}
+	params := map[string]bool{}
+	for _, h := range p.Headers {
+		for _, t := range h.Params {
+			params[t.Name] = true
+		}
+	}
+	for _, h := range p.Headers {
+		kind[h.Keyword.Start] = Token{Type: "keyword"}
+		kind[h.Name.Sp.Start] = Token{Type: "struct", Modifiers: []string{"declaration"}}
+		for _, t := range h.Tokens {
+			if t.Kind == datalog.TokIdent && t.Text == "where" {
+				kind[t.Span.Start] = Token{Type: "keyword"}
+			} else if t.Kind == datalog.TokIdent && params[t.Text] {
+				kind[t.Span.Start] = Token{Type: "typeParameter"}
+			} else if _, ok := kind[t.Span.Start]; !ok && t.Kind == datalog.TokIdent {
+				kind[t.Span.Start] = Token{Type: "type"}
+			}
+		}
+		for _, t := range h.Params {
+			kind[t.Sp.Start] = Token{Type: "typeParameter", Modifiers: []string{"declaration"}}
+		}
+	}
+	for _, m := range p.Macros {
+		kind[m.Keyword.Start] = Token{Type: "keyword"}
+		kind[m.Name.Sp.Start] = Token{Type: "macro", Modifiers: []string{"declaration"}}
+		for _, t := range m.Params {
+			kind[t.Sp.Start] = Token{Type: "parameter", Modifiers: []string{"declaration"}}
+		}
+		for _, t := range m.Body {
+			if t.Kind == datalog.TokIdent && strings.HasPrefix(t.Text, "$") {
+				kind[t.Span.Start] = Token{Type: "parameter"}
+			}
+		}
+	}
+	for _, r := range p.Rules {
+		for _, b := range r.Body {
+			if b.Macro != nil {
+				kind[b.Macro.Name.Sp.Start] = Token{Type: "macro"}
+			}
+		}
+	}
+	for _, d := range p.Decls {
+		for _, t := range p.Tokens {
+			if !d.Eq.IsZero() && t.Span.Start > d.Eq.Start && t.Kind == datalog.TokIdent && t.Text == "vec" {
+				kind[t.Span.Start] = Token{Type: "macro"} // the initializer's vec!
+				break
+			}
+		}
+		for _, t := range d.Types {
+			if params[t.Name] {
+				kind[t.Sp.Start] = Token{Type: "typeParameter"}
+			}
+		}
+	}
 	for _, d := range p.Decls {
 		kind[d.Name.Sp.Start] = Token{Type: "function", Modifiers: []string{"declaration"}}
 		for _, t := range d.Types {
-			kind[t.Sp.Start] = Token{Type: "type"}
+			if _, ok := kind[t.Sp.Start]; !ok {
+				kind[t.Sp.Start] = Token{Type: "type"}
+			}
 		}
 	}
 	for _, r := range p.Rules {
@@ -156,6 +213,19 @@ func datalogTokens(p *datalog.Program) []Token {
 				kind[a.Name.Sp.Start] = Token{Type: "function"}
 			}
 		}
+		datalog.Inspect(r, func(n datalog.Node) bool {
+			if c, ok := n.(*datalog.Call); ok {
+				if c.Recv == nil {
+					kind[c.Name.Sp.Start] = Token{Type: "macro"}
+				} else {
+					kind[c.Name.Sp.Start] = Token{Type: "method"}
+				}
+				if c.Type != nil {
+					kind[c.Type.Sp.Start] = Token{Type: "type"}
+				}
+			}
+			return true
+		})
 		for _, t := range dlRuleTerms(r) {
 			if !t.Dual.IsZero() {
 				kind[t.Dual.Start] = Token{Type: "type"}

@@ -88,6 +88,20 @@ func ruleVars(r *datalog.Rule) []*datalog.Term {
 			out = append(out, t)
 		}
 	}
+	// The variables a macro use passes are in its expansion.
+	for _, b := range r.Body {
+		if b.Macro == nil {
+			continue
+		}
+		for _, it := range b.Macro.Items {
+			datalog.Inspect(it.Node(), func(n datalog.Node) bool {
+				if t, ok := n.(*datalog.Term); ok && t.Kind == datalog.Var {
+					out = append(out, t)
+				}
+				return true
+			})
+		}
+	}
 	return out
 }
 
@@ -109,8 +123,10 @@ var unusedRelation = &analysis.Analyzer{
 		}
 		used := map[string]bool{}
 		for _, r := range prog.Rules {
-			for _, a := range r.Atoms() {
-				used[a.Name.Name] = true
+			for _, x := range datalog.Expand(r) { // macro uses included
+				for _, a := range x.Atoms() {
+					used[a.Name.Name] = true
+				}
 			}
 		}
 		for _, d := range prog.Decls {

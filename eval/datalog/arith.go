@@ -180,6 +180,7 @@ const (
 	eVar
 	eBinary
 	eUnary
+	eCall // a function on text and numbers (op names it; args: the receiver first)
 )
 
 // cexpr is a compiled expression.
@@ -192,6 +193,9 @@ type cexpr struct {
 	l, r    *cexpr
 	sp      syntax.Span
 	opSp    syntax.Span
+	args    []*cexpr // eCall
+	typ     string   // eCall: T of parse::<T>
+	pieces  []string // eCall: format!'s literal pieces
 }
 
 // isNumeric reports whether comparisons with x compare numbers.
@@ -201,6 +205,14 @@ func (x *cexpr) isNumeric() bool {
 		return x.op != "&&" && x.op != "||" && !isCmp(x.op)
 	case eUnary:
 		return x.op == "-"
+	case eCall:
+		switch x.op {
+		case "len", "abs", "pow", "parse":
+			return true
+		case "min", "max":
+			return x.args[0].isNumeric() || x.args[1].isNumeric()
+		}
+		return false
 	}
 	return x.numeric
 }
@@ -222,6 +234,10 @@ func (x *cexpr) slots(out []int) []int {
 		return x.r.slots(x.l.slots(out))
 	case eUnary:
 		return x.l.slots(out)
+	case eCall:
+		for _, a := range x.args {
+			out = a.slots(out)
+		}
 	}
 	return out
 }
@@ -234,6 +250,8 @@ func (ev *evaluator) eval(x *cexpr, row []uint32) (string, error) {
 		return x.val, nil
 	case eVar:
 		return ev.db.strs[row[x.slot]], nil
+	case eCall:
+		return ev.call(x, row)
 	case eUnary:
 		v, err := ev.eval(x.l, row)
 		if err != nil {
@@ -338,6 +356,24 @@ func compileExpr(x syn.Expr, slot func(string) int, numeric func(string) bool) *
 			l: compileExpr(x.L, slot, numeric), r: compileExpr(x.R, slot, numeric)}
 	case *syn.Unary:
 		return &cexpr{kind: eUnary, op: x.Op, opSp: x.OpSpan, sp: x.Sp, l: compileExpr(x.X, slot, numeric)}
+	case *syn.Call:
+		c := &cexpr{kind: eCall, op: x.Name.Name, sp: x.Sp, opSp: x.Name.Sp}
+		args := x.Args
+		if x.Recv != nil {
+			args = append([]syn.Expr{x.Recv}, args...)
+		}
+		for _, a := range args {
+			c.args = append(c.args, compileExpr(a, slot, numeric))
+		}
+		if x.Type != nil {
+			c.typ = x.Type.Name
+		}
+		if x.Recv == nil && len(x.Args) > 0 {
+			if f, ok := x.Args[0].(*syn.Term); ok {
+				c.pieces, _ = syn.FormatPieces(f.Value)
+			}
+		}
+		return c
 	}
 	return &cexpr{kind: eConst}
 }

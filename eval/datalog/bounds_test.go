@@ -112,3 +112,43 @@ func TestDeadline(t *testing.T) {
 		t.Errorf("stopped after %v", el)
 	}
 }
+
+// TestDefaultBoundAdmitsLargeJoin pins that the default bounds admit a
+// legitimate join of 9M pairs (the divisors of Soufflé's amicable-numbers
+// test, numbers up to 3,000), while a memory bound still stops a join of
+// as many rows when it is set lower.
+func TestDefaultBoundAdmitsLargeJoin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 9M-row join")
+	}
+	db, err := Load(&Data{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `relation num(i64);
+num(n) <-- for n in 1..3001;
+relation divisor(i64, i64);
+divisor(n, d) <-- num(n), num(d), if d < n, if n % d == 0;
+relation dsum(i64, i64);
+dsum(n, s) <-- num(n), agg s = sum(d) in divisor(n, d);
+relation amicable(i64, i64);
+amicable(a, b) <-- dsum(a, b), dsum(b, a), if a < b;
+`
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := EvalProgramWith(ctx, db, "p", src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) > 0 {
+		t.Fatal(res.Diagnostics)
+	}
+	if got, want := fmt.Sprint(res.Relations["amicable"]), "[[1184 1210] [220 284] [2620 2924]]"; got != want {
+		t.Errorf("amicable = %s, want %s", got, want)
+	}
+	_, err = EvalProgramWith(ctx, db, "p", src, Options{MaxBytes: 64 << 20})
+	var le *LimitError
+	if !errors.As(err, &le) || le.Bytes != 64<<20 || !strings.Contains(err.Error(), "64 MiB") {
+		t.Fatalf("err = %v, want the memory bound of 64 MiB", err)
+	}
+}

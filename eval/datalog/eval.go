@@ -24,17 +24,30 @@ type Result struct {
 	Diagnostics []syntax.Diagnostic
 }
 
-// DefaultMaxTuples is the tuple budget of an evaluation when Options
-// leaves it unset.
+// DefaultMaxTuples bounds the tuples an evaluation derives when Options
+// leave MaxTuples unset; its intermediate join results are then bounded
+// by memory (DefaultMaxBytes) rather than by a count, so that a join of
+// millions of narrow rows runs.
 const DefaultMaxTuples = 5_000_000
+
+// DefaultMaxBytes bounds the memory an intermediate join result holds
+// (4 bytes per value of each row) unless Options set another bound or
+// none.
+const DefaultMaxBytes = 512 << 20
 
 // Options bound an evaluation. The zero value is the default budget.
 type Options struct {
 	// MaxTuples bounds every intermediate join result and the tuples an
-	// evaluation derives (all relations together): 0 means
-	// DefaultMaxTuples, a negative value means no bound. Exceeding it
-	// stops the evaluation with a *LimitError.
+	// evaluation derives (all relations together). 0 means the default:
+	// DefaultMaxTuples derived tuples, and intermediate results bounded
+	// by memory only (MaxBytes). A negative value means no bound.
+	// Exceeding it stops the evaluation with a *LimitError.
 	MaxTuples int
+	// MaxBytes bounds the memory of each intermediate join result, at 4
+	// bytes per value of each row: 0 means DefaultMaxBytes (no bound
+	// when MaxTuples is negative), a negative value no bound. A join of
+	// millions of narrow rows fits; one of as many wide rows stops.
+	MaxBytes int64
 	// Profile, when set, receives the time each rule of a program took
 	// and the tuples it derived.
 	Profile *Profile
@@ -73,6 +86,14 @@ func (p *Profile) measure(i int, derived *int, f func() error) error {
 	return err
 }
 
+// maxRows is the bound of an intermediate join result's rows (0: none).
+func (o Options) maxRows() int {
+	if o.MaxTuples == 0 {
+		return 0
+	}
+	return o.maxTuples()
+}
+
 func (o Options) maxTuples() int {
 	switch {
 	case o.MaxTuples == 0:
@@ -83,6 +104,16 @@ func (o Options) maxTuples() int {
 	return o.MaxTuples
 }
 
+func (o Options) maxBytes() int64 {
+	switch {
+	case o.MaxBytes < 0, o.MaxBytes == 0 && o.MaxTuples < 0:
+		return 0
+	case o.MaxBytes == 0:
+		return DefaultMaxBytes
+	}
+	return o.MaxBytes
+}
+
 // ErrBudget is the error a *LimitError matches with errors.Is.
 var ErrBudget = errors.New("tuple budget exceeded")
 
@@ -90,9 +121,15 @@ var ErrBudget = errors.New("tuple budget exceeded")
 type LimitError struct {
 	// Max is the budget (Options.MaxTuples) that was exceeded.
 	Max int
+	// Bytes, when set, is the memory bound (Options.MaxBytes) that an
+	// intermediate join result exceeded instead.
+	Bytes int64
 }
 
 func (e *LimitError) Error() string {
+	if e.Bytes > 0 {
+		return fmt.Sprintf("evaluation stopped: an intermediate join result holds more than %d MiB (the memory bound of a join); narrow the rule", e.Bytes>>20)
+	}
 	return fmt.Sprintf("evaluation stopped: more than %d tuples (an intermediate join result or the derived tuples) exceed the max-tuples budget; narrow the rule or raise the limit with --max-tuples", e.Max)
 }
 

@@ -58,9 +58,13 @@ type crule struct {
 	head    []carg
 	headRel string
 	pos     []*catom
-	negs    []*catom
-	conds   []ccond
-	steps   []*cstep
+	// single marks the slots of variables that occur once in the rule,
+	// in a positive atom: nothing reads their value, so a join treats
+	// them as "_".
+	single []bool
+	negs   []*catom
+	conds  []ccond
+	steps  []*cstep
 }
 
 // numericType reports whether values of a parameter type compare as
@@ -230,6 +234,21 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 			st.deps = x.slots(st.deps)
 		}
 	}
+	uses := map[string]int{}
+	syn.Inspect(r, func(n syn.Node) bool {
+		if t, ok := n.(*syn.Term); ok && t.Kind == syn.Var {
+			uses[t.Value]++
+		}
+		return true
+	})
+	cr.single = make([]bool, cr.nvars)
+	for _, a := range cr.pos {
+		for _, g := range a.args {
+			if g.kind == aVar && uses[cr.names[g.slot]] == 1 {
+				cr.single[g.slot] = true
+			}
+		}
+	}
 	// Never nil, even for a head of no arguments: a nil head makes run
 	// emit whole binding rows (see run).
 	cr.head = make([]carg, 0, len(r.Head.Args))
@@ -308,6 +327,10 @@ type evaluator struct {
 	// max bounds every intermediate result and the derived tuples
 	// (MaxTuples); 0 means no bound.
 	max int
+	// maxRows bounds the rows of an intermediate result (0: none).
+	maxRows int
+	// maxBytes bounds the memory of an intermediate result (0: none).
+	maxBytes int64
 	// keepAll disables the projection of dead variables, so that every
 	// binding row keeps the values of all body variables (explain runs).
 	keepAll bool
@@ -320,7 +343,7 @@ type evaluator struct {
 }
 
 func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {
-	return &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}, grow: map[growKey]*index{}, max: opts.maxTuples(), general: opts.general}
+	return &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}, grow: map[growKey]*index{}, max: opts.maxTuples(), maxRows: opts.maxRows(), maxBytes: opts.maxBytes(), general: opts.general}
 }
 
 type cacheKey struct {
@@ -373,6 +396,18 @@ func (ev *evaluator) checkN(n int) error {
 func (ev *evaluator) over(n int) error {
 	if ev.max > 0 && n > ev.max {
 		return &LimitError{Max: ev.max}
+	}
+	return nil
+}
+
+// overRows is over for an intermediate result of n rows of width
+// values, which must also stay within the memory bound.
+func (ev *evaluator) overRows(n, width int) error {
+	if ev.maxBytes > 0 && int64(n)*int64(max(width, 1))*4 > ev.maxBytes {
+		return &LimitError{Max: ev.max, Bytes: ev.maxBytes}
+	}
+	if ev.maxRows > 0 && n > ev.maxRows {
+		return &LimitError{Max: ev.maxRows}
 	}
 	return nil
 }
@@ -505,6 +540,9 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 				out[j] = row[h.slot]
 			case aExpr:
 				v, err := ev.eval(h.x, row)
+				if err == errNoValue {
+					return nil
+				}
 				if err != nil {
 					return err
 				}
@@ -578,7 +616,11 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 				return project(row)
 			}
 		}
-		if cur, err = ev.join(cur, cr.pos[best], src(best), bound, final, fuse); err != nil {
+		var skip []bool
+		if !ev.keepAll && cr.head != nil {
+			skip = cr.single
+		}
+		if cur, err = ev.join(cur, cr.pos[best], src(best), bound, skip, final, fuse); err != nil {
 			return err
 		}
 		if final != nil {
@@ -732,10 +774,15 @@ func allBound(a *catom, bound []bool) bool {
 // relation with kept indexes (loaded, or growing in a fixpoint) it probes
 // the index; over a one-round table it indexes the smaller side.
 //
+// A variable marked in skip is read as "_": nothing uses its value.
+// When the atom then binds no new variable, the join is an existence
+// check (a semi-join): each binding is kept once when a tuple matches,
+// never once per matching tuple.
+//
 // When final is set, each extended row is passed to final instead of
 // being collected, and the returned bindings are empty. When fuse is set
 // too, it may be used instead of final (they must do the same).
-func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final func([]uint32) error, fuse *fusedTail) (*bindings, error) {
+func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool, final func([]uint32) error, fuse *fusedTail) (*bindings, error) {
 	out := &bindings{width: cur.width}
 	t := s.t
 	var constPos []int // positions holding constants
@@ -758,6 +805,8 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 				keySlots = append(keySlots, g.slot)
 			} else if q, ok := firstAt[g.slot]; ok {
 				eqPos = append(eqPos, [2]int{q, p})
+			} else if skip != nil && skip[g.slot] {
+				// Read as "_".
 			} else {
 				firstAt[g.slot] = p
 				newPos = append(newPos, p)
@@ -777,6 +826,10 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 			}
 		}
 		return true
+	}
+	semi := len(newPos) == 0
+	if semi {
+		fuse = nil
 	}
 	scratch := make([]uint32, cur.width)
 	var copied []uint32 // the binding scratch holds, apart from newSlots
@@ -798,7 +851,7 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 			nr[newSlots[i]] = tup[p]
 		}
 		out.n++
-		return ev.over(out.n)
+		return ev.overRows(out.n, out.width)
 	}
 	m := s.n
 	if s.kind == srcTemp && cur.n*4 <= m {
@@ -806,6 +859,10 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 		// scan the table once.
 		ix := buildIndex(cur.data, cur.width, cur.n, keySlots, 0)
 		vals := make([]uint32, len(keyPos))
+		var kept []bool // with semi: the bindings already kept
+		if semi {
+			kept = make([]bool, cur.n)
+		}
 		for r := 0; r < m; r++ {
 			if err := ev.check(); err != nil {
 				return nil, err
@@ -818,6 +875,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 				vals[i] = tup[p]
 			}
 			for _, bi := range ix.lookup(vals) {
+				if kept != nil && kept[bi] {
+					continue
+				}
 				b := cur.row(int(bi))
 				if !ix.exact() && !eqVals(b, keySlots, vals) {
 					continue
@@ -827,6 +887,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 				}
 				if err := emit(b, tup); err != nil {
 					return nil, err
+				}
+				if kept != nil {
+					kept[bi] = true
 				}
 			}
 		}
@@ -844,6 +907,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 				if tup := t.row(r); len(eqPos) == 0 || match(tup) {
 					if err := emit(b, tup); err != nil {
 						return nil, err
+					}
+					if semi {
+						break
 					}
 				}
 			}
@@ -884,6 +950,9 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound []bool, final
 			}
 			if err := emit(b, tup); err != nil {
 				return nil, err
+			}
+			if semi {
+				break
 			}
 		}
 	}

@@ -480,6 +480,9 @@ func (x *Explainer) firstBinding(ctx context.Context, cr *crule, vals []string, 
 					continue
 				}
 				v, err := ev.eval(h.x, row)
+				if err == errNoValue {
+					return nil
+				}
 				if err != nil {
 					return err
 				}

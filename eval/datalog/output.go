@@ -19,6 +19,19 @@ type Rows struct {
 	t  *table
 }
 
+// Rows returns the tuples the data gives relation name; nil when the
+// data has no such relation.
+func (db *DB) Rows(name string) *Rows {
+	r, ok := db.rels[name]
+	if !ok {
+		return nil
+	}
+	return &Rows{db: db, t: r.tab}
+}
+
+// EmptyRows returns an empty set of tuples of the given arity over db.
+func EmptyRows(db *DB, arity int) *Rows { return &Rows{db: db, t: newTable(arity)} }
+
 // Len is the number of tuples.
 func (r *Rows) Len() int { return r.t.len() }
 

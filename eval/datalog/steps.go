@@ -57,7 +57,7 @@ func (ev *evaluator) applyStep(cur *bindings, s *cstep, bound []bool) (*bindings
 	keep := func(b []uint32) error {
 		out.data = append(out.data, b...)
 		out.n++
-		return ev.over(out.n)
+		return ev.overRows(out.n, out.width)
 	}
 	var scratch []uint32
 	bindTo := func(b []uint32, v string) error {
@@ -79,6 +79,9 @@ func (ev *evaluator) applyStep(cur *bindings, s *cstep, bound []bool) (*bindings
 		switch s.kind {
 		case sTest:
 			v, err := ev.eval(s.x, b)
+			if err == errNoValue {
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -93,6 +96,9 @@ func (ev *evaluator) applyStep(cur *bindings, s *cstep, bound []bool) (*bindings
 			}
 		case sLet:
 			v, err := ev.eval(s.x, b)
+			if err == errNoValue {
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -101,10 +107,16 @@ func (ev *evaluator) applyStep(cur *bindings, s *cstep, bound []bool) (*bindings
 			}
 		case sFor:
 			lv, err := ev.eval(s.lo, b)
+			if err == errNoValue {
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
 			hv, err := ev.eval(s.hi, b)
+			if err == errNoValue {
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}

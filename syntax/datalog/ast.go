@@ -129,6 +129,25 @@ func (n *Unary) Span() syntax.Span { return n.Sp }
 
 func (*Unary) exprNode() {}
 
+// Call is a call of one of the functions on text and numbers (see
+// Functions): a method call "RECV.NAME(ARGS)" ("s.len()", "x.max(y)",
+// "s.parse::<i64>()"), or the macro "format!(FMT, ARGS)", whose Recv is
+// nil and whose first argument is the format string.
+type Call struct {
+	Recv Expr `json:"recv,omitempty"`
+	// Name is the method ("len") or the macro with its "!" ("format!").
+	Name Ident `json:"name"`
+	// Type is T of "parse::<T>"; nil otherwise.
+	Type *Ident      `json:"type,omitempty"`
+	Args []Expr      `json:"args"`
+	Sp   syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *Call) Span() syntax.Span { return n.Sp }
+
+func (*Call) exprNode() {}
+
 // Atom is a relation applied to arguments, possibly negated.
 type Atom struct {
 	Negated bool        `json:"negated,omitempty"`
@@ -236,7 +255,41 @@ type BodyItem struct {
 	For  *For  `json:"for,omitempty"`
 	Agg  *Agg  `json:"agg,omitempty"`
 	Disj *Disj `json:"disj,omitempty"`
+	// Macro is a use of a macro the program defines; Expand replaces
+	// it with the items it expands to.
+	Macro *MacroUse `json:"macro,omitempty"`
 }
+
+// MacroDef is an Ascent macro definition "macro name($x: expr, …) {
+// body items }": a use "name!(a, …)" in a rule body stands for the body
+// items with each parameter replaced by its argument.
+type MacroDef struct {
+	Keyword syntax.Span `json:"keyword"`
+	Name    Ident       `json:"name"`
+	// Params are the parameters ("$x") and Kinds their fragment kinds
+	// ("expr", "ident").
+	Params []Ident  `json:"params"`
+	Kinds  []string `json:"kinds"`
+	// Body holds the tokens between the braces.
+	Body []Token     `json:"-"`
+	Sp   syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *MacroDef) Span() syntax.Span { return n.Sp }
+
+// MacroUse is "name!(ARGS)" in a rule body: Items are the body items it
+// expands to (their spans lie in the macro's body or in the arguments).
+type MacroUse struct {
+	Name Ident `json:"name"`
+	// Args are the tokens of each argument.
+	Args  [][]Token   `json:"-"`
+	Items []BodyItem  `json:"items"`
+	Sp    syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *MacroUse) Span() syntax.Span { return n.Sp }
 
 // Node returns the item's node.
 func (b BodyItem) Node() Node {
@@ -255,6 +308,8 @@ func (b BodyItem) Node() Node {
 		return b.Agg
 	case b.Disj != nil:
 		return b.Disj
+	case b.Macro != nil:
+		return b.Macro
 	}
 	return nil
 }
@@ -273,6 +328,9 @@ func (b BodyItem) Span() syntax.Span {
 type Rule struct {
 	Head  *Atom   `json:"head"`
 	Heads []*Atom `json:"heads,omitempty"`
+	// Init is set for a fact that a relation initializer lists
+	// ("relation r(u32) = vec![(1,)];"): its declaration holds it too.
+	Init bool `json:"init,omitempty"`
 	// Arrow is the span of "<--"; zero for a fact.
 	Arrow syntax.Span `json:"arrow,omitzero"`
 	Body  []BodyItem  `json:"body,omitempty"`
@@ -293,10 +351,15 @@ type Decl struct {
 	// Lattice is set for a "lattice" declaration: the last column holds
 	// one value per combination of the others, the greatest derived
 	// (the least for a "Dual<T>" column).
-	Lattice bool        `json:"lattice,omitempty"`
-	Name    Ident       `json:"name"`
-	Types   []Ident     `json:"types"`
-	Sp      syntax.Span `json:"span"`
+	Lattice bool    `json:"lattice,omitempty"`
+	Name    Ident   `json:"name"`
+	Types   []Ident `json:"types"`
+	// Init lists the facts of an initializer "= vec![(1, 2), …]", in
+	// order (each also in Program.Rules, marked Init); Eq is the span
+	// of its "=", zero when there is none.
+	Init []*Rule     `json:"init,omitempty"`
+	Eq   syntax.Span `json:"eq,omitzero"`
+	Sp   syntax.Span `json:"span"`
 }
 
 // Span implements Node.
@@ -311,11 +374,27 @@ func (n *Decl) TypeNames() []string {
 	return out
 }
 
+// Header is an Ascent program header, "struct Name<T, …> where …;":
+// its type parameters are type names a declaration may use.
+type Header struct {
+	Keyword syntax.Span `json:"keyword"`
+	Name    Ident       `json:"name"`
+	Params  []Ident     `json:"params,omitempty"`
+	// Tokens are the header's tokens, "struct" to ";" included.
+	Tokens []Token     `json:"-"`
+	Sp     syntax.Span `json:"span"`
+}
+
+// Span implements Node.
+func (n *Header) Span() syntax.Span { return n.Sp }
+
 // Program is a parsed .dl file or rule text.
 type Program struct {
-	File  *syntax.File `json:"-"`
-	Rules []*Rule      `json:"rules"`
-	Decls []*Decl      `json:"decls"`
+	File    *syntax.File `json:"-"`
+	Headers []*Header    `json:"headers,omitempty"`
+	Macros  []*MacroDef  `json:"macros,omitempty"`
+	Rules   []*Rule      `json:"rules"`
+	Decls   []*Decl      `json:"decls"`
 	// Comments are the spans of "//" comments.
 	Comments []syntax.Span `json:"comments,omitempty"`
 	// Tokens are all tokens (comments included, EOF excluded), for highlighting.
@@ -374,6 +453,14 @@ func Inspect(n Node, f func(Node) bool) {
 		inspectExprs(f, n.L, n.R)
 	case *Unary:
 		inspectExprs(f, n.X)
+	case *Call:
+		if n.Recv != nil {
+			Inspect(n.Recv, f)
+		}
+		if n.Type != nil {
+			Inspect(n.Type, f)
+		}
+		inspectExprs(f, n.Args...)
 	case *If:
 		inspectExprs(f, n.X)
 	case *Let:
@@ -420,6 +507,10 @@ func isNil(n Node) bool {
 	case *Binary:
 		return n == nil
 	case *Unary:
+		return n == nil
+	case *Call:
+		return n == nil
+	case *MacroUse:
 		return n == nil
 	case *If:
 		return n == nil

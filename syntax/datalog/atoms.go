@@ -27,7 +27,7 @@ func Expand(r *Rule) []*Rule {
 	}
 	hasDisj := false
 	for _, b := range r.Body {
-		if b.Disj != nil {
+		if b.Disj != nil || b.Macro != nil {
 			hasDisj = true
 		}
 	}
@@ -54,6 +54,9 @@ const maxAlternatives = 4096
 func expandBody(items []BodyItem) [][]BodyItem {
 	out := [][]BodyItem{nil}
 	for _, it := range items {
+		if it.Macro != nil {
+			it = BodyItem{Disj: &Disj{Alts: [][]BodyItem{it.Macro.Items}, Sp: it.Macro.Sp}}
+		}
 		if it.Disj == nil {
 			for i := range out {
 				out[i] = append(out[i], it)

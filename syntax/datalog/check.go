@@ -100,9 +100,6 @@ func CheckRule(r *Rule, schema Schema) *Info {
 type checker struct {
 	info  *Info
 	query bool
-	// typing holds the variables whose type is being inferred, so that
-	// a let defined by itself ("let x = x") ends the inference.
-	typing map[string]bool
 }
 
 func (c *checker) errf(span syntax.Span, code, format string, args ...any) *syntax.Diagnostic {
@@ -457,79 +454,164 @@ func (c *checker) headTypes(r *Rule) []string {
 			return out
 		}
 	}
+	vars := c.ruleTypes(r, false)
 	for i, t := range r.Head.Args {
-		out[i] = c.termType(r, t)
+		out[i] = c.valueType(t, vars).typ
 	}
 	return out
 }
 
-// termType is the type of a head term: a literal's type, a variable's
-// (see firstPositiveType), or an expression's.
-func (c *checker) termType(r *Rule, t *Term) string {
-	switch t.Kind {
-	case Str:
-		return "String"
-	case Num:
-		if strings.Contains(t.Value, ".") {
-			return "Float"
-		}
-		return "Int"
-	case Bool:
-		return "Bool"
-	case Var:
-		return c.firstPositiveType(r, t.Value)
-	case Computed:
-		return exprType(t.X)
+// vtype is a type the checker infers. A flexible type is that of a
+// literal, an arithmetic result, a generator or a count: like Rust's
+// integer literals it takes the type of the first column it meets
+// (an integer literal the column's integer type), and only a column of
+// another kind is a mismatch.
+type vtype struct {
+	typ  string // the type's name; for a flexible type Int, Float, String or Bool
+	flex bool
+}
+
+// typeKind classifies a type name: "int", "float", "number" (either),
+// "string", "bool", or "" for a name the checker cannot classify (a
+// program's own type, a type parameter), which any literal fits.
+func typeKind(t string) string {
+	if inner, ok := strings.CutPrefix(t, "Dual<"); ok && strings.HasSuffix(inner, ">") {
+		t = strings.TrimSuffix(inner, ">")
+	}
+	switch strings.ToLower(t) {
+	case "int", "integer", "i8", "i16", "i32", "i64", "i128", "isize",
+		"u8", "u16", "u32", "u64", "u128", "usize":
+		return "int"
+	case "float", "f32", "f64":
+		return "float"
+	case "number":
+		return "number"
+	case "string", "str", "&str", "&'static str", "rc<str>", "arc<str>", "symbol":
+		return "string"
+	case "bool":
+		return "bool"
 	}
 	return ""
 }
 
-// exprType is "Bool" for a logical or comparison expression and "Int"
-// for arithmetic.
-func exprType(x Expr) string {
+// fits reports whether a flexible type can take the column type col.
+func fits(flex, col string) bool {
+	k := typeKind(col)
+	switch typeKind(flex) {
+	case "int":
+		return k == "int" || k == "number" || k == ""
+	case "float":
+		return k == "float" || k == "number" || k == ""
+	case "string":
+		return k == "string" || k == ""
+	case "bool":
+		return k == "bool" || k == ""
+	}
+	return true
+}
+
+// describe names a type for messages: a declared type by its name, a
+// flexible one by what it is (the program never wrote its name).
+func (t vtype) describe() string {
+	if !t.flex {
+		return t.typ
+	}
+	switch typeKind(t.typ) {
+	case "int":
+		return "an integer"
+	case "float":
+		return "a decimal number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	}
+	return t.typ
+}
+
+// verb says what a value of the type is: "has type i32", "is an integer".
+func (t vtype) verb() string {
+	if t.flex {
+		return "is " + t.describe()
+	}
+	return "has type " + t.typ
+}
+
+// valueType is the type of a term or expression given the rule's
+// variable types: an arithmetic result takes the type of its typed
+// operands (as in Rust, x + 1 is x's type), else it is a flexible
+// integer (a decimal when an operand is a decimal literal).
+func (c *checker) valueType(x Expr, vars map[string]vtype) vtype {
 	switch x := x.(type) {
+	case *Term:
+		switch x.Kind {
+		case Str:
+			return vtype{"String", true}
+		case Num:
+			if strings.Contains(x.Value, ".") {
+				return vtype{"Float", true}
+			}
+			return vtype{"Int", true}
+		case Bool:
+			return vtype{"Bool", true}
+		case Var:
+			return vars[x.Value]
+		case Computed:
+			return c.valueType(x.X, vars)
+		}
 	case *Binary:
 		if x.Op == "&&" || x.Op == "||" || isComparison(x.Op) {
-			return "Bool"
+			return vtype{"Bool", true}
 		}
-		return "Int"
-	case *Unary:
-		if x.Op == "!" {
-			return "Bool"
+		l, r := c.valueType(x.L, vars), c.valueType(x.R, vars)
+		switch {
+		case l.typ != "" && !l.flex:
+			return l
+		case r.typ != "" && !r.flex:
+			return r
+		case l.typ == "Float" || r.typ == "Float":
+			return vtype{"Float", true}
 		}
-		return "Int"
-	}
-	return ""
-}
-
-func (c *checker) firstPositiveType(r *Rule, v string) string {
-	if c.typing[v] {
-		return "" // a let defined by itself: no type
-	}
-	if c.typing == nil {
-		c.typing = map[string]bool{}
-	}
-	c.typing[v] = true
-	defer delete(c.typing, v)
-	for _, b := range r.Body {
-		if t := boundVar(b); t != nil && t.Value == v {
-			_, typ := boundType(c, r, b)
-			return typ
-		}
-		if b.Atom == nil || b.Atom.Negated {
-			continue
-		}
-		types := c.relTypes(b.Atom)
-		for j, t := range b.Atom.Args {
-			if t.Kind == Var && t.Value == v {
-				if types == nil {
-					return ""
+		return vtype{"Int", true}
+	case *Call:
+		fn, _ := LookupFunction(x.Name.Name)
+		switch fn.Result {
+		case "bool":
+			return vtype{"Bool", true}
+		case "String":
+			return vtype{"String", true}
+		case "usize":
+			return vtype{"Int", true}
+		case "T":
+			if x.Type != nil {
+				return vtype{typ: x.Type.Name}
+			}
+		case "Self":
+			if x.Recv != nil {
+				if v := c.valueType(x.Recv, vars); v.typ != "" && !v.flex {
+					return v
 				}
-				return types[j]
+			}
+			for _, a := range x.Args {
+				if v := c.valueType(a, vars); v.typ != "" && !v.flex {
+					return v
+				}
+			}
+			if x.Recv != nil {
+				return c.valueType(x.Recv, vars)
 			}
 		}
+		return vtype{}
+	case *Unary:
+		if x.Op == "!" {
+			return vtype{"Bool", true}
+		}
+		if v := c.valueType(x.X, vars); v.typ != "" {
+			return v
+		}
+		return vtype{"Int", true}
 	}
-	return ""
+	return vtype{}
 }
 
 // boundVar returns the variable a let, for or aggregate binds, or nil.
@@ -545,108 +627,170 @@ func boundVar(b BodyItem) *Term {
 	return nil
 }
 
-// boundType returns the variable a let, for or aggregate binds, and its
-// type: a let takes its expression's type, a generator's and a count's
-// variable is "Int", sum, min and max take the aggregated column's type
-// and mean gives "Float".
-func boundType(c *checker, r *Rule, b BodyItem) (*Term, string) {
+// boundType returns the type of the variable a let, for or aggregate
+// binds: a let takes its expression's type, a generator its bounds'
+// (a flexible integer for literal bounds), a count a flexible integer,
+// sum, min and max the aggregated column's type and mean a flexible
+// decimal.
+func (c *checker) boundType(b BodyItem, vars map[string]vtype) vtype {
 	switch {
 	case b.Let != nil:
-		if t, ok := b.Let.X.(*Term); ok {
-			return b.Let.Var, c.termType(r, t)
-		}
-		return b.Let.Var, exprType(b.Let.X)
+		return c.valueType(b.Let.X, vars)
 	case b.For != nil:
-		return b.For.Var, "Int"
+		for _, x := range []Expr{b.For.Lo, b.For.Hi} {
+			if t := c.valueType(x, vars); t.typ != "" && !t.flex {
+				return t
+			}
+		}
+		return vtype{"Int", true}
 	case b.Agg != nil && b.Agg.Var != nil:
 		switch b.Agg.Func.Name {
 		case AggCount:
-			return b.Agg.Var, "Int"
+			return vtype{"Int", true}
 		case AggMean:
-			return b.Agg.Var, "Float"
+			return vtype{"Float", true}
 		}
 		if len(b.Agg.Args) == 1 {
 			types := c.relTypes(b.Agg.Atom)
 			for j, t := range b.Agg.Atom.Args {
-				if types != nil && t.Kind == Var && t.Value == b.Agg.Args[0].Value {
-					return b.Agg.Var, types[j]
+				if types != nil && t.Kind == Var && t.Value == b.Agg.Args[0].Value && types[j] != "" {
+					return vtype{typ: types[j]}
 				}
 			}
 		}
-		return b.Agg.Var, ""
 	}
-	return nil, ""
+	return vtype{}
 }
 
-// types checks that every variable is used at positions of one declared
-// type and records each occurrence's type for hover.
+// ruleTypes infers the type of each variable of a (disjunction-free)
+// rule: positive atoms fix the types of their variables (the first one
+// wins), lets, generators and aggregates give theirs, and a flexible
+// type takes the column type of the first atom, negated or aggregated,
+// that it meets. With report set, a variable used at columns of two
+// kinds is a type mismatch.
+func (c *checker) ruleTypes(r *Rule, report bool) map[string]vtype {
+	type first struct {
+		vtype
+		span syntax.Span
+		rel  string
+	}
+	seen := map[string]first{}
+	mismatch := func(t *Term, here vtype, where string, f first) {
+		if !report {
+			return
+		}
+		c.errf(t.Sp, CodeTypeMismatch, "variable %s %s here (%s) but %s at its first positive use (%s)", t.Value, here.verb(), where, f.describe(), f.rel).Related = []syntax.RelatedInfo{{Span: f.span, Message: fmt.Sprintf("%s first bound as %s here", t.Value, f.describe())}}
+	}
+	// meet records that variable t is used at a column of type col.
+	meet := func(t *Term, col, rel string) {
+		f, ok := seen[t.Value]
+		switch {
+		case !ok:
+			seen[t.Value] = first{vtype{typ: col}, t.Sp, rel}
+		case f.flex && fits(f.typ, col):
+			f.vtype = vtype{typ: col}
+			seen[t.Value] = f
+		case f.typ != col:
+			mismatch(t, vtype{typ: col}, rel, f)
+		}
+	}
+	atomsOf := func(neg bool) []*Atom {
+		var out []*Atom
+		for _, b := range r.Body {
+			if b.Atom != nil && b.Atom.Negated == neg {
+				out = append(out, b.Atom)
+			}
+			if neg && b.Agg != nil && b.Agg.Atom != nil {
+				out = append(out, b.Agg.Atom)
+			}
+		}
+		return out
+	}
+	atoms := func(list []*Atom) {
+		for _, a := range list {
+			types := c.relTypes(a)
+			if types == nil {
+				continue
+			}
+			for j, t := range a.Args {
+				if t.Kind == Var && types[j] != "" {
+					meet(t, types[j], a.Name.Name)
+				}
+			}
+		}
+	}
+	atoms(atomsOf(false))
+	vars := func() map[string]vtype {
+		out := make(map[string]vtype, len(seen))
+		for k, f := range seen {
+			out[k] = f.vtype
+		}
+		return out
+	}
+	// Lets, generators and aggregates, repeated while one learns a type
+	// from another; a variable an atom typed is then checked against
+	// the value bound to it.
+	for pass := 0; pass <= len(r.Body); pass++ {
+		changed := false
+		for _, b := range r.Body {
+			v := boundVar(b)
+			if v == nil || v.Kind != Var {
+				continue
+			}
+			if _, ok := seen[v.Value]; ok {
+				continue
+			}
+			if t := c.boundType(b, vars()); t.typ != "" {
+				seen[v.Value] = first{t, v.Sp, "the " + firstWord(b)}
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	for _, b := range r.Body {
+		v := boundVar(b)
+		if v == nil || v.Kind != Var {
+			continue
+		}
+		f, ok := seen[v.Value]
+		t := c.boundType(b, vars())
+		if !ok || t.typ == "" || f.span == v.Sp || f.typ == t.typ {
+			continue
+		}
+		switch {
+		case t.flex && !f.flex && fits(t.typ, f.typ):
+		case f.flex && !t.flex && fits(f.typ, t.typ):
+			f.vtype = t
+			seen[v.Value] = f
+		case t.flex && f.flex && typeKind(t.typ) == typeKind(f.typ):
+		default:
+			mismatch(v, t, "the "+firstWord(b), f)
+		}
+	}
+	atoms(atomsOf(true))
+	return vars()
+}
+
+// types checks that every variable is used at positions of one type
+// and records each occurrence's type for hover.
 func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string) {
 	for xi, r := range rules {
 		ri := srcIndex[xi]
 		if r.Head == nil {
 			continue
 		}
-		type first struct {
-			typ  string
-			span syntax.Span
-			rel  string
-		}
-		seen := map[string]first{}
-		// Positive atoms fix a variable's type (the first one wins);
-		// negated atoms are then checked against it.
-		var atoms []*Atom
-		for _, neg := range []bool{false, true} {
-			for _, b := range r.Body {
-				if b.Atom != nil && b.Atom.Negated == neg {
-					atoms = append(atoms, b.Atom)
-				}
-				if neg && b.Agg != nil {
-					atoms = append(atoms, b.Agg.Atom)
-				}
-			}
-		}
-		for _, b := range r.Body {
-			if v, typ := boundType(c, r, b); v != nil && v.Kind == Var && typ != "" {
-				if _, ok := seen[v.Value]; !ok {
-					seen[v.Value] = first{typ: typ, span: v.Sp, rel: "the " + firstWord(b)}
-				}
-			}
-		}
-		for _, atom := range atoms {
-			b := BodyItem{Atom: atom}
-			types := c.relTypes(b.Atom)
-			if types == nil {
-				continue
-			}
-			for j, t := range b.Atom.Args {
-				if t.Kind != Var || types[j] == "" {
-					continue
-				}
-				f, ok := seen[t.Value]
-				if !ok {
-					seen[t.Value] = first{typ: types[j], span: t.Sp, rel: b.Atom.Name.Name}
-					continue
-				}
-				if f.typ != types[j] {
-					c.errf(t.Sp, CodeTypeMismatch, "variable %s has type %s here (%s) but %s at its first positive use (%s)", t.Value, types[j], b.Atom.Name.Name, f.typ, f.rel).Related = []syntax.RelatedInfo{{Span: f.span, Message: fmt.Sprintf("%s first bound as %s here", t.Value, f.typ)}}
-				}
-			}
-		}
+		vars := c.ruleTypes(r, true)
 		// Record every occurrence, body and head, with its type.
-		typeOf := func(name string) string {
-			if f, ok := seen[name]; ok {
-				return f.typ
-			}
-			return ""
-		}
 		var occ []VarInfo
 		Inspect(r, func(n Node) bool {
 			if t, ok := n.(*Term); ok && t.Kind == Var {
-				occ = append(occ, VarInfo{Name: t.Value, Type: typeOf(t.Value), Span: t.Sp, Rule: ri})
+				occ = append(occ, VarInfo{Name: t.Value, Type: vars[t.Value].typ, Span: t.Sp, Rule: ri})
 			}
 			return true
 		})
-		// Head variables take the first positive occurrence's type.
+		// Head variables take the head column's type.
 		for i, t := range r.Head.Args {
 			if t.Kind == Var && i < len(headTypes[xi]) {
 				for k := range occ {

@@ -38,6 +38,20 @@ func dumpExpr(x Expr) string {
 		return fmt.Sprintf("(%s %s@%s %s)", dumpExpr(x.L), x.Op, x.OpSpan, dumpExpr(x.R))
 	case *Unary:
 		return fmt.Sprintf("(%s@%s %s)", x.Op, x.OpSpan, dumpExpr(x.X))
+	case *Call:
+		var args []string
+		for _, a := range x.Args {
+			args = append(args, dumpExpr(a))
+		}
+		ty := ""
+		if x.Type != nil {
+			ty = fmt.Sprintf("::<%s@%s>", x.Type.Name, x.Type.Sp)
+		}
+		recv := "-"
+		if x.Recv != nil {
+			recv = dumpExpr(x.Recv)
+		}
+		return fmt.Sprintf("call[%s %s@%s%s (%s) span=%s]", recv, x.Name.Name, x.Name.Sp, ty, strings.Join(args, ", "), x.Sp)
 	}
 	return "<nil>"
 }
@@ -64,6 +78,9 @@ func dumpItems(b *strings.Builder, indent string, items []BodyItem) {
 				args = append(args, dumpTerm(a))
 			}
 			fmt.Fprintf(b, "%sagg@%s %s = %s@%s(%s) in %s span=%s\n", indent, g.Agg, dumpTerm(g.Var), g.Func.Name, g.Func.Sp, strings.Join(args, ", "), dumpAtom(g.Atom), g.Sp)
+		case it.Macro != nil:
+			fmt.Fprintf(b, "%smacro %s@%s args=%d span=%s\n", indent, it.Macro.Name.Name, it.Macro.Name.Sp, len(it.Macro.Args), it.Macro.Sp)
+			dumpItems(b, indent+"    ", it.Macro.Items)
 		case it.Disj != nil:
 			fmt.Fprintf(b, "%sdisj span=%s\n", indent, it.Disj.Sp)
 			for i, alt := range it.Disj.Alts {
@@ -89,6 +106,16 @@ func dumpAtom(a *Atom) string {
 // Dump renders a program's AST, one node per line, for golden tests.
 func dumpProgram(p *Program) string {
 	var b strings.Builder
+	for _, h := range p.Headers {
+		var ps []string
+		for _, t := range h.Params {
+			ps = append(ps, fmt.Sprintf("%s@%s", t.Name, t.Sp))
+		}
+		fmt.Fprintf(&b, "header %s@%s params=[%s] tokens=%d span=%s\n", h.Name.Name, h.Name.Sp, strings.Join(ps, ", "), len(h.Tokens), h.Sp)
+	}
+	for _, m := range p.Macros {
+		fmt.Fprintf(&b, "macro %s@%s params=%v kinds=%v tokens=%d span=%s\n", m.Name.Name, m.Name.Sp, len(m.Params), m.Kinds, len(m.Body), m.Sp)
+	}
 	Inspect(p, func(n Node) bool {
 		switch n := n.(type) {
 		case *Decl:
@@ -100,12 +127,19 @@ func dumpProgram(p *Program) string {
 			if n.Lattice {
 				kw = "lattice"
 			}
-			fmt.Fprintf(&b, "%s %s@%s(%s) span=%s\n", kw, n.Name.Name, n.Name.Sp, strings.Join(ts, ", "), n.Sp)
+			fmt.Fprintf(&b, "%s %s@%s(%s) span=%s", kw, n.Name.Name, n.Name.Sp, strings.Join(ts, ", "), n.Sp)
+			if !n.Eq.IsZero() {
+				fmt.Fprintf(&b, " init@%s=%d", n.Eq, len(n.Init))
+			}
+			b.WriteByte('\n')
 			return false
 		case *Rule:
 			kind := "rule"
 			if n.IsFact() {
 				kind = "fact"
+			}
+			if n.Init {
+				kind = "init fact"
 			}
 			fmt.Fprintf(&b, "%s span=%s arrow=%s term=%s\n", kind, n.Sp, n.Arrow, n.Terminator)
 			for _, h := range n.AllHeads() {

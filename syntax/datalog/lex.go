@@ -103,7 +103,8 @@ func Lex(src string) []Token {
 				j++
 			}
 			add(TokComment, i, j)
-		case isIdentStart(c):
+		case isIdentStart(c) || c == '$' && i+1 < len(src) && isIdentStart(src[i+1]):
+			// "$x" is a macro parameter.
 			j := i + 1
 			for j < len(src) && isIdentChar(src[j]) {
 				j++

@@ -2,6 +2,7 @@ package datalog
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,13 @@ type parser struct {
 	// noOr stops expressions at "||" (the alternatives' separator inside
 	// a disjunction).
 	noOr bool
+	// macros are the program's macro definitions, by name; depth is the
+	// nesting of the macro expansion being parsed.
+	macros map[string]*MacroDef
+	depth  int
+	// expanded counts the tokens macro uses produced, shared by the
+	// parsers of nested expansions.
+	expanded *int
 }
 
 type parseError struct{}
@@ -52,11 +60,29 @@ func ParseProgram(name, src string) *Program {
 			}
 		}
 	}
+	p.macros, p.expanded = map[string]*MacroDef{}, new(int)
+	for i := range p.toks {
+		if p.startsMacro(i) {
+			q := &parser{src: src, toks: p.toks, pos: i}
+			if d, ok := q.item(q.macroDef).(*MacroDef); ok && d != nil {
+				p.macros[d.Name.Name] = d
+			}
+		}
+	}
 	for p.peek().Kind != TokEOF {
 		start := p.pos
-		if p.startsDecl(p.pos) {
+		if p.startsMacro(p.pos) {
+			if d, ok := p.item(p.macroDef).(*MacroDef); ok && d != nil {
+				prog.Macros = append(prog.Macros, d)
+			}
+		} else if p.startsDecl(p.pos) {
 			if d := p.item(p.decl); d != nil {
 				prog.Decls = append(prog.Decls, d.(*Decl))
+				prog.Rules = append(prog.Rules, d.(*Decl).Init...)
+			}
+		} else if t := p.peek(); t.Kind == TokIdent && t.Text == "struct" && p.peekAt(1).Kind == TokIdent {
+			if h := p.item(p.header); h != nil {
+				prog.Headers = append(prog.Headers, h.(*Header))
 			}
 		} else if p.rustItem() {
 			p.item(p.refuseItem)
@@ -272,12 +298,253 @@ func (p *parser) decl() Node {
 		p.fail(end, "a lattice needs at least one column")
 	}
 	if t := p.peek(); t.Kind == TokPunct && t.Text == "=" {
-		p.refuse(t.Span, "relation initializers (= expr) are")
+		d.Eq = t.Span
+		p.next()
+		if n := p.peek(); n.Kind != TokIdent || n.Text != "vec" || p.peekAt(1).Kind != TokBang || p.peekAt(2).Kind != TokPunct || p.peekAt(2).Text != "[" {
+			p.refuse(t.Span, "relation initializers other than vec![(…), …] of literal tuples are")
+		}
+		p.next()
+		p.next()
+		p.next()
+		for p.peek().Kind != TokPunct || p.peek().Text != "]" {
+			open := p.expect(TokLParen, "'(' starting a tuple of the initializer")
+			a := &Atom{Name: Ident{Name: d.Name.Name, Sp: d.Name.Sp}}
+			for p.peek().Kind != TokRParen {
+				a.Args = append(a.Args, p.arg(true))
+				if p.peek().Kind != TokComma {
+					break
+				}
+				p.next()
+			}
+			end := p.expect(TokRParen, "',' or ')' in a tuple of the initializer")
+			a.Sp = syntax.Sp(open.Span.Start, end.Span.End)
+			d.Init = append(d.Init, &Rule{Head: a, Init: true, Sp: a.Sp})
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+		end := p.peek()
+		if end.Kind != TokPunct || end.Text != "]" {
+			p.fail(end, "expected ',' or ']' in the initializer, found %s", describe(end))
+		}
+		p.next()
+		d.Sp.End = end.Span.End
 	}
 	if k := p.peek().Kind; k == TokSemi || k == TokDot {
 		d.Sp.End = p.next().Span.End
 	}
 	return d
+}
+
+// header parses an Ascent program header "struct Name<T: Bound, …>
+// where …;": its type parameters are the names right after "<" or a
+// "," at the first level of the angle brackets.
+func (p *parser) header() Node {
+	kw := p.next()
+	name := p.expect(TokIdent, "the program's name")
+	h := &Header{Keyword: kw.Span, Name: Ident{Name: name.Text, Sp: name.Span}}
+	start := p.pos - 2
+	depth := 0
+	for {
+		t := p.peek()
+		switch {
+		case t.Kind == TokEOF:
+			p.fail(t, "expected ';' ending the program header, found %s", describe(t))
+		case t.Kind == TokSemi:
+			p.next()
+			h.Tokens = append([]Token(nil), p.toks[start:p.pos]...)
+			h.Sp = syntax.Sp(kw.Span.Start, t.Span.End)
+			return h
+		case t.Kind == TokPunct && (t.Text == "{" || t.Text == "("), t.Kind == TokLParen:
+			p.refuse(t.Span, "struct fields are")
+		case t.Kind == TokOp && t.Text == "<":
+			depth++
+			if n := p.peekAt(1); depth == 1 && n.Kind == TokIdent {
+				h.Params = append(h.Params, Ident{Name: n.Text, Sp: n.Span})
+			}
+		case t.Kind == TokOp && t.Text == ">":
+			depth--
+		case t.Kind == TokComma && depth == 1:
+			if n := p.peekAt(1); n.Kind == TokIdent {
+				h.Params = append(h.Params, Ident{Name: n.Text, Sp: n.Span})
+			}
+		}
+		p.next()
+	}
+}
+
+// startsMacro reports whether the token at i starts a macro definition.
+func (p *parser) startsMacro(i int) bool {
+	return i+2 < len(p.toks) && p.toks[i].Kind == TokIdent && p.toks[i].Text == "macro" &&
+		p.toks[i+1].Kind == TokIdent && p.toks[i+2].Kind == TokLParen
+}
+
+// macroDef parses "macro name($x: expr, $y: ident) { tokens }".
+func (p *parser) macroDef() Node {
+	kw := p.next()
+	name := p.expect(TokIdent, "the macro's name")
+	d := &MacroDef{Keyword: kw.Span, Name: Ident{Name: name.Text, Sp: name.Span}}
+	p.expect(TokLParen, "'('")
+	for p.peek().Kind != TokRParen {
+		t := p.expect(TokIdent, "a macro parameter ($x)")
+		if !strings.HasPrefix(t.Text, "$") {
+			p.fail(t, "expected a macro parameter ($x), found %s", describe(t))
+		}
+		p.expectText(TokPunct, ":", "':' and the parameter's kind (expr or ident)")
+		k := p.expect(TokIdent, "expr or ident")
+		if k.Text != "expr" && k.Text != "ident" {
+			p.fail(k, "macro parameters are expr or ident, not %s", k.Text)
+		}
+		d.Params = append(d.Params, Ident{Name: t.Text, Sp: t.Span})
+		d.Kinds = append(d.Kinds, k.Text)
+		if p.peek().Kind != TokComma {
+			break
+		}
+		p.next()
+	}
+	p.expect(TokRParen, "',' or ')'")
+	p.expectText(TokPunct, "{", "'{' starting the macro's body")
+	start := p.pos
+	for depth := 1; ; {
+		t := p.peek()
+		switch {
+		case t.Kind == TokEOF:
+			p.fail(t, "expected '}' ending the macro's body, found %s", describe(t))
+		case t.Kind == TokPunct && t.Text == "{":
+			depth++
+		case t.Kind == TokPunct && t.Text == "}":
+			depth--
+		}
+		if depth == 0 {
+			break
+		}
+		p.next()
+	}
+	d.Body = append([]Token(nil), p.toks[start:p.pos]...)
+	end := p.next()
+	d.Sp = syntax.Sp(kw.Span.Start, end.Span.End)
+	if k := p.peek().Kind; k == TokSemi {
+		d.Sp.End = p.next().Span.End
+	}
+	return d
+}
+
+// maxMacroDepth bounds nested macro expansions (a macro that uses
+// itself never ends).
+const maxMacroDepth = 16
+
+// maxExpanded bounds the tokens all the macro uses of a program expand
+// to (nested uses multiply).
+const maxExpanded = 1 << 20
+
+// macroUse parses "name!(ARGS)" in a rule body and the body items it
+// expands to: the definition's tokens with each parameter replaced by
+// its argument's tokens (an expr argument of several tokens in
+// parentheses), each taking the parameter's span.
+func (p *parser) macroUse(d *MacroDef) BodyItem {
+	name := p.next()
+	p.next() // !
+	p.expect(TokLParen, "'('")
+	var args [][]Token
+	var cur []Token
+	depth := 0
+	for {
+		t := p.peek()
+		if t.Kind == TokEOF {
+			p.fail(t, "expected ')' closing the macro's arguments, found %s", describe(t))
+		}
+		if depth == 0 && (t.Kind == TokComma || t.Kind == TokRParen) {
+			if len(cur) > 0 || t.Kind == TokComma || len(args) > 0 {
+				args = append(args, cur)
+			}
+			cur = nil
+			p.next()
+			if t.Kind == TokRParen {
+				break
+			}
+			continue
+		}
+		switch {
+		case t.Kind == TokLParen || t.Kind == TokPunct && (t.Text == "[" || t.Text == "{"):
+			depth++
+		case t.Kind == TokRParen || t.Kind == TokPunct && (t.Text == "]" || t.Text == "}"):
+			depth--
+		}
+		cur = append(cur, t)
+		p.next()
+	}
+	end := p.toks[p.pos-1]
+	u := &MacroUse{Name: Ident{Name: name.Text, Sp: name.Span}, Args: args, Sp: syntax.Sp(name.Span.Start, end.Span.End)}
+	if len(args) != len(d.Params) {
+		p.fail(name, "macro %s takes %d argument(s), given %d", d.Name.Name, len(d.Params), len(args))
+	}
+	for i, a := range args {
+		if len(a) == 0 {
+			p.fail(name, "argument %d of macro %s is empty", i+1, d.Name.Name)
+		}
+		if d.Kinds[i] == "ident" && (len(a) != 1 || a[0].Kind != TokIdent) {
+			p.fail(a[0], "argument %d of macro %s is an identifier", i+1, d.Name.Name)
+		}
+	}
+	if p.depth >= maxMacroDepth {
+		p.fail(name, "macro expansion deeper than %d (a macro using itself?)", maxMacroDepth)
+	}
+	var toks []Token
+	for _, t := range d.Body {
+		if t.Kind != TokIdent || !strings.HasPrefix(t.Text, "$") {
+			toks = append(toks, t)
+			continue
+		}
+		i := slices.IndexFunc(d.Params, func(x Ident) bool { return x.Name == t.Text })
+		if i < 0 {
+			p.fail(t, "macro %s has no parameter %s", d.Name.Name, t.Text)
+		}
+		wrap := d.Kinds[i] == "expr" && len(args[i]) > 1
+		if wrap {
+			toks = append(toks, Token{Kind: TokLParen, Text: "(", Span: syntax.Sp(t.Span.Start, t.Span.Start)})
+		}
+		for _, a := range args[i] {
+			a.Span = t.Span
+			toks = append(toks, a)
+		}
+		if wrap {
+			toks = append(toks, Token{Kind: TokRParen, Text: ")", Span: syntax.Sp(t.Span.End, t.Span.End)})
+		}
+	}
+	bodyEnd := d.Sp.End
+	if len(d.Body) > 0 {
+		bodyEnd = d.Body[len(d.Body)-1].Span.End
+	}
+	toks = append(toks, Token{Kind: TokEOF, Span: syntax.Sp(bodyEnd, bodyEnd)})
+	if *p.expanded += len(toks); *p.expanded > maxExpanded {
+		p.fail(name, "macro expansions of more than %d tokens in all", maxExpanded)
+	}
+	q := &parser{src: p.src, toks: toks, macros: p.macros, depth: p.depth + 1, expanded: p.expanded}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(parseError); !ok {
+					panic(r)
+				}
+			}
+		}()
+		u.Items = q.bodyItems()
+		if t := q.peek(); t.Kind != TokEOF {
+			q.fail(t, "expected ',' or the end of the macro's body, found %s", describe(t))
+		}
+	}()
+	if len(q.diags) > 0 {
+		for i := range q.diags {
+			if !strings.Contains(q.diags[i].Message, " (in macro ") {
+				q.diags[i].Message += fmt.Sprintf(" (in macro %s)", d.Name.Name)
+				q.diags[i].Related = append(q.diags[i].Related, syntax.RelatedInfo{Span: u.Sp, Message: "the macro is used here"})
+			}
+		}
+		p.diags = append(p.diags, q.diags...)
+		panic(parseError{})
+	}
+	return BodyItem{Macro: u}
 }
 
 // typeName parses a column type: a name with optional generic

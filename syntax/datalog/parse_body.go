@@ -39,6 +39,8 @@ func (p *parser) bodyItem() []BodyItem {
 		return []BodyItem{p.aggClause()}
 	case t.Kind == TokLParen:
 		return []BodyItem{p.disjunction()}
+	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang && p.macros[t.Text] != nil && p.peekAt(2).Kind == TokLParen:
+		return []BodyItem{p.macroUse(p.macros[t.Text])}
 	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang:
 		p.refuse(syntax.Sp(t.Span.Start, p.peekAt(1).Span.End), fmt.Sprintf("macro invocations (%s!) are", t.Text))
 	case t.Kind == TokIdent:
@@ -95,6 +97,8 @@ func (p *parser) bindVar(what string) *Term {
 		p.refuse(t.Span, fmt.Sprintf("Option and Result patterns (%s) are", t.Text))
 	case t.Kind == TokIdent && t.Text == "mut":
 		p.refuse(t.Span, "mutable bindings (mut) are")
+	case t.Kind == TokIdent && strings.HasPrefix(t.Text, "$"):
+		p.fail(t, "macro parameter %s outside a macro's body", t.Text)
 	case t.Kind == TokIdent && !IsKeyword(t.Text):
 		p.next()
 		if n := p.peek(); n.Kind == TokLParen || (n.Kind == TokPunct && (n.Text == "{" || n.Text == "::")) {
@@ -207,6 +211,9 @@ func (p *parser) atom(head bool) *Atom {
 	}
 	if n := p.peek(); n.Kind == TokBang {
 		p.refuse(syntax.Sp(name.Span.Start, n.Span.End), fmt.Sprintf("macro invocations (%s!) are", name.Text))
+	}
+	if strings.HasPrefix(name.Text, "$") {
+		p.fail(name, "macro parameter %s outside a macro's body", name.Text)
 	}
 	a := &Atom{Name: Ident{Name: name.Text, Sp: name.Span}}
 	p.expect(TokLParen, "'('")
@@ -353,13 +360,92 @@ func (p *parser) unary() Expr {
 	return p.postfix(p.primary())
 }
 
-// postfix refuses what Rust may write after an operand: method calls,
-// field access, indexing and casts.
+// postfix parses the calls of the functions on text and numbers after
+// an operand ("s.len()", "s.parse::<i64>()", chained), and refuses what
+// else Rust may write there: other method calls, field access, indexing
+// and casts.
 func (p *parser) postfix(x Expr) Expr {
+	// "-5.abs()" is -(5.abs()) in Rust: a method binds tighter than the
+	// sign the lexer reads into a number, unless it is parenthesized.
+	var neg *Unary
+	if t, ok := x.(*Term); ok && t.Kind == Num && strings.HasPrefix(t.Text, "-") && p.toks[p.pos-1].Kind != TokRParen && p.isCall() {
+		neg = &Unary{Op: "-", OpSpan: syntax.Sp(t.Sp.Start, t.Sp.Start+1)}
+		x = &Term{Kind: Num, Text: t.Text[1:], Value: CanonicalNumber(t.Text[1:]), Sp: syntax.Sp(t.Sp.Start+1, t.Sp.End)}
+	}
+	x = p.calls(x)
+	if neg != nil {
+		neg.X = x
+		neg.Sp = syntax.Sp(neg.OpSpan.Start, x.Span().End)
+		return neg
+	}
+	return x
+}
+
+// isCall reports whether a call of a function follows.
+func (p *parser) isCall() bool {
+	t, name, n := p.peek(), p.peekAt(1), p.peekAt(2)
+	if t.Kind != TokDot || name.Kind != TokIdent || name.Span.Start != t.Span.End {
+		return false
+	}
+	fn, ok := LookupFunction(name.Text)
+	return ok && fn.Recv != "" && (n.Kind == TokLParen || n.Kind == TokPunct && n.Text == "::")
+}
+
+// calls parses the chain of calls after an operand.
+func (p *parser) calls(x Expr) Expr {
+	// A parenthesized receiver's call starts at its "(".
+	start := x.Span().Start
+	if last := p.toks[p.pos-1]; last.Kind == TokRParen && last.Span.End > x.Span().End {
+		for i := p.pos - 2; i > 0 && p.toks[i].Span.Start >= start; i-- {
+			if p.toks[i].Span.Start == start {
+				if p.toks[i-1].Kind == TokLParen {
+					start = p.toks[i-1].Span.Start
+				}
+				break
+			}
+		}
+	}
+	for {
+		t := p.peek()
+		if t.Kind != TokDot || p.peekAt(1).Kind != TokIdent || p.peekAt(1).Span.Start != t.Span.End {
+			break
+		}
+		name := p.peekAt(1)
+		n := p.peekAt(2)
+		turbofish := n.Kind == TokPunct && n.Text == "::"
+		if n.Kind != TokLParen && !turbofish {
+			break
+		}
+		fn, ok := LookupFunction(name.Text)
+		if !ok || fn.Recv == "" || turbofish != (fn.Name == "parse") {
+			break
+		}
+		p.next()
+		p.next()
+		c := &Call{Recv: x, Name: Ident{Name: name.Text, Sp: name.Span}}
+		if turbofish {
+			p.next()
+			p.expectText(TokOp, "<", "'<' after parse::")
+			ty := p.expect(TokIdent, "an integer type")
+			if !IntegerType(ty.Text) {
+				p.fail(ty, "parse::<T> reads integers: T is one of i8…i128, u8…u128, isize, usize, not %s", ty.Text)
+			}
+			c.Type = &Ident{Name: ty.Text, Sp: ty.Span}
+			p.expectText(TokOp, ">", "'>' closing parse::<T>")
+		} else if fn.Name == "parse" {
+			p.fail(n, "parse needs its type: s.parse::<i64>()")
+		}
+		c.Args = p.callArgs()
+		c.Sp = syntax.Sp(start, p.toks[p.pos-1].Span.End)
+		if len(c.Args) != fn.Args {
+			p.fail(name, "%s takes %d argument(s), given %d", fn.Name, fn.Args, len(c.Args))
+		}
+		x = c
+	}
 	t := p.peek()
 	adjacent := func(i int) bool { return p.peekAt(i).Span.Start == p.peekAt(i-1).Span.End }
 	switch {
-	case t.Kind == TokDot && adjacent(1) && p.peekAt(1).Kind == TokIdent && p.peekAt(2).Kind == TokLParen:
+	case t.Kind == TokDot && adjacent(1) && p.peekAt(1).Kind == TokIdent && (p.peekAt(2).Kind == TokLParen || p.peekAt(2).Kind == TokPunct && p.peekAt(2).Text == "::"):
 		p.refuse(syntax.Sp(x.Span().Start, p.peekAt(1).Span.End), "method calls are")
 	case t.Kind == TokDot && adjacent(1) && (p.peekAt(1).Kind == TokIdent || p.peekAt(1).Kind == TokNumber):
 		p.refuse(syntax.Sp(x.Span().Start, p.peekAt(1).Span.End), "field access is")
@@ -373,12 +459,63 @@ func (p *parser) postfix(x Expr) Expr {
 	return x
 }
 
+// callArgs parses "(EXPR, ...)".
+func (p *parser) callArgs() []Expr {
+	p.expect(TokLParen, "'('")
+	saved := p.noOr
+	p.noOr = false
+	defer func() { p.noOr = saved }()
+	var args []Expr
+	if p.peek().Kind != TokRParen {
+		for {
+			args = append(args, p.expr())
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+	}
+	p.expect(TokRParen, "',' or ')'")
+	return args
+}
+
+// formatCall parses "format!(FMT, ARGS)": FMT is a string literal with
+// one "{}" per argument.
+func (p *parser) formatCall() Expr {
+	t := p.next()
+	bang := p.next()
+	c := &Call{Name: Ident{Name: "format!", Sp: syntax.Sp(t.Span.Start, bang.Span.End)}}
+	c.Args = p.callArgs()
+	c.Sp = syntax.Sp(t.Span.Start, p.toks[p.pos-1].Span.End)
+	if len(c.Args) == 0 {
+		p.fail(p.toks[p.pos-1], "format! needs a format string")
+	}
+	f, ok := c.Args[0].(*Term)
+	if !ok || f.Kind != Str {
+		sp := c.Args[0].Span()
+		p.diags = append(p.diags, syntax.Diagnostic{Span: sp, Severity: syntax.SeverityError, Code: CodeSyntax, Message: "format! takes a string literal first"})
+		panic(parseError{})
+	}
+	pieces, ok := FormatPieces(f.Value)
+	switch {
+	case !ok:
+		p.diags = append(p.diags, syntax.Diagnostic{Span: f.Sp, Severity: syntax.SeverityError, Code: CodeSyntax, Message: "format! strings take {} placeholders ({{ and }} for braces); other forms such as {:?} or {0} are not supported"})
+		panic(parseError{})
+	case len(pieces)-1 != len(c.Args)-1:
+		p.diags = append(p.diags, syntax.Diagnostic{Span: f.Sp, Severity: syntax.SeverityError, Code: CodeSyntax, Message: fmt.Sprintf("the format string has %d placeholder(s) but format! is given %d argument(s)", len(pieces)-1, len(c.Args)-1)})
+		panic(parseError{})
+	}
+	return c
+}
+
 func (p *parser) primary() Expr {
 	t := p.peek()
 	switch t.Kind {
 	case TokIdent:
 		n := p.peekAt(1)
 		switch {
+		case t.Text == "format" && n.Kind == TokBang && p.peekAt(2).Kind == TokLParen:
+			return p.formatCall()
 		case n.Kind == TokBang && (p.peekAt(2).Kind == TokLParen || (p.peekAt(2).Kind == TokPunct && (p.peekAt(2).Text == "[" || p.peekAt(2).Text == "{"))):
 			p.refuse(syntax.Sp(t.Span.Start, n.Span.End), fmt.Sprintf("macro invocations (%s!) are", t.Text))
 		case t.Text == "Some" || t.Text == "None" || t.Text == "Ok" || t.Text == "Err":
@@ -398,6 +535,8 @@ func (p *parser) primary() Expr {
 			p.refuse(t.Span, fmt.Sprintf("%s expressions are", t.Text))
 		case IsKeyword(t.Text):
 			p.fail(t, "expected an expression, found keyword %q", t.Text)
+		case strings.HasPrefix(t.Text, "$"):
+			p.fail(t, "macro parameter %s outside a macro's body", t.Text)
 		}
 		p.next()
 		if t.Text == "_" {
