@@ -543,9 +543,27 @@ func agreeCLI(t *testing.T, cases []Case, native map[string]Output) {
 	t.Logf("the native outputs of %d cases (%d of them errors) are what the command line prints", compared, failed)
 }
 
-// maxWasmGzip is the budget of ctxql.wasm, gzipped at the best
-// compression: 2.5 MB.
+// maxWasmGzip is the budget of ctxql.wasm, gzipped: 2.5 MB.
 const maxWasmGzip = 2_500_000
+
+// gzipSize is the size of b compressed by gzip -9, the usual measure, or
+// by Go's best compression (about 1% larger) where there is no gzip.
+func gzipSize(t *testing.T, b []byte) (int, string) {
+	if _, err := exec.LookPath("gzip"); err == nil {
+		cmd := exec.Command("gzip", "-9", "-c")
+		cmd.Stdin = bytes.NewReader(b)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("gzip: %v", err)
+		}
+		return len(out), "gzip -9"
+	}
+	var gz bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	w.Write(b)
+	w.Close()
+	return gz.Len(), "compress/gzip"
+}
 
 // TestWasmSize keeps the packed ctxql.wasm within its gzipped budget.
 func TestWasmSize(t *testing.T) {
@@ -554,12 +572,9 @@ func TestWasmSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gz bytes.Buffer
-	w, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	w.Write(b)
-	w.Close()
-	t.Logf("ctxql.wasm: %d bytes, %d gzipped", len(b), gz.Len())
-	if gz.Len() > maxWasmGzip {
-		t.Errorf("ctxql.wasm is %d bytes gzipped, over its budget of %d (docs/performance.md: the WebAssembly build)", gz.Len(), maxWasmGzip)
+	n, how := gzipSize(t, b)
+	t.Logf("ctxql.wasm: %d bytes, %d gzipped (%s); the budget leaves %d", len(b), n, how, maxWasmGzip-n)
+	if n > maxWasmGzip {
+		t.Errorf("ctxql.wasm is %d bytes gzipped (%s), over its budget of %d (docs/performance.md: the WebAssembly build)", n, how, maxWasmGzip)
 	}
 }
