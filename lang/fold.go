@@ -201,9 +201,7 @@ func (p *Parsed) Enclosing(off int) []syntax.Span {
 	for _, o := range p.Outline() {
 		cands = append(cands, o.Span, o.Selection)
 	}
-	for _, c := range p.Comments() {
-		cands = append(cands, c)
-	}
+	cands = append(cands, p.Comments()...)
 	cands = append(cands, syntax.Sp(0, p.File.Len()))
 	var in []syntax.Span
 	for _, sp := range cands {

@@ -94,15 +94,6 @@ func (datalogLanguage) evaluate(ctx context.Context, s *Snapshot) (datalogRun, b
 	return v, true
 }
 
-// evalProgram evaluates the Datalog program text over data within the run
-// timeout.
-func evalProgram(ctx context.Context, s *Snapshot, data lang.Data, text string) (*lang.Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.runTimeout())
-	defer cancel()
-	res, err := tableOf(s).Evaluate(ctx, data, lang.Query{Name: s.File.Name(), Src: text, Program: true}, lang.Budget{})
-	return res, s.timeoutMessage(err)
-}
-
 // Run evaluates the program and returns the tuples of the relation the
 // rule at off derives (its first head's).
 func (l datalogLanguage) Run(ctx context.Context, s *Snapshot, off int) (RunResult, bool) {
