@@ -418,22 +418,11 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 		all = all[:q.Limit]
 	}
 	var p fastjson.Parser
-	budget, size := opts.maxBytes(), int64(0)
-	for _, x := range all {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		v, err := p.ParseBytes(s.docs[x.idx])
-		if err != nil {
-			return nil, dataErr("%w", err)
-		}
-		d := pl.project(nil, v)
-		size += int64(len(d)) + 4
-		if budget > 0 && size > budget {
-			return nil, opts.budgetError(budget)
-		}
-		res.Docs = append(res.Docs, d)
+	docs, err := projectDocs(ctx, &p, pl, opts, len(all), func(i int) []byte { return s.docs[all[i].idx] })
+	if err != nil {
+		return nil, err
 	}
+	res.Docs = append(res.Docs, docs...)
 	return res, nil
 }
 

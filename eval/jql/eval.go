@@ -268,12 +268,24 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 	if len(items) > q.Limit {
 		items = items[:q.Limit]
 	}
+	docs, err := projectDocs(ctx, &p, pl, opts, len(items), func(i int) []byte { return items[i].raw })
+	if err != nil {
+		return nil, err
+	}
+	res.Docs = append(res.Docs, docs...)
+	return res, nil
+}
+
+// projectDocs parses and projects the n raw documents of a result, in
+// order, within the output budget of opts.
+func projectDocs(ctx context.Context, p *fastjson.Parser, pl *plan, opts Options, n int, raw func(i int) []byte) ([][]byte, error) {
 	budget, size := opts.maxBytes(), int64(0)
-	for _, it := range items {
+	docs := make([][]byte, 0, n)
+	for i := range n {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		v, err := p.ParseBytes(it.raw)
+		v, err := p.ParseBytes(raw(i))
 		if err != nil {
 			return nil, dataErr("%w", err)
 		}
@@ -282,9 +294,9 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 		if budget > 0 && size > budget {
 			return nil, opts.budgetError(budget)
 		}
-		res.Docs = append(res.Docs, d)
+		docs = append(docs, d)
 	}
-	return res, nil
+	return docs, nil
 }
 
 // mayContain is the raw-bytes pre-filter: a document can only hold the
