@@ -46,7 +46,7 @@ func TestPreviewTimeout(t *testing.T) {
 	var res previewParams
 	p := Position{Line: 2}
 	cl.mustCall("workspace/executeCommand", map[string]any{"command": CommandRun, "arguments": []any{uri, Range{Start: p, End: p}}}, &res)
-	if !strings.Contains(res.Error, "evaluation stopped after 1ms") || !strings.Contains(res.Error, "ctxql.runTimeout") {
+	if !strings.Contains(res.Error, "timed out after 1ms") || !strings.Contains(res.Error, "ctxql.runTimeout") {
 		t.Fatalf("run: %+v", res)
 	}
 	var syms []any

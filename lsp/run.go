@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -246,7 +247,7 @@ func timeoutMessageHow(err error, limit time.Duration, how string) error {
 		how = "the " + settingRunTimeout + " setting, in milliseconds"
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("evaluation stopped after %v (raise the limit with %s)", limit, how)
+		return budget.TimeLimit(limit).WithFlag(how)
 	}
 	if le := (*lang.LimitError)(nil); errors.As(err, &le) {
 		// The language server's budgets have no setting: the message

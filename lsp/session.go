@@ -110,7 +110,7 @@ func (s *Snapshot) Degraded() (code, msg string, bad bool) {
 		switch {
 		case s.TooLarge():
 			s.degCode = CodeTooLarge
-			s.degWhy = fmt.Sprintf("the document is %d bytes, over the limit of %d bytes: no diagnostics, completion, hovers or runs (raise the limit with the %s setting)",
+			s.degWhy = fmt.Sprintf("the document is %d bytes, over the limit of %d bytes: no diagnostics, completion, hovers or runs (raise with the %s setting)",
 				s.File.Len(), s.Limit, settingMaxDocumentBytes)
 		case nestingDepth(s.File.Text(), maxNesting) > maxNesting:
 			s.degCode = CodeTooDeep
