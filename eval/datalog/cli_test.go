@@ -1,3 +1,8 @@
+//go:build !wasm
+
+// The command line links the SQL engines, which do not build for
+// WebAssembly.
+
 package datalog_test
 
 import (

@@ -1,3 +1,7 @@
+//go:build !wasm
+
+// The SQL engines (modernc.org/sqlite, pgx) do not build for WebAssembly.
+
 package jql_test
 
 import (
