@@ -151,6 +151,12 @@ func (c *testClient) handle(ctx context.Context, req *jsonrpc2.Request) (any, er
 			c.mu.Unlock()
 			return nil, nil
 		}
+		if req.Method() == "workspace/applyEdit" {
+			c.mu.Lock()
+			c.notes = append(c.notes, note{strings.Clone(req.Method()), json.RawMessage(bytes.Clone(req.Params()))})
+			c.mu.Unlock()
+			return map[string]any{"applied": true}, nil
+		}
 		if req.Method() == "workspace/configuration" {
 			if c.config != nil {
 				return c.config, nil

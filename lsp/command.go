@@ -22,8 +22,8 @@ const CommandRun = "ctxql.run"
 
 // CommandChooseData is the command of the "choose sample data" lens shown
 // above the queries of a document without sample data. The server does not
-// execute it: the editor implements it (a file picker that writes a
-// "// data:" line or the data setting). Its arguments are [uri].
+// execute it: the editor implements it (a file picker that has the server
+// write the data line with ctxql.setData, or sets the data setting). Its arguments are [uri].
 const CommandChooseData = "ctxql.chooseData"
 
 func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (any, error) {
@@ -42,6 +42,9 @@ func (s *server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	}
 	if p.Command == CommandExplain {
 		return s.explain(ctx, p.Arguments)
+	}
+	if p.Command == CommandSetData {
+		return s.setData(ctx, p.Arguments)
 	}
 	if p.Command != CommandRun && p.Command != CommandChooseData {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)

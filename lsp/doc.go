@@ -40,7 +40,8 @@
 //     signature.go, semantic.go, hover.go, completion.go, formatting.go,
 //     codeaction.go, codelens.go, inlay.go, navigation.go (definition,
 //     references, rename), command.go (workspace/executeCommand:
-//     ctxql.run, ctxql.why; ctxql.test in testrun.go), explain.go
+//     ctxql.run, ctxql.why; ctxql.test in testrun.go; ctxql.setData,
+//     the data pragma written by the table, in setdata.go), explain.go
 //     (ctxql.explain, the steps of a query as data), run.go (evaluating a
 //     query for previews, lenses, hints and data findings; the
 //     ctxql/preview notification), steps.go (the count after each step of

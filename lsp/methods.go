@@ -67,7 +67,7 @@ var methods = []method{
 	{name: protocol.MethodTextDocumentCodeLens, call: (*server).codeLens, feature: implements[CodeLenser],
 		capability: set("codeLensProvider", map[string]any{"resolveProvider": false}), empty: []wireCodeLens{}},
 	{name: protocol.MethodWorkspaceExecuteCommand, call: (*server).executeCommand, feature: implements[Runner],
-		capability: set("executeCommandProvider", map[string]any{"commands": []string{CommandRun, CommandWhy, CommandExplain, CommandTest}})},
+		capability: set("executeCommandProvider", map[string]any{"commands": []string{CommandRun, CommandWhy, CommandExplain, CommandTest, CommandSetData}})},
 	{name: protocol.MethodTextDocumentInlayHint, call: (*server).inlayHint, feature: implements[InlayHinter],
 		capability: set("inlayHintProvider", true), empty: []any{}},
 	{name: protocol.MethodTextDocumentDefinition, call: (*server).definition, feature: implements[Navigator],

@@ -365,37 +365,6 @@ export function isDataCandidate(p: string): boolean {
   return !p.split('/').some((seg) => seg === 'node_modules' || seg === '.vscode' || seg === '.git');
 }
 
-/** The path of target relative to the directory dir, slash-separated and starting with "./" or "../". */
-export function relativeFrom(dir: string, target: string): string {
-  const rel = path.relative(dir, target).split(path.sep).join('/');
-  return rel.startsWith('../') ? rel : './' + rel;
-}
-
-/** One line edit: replace line `line` (when replace) or insert before it. */
-export interface LineEdit {
-  line: number;
-  replace: boolean;
-  text: string;
-}
-
-/**
- * The edit that makes a document name its sample data with a "data:"
- * pragma: an existing one on the first five lines is replaced, otherwise
- * the line goes below a leading "// pact:" pragma, or at the top. YAML
- * documents use "#" comments.
- */
-export function dataLineEdit(lines: readonly string[], docPath: string, dataPath: string): LineEdit {
-  const lead = /\.ya?ml$/.test(docPath) ? '#' : '//';
-  const text = `${lead} data: ${relativeFrom(path.dirname(docPath), dataPath)}`;
-  for (let i = 0; i < Math.min(5, lines.length); i++) {
-    if (/^\s*(\/\/|#)\s*data:/.test(lines[i])) {
-      return { line: i, replace: true, text };
-    }
-  }
-  const at = lines.length > 0 && /^\s*\/\/\s*pact:/.test(lines[0]) ? 1 : 0;
-  return { line: at, replace: false, text };
-}
-
 /**
  * Rewrites a log line of the language client: a server that exits with
  * code 0 stopped normally (a restart or a shutdown), which the client

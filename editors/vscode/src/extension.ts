@@ -18,7 +18,6 @@ import {
   DATA_GLOB,
   LANGUAGES,
   RULE_DOC_SCHEME,
-  dataLineEdit,
   docSelector,
   documentSelector,
   explicitSettings,
@@ -292,8 +291,8 @@ async function noResultHint(uri: string): Promise<void> {
 /**
  * Lets the user pick the sample data of a document from the workspace's
  * JSON, YAML and JSONL files, and records it: as a "data:" line in the
- * document when it is a query file on disk, else as a ctxql.data setting
- * of the workspace.
+ * document, written by the server (ctxql.setData), when it is a query file
+ * on disk, else as a ctxql.data setting of the workspace.
  */
 async function chooseData(arg?: unknown): Promise<void> {
   let uri: vscode.Uri | undefined;
@@ -324,18 +323,19 @@ async function chooseData(arg?: unknown): Promise<void> {
     return;
   }
   if (doc.uri.scheme === 'file' && !/\.json$/.test(doc.uri.fsPath)) {
-    const lines: string[] = [];
-    for (let i = 0; i < Math.min(5, doc.lineCount); i++) {
-      lines.push(doc.lineAt(i).text);
+    // The server writes the data line (ctxql.setData) and has the client apply it.
+    const c = client;
+    if (!c) {
+      void vscode.window.showWarningMessage('ctxql: the language server is not running: cannot write the data line.');
+      return;
     }
-    const e = dataLineEdit(lines, doc.uri.fsPath, picked.uri.fsPath);
-    const edit = new vscode.WorkspaceEdit();
-    if (e.replace) {
-      edit.replace(doc.uri, doc.lineAt(e.line).range, e.text);
-    } else {
-      edit.insert(doc.uri, new vscode.Position(e.line, 0), e.text + '\n');
+    const res = (await c.sendRequest(ExecuteCommandRequest.type, {
+      command: 'ctxql.setData',
+      arguments: [c.code2ProtocolConverter.asUri(doc.uri), picked.uri.fsPath],
+    })) as { applied?: boolean; error?: string } | null;
+    if (!res?.applied && !res?.error) {
+      void vscode.window.showWarningMessage('ctxql: the language server wrote no data line.');
     }
-    await vscode.workspace.applyEdit(edit);
     return;
   }
   // Strict JSON and unsaved documents take no comment: a workspace setting names the data.

@@ -1,30 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { dataLineEdit, explicitSettings, isDataCandidate, logLine, relativeFrom, ruleDocPath, ruleOfDocPath } from '../src/client';
-
-describe('dataLineEdit', () => {
-  it('puts the data line below a leading pact pragma', () => {
-    assert.deepEqual(dataLineEdit(['// pact: v2', '.cb'], '/w/q/a.pact', '/w/data/h.json'), {
-      line: 1,
-      replace: false,
-      text: '// data: ../data/h.json',
-    });
-  });
-  it('puts the data line at the top otherwise', () => {
-    assert.deepEqual(dataLineEdit(['path(x) <-- e(x);'], '/w/a.dl', '/w/d.json'), { line: 0, replace: false, text: '// data: ./d.json' });
-    assert.deepEqual(dataLineEdit([], '/w/a.pact', '/w/d.jsonl'), { line: 0, replace: false, text: '// data: ./d.jsonl' });
-  });
-  it('replaces an existing data line on the first five lines', () => {
-    assert.deepEqual(dataLineEdit(['// pact: v1', '// a comment', '//data: ./old.json', '.cb'], '/w/a.pact', '/w/sub/new.yaml'), {
-      line: 2,
-      replace: true,
-      text: '// data: ./sub/new.yaml',
-    });
-  });
-  it('uses # comments in YAML query files', () => {
-    assert.deepEqual(dataLineEdit(['from: activities', '# data: ./x.json'], '/w/q.jql.yaml', '/w/y.json'), { line: 1, replace: true, text: '# data: ./y.json' });
-  });
-});
+import { explicitSettings, isDataCandidate, logLine, ruleDocPath, ruleOfDocPath } from '../src/client';
 
 describe('data candidates', () => {
   it('offers data files, not query files or metadata', () => {
@@ -37,10 +13,6 @@ describe('data candidates', () => {
     assert.ok(!isDataCandidate('package.json'));
     assert.ok(!isDataCandidate('.vscode/settings.json'));
     assert.ok(!isDataCandidate('a/node_modules/x/data.json'));
-  });
-  it('names data relative to the document', () => {
-    assert.equal(relativeFrom('/w/a', '/w/a/b.json'), './b.json');
-    assert.equal(relativeFrom('/w/a', '/w/b.json'), '../b.json');
   });
 });
 

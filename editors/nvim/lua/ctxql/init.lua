@@ -350,23 +350,10 @@ local function apply_action(kind)
   return false
 end
 
--- data_line returns the "data:" pragma line naming path for the document
--- fname: relative to the document's directory, in the comment syntax of
--- its language ("#" for YAML).
-function M.data_line(fname, path)
-  local abs = vim.fn.fnamemodify(path, ":p")
-  local dir = vim.fn.fnamemodify(fname, ":p:h")
-  local rel = abs
-  if abs:sub(1, #dir + 1) == dir .. "/" then
-    rel = "./" .. abs:sub(#dir + 2)
-  end
-  local lead = (fname:match("%.ya?ml$") and "#") or "//"
-  return lead .. " data: " .. rel
-end
-
--- set_data writes the "data:" line for path into bufnr: it replaces an
--- existing one on the first five lines, or goes below a leading
--- "pact:" pragma, or at the top.
+-- set_data makes bufnr name path as its sample data: the server writes
+-- the "data:" line (ctxql.setData, in the file's comment syntax, the path
+-- relative to the file, replacing an existing one or below a leading
+-- "pact:" pragma) and the editor applies the edit.
 function M.set_data(bufnr, path)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   if not path or path == "" then
@@ -378,19 +365,24 @@ function M.set_data(bufnr, path)
     vim.notify("ctxql: " .. path .. " is not a readable file", vim.log.levels.WARN)
     return false
   end
-  local line = M.data_line(vim.api.nvim_buf_get_name(bufnr), path)
-  local head = vim.api.nvim_buf_get_lines(bufnr, 0, 5, false)
-  for i, l in ipairs(head) do
-    if l:match("^%s*//%s*data:") or l:match("^%s*#%s*data:") then
-      vim.api.nvim_buf_set_lines(bufnr, i - 1, i, false, { line })
-      return true
+  local client = client_for(bufnr)
+  if not client then
+    vim.notify("ctxql: no language server attached", vim.log.levels.WARN)
+    return false
+  end
+  local params = {
+    command = "ctxql.setData",
+    arguments = { vim.uri_from_bufnr(bufnr), vim.fn.fnamemodify(path, ":p") },
+  }
+  local res, err = client.request_sync("workspace/executeCommand", params, 10000, bufnr)
+  local r = res and res.result
+  if not r or not r.applied then
+    -- The server shows why (window/showMessage) when it answers.
+    if not r then
+      vim.notify("ctxql: the data line was not written: " .. tostring(err or (res and res.err) or "no answer"), vim.log.levels.WARN)
     end
+    return false
   end
-  local at = 0
-  if head[1] and head[1]:match("^%s*//%s*pact:") then
-    at = 1
-  end
-  vim.api.nvim_buf_set_lines(bufnr, at, at, false, { line })
   return true
 end
 
