@@ -66,7 +66,7 @@ describe('ctxql lsp', { skip: found.ok ? false : `no ctxql executable: ${found.o
         capabilities: { workspace: { configuration: true } },
         initializationOptions: settings,
       });
-      assert.deepEqual((init.capabilities.executeCommandProvider as { commands: string[] }).commands, ['ctxql.run', 'ctxql.why', 'ctxql.explain', 'ctxql.test']);
+      assert.deepEqual((init.capabilities.executeCommandProvider as { commands: string[] }).commands, ['ctxql.run', 'ctxql.why', 'ctxql.explain', 'ctxql.test', 'ctxql.setData']);
       await conn.sendNotification('initialized', {});
       await conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'pact', version: 1, text } });
       const range = { start: { line: 1, character: 0 }, end: { line: 1, character: 0 } };
