@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 
 	"github.com/ctxql/ctxql/acp"
@@ -126,11 +125,6 @@ func (s *Server) load(ctx context.Context, tool string, l *lang.Language, data s
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
-	if l.ID == lang.JQL {
-		if err := s.checkJQLDir(rel); err != nil {
-			return nil, fmt.Errorf("%s: %w", tool, err)
-		}
-	}
 	// The data serves this one call: a JQL file is read as the query
 	// runs, not held in memory first.
 	d, err := l.LoadOnce(ctx, s.files, rel)
@@ -197,33 +191,6 @@ func (s *Server) JQL(ctx context.Context, a LangArgs) (any, error) {
 		return nil, err
 	}
 	return LangResult{Results: res.Value, Diagnostics: diags("query", a.Query, res.Diagnostics)}, nil
-}
-
-// jqlDomainFiles are the files a JQL data directory may hold.
-var jqlDomainFiles = []string{"sessions", "activities"}
-
-// checkJQLDir refuses a JQL data directory with a domain file that the
-// confined reader cannot open (a link out of the project, a FIFO, a device),
-// which the JQL loader would otherwise skip as absent.
-func (s *Server) checkJQLDir(rel string) error {
-	st, err := s.files.Stat(rel)
-	if err != nil || !st.IsDir() {
-		return nil // the loader reports it
-	}
-	for _, d := range jqlDomainFiles {
-		for _, ext := range []string{".jsonl", ".ndjson", ".json", ".yaml"} {
-			p := filepath.Join(rel, d+ext)
-			f, err := s.files.Open(p)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			f.Close()
-		}
-	}
-	return nil
 }
 
 // JQLSchema answers jql_schema.

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"path/filepath"
 	"strings"
 
 	"github.com/ctxql/ctxql/internal/files"
@@ -120,20 +118,8 @@ func (f File) Scan(ctx context.Context, domain string, fn func(raw []byte) error
 	}
 	path := f.Path
 	if st.IsDir() {
-		path = ""
-		for _, ext := range []string{".jsonl", ".ndjson", ".json", ".yaml"} {
-			p := filepath.Join(f.Path, domain+ext)
-			_, err := fr.Stat(p)
-			if err == nil {
-				path = p
-				break
-			}
-			// Only a file that does not exist leaves the domain empty: one
-			// that cannot be reached (a link out of a confined directory,
-			// a permission) is an error, not silently no data.
-			if !errors.Is(err, fs.ErrNotExist) {
-				return &DataError{Err: err}
-			}
+		if path, err = domainFile(fr, f.Path, domain); err != nil {
+			return err
 		}
 		if path == "" {
 			return nil // the domain is empty
