@@ -104,6 +104,24 @@ type DatalogError struct {
 // Unwrap returns the *UnsupportedError.
 func (e *DatalogError) Unwrap() error { return e.UnsupportedError }
 
+// newDLCompiler returns the compiler of prog for dialect d, knowing which
+// relations its rules derive; a lattice relation is refused, as its join
+// is not a set union.
+func newDLCompiler(prog *syn.Program, info *syn.Info, schema map[string][]string, d Dialect) (*dlCompiler, error) {
+	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}}
+	for _, st := range info.Strata {
+		for _, r := range st {
+			c.derived[r] = true
+		}
+	}
+	for _, decl := range prog.Decls {
+		if decl.Lattice {
+			return nil, c.refuse(decl.Sp, "a lattice relation", "its join is not a set union")
+		}
+	}
+	return c, nil
+}
+
 // CompileDatalog compiles a checked program (info is syn.Check's answer
 // with the data's schema) to one statement per relation of outputs (in
 // their order), each a WITH RECURSIVE over every derived relation of the
@@ -117,16 +135,9 @@ func (e *DatalogError) Unwrap() error { return e.UnsupportedError }
 // and lattice terms, relations without columns, and recursion that is not
 // linear (mutual, or a rule reading its own relation twice).
 func CompileDatalog(prog *syn.Program, info *syn.Info, schema map[string][]string, d Dialect, outputs []string) ([]DatalogRelation, error) {
-	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}}
-	for _, st := range info.Strata {
-		for _, r := range st {
-			c.derived[r] = true
-		}
-	}
-	for _, decl := range prog.Decls {
-		if decl.Lattice {
-			return nil, c.refuse(decl.Sp, "a lattice relation", "its join is not a set union")
-		}
+	c, err := newDLCompiler(prog, info, schema, d)
+	if err != nil {
+		return nil, err
 	}
 	var ctes []string
 	for _, st := range info.Strata {
@@ -495,16 +506,9 @@ func newName(rel string) string   { return Ident("w_" + rel) }
 // relation's table. Mutual and non-linear recursion compile; the other
 // refusals of CompileDatalog stand.
 func CompileDatalogScript(prog *syn.Program, info *syn.Info, schema map[string][]string, d Dialect, outputs []string) (*Script, []DatalogRelation, error) {
-	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}}
-	for _, st := range info.Strata {
-		for _, r := range st {
-			c.derived[r] = true
-		}
-	}
-	for _, decl := range prog.Decls {
-		if decl.Lattice {
-			return nil, nil, c.refuse(decl.Sp, "a lattice relation", "its join is not a set union")
-		}
+	c, err := newDLCompiler(prog, info, schema, d)
+	if err != nil {
+		return nil, nil, err
 	}
 	sc := &Script{}
 	for _, st := range info.Strata {
