@@ -122,9 +122,11 @@ func sqlProgram(seed uint64) (string, *gen) {
 	return src.String(), g
 }
 
-// sqlCase evaluates src in process and in the database; it returns the
-// tuples compared, or the construct the compiler refused.
-func sqlCase(t *testing.T, ctx context.Context, db *engine.DB, seed uint64, src string, g *gen) (n int, refused string, scripted bool) {
+// compileCase evaluates the generated program src over g's data in
+// process and compiles it for dialect d: the data, the in-process result,
+// the relations' schema, and the compiler's answer (a script when the
+// recursion needs the driven loop).
+func compileCase(t *testing.T, ctx context.Context, seed uint64, src string, g *gen, d sqlgen.Dialect) (*Data, *ProgramResult, map[string][]string, *sqlgen.Script, []sqlgen.DatalogRelation, error) {
 	t.Helper()
 	data := g.data()
 	mem, err := Load(data)
@@ -148,10 +150,18 @@ func sqlCase(t *testing.T, ctx context.Context, db *engine.DB, seed uint64, src 
 	var rels []sqlgen.DatalogRelation
 	var script *sqlgen.Script
 	if sqlgen.NeedsScript(prog, info) {
-		script, rels, err = sqlgen.CompileDatalogScript(prog, info, schema, db.Dialect(), outputs)
+		script, rels, err = sqlgen.CompileDatalogScript(prog, info, schema, d, outputs)
 	} else {
-		rels, err = sqlgen.CompileDatalog(prog, info, schema, db.Dialect(), outputs)
+		rels, err = sqlgen.CompileDatalog(prog, info, schema, d, outputs)
 	}
+	return data, res, schema, script, rels, err
+}
+
+// sqlCase evaluates src in process and in the database; it returns the
+// tuples compared, or the construct the compiler refused.
+func sqlCase(t *testing.T, ctx context.Context, db *engine.DB, seed uint64, src string, g *gen) (n int, refused string, scripted bool) {
+	t.Helper()
+	data, res, schema, script, rels, err := compileCase(t, ctx, seed, src, g, db.Dialect())
 	var ue *sqlgen.UnsupportedError
 	if errors.As(err, &ue) {
 		construct := ue.Construct
@@ -240,32 +250,7 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 	refused, scripts := map[string]int{}, 0
 	for seed := range uint64(100) {
 		src, g := sqlProgram(seed)
-		data := g.data()
-		mem, err := Load(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := EvalProgram(ctx, mem, "p", src)
-		if err != nil || len(res.Diagnostics) > 0 {
-			t.Fatalf("seed %d: %s: %v %v", seed, src, err, res.Diagnostics)
-		}
-		schema := map[string][]string{}
-		for n, r := range data.Relations {
-			schema[n] = r.ParamTypes
-		}
-		prog := syn.ParseProgram("p", src)
-		info := syn.Check(prog, schema)
-		var outputs []string
-		for _, st := range info.Strata {
-			outputs = append(outputs, st...)
-		}
-		var rels []sqlgen.DatalogRelation
-		var script *sqlgen.Script
-		if sqlgen.NeedsScript(prog, info) {
-			script, rels, err = sqlgen.CompileDatalogScript(prog, info, schema, sqlgen.DuckDB, outputs)
-		} else {
-			rels, err = sqlgen.CompileDatalog(prog, info, schema, sqlgen.DuckDB, outputs)
-		}
+		data, res, schema, script, rels, err := compileCase(t, ctx, seed, src, g, sqlgen.DuckDB)
 		var ue *sqlgen.UnsupportedError
 		if errors.As(err, &ue) {
 			refused[strings.TrimSpace(strings.SplitN(ue.Construct, "(", 2)[0])]++
