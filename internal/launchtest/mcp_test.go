@@ -80,7 +80,8 @@ func write(t *testing.T, path, s string) {
 // (mcp/testdata/tsclient/client.mjs) against `npx @ctxql/cli mcp`, with
 // the packages installed from the release's tarballs and no registry
 // reachable, and against `python -m ctxql mcp` in a virtual environment
-// with the wheel installed. The client starts the command it is given, so
+// with the wheel installed, and against `pipx run ctxql mcp` with the
+// wheel as the spec and no index. The client starts the command it is given, so
 // each launcher is given as a script that execs it.
 func TestMCPThroughLaunchers(t *testing.T) {
 	if runtime.GOOS == "windows" {
@@ -92,11 +93,19 @@ func TestMCPThroughLaunchers(t *testing.T) {
 	npmProj := npmProject(t, one(t, dist, "ctxql-cli-0.0.0-test.1.tgz"), one(t, dist, "ctxql-cli-"+npmPlatform()+"-0.0.0-test.1.tgz"))
 	py := venv(t, dist)
 	scripts := t.TempDir()
+	// pipx run builds its own environment from the wheel, as `pipx run
+	// ctxql mcp` does from PyPI; with no index it cannot upgrade its
+	// shared pip, which it reports and goes on.
+	pipxHome := filepath.Join(t.TempDir(), "pipx")
 	for _, l := range []struct{ name, script string }{
 		{"npx", fmt.Sprintf("cd %q && exec npx --no-install @ctxql/cli \"$@\"\n", npmProj)},
 		{"python", fmt.Sprintf("exec %q -m ctxql \"$@\"\n", py)},
+		{"pipx", fmt.Sprintf("PIPX_HOME=%q PIPX_BIN_DIR=%q PIP_NO_INDEX=1 exec pipx run --spec %q ctxql \"$@\" 2>/dev/null\n", pipxHome, filepath.Join(pipxHome, "bin"), one(t, dist, "ctxql-*.whl"))},
 	} {
 		t.Run(l.name, func(t *testing.T) {
+			if l.name == "pipx" {
+				need(t, "pipx")
+			}
 			launcher := filepath.Join(scripts, l.name)
 			write(t, launcher, "#!/bin/sh\n"+l.script)
 			if err := os.Chmod(launcher, 0o755); err != nil {
