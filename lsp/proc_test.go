@@ -38,6 +38,9 @@ type proc struct {
 	exited chan error
 	nextID int
 	stash  map[float64]map[string]any // responses read while waiting for others
+	// refreshes counts the workspace/diagnostic/refresh requests read
+	// while waiting for a pull's answer (pullDiags).
+	refreshes int
 }
 
 // startProc starts "ctxql lsp" in dir and reads its messages.
