@@ -250,7 +250,9 @@ func TestConcurrentDatalogRuns(t *testing.T) {
 		want[fmt.Sprintf("p%d.dl", i)] = 200 - i*10
 	}
 	c := newClient(t, Options{})
-	c.initialize()
+	// 24 runs at once under the race detector take more than the default
+	// 2 s run timeout on a loaded machine.
+	c.initializeWith(map[string]any{}, map[string]any{"runTimeout": 60000})
 	for name, src := range programs {
 		c.open(fileURIOf(dir, name), src)
 	}
