@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"sort"
 	"time"
 
@@ -27,6 +28,8 @@ import (
 //	 "runTimeout": 2000,                   // milliseconds one preview evaluation may take
 //	 "maxDocumentBytes": 8388608,          // larger documents get no language features
 //	 "maxDataBytes": 268435456,            // larger sample data files are refused
+//	 "dataCacheBytes": 134217728,          // sample data no open document uses kept, by file size
+//	 "dataReleaseDelay": 10000,            // milliseconds such data stays loaded
 //	 "inlayHints": {"steps": true}}        // counts after each query step as inlay hints
 //
 // In editor settings, null, "" and an empty rules.select list mean "not
@@ -41,6 +44,10 @@ type Config struct {
 	// when no open document uses it; -1 keeps none, 0 means
 	// DefaultDataCacheBytes.
 	DataCacheBytes int64
+	// DataReleaseDelay is how long sample data no open document uses
+	// stays loaded after its last use; -1 releases it at once, 0 means
+	// DefaultDataReleaseDelay.
+	DataReleaseDelay time.Duration
 	// NoStepHints turns off the inlay hints with the count after each
 	// step of a query ("inlayHints": {"steps": false}).
 	NoStepHints bool
@@ -59,7 +66,8 @@ type Config struct {
 const (
 	DefaultMaxDocumentBytes = 8 << 20
 	DefaultMaxDataBytes     = 256 << 20
-	DefaultDataCacheBytes   = 512 << 20
+	DefaultDataCacheBytes   = 128 << 20
+	DefaultDataReleaseDelay = 10 * time.Second
 )
 
 // The names of the settings that raise the limits, for messages.
@@ -85,6 +93,7 @@ type wireConfig struct {
 	MaxDocumentBytes *int64            `json:"maxDocumentBytes"`
 	MaxDataBytes     *int64            `json:"maxDataBytes"`
 	DataCacheBytes   *int64            `json:"dataCacheBytes"`
+	DataReleaseDelay *int64            `json:"dataReleaseDelay"`
 	InlayHints       *struct {
 		Steps *bool `json:"steps"`
 	} `json:"inlayHints"`
@@ -113,6 +122,12 @@ func (c *Config) apply(raw json.RawMessage) {
 		c.DataCacheBytes = *w.DataCacheBytes
 		if c.DataCacheBytes == 0 {
 			c.DataCacheBytes = -1
+		}
+	}
+	if w.DataReleaseDelay != nil && *w.DataReleaseDelay >= 0 {
+		c.DataReleaseDelay = time.Duration(min(*w.DataReleaseDelay, int64(time.Duration(math.MaxInt64)/time.Millisecond))) * time.Millisecond
+		if c.DataReleaseDelay == 0 {
+			c.DataReleaseDelay = -1
 		}
 	}
 	if w.InlayHints != nil && w.InlayHints.Steps != nil {
@@ -220,6 +235,18 @@ func (c Config) dataCacheBytes() int64 {
 		return DefaultDataCacheBytes
 	}
 	return c.DataCacheBytes
+}
+
+// dataReleaseDelay is how long sample data no open document uses stays
+// loaded after its last use.
+func (c Config) dataReleaseDelay() time.Duration {
+	switch {
+	case c.DataReleaseDelay < 0:
+		return 0
+	case c.DataReleaseDelay == 0:
+		return DefaultDataReleaseDelay
+	}
+	return c.DataReleaseDelay
 }
 
 func (c Config) maxDataBytes() int64 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -19,14 +20,25 @@ import (
 // nodes, the "datalog" database pool, the JQL sample documents, ...), and
 // kept while an open document uses it. Data no open document uses stays
 // loaded, for a document opened again, only while all the loaded data
-// weighs less than the dataCacheBytes setting (measured by file size):
-// the least recently used goes first.
+// weighs less than the dataCacheBytes setting (measured by file size),
+// the least recently used going first, and at most for the
+// dataReleaseDelay setting after its last use. The memory of released
+// data is given back to the operating system at once (an idle server
+// would otherwise keep it until its next collection).
 
 // dataCache holds the loaded sample data, by path.
 type dataCache struct {
 	mu   sync.Mutex
 	sets map[string]*dataSet
 	tick int64 // use counter, for the least-recently-used order
+	// timer sweeps the data sets again when the next idle one is due
+	// for release; stopped ends the sweeps (the server shut down).
+	timer   *time.Timer
+	stopped bool
+	// reclaiming is set while the memory of released data is being
+	// given back; again asks for one more round (data released
+	// meanwhile).
+	reclaiming, again bool
 }
 
 // dataSet is one data file, loaded in one or more forms.
@@ -37,6 +49,9 @@ type dataSet struct {
 	forms map[string]*loaded
 	used  int64 // dataCache.tick at the last use
 	bytes int64 // the file size (a directory: its files' sizes)
+	// idle is when the set was last used while no open document used
+	// it: zero while one does (guarded by dataCache.mu).
+	idle time.Time
 }
 
 // loaded is one form of a data set, loaded or being loaded.
@@ -119,6 +134,9 @@ func (w *workspace) Load(ctx context.Context, kind, path string, load func(ctx c
 	}
 	c.tick++
 	set.used = c.tick
+	if !set.idle.IsZero() {
+		set.idle = time.Now() // a use restarts the wait for its release
+	}
 	c.mu.Unlock()
 
 	for {
@@ -209,7 +227,9 @@ func dataBytes(r *files.Reader, path string, size int64) int64 {
 
 // release lets go of the data sets no open document uses, least recently
 // used first, until the loaded data weighs at most the dataCacheBytes
-// setting. Evaluations over a released data set are dropped with it.
+// setting, and of those unused for the dataReleaseDelay setting; it sweeps
+// again when the next one is due. Evaluations over a released data set
+// are dropped with it, and the memory it held is given back.
 func (w *workspace) release() {
 	c := &w.data
 	// A set used after the open documents were looked at may be a new
@@ -221,29 +241,101 @@ func (w *workspace) release() {
 	if w.inUse != nil {
 		used = w.inUse()
 	}
-	bound := w.settings().dataCacheBytes()
+	cfg := w.settings()
+	bound, delay := cfg.dataCacheBytes(), cfg.dataReleaseDelay()
+	now := time.Now()
 	c.mu.Lock()
 	var total int64
 	var idle []*dataSet
-	for _, set := range c.sets {
-		total += set.bytes
-		if !used[set.path] && set.used <= before {
-			idle = append(idle, set)
+	var next time.Time // when the next idle set kept is due
+	soonest := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
 		}
+	}
+	for _, s := range c.sets {
+		total += s.bytes
+		if used[s.path] {
+			s.idle = time.Time{}
+			continue
+		}
+		if s.idle.IsZero() {
+			s.idle = now
+		}
+		if s.used > before {
+			// Used since the open documents were looked at: looked at
+			// again when it would be due.
+			soonest(s.idle.Add(delay))
+			continue
+		}
+		idle = append(idle, s)
 	}
 	slices.SortFunc(idle, func(a, b *dataSet) int { return cmp.Compare(a.used, b.used) })
 	var gone []string
-	for _, set := range idle {
-		if total <= bound {
-			break
+	for _, s := range idle {
+		if due := s.idle.Add(delay); total <= bound && now.Before(due) {
+			soonest(due)
+			continue
 		}
-		delete(c.sets, set.path)
-		total -= set.bytes
-		gone = append(gone, set.path)
+		delete(c.sets, s.path)
+		total -= s.bytes
+		gone = append(gone, s.path)
+	}
+	if !next.IsZero() && !c.stopped {
+		// A little past the due time, so that the sweep finds it due.
+		wait := next.Sub(now) + 10*time.Millisecond
+		if c.timer == nil {
+			c.timer = time.AfterFunc(wait, w.release)
+		} else {
+			c.timer.Reset(wait)
+		}
 	}
 	c.mu.Unlock()
 	for _, p := range gone {
 		w.evals.dropData(p)
+	}
+	if len(gone) > 0 {
+		w.reclaim()
+	}
+}
+
+// reclaim gives the memory of released data back to the operating
+// system, in the background: a forced collection, then the freed pages
+// returned. Released data would otherwise stay resident until the next
+// collection, which an idle server does not run for minutes, and its
+// pages until the runtime's scavenger got to them.
+func (w *workspace) reclaim() {
+	c := &w.data
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reclaiming {
+		c.again = true
+		return
+	}
+	c.reclaiming = true
+	go func() {
+		for {
+			debug.FreeOSMemory()
+			c.mu.Lock()
+			if !c.again {
+				c.reclaiming = false
+				c.mu.Unlock()
+				return
+			}
+			c.again = false
+			c.mu.Unlock()
+		}
+	}()
+}
+
+// stopReleases ends the sweeps of idle data (the server shut down).
+func (w *workspace) stopReleases() {
+	c := &w.data
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	if c.timer != nil {
+		c.timer.Stop()
 	}
 }
 

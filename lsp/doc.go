@@ -22,7 +22,8 @@
 //     it, the resolved dialect, the sample data path of a document as the
 //     table resolves it (lang.Settings.DataPath); config.go the settings;
 //     data.go the loaded sample data (by file version, released beyond the
-//     dataCacheBytes bound when no open document uses it; a load stops
+//     dataCacheBytes bound, or after the dataReleaseDelay, when no open
+//     document uses it, its memory returned to the system; a load stops
 //     when no request waits for it any longer); evalcache.go the
 //     evaluations over it, one cache per kind of result, kept across
 //     document versions by what determines them (the query's text, dialect

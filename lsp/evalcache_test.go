@@ -250,7 +250,9 @@ func TestConcurrentDatalogRuns(t *testing.T) {
 		want[fmt.Sprintf("p%d.dl", i)] = 200 - i*10
 	}
 	c := newClient(t, Options{})
-	c.initialize()
+	// 24 runs at once under the race detector take more than the default
+	// 2 s run timeout on a loaded machine.
+	c.initializeWith(map[string]any{}, map[string]any{"runTimeout": 60000})
 	for name, src := range programs {
 		c.open(fileURIOf(dir, name), src)
 	}
@@ -393,5 +395,55 @@ func TestEvalCacheAbandoned(t *testing.T) {
 	cached, missed := cachedOnly(context.Background())
 	if v, err := c.get(cached, &stats, key, nil); err != nil || v != "whole" || missed.Load() {
 		t.Errorf("from the cache: %v, %v (missed %v)", v, err, missed.Load())
+	}
+}
+
+// TestDataReleasedWhenIdle checks that sample data no open document uses
+// is released after the dataReleaseDelay setting although the
+// dataCacheBytes bound would keep it, with the evaluations over it, and
+// that data an open document uses stays however long it is idle.
+func TestDataReleasedWhenIdle(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 3 {
+		writeTree(t, dir, fmt.Sprintf("d%d.json", i), 20)
+	}
+	const delay = 3 * time.Second
+	cl, srv := newClientServer(t, Options{})
+	cl.initializeWith(map[string]any{}, map[string]any{"dataReleaseDelay": delay.Milliseconds()})
+	var uris []string
+	for i := range 3 {
+		uri := fileURIOf(dir, fmt.Sprintf("q%d.pact", i))
+		uris = append(uris, uri)
+		cl.open(uri, fmt.Sprintf("// pact: v1\n// data: ./d%d.json\n.cb[role='nobody']\n", i))
+		cl.awaitDiags(uri, func(ds []wireDiagnostic) bool { return countCode(ds, CodeNoMatch) == 1 })
+	}
+	data := func(i int) string { return filepath.Join(dir, fmt.Sprintf("d%d.json", i)) }
+	closed := time.Now()
+	for _, uri := range uris[:2] {
+		cl.send("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	}
+	cl.mustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uris[2]}}, nil)
+	if got := srv.ws.LoadedData(); len(got) != 3 && time.Since(closed) < delay {
+		t.Fatalf("loaded right after two documents closed: %v, want the 3 data sets (the bound keeps them)", got)
+	}
+	evals := srv.ws.evals.kept()
+	deadline := time.Now().Add(delay + 10*time.Second)
+	for len(srv.ws.LoadedData()) > 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	got := srv.ws.LoadedData()
+	if !slices.Equal(got, []string{data(2)}) {
+		t.Fatalf("loaded %v after the delay, want only %s (of the open document)", got, data(2))
+	}
+	if idle := time.Since(closed); idle < delay {
+		t.Errorf("released %v after the close, before the %v delay", idle, delay)
+	}
+	if n := srv.ws.evals.kept(); n >= evals {
+		t.Errorf("%d evaluations kept after the release, %d before", n, evals)
+	}
+	// The open document's data stays past another delay.
+	time.Sleep(delay + 500*time.Millisecond)
+	if got := srv.ws.LoadedData(); !slices.Equal(got, []string{data(2)}) {
+		t.Errorf("loaded %v with one document open and idle, want %s", got, data(2))
 	}
 }

@@ -128,5 +128,6 @@ func (s *server) shutdownCall(context.Context, json.RawMessage) (any, error) {
 	s.shutdown = true
 	s.mu.Unlock()
 	s.diags.stop()
+	s.ws.stopReleases()
 	return nil, nil
 }

@@ -30,7 +30,7 @@ var ctxqlBinary = sync.OnceValues(func() (string, error) {
 
 // proc is a real "ctxql lsp" process driven over its stdin and stdout.
 type proc struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	msgs   chan map[string]any
@@ -38,10 +38,13 @@ type proc struct {
 	exited chan error
 	nextID int
 	stash  map[float64]map[string]any // responses read while waiting for others
+	// refreshes counts the workspace/diagnostic/refresh requests read
+	// while waiting for a pull's answer (pullDiags).
+	refreshes int
 }
 
 // startProc starts "ctxql lsp" in dir and reads its messages.
-func startProc(t *testing.T, dir string) *proc {
+func startProc(t testing.TB, dir string) *proc {
 	t.Helper()
 	bin, err := ctxqlBinary()
 	if err != nil {
@@ -232,13 +235,19 @@ func (p *proc) alive(uri string) {
 }
 
 // vmHWM returns the process's peak resident set in bytes (Linux), or 0.
-func (p *proc) vmHWM() int64 {
+func (p *proc) vmHWM() int64 { return p.status("VmHWM") }
+
+// vmRSS returns the process's resident set in bytes (Linux), or 0.
+func (p *proc) vmRSS() int64 { return p.status("VmRSS") }
+
+// status returns a size field of /proc/PID/status in bytes, or 0.
+func (p *proc) status(field string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb << 10
 		}

@@ -103,6 +103,7 @@ func (s *server) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	}
 	s.drain(time.Second)
 	s.diags.stop()
+	s.ws.stopReleases()
 	closed := make(chan struct{})
 	go func() { _ = s.conn.Close(); close(closed) }()
 	select {

@@ -90,6 +90,12 @@ const files = {
     'data: history.json\nfile: tested.pact\ntests:\n' +
     '  - name: user blocks\n    line: 2\n    want: [cb:u1, cb:u2]\n' +
     '  - name: short-lived blocks\n    line: 3\n    want: [cb:a1]\n',
+  // The same cases for the server's lenses, in a file of their own: the
+  // second fails (the query also returns cb:u2).
+  'lensed.ctxqltest.yaml':
+    'data: history.json\nfile: tested.pact\ntests:\n' +
+    '  - name: user blocks\n    line: 2\n    want: [cb:u1, cb:u2]\n' +
+    '  - name: short-lived blocks\n    line: 3\n    want: [cb:a1]\n',
   // Documentation checked by the Markdown rules: DOC001 on the heading
   // that compares with CSS.
   'guide.md': '# Selector guide\n\n## CSS-like selectors\n\nChains of steps select blocks.\n',
@@ -692,6 +698,50 @@ describe('ctxql in VS Code', () => {
     write({ 'ctxql.rules.ignore': ['PACT001'] });
     await until('the ignored finding gone', async () => (await squiggles()) === 0);
     fs.writeFileSync(settingsFile, JSON.stringify({}));
+  });
+
+  it("shows the server's ▶ Run test lenses on a query test file, and the failing case as a problem once they ran", async () => {
+    await openFile('lensed.ctxqltest.yaml');
+    const titles = await until('the test lenses', async () => {
+      const l = (await lenses()).filter((t) => t.includes('Run'));
+      return l.length >= 3 ? l : undefined;
+    });
+    await shot('test-lenses');
+    assert.deepEqual(titles, ['▶ Run all tests (2)', '▶ Run test', '▶ Run test']);
+    await clickLens(/Run all tests/);
+    // The failing case is an error at the case, with the results it got
+    // that were not wanted; the passing case is none.
+    const hover = await hoverText('.squiggly-error');
+    await shot('test-failure-hover');
+    assert.match(hover, /test "short-lived blocks" failed: results differ from want: 1 unexpected, 0 missing \(want 1, got 2\)/, `the hover: ${hover}`);
+    assert.match(hover, /\+ cb:u2/, `the hover: ${hover}`);
+    assert.doesNotMatch(hover, /user blocks/);
+    // The Problems panel lists it under the test file, at the case, and at
+    // the query it tests (tested.pact, which is not open), naming the case.
+    await page.keyboard.press('Escape');
+    await page.keyboard.down('Control');
+    await page.keyboard.down('Shift');
+    await page.keyboard.press('KeyM');
+    await page.keyboard.up('Shift');
+    await page.keyboard.up('Control');
+    const rows = await until('the failing case in the Problems panel', () =>
+      page.evaluate(() => {
+        const r = [...document.querySelectorAll('.markers-panel .monaco-list-row')].map((e) => e.textContent.replace(/\s+/g, ' ').trim());
+        return r.filter((t) => t.includes('test "short-lived blocks" failed')).length >= 2 && r.some((t) => t.includes('tested.pact')) ? r : undefined;
+      }),
+    );
+    await shot('test-failure-problems');
+    const failures = rows.filter((t) => t.includes('test "short-lived blocks" failed'));
+    assert.equal(failures.length, 2, `the case and its query: ${JSON.stringify(rows)}`);
+    assert.ok(failures.some((t) => t.includes('[Ln 7, Col 5]')), `the case's problem at the case: ${JSON.stringify(rows)}`);
+    assert.ok(failures.some((t) => t.includes('(lensed.ctxqltest.yaml:7)') && t.includes('[Ln 3, Col 1]')), `the query's problem names the case: ${JSON.stringify(rows)}`);
+    assert.ok(rows.some((t) => t.includes('lensed.ctxqltest.yaml') && !t.includes('failed')), `the test file's row: ${JSON.stringify(rows)}`);
+    assert.ok(!rows.some((t) => t.includes('"user blocks"')), `no problem for the passing case: ${JSON.stringify(rows)}`);
+    await page.keyboard.down('Control');
+    await page.keyboard.down('Shift');
+    await page.keyboard.press('KeyM');
+    await page.keyboard.up('Shift');
+    await page.keyboard.up('Control');
   });
 
   it('runs query tests from the Testing view: one passes, one fails with its difference', async () => {

@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Executable } from 'vscode-languageclient/node';
+import { TEST_GLOB } from './testcases';
 
 /** The languages the server is started for, as VS Code language ids. */
 export const LANGUAGES = ['pact', 'jql', 'jql-yaml', 'datalog'] as const;
@@ -184,6 +185,17 @@ export function documentSelector(): { scheme: string; language: string }[] {
 }
 
 /**
+ * The query test files (*.ctxqltest.yaml): YAML to VS Code, recognised by
+ * the server by their name. It reports the problems of the format, puts a
+ * "Run test" lens on each case and, once a case ran, its failure on the
+ * case (and on the query it tests). Saved files only: the cases name their
+ * query file and data relative to the test file.
+ */
+export function testFileSelector(): { scheme: string; pattern: string }[] {
+  return [{ scheme: 'file', pattern: TEST_GLOB }];
+}
+
+/**
  * The languages of documentation files the server checks with its rules
  * (Markdown: DOC001), saved files only. Like host files they get the
  * server's diagnostics, hovers and quick fixes, and nothing else.
@@ -228,6 +240,12 @@ export function hostSelector(extensions: readonly string[]): { scheme: string; l
  * languages, so that the host language's own providers are not shadowed.
  */
 export const HOST_FEATURES = ['textDocument/hover', 'textDocument/codeAction', 'textDocument/diagnostic'];
+
+/**
+ * The features of the query languages that also serve the query test files
+ * (whose other features stay with YAML's own providers).
+ */
+export const TEST_FILE_FEATURES: readonly string[] = ['textDocument/codeLens'];
 
 /** The features whose registration is limited to the query languages. */
 export const QUERY_ONLY_FEATURES = [

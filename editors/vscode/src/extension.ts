@@ -22,7 +22,9 @@ import {
   documentSelector,
   explicitSettings,
   hostSelector,
+  testFileSelector,
   QUERY_ONLY_FEATURES,
+  TEST_FILE_FEATURES,
   isDataCandidate,
   logLine,
   pickSourceAction,
@@ -121,7 +123,7 @@ function clientOutput(out: vscode.OutputChannel): vscode.OutputChannel {
 
 function clientOptions(panel: ResultsPanel, out: vscode.OutputChannel): LanguageClientOptions {
   return {
-    documentSelector: [...documentSelector(), ...hostDocuments(), ...docSelector()],
+    documentSelector: [...documentSelector(), ...testFileSelector(), ...hostDocuments(), ...docSelector()],
     outputChannel: clientOutput(out),
     initializationOptions: userSettings(),
     synchronize: {
@@ -414,11 +416,14 @@ function hostDocuments(): { scheme: string; language: string }[] {
 
 /**
  * Registers every feature but diagnostics, hovers and code actions for the
- * query languages only: the host files' own formatters, completion,
- * semantic tokens and symbols are left alone.
+ * query languages only (and the code lenses for the query test files too):
+ * the host files' and YAML's own formatters, completion, semantic tokens
+ * and symbols are left alone.
  */
 function limitToQueryLanguages(c: LanguageClient): void {
   const only = documentSelector();
+  // Query test files get their "Run test" lenses too, and nothing more.
+  const withTests = [...only, ...testFileSelector()];
   for (const method of QUERY_ONLY_FEATURES) {
     let feature: { initialize?: (caps: unknown, sel: unknown) => void } | undefined;
     try {
@@ -430,7 +435,8 @@ function limitToQueryLanguages(c: LanguageClient): void {
       continue;
     }
     const init = feature.initialize.bind(feature);
-    feature.initialize = (caps: unknown) => init(caps, only);
+    const sel = TEST_FILE_FEATURES.includes(method) ? withTests : only;
+    feature.initialize = (caps: unknown) => init(caps, sel);
   }
 }
 

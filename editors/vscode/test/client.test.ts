@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { bundledServer, docSelector, documentSelector, findOnPath, hostSelector, pickSourceAction, resolveServer, runArguments, serverOptions, serverSettings, sourceActionParams } from '../src/client';
+import { bundledServer, docSelector, documentSelector, findOnPath, hostSelector, pickSourceAction, QUERY_ONLY_FEATURES, TEST_FILE_FEATURES, testFileSelector, resolveServer, runArguments, serverOptions, serverSettings, sourceActionParams } from '../src/client';
 
 let dir: string;
 let bin1: string;
@@ -156,6 +156,14 @@ describe('docSelector', () => {
     assert.deepEqual(docSelector(), [{ scheme: 'file', language: 'markdown' }]);
     const query = new Set(documentSelector().map((s) => s.language));
     assert.ok(docSelector().every((s) => !query.has(s.language)));
+  });
+});
+
+describe('testFileSelector', () => {
+  it('sends query test files on disk to the server, whatever their language, for their lenses only', () => {
+    assert.deepEqual(testFileSelector(), [{ scheme: 'file', pattern: '**/*.ctxqltest.{yaml,yml}' }]);
+    assert.deepEqual(TEST_FILE_FEATURES, ['textDocument/codeLens']);
+    assert.ok(TEST_FILE_FEATURES.every((m) => QUERY_ONLY_FEATURES.includes(m)));
   });
 });
 
