@@ -2,10 +2,12 @@ package play
 
 import (
 	"bytes"
+	"compress/gzip"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,8 +35,8 @@ var ModuleFiles = []string{"browser.js", "core.js", "wasm_exec.js", "ctxql.wasm"
 type Module map[string][]byte
 
 // moduleDir is where a build of ctxql that carries the module has its
-// files (scripts/release puts them there before building); a checkout
-// has only the README there.
+// files, the .wasm gzipped (scripts/release puts them there before
+// building); a checkout has only the README there.
 //
 //go:embed module
 var moduleDir embed.FS
@@ -45,12 +47,27 @@ func EmbeddedModule() Module {
 	m := Module{}
 	for _, name := range ModuleFiles {
 		b, err := moduleDir.ReadFile("module/" + name)
+		if err != nil && strings.HasSuffix(name, ".wasm") {
+			b, err = gunzip(moduleDir.ReadFile("module/" + name + ".gz"))
+		}
 		if err != nil {
 			return nil
 		}
 		m[name] = b
 	}
 	return m
+}
+
+// gunzip decompresses the result of a read.
+func gunzip(b []byte, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }
 
 // ModuleDir returns the module files of an installed or unpacked npm
