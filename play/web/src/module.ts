@@ -227,7 +227,7 @@ class ModuleServer {
   // dataSet returns the document's sample data, loaded once.
   private dataSet(uri: string, language: Ctxql.Language): Ctxql.DataSet {
     const p = this.pasted(uri);
-    if (!p) throw new Error(`No sample data: ${noFiles} (a data line's neither); paste the data or choose an example`);
+    if (!p) throw new Error(`No sample data: ${noFiles}, not even one a data line names; paste the data or choose an example`);
     const key = language + "\n" + p.ref;
     let ds = this.sets.get(key);
     if (!ds) {
