@@ -32,11 +32,12 @@ func newPlayCmd(env Env) *cobra.Command {
 			"WebAssembly module (results, the --explain funnel, Datalog proofs, diagnostics, formatting,\n" +
 			"the examples and shareable links), for any static file server under any path. The exported\n" +
 			"page reads no files: its sample data is pasted or an example's. A release build of ctxql\n" +
-			"carries the module; otherwise --wasm names the directory of the npm package @ctxql/ctxql.",
+			"carries the module; otherwise --wasm names the directory of the npm package @ctxql/ctxql.\n" +
+			"--timeout bounds one evaluation of the exported page too.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if export != "" || wasm != "" {
-				return runExport(env, cmd, args, export, wasm)
+				return runExport(env, cmd, args, export, wasm, o.Budget.Timeout)
 			}
 			if len(args) == 1 {
 				o.Path = args[0]
@@ -62,15 +63,18 @@ func newPlayCmd(env Env) *cobra.Command {
 
 // servingFlags are the flags of a served playground, which --export
 // refuses.
-var servingFlags = []string{"dir", "data", "addr", "open", "timeout", "max-memory", "max-data-bytes", "max-paste-bytes", "max-query-bytes"}
+var servingFlags = []string{"dir", "data", "addr", "open", "max-memory", "max-data-bytes", "max-paste-bytes", "max-query-bytes"}
 
 // runExport writes the static playground.
-func runExport(env Env, cmd *cobra.Command, args []string, dir, wasm string) error {
+func runExport(env Env, cmd *cobra.Command, args []string, dir, wasm string, timeout time.Duration) error {
 	if dir == "" {
 		return Usagef("ctxql play: --wasm goes with --export DIR")
 	}
 	if len(args) > 0 {
 		return Usagef("ctxql play --export: the exported page opens no file (PATH %q)", args[0])
+	}
+	if timeout <= 0 {
+		return Usagef("ctxql play --export: --timeout must be positive")
 	}
 	for _, name := range servingFlags {
 		if cmd.Flags().Changed(name) {
@@ -88,7 +92,7 @@ func runExport(env Env, cmd *cobra.Command, args []string, dir, wasm string) err
 	if module == nil {
 		return Usagef("ctxql play --export: this build of ctxql carries no WebAssembly module: --wasm names the directory of the npm package @ctxql/ctxql")
 	}
-	if err := play.Export(dir, module, Version); err != nil {
+	if err := play.Export(dir, module, play.ExportOptions{Version: Version, Timeout: timeout}); err != nil {
 		return Usagef("ctxql play --export: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "ctxql play: exported the playground to %s\n", dir)

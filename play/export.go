@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/lang"
@@ -98,12 +99,23 @@ const exportPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; 
 // served page, and a Datalog proof names the program by that path.
 const exportProject = "playground"
 
+// ExportOptions configure an exported playground.
+type ExportOptions struct {
+	// Version is written to info.json; the page shows the module's.
+	Version string
+	// Timeout bounds one request of the page to the module (an
+	// evaluation); 0 means DefaultTimeout.
+	Timeout time.Duration
+}
+
 // Export writes the playground into dir as static files (creating dir):
 // index.html, its assets, info.json, the examples, and in ctxql/ the
-// module files (see ModuleFiles). Any static file server
-// can serve dir, under any path, and a browser runs the page with no
-// server behind it. version is reported until the module answers.
-func Export(dir string, module Module, version string) error {
+// module files (see ModuleFiles). Any static file server can serve dir,
+// under any path, and a browser runs the page with no server behind it.
+func Export(dir string, module Module, o ExportOptions) error {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
 	out := map[string][]byte{}
 	for _, name := range ModuleFiles {
 		b, ok := module[name]
@@ -122,7 +134,7 @@ func Export(dir string, module Module, version string) error {
 	}
 	out["index.html"] = bytes.Replace(page, []byte(meta), []byte(`<meta name="ctxql-backend" content="module">`+"\n"+
 		`<meta http-equiv="Content-Security-Policy" content="`+exportPolicy+`">`), 1)
-	for _, name := range []string{"app.js", "app.css"} {
+	for _, name := range []string{"app.js", "app.css", "worker.js"} {
 		b, err := dist.ReadFile("dist/" + name)
 		if err != nil {
 			return fmt.Errorf("the page is missing from this build: %w", err)
@@ -145,7 +157,7 @@ func Export(dir string, module Module, version string) error {
 		return err
 	}
 	info, err := json.MarshalIndent(map[string]any{
-		"version":       version,
+		"version":       o.Version,
 		"root":          "file:///" + exportProject,
 		"project":       exportProject,
 		"languages":     infoLanguages(),
@@ -153,7 +165,7 @@ func Export(dir string, module Module, version string) error {
 		"files":         false,
 		"maxPasteBytes": DefaultMaxPasteBytes,
 		"maxQueryBytes": DefaultMaxQueryBytes,
-		"timeoutMs":     DefaultTimeout.Milliseconds(),
+		"timeoutMs":     o.Timeout.Milliseconds(),
 	}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("info.json: %w", err)

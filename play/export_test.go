@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxql/ctxql/lang"
 )
@@ -23,7 +24,7 @@ func TestExport(t *testing.T) {
 		module[name] = []byte("contents of " + name)
 	}
 	dir := filepath.Join(t.TempDir(), "new", "site")
-	if err := Export(dir, module, "v1.2.3"); err != nil {
+	if err := Export(dir, module, ExportOptions{Version: "v1.2.3", Timeout: 5 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	read := func(name string) []byte {
@@ -48,7 +49,7 @@ func TestExport(t *testing.T) {
 			t.Errorf("index.html names %q: not relative to the page", m[1])
 		}
 	}
-	for _, name := range []string{"app.js", "app.css"} {
+	for _, name := range []string{"app.js", "app.css", "worker.js"} {
 		want, _ := dist.ReadFile("dist/" + name)
 		if got := read("assets/" + name); string(got) != string(want) {
 			t.Errorf("assets/%s differs from the embedded page's", name)
@@ -61,6 +62,7 @@ func TestExport(t *testing.T) {
 	}
 	var info struct {
 		Version   string         `json:"version"`
+		TimeoutMs int64          `json:"timeoutMs"`
 		Files     *bool          `json:"files"`
 		Languages []infoLanguage `json:"languages"`
 		Examples  []example      `json:"examples"`
@@ -75,8 +77,8 @@ func TestExport(t *testing.T) {
 	for _, l := range lang.Queries() {
 		want = append(want, string(l.ID))
 	}
-	if !slices.Equal(ids, want) || info.Version != "v1.2.3" || info.Files == nil || *info.Files {
-		t.Errorf("info.json: languages %v (want %v), version %q, files %v", ids, want, info.Version, info.Files)
+	if !slices.Equal(ids, want) || info.Version != "v1.2.3" || info.Files == nil || *info.Files || info.TimeoutMs != 5000 {
+		t.Errorf("info.json: languages %v (want %v), version %q, files %v, timeoutMs %d", ids, want, info.Version, info.Files, info.TimeoutMs)
 	}
 	ex, _ := exampleList()
 	if !slices.Equal(info.Examples, ex) || len(ex) == 0 {
@@ -93,12 +95,12 @@ func TestExport(t *testing.T) {
 
 	// Exporting again over the site rewrites it; a module missing a file
 	// is refused before anything is written.
-	if err := Export(dir, module, "v1.2.4"); err != nil {
+	if err := Export(dir, module, ExportOptions{Version: "v1.2.4"}); err != nil {
 		t.Errorf("export over an export: %v", err)
 	}
 	delete(module, "ctxql.wasm")
 	other := filepath.Join(t.TempDir(), "other")
-	if err := Export(other, module, "v1"); err == nil || !strings.Contains(err.Error(), "ctxql.wasm") {
+	if err := Export(other, module, ExportOptions{}); err == nil || !strings.Contains(err.Error(), "ctxql.wasm") {
 		t.Errorf("a module without ctxql.wasm: %v", err)
 	}
 	if _, err := os.Stat(other); !os.IsNotExist(err) {

@@ -272,3 +272,24 @@ test("the exported page reads no file: a data line naming one, the server's API,
   // The site holds nothing but the page, the examples and the module.
   assert.deepEqual(readdirSync(path.join(work, "www", "tools", "ctxql play")).sort(), ["assets", "ctxql", "examples", "index.html", "info.json"]);
 });
+
+test("an evaluation over the exported page's --timeout is stopped, and the page goes on", async () => {
+  const dir = path.join(work, "www", "slow");
+  ctxql(["play", "--export", dir, "--wasm", pkg, "--timeout", "1s"]);
+  const page = await openPage(origin + "/slow/");
+  await page.select("#lang", "datalog");
+  // 2,000 facts: their cross product is 4,000,000 tuples.
+  const facts = { relations: { a: { param_types: ["Proc"], tuples: Array.from({ length: 2000 }, (_, i) => [String(i)]) } } };
+  await page.$eval("#pastetext", (e, t) => { e.value = t; }, JSON.stringify(facts));
+  await page.select("#pastefmt", "json");
+  await page.click("#paste");
+  await setText(page, "p(x, y) <-- a(x), a(y);");
+  await page.click("#run");
+  await page.waitForFunction(() => /stopped at the time limit of 1 s/.test(document.querySelector("#error").textContent), { timeout: 60000 });
+  assert.equal(await page.$$eval("#results tbody tr", (trs) => trs.length), 0, "no results");
+  // A new module takes over the page's program and pasted data.
+  await setText(page, "q(x) <-- a(x);");
+  await page.click("#run");
+  await page.waitForFunction(() => /^q: 2000 tuples/.test(document.querySelector("#results .caption")?.textContent || ""), { timeout: 60000 });
+  await page.close();
+});

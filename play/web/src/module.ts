@@ -1,50 +1,36 @@
 // The exported page's backend: ctxql's library built for WebAssembly (the
 // npm package @ctxql/ctxql, in the directory ctxql/ beside the page) in
-// place of the server. It answers the page's API requests from the
-// exported files (info.json, examples/) and the page's pasted data, and
-// the language server's messages the page sends with the library's
-// operations: check (diagnostics), format, evaluate (results and, with
-// explain, the funnel) and why / whyNot (Datalog proofs). It reads no
-// file: the module has no file access, and sample data is only what the
-// page pastes or an example brings.
+// place of the server. The page's API requests are answered from the
+// exported files (info.json, examples/) and the page's pasted data; its
+// language server messages by server.ts on the module, in a worker
+// (worker.ts). A request that runs past the time limit ends the worker:
+// the page gets an error naming the limit, and a new worker takes over
+// the page's documents, settings and pasted data.
 import type { Transport } from "@codemirror/lsp-client";
-import type * as Ctxql from "../../../npm/ctxql/index.js";
 import type { Backend } from "./backend";
+import { noFiles } from "./server";
 
-type Position = { line: number; character: number };
-type Range = { start: Position; end: Position };
-type Doc = { text: string; language: string };
-
-const noFiles = "the exported playground reads no files";
-
-// moduleBackend loads the module and returns the backend over it.
 export async function moduleBackend(): Promise<Backend> {
-  // The module's URL is computed so that the bundler leaves it alone: the
-  // browser loads the package's own browser entry from beside the page.
-  const url = new URL("ctxql/browser.js", document.baseURI).href;
-  const ctxql: typeof Ctxql = await import(/* @vite-ignore */ url);
-  await ctxql.init();
-  const pastes = new Map<string, { text: string; ext: string }>();
-  let info: any = null;
-  const backend: Backend = {
+  const r = await fetch("info.json");
+  if (!r.ok) throw new Error("info.json: " + r.statusText);
+  const info = await r.json();
+  const comments: [string, string][] = info.languages.map((l: any) => [l.id, l.comment]);
+  const worker = new ModuleWorker(comments, info.timeoutMs);
+  info.version = (await worker.start()).replace(/^ctxql /, "");
+  let pasted = 0;
+  return {
     async api(path, init) {
       const u = new URL(path, "http://page");
       switch (u.pathname) {
         case "/api/info":
-          if (!info) {
-            const r = await fetch("info.json");
-            if (!r.ok) throw new Error("info.json: " + r.statusText);
-            info = await r.json();
-            info.version = ctxql.version().replace(/^ctxql /, "");
-          }
           return info;
         case "/api/files":
           return { queries: [], data: [] };
         case "/api/paste": {
           const ext = u.searchParams.get("ext") || "json";
           const text = typeof init?.body === "string" ? init.body : "";
-          const ref = `paste:${pastes.size + 1}.${ext}`;
-          pastes.set(ref, { text, ext });
+          const ref = `paste:${++pasted}.${ext}`;
+          worker.paste(ref, text, ext);
           return { data: ref };
         }
         default:
@@ -58,314 +44,125 @@ export async function moduleBackend(): Promise<Backend> {
       return r.text();
     },
     async connect() {
-      const i = await backend.api("/api/info");
-      const comments = new Map<string, string>(i.languages.map((l: any) => [l.id, l.comment]));
-      return new ModuleServer(ctxql, pastes, comments).transport();
+      return worker.transport();
     },
   };
-  return backend;
 }
 
-// utf8 encodes text.
-const enc = new TextEncoder(), dec = new TextDecoder();
+// Pending is a request the worker has not answered.
+type Pending = { id: any; method: string; timer?: ReturnType<typeof setTimeout> };
 
-// lineStarts returns the offsets (in UTF-16 units) where the lines of text
-// begin.
-function lineStarts(text: string): number[] {
-  const out = [0];
-  for (let i = 0; i < text.length; i++) if (text[i] === "\n") out.push(i + 1);
-  return out;
-}
-
-// lspPosition converts ctxql's 1-based line and byte column to an LSP
-// position (0-based line, UTF-16 character).
-function lspPosition(text: string, starts: number[], line: number, column: number): Position {
-  const l = Math.max(0, Math.min(starts.length - 1, line - 1));
-  const end = l + 1 < starts.length ? starts[l + 1] : text.length;
-  const bytes = enc.encode(text.slice(starts[l], end));
-  return { line: l, character: dec.decode(bytes.slice(0, Math.max(0, column - 1))).length };
-}
-
-// wholeRange is the range of the whole text.
-function wholeRange(text: string): Range {
-  const starts = lineStarts(text);
-  const last = starts.length - 1;
-  return { start: { line: 0, character: 0 }, end: { line: last, character: text.length - starts[last] } };
-}
-
-// errorText writes a library error as the command line does: the place in
-// the query, then the message.
-function errorText(e: any): string {
-  const r = e && e.range;
-  const msg = String((e && e.message) || e);
-  return r ? `${r.start.line}:${r.start.column}: ${msg}` : msg;
-}
-
-// ModuleServer answers the language server's messages of the page with
-// the library's operations.
-class ModuleServer {
-  private docs = new Map<string, Doc>();
-  private settings: any = {};
+// ModuleWorker is the page's end of the worker: it passes the language
+// server messages, times each request, and replaces a worker whose
+// request ran out of time.
+class ModuleWorker {
+  private worker!: Worker;
   private handlers: ((m: string) => void)[] = [];
-  private queue: Promise<void> = Promise.resolve();
-  private previewTimer = 0;
-  private sets = new Map<string, Ctxql.DataSet>(); // loaded sample data by language and name
-  private root = "";
+  // The requests the worker has not answered, by id; each is timed from
+  // when the worker is ready.
+  private pending = new Map<string, Pending>();
+  private ready = false;
+  private pastes: { ref: string; text: string; ext: string }[] = [];
+  // What a new worker needs to take over: the initialize params, the
+  // settings and the open documents' texts.
+  private init: any = null;
+  private config: any = null;
+  private docs = new Map<string, { uri: string; languageId: string; version: number; text: string }>();
+  private replays = 0;
 
-  constructor(private ctxql: typeof Ctxql, private pastes: Map<string, { text: string; ext: string }>,
-    private comments: Map<string, string>) {}
+  constructor(private comments: [string, string][], private timeoutMs: number) {}
+
+  // start starts a worker and returns the module's version.
+  start(): Promise<string> {
+    this.ready = false;
+    this.worker = new Worker(new URL("assets/worker.js", document.baseURI), { type: "module" });
+    const started = new Promise<string>((resolve, reject) => {
+      this.worker.onmessage = (e) => {
+        const m = e.data;
+        if (m.type === "ready") {
+          this.ready = true;
+          for (const p of this.pending.values()) this.time(p);
+          resolve(m.version);
+        }
+        else if (m.type === "failed") reject(new Error("ctxql.wasm: " + m.message));
+        else if (m.type === "lsp") this.fromWorker(m.message);
+      };
+      this.worker.onerror = (e) => reject(new Error("the worker failed: " + (e.message || "load error")));
+    });
+    this.worker.postMessage({ type: "init", module: new URL("ctxql/browser.js", document.baseURI).href, comments: this.comments });
+    return started;
+  }
+
+  paste(ref: string, text: string, ext: string) {
+    this.pastes.push({ ref, text, ext });
+    if (this.pastes.length > 8) this.pastes.shift();
+    this.worker.postMessage({ type: "paste", ref, text, ext });
+  }
 
   transport(): Transport {
     return {
-      send: (m: string) => { this.queue = this.queue.then(() => this.receive(m)).catch(() => {}); },
+      send: (m: string) => this.toWorker(m),
       subscribe: (h) => { this.handlers.push(h); },
       unsubscribe: (h) => { const i = this.handlers.indexOf(h); if (i >= 0) this.handlers.splice(i, 1); },
     };
   }
 
-  private emit(msg: object) {
-    const text = JSON.stringify({ jsonrpc: "2.0", ...msg });
-    // Answers arrive after the call that asked, as over a connection.
-    setTimeout(() => { for (const h of this.handlers) h(text); }, 0);
-  }
-
-  private async receive(raw: string) {
+  private toWorker(raw: string) {
     const m = JSON.parse(raw);
-    if (!m.method) return; // an answer to a request of ours: we make none
-    if (m.id === undefined) return this.notification(m.method, m.params);
-    try {
-      this.emit({ id: m.id, result: this.request(m.method, m.params) });
-    } catch (e) {
-      this.emit({ id: m.id, error: { code: -32603, message: errorText(e) } });
-    }
-  }
-
-  private notification(method: string, p: any) {
-    switch (method) {
-      case "textDocument/didOpen":
-        this.docs.set(p.textDocument.uri, { text: p.textDocument.text, language: p.textDocument.languageId });
-        break;
+    const p = m.params;
+    switch (m.method) {
+      case "initialize": this.init = p; break;
+      case "workspace/didChangeConfiguration": this.config = p; break;
+      case "textDocument/didOpen": this.docs.set(p.textDocument.uri, { ...p.textDocument }); break;
       case "textDocument/didChange": {
-        const d = this.docs.get(p.textDocument.uri);
-        const last = p.contentChanges[p.contentChanges.length - 1];
-        if (d && last && last.range === undefined) d.text = last.text;
-        this.schedulePreview(p.textDocument.uri);
+        const d = this.docs.get(p.textDocument.uri), last = p.contentChanges[p.contentChanges.length - 1];
+        if (d && last) { d.text = last.text; d.version = p.textDocument.version; }
         break;
       }
-      case "textDocument/didClose":
-        this.docs.delete(p.textDocument.uri);
-        break;
-      case "workspace/didChangeConfiguration":
-        this.settings = (p.settings && p.settings.ctxql) || {};
-        break;
+      case "textDocument/didClose": this.docs.delete(p.textDocument.uri); break;
     }
-  }
-
-  // schedulePreview pushes the result of an edited document, as the
-  // language server does (ctxql/preview).
-  private schedulePreview(uri: string) {
-    clearTimeout(this.previewTimer);
-    this.previewTimer = window.setTimeout(() => {
-      const d = this.docs.get(uri);
-      if (!d) return;
-      this.emit({ method: "ctxql/preview", params: { uri, ...this.run(uri, null) } });
-    }, 0);
-  }
-
-  private request(method: string, p: any): any {
-    switch (method) {
-      case "initialize":
-        this.root = p.rootUri || "";
-        return {
-          capabilities: {
-            textDocumentSync: 1, // whole texts
-            documentFormattingProvider: true,
-            diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false },
-            executeCommandProvider: { commands: ["ctxql.run", "ctxql.explain", "ctxql.why"] },
-          },
-          serverInfo: { name: "ctxql (WebAssembly)", version: this.ctxql.version() },
-        };
-      case "shutdown":
-        return null;
-      case "textDocument/diagnostic":
-        return { kind: "full", items: this.diagnostics(p.textDocument.uri) };
-      case "textDocument/formatting":
-        return this.format(p.textDocument.uri);
-      case "textDocument/codeAction":
-      case "textDocument/codeLens":
-      case "textDocument/inlayHint":
-        return [];
-      case "workspace/executeCommand":
-        return this.command(p.command, p.arguments || []);
+    if (m.method && m.id !== undefined && m.method !== "initialize") {
+      const p: Pending = { id: m.id, method: m.method };
+      this.pending.set(String(m.id), p);
+      if (this.ready) this.time(p);
     }
-    throw new Error(`the exported playground does not answer ${method}`);
+    this.worker.postMessage({ type: "lsp", message: raw });
   }
 
-  private doc(uri: string): Doc {
-    const d = this.docs.get(uri);
-    if (!d) throw new Error("no open document " + uri);
-    return d;
+  // time starts the time limit of a request.
+  private time(p: Pending) {
+    p.timer ??= setTimeout(() => this.timedOut(), this.timeoutMs);
   }
 
-  // path names a document as the served page's language server does: its
-  // path inside the (virtual) project.
-  private path(uri: string): string {
-    return this.root && uri.startsWith(this.root + "/") ? decodeURIComponent(uri.slice(this.root.length + 1)) : uri.slice(uri.lastIndexOf("/") + 1);
-  }
-
-  private dialect(): Ctxql.Dialect | undefined {
-    return this.settings.dialect?.default || undefined;
-  }
-
-  // pasted returns the pasted sample data of a document, if any.
-  private pasted(uri: string): { ref: string; text: string; ext: string } | null {
-    const ref = this.settings.data?.[uri.slice(uri.lastIndexOf("/") + 1)];
-    const p = typeof ref === "string" ? this.pastes.get(ref) : undefined;
-    return p ? { ref, ...p } : null;
-  }
-
-  // dataSet returns the document's sample data, loaded once.
-  private dataSet(uri: string, language: Ctxql.Language): Ctxql.DataSet {
-    const p = this.pasted(uri);
-    if (!p) throw new Error(`No sample data: ${noFiles}, not even one a data line names; paste the data or choose an example`);
-    const key = language + "\n" + p.ref;
-    let ds = this.sets.get(key);
-    if (!ds) {
-      for (const old of this.sets.values()) old.release();
-      this.sets.clear();
-      ds = this.ctxql.load(language, p.text, { name: "data." + p.ext });
-      this.sets.set(key, ds);
+  private fromWorker(raw: string) {
+    const m = JSON.parse(raw);
+    if (m.id !== undefined && !m.method) {
+      if (String(m.id).startsWith("replay-")) return; // a new worker's initialize
+      clearTimeout(this.pending.get(String(m.id))?.timer);
+      this.pending.delete(String(m.id));
     }
-    return ds;
+    for (const h of this.handlers) h(raw);
   }
 
-  private diagnostics(uri: string): any[] {
-    const d = this.doc(uri);
-    const starts = lineStarts(d.text);
-    const p = this.pasted(uri);
-    const diags = this.ctxql.check(d.text, {
-      language: d.language as Ctxql.Language, dialect: this.dialect(), path: this.path(uri), data: p ? p.text : undefined,
-    });
-    const severity: Record<string, number> = { error: 1, warning: 2, info: 3 };
-    return diags.map((x) => ({
-      range: { start: lspPosition(d.text, starts, x.line, x.column), end: lspPosition(d.text, starts, x.end_line, x.end_column) },
-      severity: severity[x.severity] || 1, code: x.code, source: "ctxql", message: x.message,
-    }));
-  }
-
-  private format(uri: string): any[] | null {
-    const d = this.doc(uri);
-    let text: string;
-    try {
-      text = this.ctxql.format(d.text, { language: d.language as Ctxql.Language, dialect: this.dialect(), path: this.path(uri) });
-    } catch {
-      return null; // a text with syntax errors stays as it is
+  // timedOut ends the worker running a request over the time limit,
+  // answers its pending requests with an error naming the limit, and
+  // starts a new worker with the page's documents, settings and pasted
+  // data.
+  private timedOut() {
+    this.worker.terminate();
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      const message = `ctxql play: ${p.method}: stopped at the time limit of ${this.timeoutMs / 1000} s (ctxql play --export --timeout)`;
+      const err = JSON.stringify({ jsonrpc: "2.0", id: p.id, error: { code: -32803, message } });
+      for (const h of this.handlers) h(err);
     }
-    return text === d.text ? [] : [{ range: wholeRange(d.text), newText: text }];
+    this.pending.clear();
+    void this.start().catch(() => {});
+    for (const p of this.pastes) this.worker.postMessage({ type: "paste", ...p });
+    const send = (msg: object) => this.worker.postMessage({ type: "lsp", message: JSON.stringify({ jsonrpc: "2.0", ...msg }) });
+    if (this.init) send({ id: `replay-${++this.replays}`, method: "initialize", params: this.init });
+    send({ method: "initialized", params: {} });
+    if (this.config) send({ method: "workspace/didChangeConfiguration", params: this.config });
+    for (const d of this.docs.values()) send({ method: "textDocument/didOpen", params: { textDocument: d } });
   }
-
-  private command(command: string, args: any[]): any {
-    const uri = String(args[0] || "");
-    switch (command) {
-      case "ctxql.run":
-        return { uri, ...this.run(uri, args[1] || null) };
-      case "ctxql.explain":
-        return this.explain(uri, args[1] || null);
-      case "ctxql.why":
-        return this.why(uri, args);
-    }
-    throw new Error(`command ${command} is not available in the playground`);
-  }
-
-  // query returns the query of the document to evaluate and its range. A
-  // PACT file has one query per line: the cursor's line (at: a range's
-  // start), or the first line that is not blank or a comment. A JQL
-  // document is one query, a Datalog document one program.
-  private query(d: Doc, at: Range | null): { text: string; range: Range } {
-    if (d.language !== "pact") return { text: d.text, range: wholeRange(d.text) };
-    const lines = d.text.split("\n");
-    const comment = this.comments.get(d.language) || "//";
-    const isQuery = (l: string | undefined) => l !== undefined && l.trim() !== "" && !l.trim().startsWith(comment);
-    let n = at ? at.start.line : -1;
-    if (!isQuery(lines[n])) n = lines.findIndex(isQuery);
-    if (n < 0) return { text: "", range: wholeRange("") };
-    const text = lines[n].replace(/\r$/, "");
-    return { text, range: { start: { line: n, character: 0 }, end: { line: n, character: text.length } } };
-  }
-
-  // run evaluates the document on its sample data: the query at the
-  // cursor (PACT, JQL) or the program (Datalog), showing the relation of
-  // the rule at the cursor.
-  private run(uri: string, at: Range | null): any {
-    const d = this.doc(uri);
-    const { text, range } = this.query(d, at);
-    const started = performance.now();
-    try {
-      const language = d.language as Ctxql.Language;
-      const ds = this.dataSet(uri, language);
-      if (language === "datalog") {
-        const rels = ds.evaluate(d.text, { program: true }) as Record<string, any[]>;
-        const relation = relationAt(d.text, Object.keys(rels), at ? at.start.line : 0);
-        if (!relation) return { range, count: 0, results: [], elapsed_ms: performance.now() - started, error: "The program derives no relation" };
-        const tuples = rels[relation] || [];
-        const arity = tuples.length ? (Array.isArray(tuples[0]) ? tuples[0].length : 1) : 0;
-        const columns = Array.from({ length: arity }, (_, i) => ({ name: String(i + 1), type: "" }));
-        return { range, count: tuples.length, results: tuples, relation, columns, elapsed_ms: performance.now() - started };
-      }
-      if (!text.trim()) return { range, count: 0, results: [], error: "No query" };
-      const res = ds.evaluate(text, { dialect: this.dialect() });
-      const results = Array.isArray(res) ? res : [res];
-      return { range, count: results.length, results, elapsed_ms: performance.now() - started };
-    } catch (e) {
-      return { range, count: 0, results: [], error: errorText(e) };
-    }
-  }
-
-  // explain returns what each step of the query in range left (the
-  // funnel).
-  private explain(uri: string, at: Range | null): any {
-    const d = this.doc(uri);
-    try {
-      const ds = this.dataSet(uri, d.language as Ctxql.Language);
-      return ds.evaluate(this.query(d, at).text, { explain: true, dialect: this.dialect() });
-    } catch (e) {
-      return { error: errorText(e) };
-    }
-  }
-
-  // why explains a Datalog tuple: [uri, relation, values] (a row) or [uri,
-  // atom]. A derived tuple gets its proof, another the failing rules.
-  private why(uri: string, args: any[]): any {
-    const d = this.doc(uri);
-    try {
-      let tuple = String(args[1] || "");
-      if (args.length > 2) {
-        const vals: any[] = Array.isArray(args[2]) ? args[2] : [args[2]];
-        tuple = `${tuple}(${vals.map((v) => (typeof v === "number" ? String(v) : JSON.stringify(String(v)))).join(", ")})`;
-      }
-      const ds = this.dataSet(uri, "datalog");
-      const opts = { rules: d.text, name: this.path(uri) };
-      const r = ds.why(tuple, opts);
-      return r.derived ? r : ds.whyNot(tuple, opts);
-    } catch (e) {
-      return { derived: false, error: errorText(e) };
-    }
-  }
-}
-
-// relationAt chooses the relation to show for a Datalog program: the
-// first derived relation named on the cursor's line, else the first named
-// in the program.
-function relationAt(text: string, relations: string[], line: number): string {
-  if (!relations.length) return "";
-  const lines = text.split("\n");
-  const first = (s: string) => {
-    let best = "", at = Infinity;
-    for (const r of relations) {
-      const m = new RegExp(`(^|[^A-Za-z0-9_])${r.replace(/[^A-Za-z0-9_]/g, "\\$&")}\\s*\\(`).exec(s);
-      if (m && m.index < at) { best = r; at = m.index; }
-    }
-    return best;
-  };
-  return first(lines[line] || "") || first(text) || relations[0];
 }
