@@ -91,6 +91,20 @@ async function setText(page, text) {
   }, text);
 }
 
+// until waits for fn(arg) to hold in the page; when it does not, the
+// error tells what the page shows.
+async function until(page, fn, arg, timeout = 60000) {
+  try {
+    await page.waitForFunction(fn, { timeout }, arg);
+  } catch (e) {
+    const shown = await page.evaluate(() => ({
+      status: document.querySelector("#status").textContent, error: document.querySelector("#error").textContent,
+      results: document.querySelector("#results").innerText.slice(0, 200), doc: window.playView?.state.doc.toString(),
+    }));
+    throw new Error(`${e.message}; the page shows ${JSON.stringify(shown)}; errors: ${JSON.stringify(page.errors)}`);
+  }
+}
+
 const cellTexts = (page, sel) => page.$$eval(sel, (els) => els.map((e) => e.textContent.trim()));
 
 async function chooseExample(page, prefix) {
@@ -138,6 +152,20 @@ test("exported PACT: results and funnel as the command line's, diagnostics, form
   const want = JSON.parse(ctxql(["eval", "pact", "--data", data, q]));
   await page.waitForFunction((want) => [...document.querySelectorAll("#results tbody tr td:first-child")].map((e) => e.textContent).join(",") === want,
     { timeout: 30000 }, want.join(","));
+  // A document of several queries, one per line: the query on the
+  // cursor's line runs; moving the cursor to another runs that one.
+  const two = `// two queries\n${query}\n${q}`;
+  await page.evaluate((text) => {
+    const v = window.playView;
+    v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: text }, selection: { anchor: text.length }, userEvent: "input.type" });
+    v.focus();
+  }, two);
+  await page.click("#run");
+  await page.waitForFunction((want) => [...document.querySelectorAll("#results tbody tr td:first-child")].map((e) => e.textContent).join(",") === want,
+    { timeout: 30000 }, want.join(","));
+  await page.evaluate((at) => window.playView.dispatch({ selection: { anchor: at } }), two.indexOf(query) + 2);
+  await page.waitForFunction((want) => [...document.querySelectorAll("#results tbody tr td:first-child")].map((e) => e.textContent).join(",") === want,
+    { timeout: 30000 }, ids.join(","));
   await setQuery(page, "@t0 ^seq .mt .cb[role=");
   await page.waitForSelector(".cm-lint-marker-error", { timeout: 30000 });
   await page.waitForFunction(() => !document.querySelector("#error").hidden, { timeout: 30000 });
@@ -285,11 +313,11 @@ test("an evaluation over the exported page's --timeout is stopped, and the page 
   await page.click("#paste");
   await setText(page, "p(x, y) <-- a(x), a(y);");
   await page.click("#run");
-  await page.waitForFunction(() => /stopped at the time limit of 1 s/.test(document.querySelector("#error").textContent), { timeout: 60000 });
+  await until(page, () => /stopped at the time limit of 1 s/.test(document.querySelector("#error").textContent));
   assert.equal(await page.$$eval("#results tbody tr", (trs) => trs.length), 0, "no results");
   // A new module takes over the page's program and pasted data.
   await setText(page, "q(x) <-- a(x);");
   await page.click("#run");
-  await page.waitForFunction(() => /^q: 2000 tuples/.test(document.querySelector("#results .caption")?.textContent || ""), { timeout: 60000 });
+  await until(page, () => /^q: 2000 tuples/.test(document.querySelector("#results .caption")?.textContent || ""));
   await page.close();
 });

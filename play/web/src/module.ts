@@ -17,6 +17,10 @@ export async function moduleBackend(): Promise<Backend> {
   const comments: [string, string][] = info.languages.map((l: any) => [l.id, l.comment]);
   const worker = new ModuleWorker(comments, info.timeoutMs);
   info.version = (await worker.start()).replace(/^ctxql /, "");
+  // The worker times each request from when it is ready; the page's own
+  // deadline for an answer (timeoutMs) also covers starting a new worker
+  // after one ran out of time.
+  info.timeoutMs += restartAllowanceMs;
   let pasted = 0;
   return {
     async api(path, init) {
@@ -48,6 +52,9 @@ export async function moduleBackend(): Promise<Backend> {
     },
   };
 }
+
+// restartAllowanceMs is how long a new worker may take to start.
+const restartAllowanceMs = 60000;
 
 // Pending is a request the worker has not answered.
 type Pending = { id: any; method: string; timer?: ReturnType<typeof setTimeout> };

@@ -17,7 +17,7 @@ export type Pasted = Map<string, { text: string; ext: string }>;
 
 export const noFiles = "the exported playground reads no files";
 
-// utf8 encodes text.
+// enc and dec convert between text and UTF-8.
 const enc = new TextEncoder(), dec = new TextDecoder();
 
 // lineStarts returns the offsets (in UTF-16 units) where the lines of text
@@ -89,8 +89,13 @@ export class ModuleServer {
       case "textDocument/didChange": {
         const d = this.docs.get(p.textDocument.uri);
         const last = p.contentChanges[p.contentChanges.length - 1];
-        if (d && last && last.range === undefined) d.text = last.text;
-        this.schedulePreview(p.textDocument.uri);
+        if (!d || !last || last.range !== undefined) break;
+        // The preview is of the query where the new text first differs.
+        let i = 0;
+        while (i < d.text.length && i < last.text.length && d.text[i] === last.text[i]) i++;
+        d.text = last.text;
+        const line = lineStarts(d.text).filter((s) => s <= i).length - 1;
+        this.schedulePreview(p.textDocument.uri, line);
         break;
       }
       case "textDocument/didClose":
@@ -102,14 +107,15 @@ export class ModuleServer {
     }
   }
 
-  // schedulePreview pushes the result of an edited document, as the
-  // language server does (ctxql/preview).
-  private schedulePreview(uri: string) {
+  // schedulePreview pushes the result of the query edited on line of a
+  // document, as the language server does (ctxql/preview).
+  private schedulePreview(uri: string, line: number) {
     clearTimeout(this.previewTimer);
     this.previewTimer = setTimeout(() => {
       const d = this.docs.get(uri);
       if (!d) return;
-      this.emit({ method: "ctxql/preview", params: { uri, ...this.run(uri, null) } });
+      const at = { line, character: 0 };
+      this.emit({ method: "ctxql/preview", params: { uri, ...this.run(uri, { start: at, end: at }) } });
     }, 0);
   }
 
