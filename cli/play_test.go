@@ -58,3 +58,61 @@ func TestPlayServesUntilInterrupted(t *testing.T) {
 		t.Fatal("ctxql play did not stop when interrupted")
 	}
 }
+
+// TestPlayExport runs `ctxql play --export DIR --wasm PKGDIR`: the site is
+// written and the module files copied; a build without a module and
+// without --wasm, an unwritable directory, a PATH and the served
+// playground's flags are usage errors.
+func TestPlayExport(t *testing.T) {
+	pkg := t.TempDir()
+	for _, name := range []string{"browser.js", "core.js", "wasm_exec.js", "ctxql.wasm"} {
+		if err := os.WriteFile(filepath.Join(pkg, name), []byte("module file "+name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	site := filepath.Join(t.TempDir(), "a", "site")
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"play", "--export", site, "--wasm", pkg}, Env{Stdout: &stdout, Stderr: &stderr}); code != ExitOK {
+		t.Fatalf("export: exit %d (%s)", code, stderr.String())
+	}
+	if want := "ctxql play: exported the playground to " + site + "\n"; stdout.String() != want {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+	for _, name := range []string{"index.html", "info.json", "assets/app.js", "assets/app.css", "examples/examples.json"} {
+		if _, err := os.Stat(filepath.Join(site, filepath.FromSlash(name))); err != nil {
+			t.Errorf("the site lacks %s: %v", name, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(site, "ctxql", "ctxql.wasm")); err != nil || string(b) != "module file ctxql.wasm" {
+		t.Errorf("ctxql/ctxql.wasm: %q, %v", b, err)
+	}
+
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(pkg, "core.js")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"play", "--export", filepath.Join(t.TempDir(), "s")},                     // this build carries no module
+		{"play", "--export", filepath.Join(t.TempDir(), "s"), "--wasm", pkg},      // a module file missing
+		{"play", "--export", filepath.Join(t.TempDir(), "s"), "--wasm", pkg, "q"}, // PATH
+		{"play", "--export", filepath.Join(t.TempDir(), "s"), "--addr", "127.0.0.1:0"},
+		{"play", "--wasm", pkg},
+	} {
+		stderr.Reset()
+		if code := Main(context.Background(), args, Env{Stdout: io.Discard, Stderr: &stderr}); code != ExitUsage {
+			t.Errorf("%q: exit %d (%s), want %d", args, code, stderr.String(), ExitUsage)
+		}
+	}
+	// An unwritable directory, with a complete module.
+	if err := os.WriteFile(filepath.Join(pkg, "core.js"), []byte("module file core.js"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := Main(context.Background(), []string{"play", "--export", filepath.Join(file, "s"), "--wasm", pkg}, Env{Stdout: io.Discard, Stderr: &stderr}); code != ExitUsage ||
+		!strings.Contains(stderr.String(), "export directory") {
+		t.Errorf("unwritable directory: exit %d (%s), want %d", code, stderr.String(), ExitUsage)
+	}
+}

@@ -85,21 +85,12 @@ type example struct {
 // info tells the page about the project, the languages, the examples and
 // the limits.
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {
-	var langs []infoLanguage
-	for _, l := range lang.Queries() {
-		il := infoLanguage{ID: string(l.ID), Name: l.Name, Extensions: l.Extensions(), Comment: l.Comment(l.Extensions()[0]).Line,
-			Steps: !l.Program(), Proofs: l.Proves()}
-		if l.Dialects {
-			il.Dialects = lang.DialectNames()
-		}
-		langs = append(langs, il)
-	}
 	ex, _ := exampleList()
 	out := map[string]any{
 		"version":       s.opts.Version,
 		"root":          fileURI(s.dir),
 		"project":       filepath.Base(s.dir),
-		"languages":     langs,
+		"languages":     infoLanguages(),
 		"examples":      ex,
 		"maxPasteBytes": s.budget.MaxPasteBytes,
 		"maxQueryBytes": s.budget.MaxQueryBytes,

@@ -6,7 +6,8 @@
 // everything it knows about a language comes from the language server
 // (diagnostics, fixes, previews, step counts, Datalog explanations) or
 // from the language table (package lang). It never evaluates a query
-// itself.
+// itself. Export writes the same page as static files that run on the
+// WebAssembly build of ctxql's library instead of a server (export.go).
 //
 // A local server is an attack surface, so the server is closed by default:
 // it listens on loopback unless told otherwise; every request must carry

@@ -235,7 +235,7 @@ func TestFileOutsideProjectRefused(t *testing.T) {
 func TestPageAndAssets(t *testing.T) {
 	p := start(t, Budget{})
 	code, body, hdr := p.do("GET", "/", "", true, nil)
-	if code != http.StatusOK || !strings.Contains(body, `/assets/app.js`) {
+	if code != http.StatusOK || !strings.Contains(body, `src="assets/app.js"`) {
 		t.Fatalf("GET /: %d", code)
 	}
 	csp := hdr.Get("Content-Security-Policy")

@@ -2,8 +2,10 @@
 # Runs the end-to-end test of ctxql play in headless Chromium: installs what
 # it needs (Debian's chromium, Node 24 and puppeteer-core from the npm
 # registry, cached between runs), builds ctxql from this checkout and runs
-# play.test.mjs. "run.sh bench" runs the keystroke-to-results benchmark
-# (bench.mjs) instead.
+# play.test.mjs, then builds the npm package @ctxql/ctxql (scripts/npm-wasm)
+# and runs static.test.mjs on the playground exported with its module.
+# "run.sh bench" runs the keystroke-to-results benchmark (bench.mjs)
+# instead.
 #
 # Without CI=true a missing dependency that cannot be installed skips the
 # test with a message; with CI=true it is a failure.
@@ -42,6 +44,12 @@ mkdir -p "$shots"
 status=0
 CTXQL_BIN="$work/ctxql" CHROMIUM="$chromium" CTXQL_SHOTS="$shots" \
 	node --test --test-timeout=300000 "$here/play.test.mjs" || status=$?
+# The exported playground, on the npm package's module as it is packed.
+bash "$repo/scripts/npm-wasm" "$work/npm" >/dev/null
+mkdir -p "$work/pkg"
+tar -xzf "$work"/npm/*.tgz -C "$work/pkg"
+CTXQL_BIN="$work/ctxql" CTXQL_WASM_PKG="$work/pkg/package" CHROMIUM="$chromium" CTXQL_SHOTS="$shots" \
+	node --test --test-timeout=300000 "$here/static.test.mjs" || status=$?
 if [ $status -eq 0 ] && [ -n "${CTXQL_DOCS_SHOT:-}" ]; then
 	cp "$shots/play-pact.png" "$CTXQL_DOCS_SHOT"
 fi

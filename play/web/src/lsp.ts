@@ -1,8 +1,7 @@
-// The page's end of the language server: a WebSocket transport for
-// @codemirror/lsp-client, and the editor features the client lacks, built
-// on its request API: pulled diagnostics with quick fixes, semantic
+// The page's end of the language server: the editor features
+// @codemirror/lsp-client lacks, built on its request API: pulled diagnostics with quick fixes, semantic
 // highlighting and the step counts of inlay hints.
-import { LSPClient, LSPPlugin, type Transport } from "@codemirror/lsp-client";
+import { LSPClient, LSPPlugin } from "@codemirror/lsp-client";
 import { setDiagnostics, type Diagnostic, type Action } from "@codemirror/lint";
 import { StateEffect, StateField, RangeSetBuilder, type Text } from "@codemirror/state";
 import { Decoration, EditorView, WidgetType, type DecorationSet } from "@codemirror/view";
@@ -10,23 +9,6 @@ import { Decoration, EditorView, WidgetType, type DecorationSet } from "@codemir
 export type Position = { line: number; character: number };
 export type Range = { start: Position; end: Position };
 type TextEdit = { range: Range; newText: string };
-
-// connect opens the WebSocket to the server's /lsp endpoint.
-export function connect(onClose: (reason: string) => void): Promise<Transport> {
-  const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/lsp";
-  const ws = new WebSocket(url);
-  const handlers: ((m: string) => void)[] = [];
-  ws.onmessage = (e) => { for (const h of handlers) h(String(e.data)); };
-  return new Promise((resolve, reject) => {
-    ws.onopen = () => resolve({
-      send(m: string) { ws.send(m); },
-      subscribe(h) { handlers.push(h); },
-      unsubscribe(h) { const i = handlers.indexOf(h); if (i >= 0) handlers.splice(i, 1); },
-    });
-    ws.onerror = () => reject(new Error("the connection to ctxql play failed"));
-    ws.onclose = (e) => onClose(e.reason || "the connection to ctxql play closed");
-  });
-}
 
 // offset converts an LSP position to a document offset.
 export function offset(doc: Text, p: Position): number {

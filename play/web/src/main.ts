@@ -1,8 +1,9 @@
 // The ctxql playground's page: one CodeMirror editor on the ctxql
-// language server (over the server's WebSocket), the results of the query
-// at the cursor, the count after each of its steps, Datalog explanations,
-// sample data from the project or pasted, and the whole state in the
-// link's fragment.
+// language server (over the server's WebSocket, or answered in the page by
+// the WebAssembly module when exported: backend.ts), the results of the
+// query at the cursor, the count after each of its steps, Datalog
+// explanations, sample data from the project or pasted, and the whole
+// state in the link's fragment.
 import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection } from "@codemirror/view";
 import { EditorState, type Extension } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
@@ -12,8 +13,9 @@ import {
   LSPClient, LSPPlugin, formatDocument, hoverTooltips, serverCompletion, formatKeymap, renameKeymap,
   jumpToDefinitionKeymap, findReferencesKeymap,
 } from "@codemirror/lsp-client";
-import { connect, offset, position, pullDiagnostics, pullInlayHints, pullSemanticTokens, semanticField, hintField, type Range } from "./lsp";
+import { offset, position, pullDiagnostics, pullInlayHints, pullSemanticTokens, semanticField, hintField, type Range } from "./lsp";
 import { renderResults, renderFunnel, type Preview, type Step } from "./results";
+import { chooseBackend, type Backend } from "./backend";
 import { readState, writeState, pushHistory, loadHistory, type State } from "./state";
 
 // Language is a query language as the server's language table describes
@@ -25,11 +27,15 @@ type Example = { name: string; lang: string; query: string; data: string };
 type Info = {
   version: string; root: string; project: string; languages: Language[]; examples: Example[];
   maxPasteBytes: number; maxQueryBytes: number; timeoutMs: number; path?: string; data?: string;
+  // files is false where the page reads no project files (the exported
+  // page): only pasted data and the examples.
+  files?: boolean;
 };
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 let info: Info;
+let backend: Backend;
 let client: LSPClient;
 let view: EditorView | null = null;
 let uri = "";
@@ -53,10 +59,8 @@ function status(msg: string, error = false) {
   el.className = error ? "error" : "";
 }
 
-async function api(path: string, init?: RequestInit): Promise<any> {
-  const r = await fetch(path, init);
-  if (!r.ok) throw new Error((await r.text()).trim() || r.statusText);
-  return r.json();
+function api(path: string, init?: RequestInit): Promise<any> {
+  return backend.api(path, init);
 }
 
 function languageOf(id: string): Language {
@@ -326,8 +330,8 @@ function fillHistory() {
 
 async function loadExample(e: Example) {
   const [q, data] = await Promise.all([
-    fetch("/api/example?name=" + encodeURIComponent(e.query)).then((r) => r.text()),
-    fetch("/api/example?name=" + encodeURIComponent(e.data)).then((r) => r.text()),
+    backend.example(e.query),
+    backend.example(e.data),
   ]);
   state = { l: e.lang, d: "", q, data: { paste: data, fmt: e.data.endsWith(".json") ? "json" : "yaml" }, open: state?.open, tree: state?.tree };
   applyLayout();
@@ -335,7 +339,9 @@ async function loadExample(e: Example) {
 }
 
 async function main() {
+  backend = await chooseBackend();
   info = await api("/api/info");
+  if (info.files === false) $("datafile").closest(".row")?.setAttribute("hidden", "");
   const langSel = $("lang") as HTMLSelectElement;
   for (const l of info.languages) langSel.append(new Option(l.name, l.id));
   const dialectSel = $("dialect") as HTMLSelectElement;
@@ -359,7 +365,7 @@ async function main() {
       "ctxql/preview": (_c, p) => { onPreview(p); return true; },
     },
   });
-  const transport = await connect((reason) => status("Disconnected: " + reason + " — reload the page", true));
+  const transport = await backend.connect((reason) => status("Disconnected: " + reason + " — reload the page", true));
   client.connect(transport);
   await client.initializing;
   status(`ctxql ${info.version} · ${info.project}`);
