@@ -69,6 +69,12 @@ func (s *Session) call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		return s.DataPath(p)
+	case "queries":
+		var p QueriesParams
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		return s.Queries(p)
 	case "format":
 		var p FormatParams
 		if err := decode(params, &p); err != nil {

@@ -27,6 +27,8 @@
 //	report       {files: [{path, text, data?}],        {output, errors}: what `ctxql check --format FORMAT` prints for
 //	              format?, dialect?, maxFindings?}     the files (default text), and whether a finding is an error
 //	format       {text, language, dialect?, path?}     string: what `ctxql fmt` prints
+//	queries      {text, language, dialect?, path?,     array of the text's queries in source order, each {text, range,
+//	              offset?}                             relation?}; with offset (a byte offset) only the query there
 //	migrate      {text, to?, dialect?, unsafe?, path?} {text, changed, manual}: text is what `ctxql migrate` prints,
 //	                                                   manual the places left for a decision, each {code, message, range}
 //	load         {language, data | dataBase64, name?}  {handle}
@@ -52,6 +54,15 @@
 // report's data is the text's sample data (what its pragma names, or the
 // data of a text without one): a Datalog program is checked against its
 // schema, as check does with the file the pragma names.
+//
+// queries divides a text into its queries as the language table does (the
+// language server's runs and code lenses divide it the same way): a PACT
+// query per line, each JSON or YAML query of a JQL text, each rule and
+// fact of a Datalog program, whose relation is its first head's (the
+// relation a run of the rule shows). With offset it gives the query a run
+// from that place of the text evaluates: in PACT the query of the
+// offset's line, elsewhere the last query whose range touches it; none
+// when no query is there.
 //
 // program evaluates Datalog text as a whole program, as --rules does (the
 // result maps each derived relation to its tuples); otherwise the text is
