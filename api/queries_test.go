@@ -73,7 +73,7 @@ func TestQueriesPACT(t *testing.T) {
 	// Anywhere on a query's line (past its end too) is that query; the
 	// comment and the blank line have none.
 	for off, want := range map[int]string{
-		at(t, text, "^seq") + 2: `@t0 ^seq .mt .cb[role="user"]`,
+		at(t, text, "^seq") + 2:  `@t0 ^seq .mt .cb[role="user"]`,
 		at(t, text, ".cb\n") + 3: ".cb",
 		at(t, text, ".mt"):       "@t0 .mt",
 		0:                        "",
