@@ -2,7 +2,7 @@
 // (or from the URL, bytes or Response init is given).
 import { makeInit, instantiate } from "./core.js";
 
-export { CtxqlError, DataSet, version, check, format, migrate, load, evaluate, callRaw } from "./core.js";
+export { CtxqlError, DataSet, version, check, format, queries, migrate, load, evaluate, callRaw } from "./core.js";
 
 async function readWasm(src, imports) {
   if (src instanceof URL || typeof src === "string") {

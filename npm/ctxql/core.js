@@ -117,6 +117,11 @@ export function format(text, options = {}) {
   return invoke("format", clean({ text, language: options.language, dialect: options.dialect, path: options.path }));
 }
 
+/** The queries of text as the language table divides it, each with its range (Datalog: its head's relation); with offset, the one there. */
+export function queries(text, options = {}) {
+  return invoke("queries", clean({ text, language: options.language, dialect: options.dialect, path: options.path, offset: options.offset }));
+}
+
 /** What `ctxql migrate [--to v2]` prints for a PACT text, with the places left for a manual decision. */
 export function migrate(text, options = {}) {
   return invoke("migrate", clean({ text, to: options.to, dialect: options.dialect, unsafe: options.unsafe, path: options.path }));

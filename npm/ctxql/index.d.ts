@@ -79,6 +79,24 @@ export function check(text: string, options: CheckOptions): Diagnostic[];
 /** What `ctxql fmt` prints; a text with syntax errors throws its first one. */
 export function format(text: string, options: TextOptions & { language: Language }): string;
 
+export interface QueriesOptions extends TextOptions {
+  language: Language;
+  /** A byte offset of the text: only the query a run from there evaluates (PACT: the offset's line). */
+  offset?: number;
+}
+
+/** One query of a text: a PACT query (one per line), a JQL query, a Datalog rule or fact. */
+export interface Query {
+  /** The query as written. */
+  text: string;
+  range: Range;
+  /** Datalog: the relation of the rule's first head, the relation a run of it shows. */
+  relation?: string;
+}
+
+/** The queries of a text as the language table divides it, in source order; with offset, the one there (or none). */
+export function queries(text: string, options: QueriesOptions): Query[];
+
 export interface MigrateOptions {
   /** "v2" also rewrites v1 selectors into v2 queries (--to v2). */
   to?: "v2";

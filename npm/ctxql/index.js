@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { makeInit, instantiate } from "./core.js";
 
-export { CtxqlError, DataSet, version, check, format, migrate, load, evaluate, callRaw } from "./core.js";
+export { CtxqlError, DataSet, version, check, format, queries, migrate, load, evaluate, callRaw } from "./core.js";
 
 async function readWasm(src, imports) {
   if (src instanceof URL && src.protocol === "file:") {

@@ -19,7 +19,7 @@ import base64
 import json
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-from ._types import Diagnostic, ExplainStep, Explanation, Manual, MigrateResult, Position, Proof, QueryError, Range, diagnostics
+from ._types import Diagnostic, ExplainStep, Explanation, Manual, MigrateResult, Position, Proof, Query, QueryError, Range, diagnostics
 from ._worker import binary, default
 
 try:
@@ -37,6 +37,7 @@ __all__ = [
     "MigrateResult",
     "Position",
     "Proof",
+    "Query",
     "QueryError",
     "Range",
     "binary",
@@ -45,6 +46,7 @@ __all__ = [
     "format",
     "load",
     "migrate",
+    "queries",
     "version",
 ]
 
@@ -79,6 +81,19 @@ def check(text: str, language: str, dialect: Optional[str] = None, path: Optiona
 def format(text: str, language: str, dialect: Optional[str] = None, path: Optional[str] = None) -> str:  # noqa: A001
     """The canonical form of a query or program, as `ctxql fmt` writes it."""
     return str(default().call("format", _opt({"text": text, "language": language}, dialect=dialect, path=path)))
+
+
+def queries(
+    text: str, language: str, dialect: Optional[str] = None, path: Optional[str] = None, offset: Optional[int] = None
+) -> List[Query]:
+    """The queries of a text in source order, as ctxql divides it (Datalog: each rule with its head's relation).
+
+    With offset (a byte offset of the text) only the query a run from there
+    evaluates: in PACT the query of the offset's line, elsewhere the last
+    query whose range touches it; none when no query is there.
+    """
+    r = default().call("queries", _opt({"text": text, "language": language}, dialect=dialect, path=path, offset=offset))
+    return [Query._from_json(q) for q in (r or [])]
 
 
 def migrate(text: str, to: Optional[str] = "v2", dialect: Optional[str] = None, unsafe: bool = False, path: Optional[str] = None) -> MigrateResult:

@@ -104,6 +104,24 @@ class MigrateResult:
 
 
 @dataclass(frozen=True)
+class Query:
+    """One query of a text as ctxql divides it: a PACT query (one per line), a JQL query, a Datalog rule or fact.
+
+    text is the query as written and range where it is (1-based lines and
+    columns, byte offsets); relation is, for a Datalog rule or fact, the
+    relation of its first head (the relation a run of it shows), else None.
+    """
+
+    text: str
+    range: Range
+    relation: Optional[str] = None
+
+    @classmethod
+    def _from_json(cls, v: Mapping[str, Any]) -> "Query":
+        return cls(text=str(v.get("text", "")), range=Range._from_json(v.get("range") or {}), relation=v.get("relation") or None)
+
+
+@dataclass(frozen=True)
 class Proof:
     """What why and why_not return: whether the tuple is derived, and the text `--why`/`--why-not` prints."""
 

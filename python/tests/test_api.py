@@ -189,6 +189,36 @@ class Datalog(unittest.TestCase):
         self.assertEqual(ctxql.evaluate("datalog", "q(y) <-- edge(\"a\", y).", read("relations.json")), [["b"]])
 
 
+class Queries(unittest.TestCase):
+    def test_several_jql_queries(self):
+        second = '{\n  "from": "activities",\n  "where": {"type": "agentMessaged"}\n}'
+        text = JQL.Q + "\n\n" + second + "\n"
+        qs = ctxql.queries(text, "jql")
+        self.assertEqual([q.text for q in qs], [JQL.Q, second])
+        self.assertTrue(all(isinstance(q, ctxql.Query) and q.relation is None for q in qs))
+        self.assertEqual([(q.range.start.line, q.range.end.line) for q in qs], [(1, 1), (3, 6)])
+        raw = text.encode()
+        self.assertEqual([raw[q.range.start.offset : q.range.end.offset].decode() for q in qs], [JQL.Q, second])
+        want = json.loads(cli("eval", "jql", "--data", os.path.join(DATA, "activities.json"), qs[1].text).stdout)
+        self.assertEqual(ctxql.evaluate("jql", qs[1].text, read("activities.json")), want)
+        self.assertEqual(ctxql.queries(text, "jql", offset=text.index("agentMessaged")), [qs[1]])
+
+    def test_datalog_rules_and_relations(self):
+        qs = ctxql.queries(RULES, "datalog")
+        self.assertEqual([q.text for q in qs], [r for r in RULES.splitlines() if r.strip()])
+        self.assertEqual([q.relation for q in qs], ["path"] * len(qs))
+
+    def test_pact_lines(self):
+        text = "// two queries\n.mt\n\n^seq .mt .cb\n"
+        qs = ctxql.queries(text, "pact")
+        self.assertEqual([(q.text, q.range.start.line) for q in qs], [(".mt", 2), ("^seq .mt .cb", 4)])
+        self.assertEqual(ctxql.queries(text, "pact", offset=text.index(".cb")), [qs[1]])
+        self.assertEqual(ctxql.queries(text, "pact", offset=0), [])
+        with self.assertRaises(ctxql.QueryError) as e:
+            ctxql.queries(text, "pact", offset=len(text) + 1)
+        self.assertEqual(e.exception.code, "usage")
+
+
 class Errors(unittest.TestCase):
     def test_invalid_query(self):
         with ctxql.load("datalog", read("relations.json")) as data:

@@ -121,6 +121,37 @@ test("check, format and migrate give what ctxql check --format json, fmt and mig
   assert.deepEqual(m.manual, []);
 });
 
+test("queries divides a text into the queries ctxql evaluates, with byte ranges and Datalog's relations", () => {
+  const bytes = (text, r) => Buffer.from(text).subarray(r.start.offset, r.end.offset).toString();
+  // Two JQL queries in one document (one with a non-ASCII character before
+  // the second), each evaluating as ctxql eval evaluates it.
+  const two = '{"from": "sessions", "where": {"title": "Fix the build — é"}}\n\n{\n  "from": "sessions",\n  "where": {"state": "inProgress"}\n}\n';
+  const qs = ctxql.queries(two, { language: "jql" });
+  assert.equal(qs.length, 2);
+  assert.deepEqual(qs.map((q) => [q.range.start.line, q.range.end.line]), [[1, 1], [3, 6]]);
+  const results = qs.map((q) => {
+    assert.equal(bytes(two, q.range), q.text);
+    const want = JSON.parse(native(["eval", "jql", "--data", join(ex, "activities.json"), q.text]).stdout);
+    assert.deepEqual(ctxql.evaluate("jql", q.text, read("activities.json")), want, q.text);
+    return want;
+  });
+  assert.deepEqual(results[1].map((d) => d.id), ["s-2"]);
+  const offset = Buffer.byteLength(two.slice(0, two.indexOf("inProgress")));
+  assert.deepEqual(ctxql.queries(two, { language: "jql", offset }), [qs[1]]);
+  // A Datalog program: its rules, each with its head's relation.
+  const program = read("reach.dl");
+  const rules = ctxql.queries(program, { language: "datalog" });
+  assert.deepEqual(rules.map((r) => [r.range.start.line, r.relation]), [[3, "reach"], [4, "reach"], [5, "cycle"], [6, "sink"]]);
+  assert.deepEqual(rules.map((r) => r.text), program.split("\n").slice(2, 6));
+  // PACT: a query per line, the offset's line's at an offset.
+  const pact = read("blocks.pact");
+  assert.deepEqual(ctxql.queries(pact, { language: "pact" }).map((q) => q.range.start.line), [3, 4, 5]);
+  const line4 = ctxql.queries(pact, { language: "pact", offset: pact.indexOf(".mt >") + 3 });
+  assert.deepEqual(line4.map((q) => q.text), [".mt > .cb[role='user']"]);
+  assert.deepEqual(ctxql.queries(pact, { language: "pact", offset: 0 }), []);
+  assert.throws(() => ctxql.queries(pact, { language: "pact", offset: pact.length + 1 }), (e) => e.code === "usage");
+});
+
 test("why and whyNot print what --why and --why-not print", () => {
   const rules = read("reach.dl");
   const ds = ctxql.load("datalog", read("graph.json"));
