@@ -253,6 +253,32 @@ test("exported JQL from the examples menu: the documents of eval jql", async () 
   assert.deepEqual(rows, want.map((d) => head.map((k) => (k in d ? (typeof d[k] === "string" ? d[k] : JSON.stringify(d[k])) : ""))),
     "the table holds eval jql's documents");
   await page.waitForFunction(() => document.querySelectorAll("#funnel:not(.stale) li").length >= 1, { timeout: 30000 });
+
+  // A document of several queries: the query under the cursor runs, as
+  // eval jql runs it; moving the cursor to another query runs that one.
+  const first = '{"from": "activities", "where": {"type": "planGenerated"}}';
+  const second = '{\n  "from": "activities",\n  "where": {"type": "agentMessaged"}\n}';
+  const doc = `${first}\n\n${second}\n`;
+  const ids = (q) => JSON.parse(ctxql(["eval", "jql", "--data", path.join(examples, "activities.json"), q])).map((d) => d.id).join(",");
+  const [firstIds, secondIds] = [ids(first), ids(second)];
+  assert.ok(firstIds && secondIds && firstIds !== secondIds, `the two queries find different activities: ${firstIds} and ${secondIds}`);
+  // The ids of the documents the table shows.
+  const shows = (want) => {
+    const head = [...document.querySelectorAll("#results thead th")].map((th) => th.textContent.trim());
+    const col = head.indexOf("id");
+    return col >= 0 && [...document.querySelectorAll("#results tbody tr")].map((tr) => tr.children[col]?.textContent).join(",") === want;
+  };
+  await page.evaluate((text, at) => {
+    const v = window.playView;
+    v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: text }, selection: { anchor: at }, userEvent: "input.type" });
+    v.focus();
+  }, doc, doc.indexOf("agentMessaged"));
+  await page.click("#run");
+  await until(page, shows, secondIds);
+  assert.equal(await page.$eval("#error", (e) => e.hidden || e.textContent === ""), true, "no error");
+  await page.evaluate((at) => window.playView.dispatch({ selection: { anchor: at } }), doc.indexOf("planGenerated"));
+  await until(page, shows, firstIds);
+  await page.screenshot({ path: path.join(shots, "static-jql-two.png") });
   await page.close();
 });
 

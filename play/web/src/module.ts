@@ -14,8 +14,7 @@ export async function moduleBackend(): Promise<Backend> {
   const r = await fetch("info.json");
   if (!r.ok) throw new Error("info.json: " + r.statusText);
   const info = await r.json();
-  const comments: [string, string][] = info.languages.map((l: any) => [l.id, l.comment]);
-  const worker = new ModuleWorker(comments, info.timeoutMs);
+  const worker = new ModuleWorker(info.timeoutMs);
   info.version = (await worker.start()).replace(/^ctxql /, "");
   // The worker times each request from when it is ready; the page's own
   // deadline for an answer (timeoutMs) also covers starting a new worker
@@ -77,7 +76,7 @@ class ModuleWorker {
   private docs = new Map<string, { uri: string; languageId: string; version: number; text: string }>();
   private replays = 0;
 
-  constructor(private comments: [string, string][], private timeoutMs: number) {}
+  constructor(private timeoutMs: number) {}
 
   // start starts a worker and returns the module's version.
   start(): Promise<string> {
@@ -96,7 +95,7 @@ class ModuleWorker {
       };
       this.worker.onerror = (e) => reject(new Error("the worker failed: " + (e.message || "load error")));
     });
-    this.worker.postMessage({ type: "init", module: new URL("ctxql/browser.js", document.baseURI).href, comments: this.comments });
+    this.worker.postMessage({ type: "init", module: new URL("ctxql/browser.js", document.baseURI).href });
     return started;
   }
 

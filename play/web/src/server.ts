@@ -37,6 +37,19 @@ function lspPosition(text: string, starts: number[], line: number, column: numbe
   return { line: l, character: dec.decode(bytes.slice(0, Math.max(0, column - 1))).length };
 }
 
+// byteOffset converts an LSP position to the byte offset of ctxql's
+// ranges, within the text.
+function byteOffset(text: string, starts: number[], at: Position): number {
+  const l = Math.max(0, Math.min(starts.length - 1, at.line));
+  const end = l + 1 < starts.length ? starts[l + 1] - 1 : text.length;
+  return enc.encode(text.slice(0, Math.min(end, starts[l] + Math.max(0, at.character)))).length;
+}
+
+// lspRange converts a range of ctxql's to an LSP range.
+function lspRange(text: string, starts: number[], r: Ctxql.Range): Range {
+  return { start: lspPosition(text, starts, r.start.line, r.start.column), end: lspPosition(text, starts, r.end.line, r.end.column) };
+}
+
 // wholeRange is the range of the whole text.
 function wholeRange(text: string): Range {
   const starts = lineStarts(text);
@@ -54,7 +67,6 @@ function errorText(e: any): string {
 
 // ModuleServer answers the language server's messages of the page with
 // the library's operations; send receives the messages it sends the page.
-// comments are the languages' line comment prefixes by language id.
 export class ModuleServer {
   private docs = new Map<string, Doc>();
   private settings: any = {};
@@ -62,8 +74,7 @@ export class ModuleServer {
   private sets = new Map<string, Ctxql.DataSet>(); // loaded sample data by language and name
   private root = "";
 
-  constructor(private ctxql: typeof Ctxql, private pastes: Pasted, private comments: Map<string, string>,
-    private send: (message: string) => void) {}
+  constructor(private ctxql: typeof Ctxql, private pastes: Pasted, private send: (message: string) => void) {}
 
   private emit(msg: object) {
     this.send(JSON.stringify({ jsonrpc: "2.0", ...msg }));
@@ -94,8 +105,9 @@ export class ModuleServer {
         let i = 0;
         while (i < d.text.length && i < last.text.length && d.text[i] === last.text[i]) i++;
         d.text = last.text;
-        const line = lineStarts(d.text).filter((s) => s <= i).length - 1;
-        this.schedulePreview(p.textDocument.uri, line);
+        const starts = lineStarts(d.text);
+        const line = starts.filter((s) => s <= i).length - 1;
+        this.schedulePreview(p.textDocument.uri, { line, character: i - starts[line] });
         break;
       }
       case "textDocument/didClose":
@@ -107,14 +119,13 @@ export class ModuleServer {
     }
   }
 
-  // schedulePreview pushes the result of the query edited on line of a
+  // schedulePreview pushes the result of the query edited at a place of a
   // document, as the language server does (ctxql/preview).
-  private schedulePreview(uri: string, line: number) {
+  private schedulePreview(uri: string, at: Position) {
     clearTimeout(this.previewTimer);
     this.previewTimer = setTimeout(() => {
       const d = this.docs.get(uri);
       if (!d) return;
-      const at = { line, character: 0 };
       this.emit({ method: "ctxql/preview", params: { uri, ...this.run(uri, { start: at, end: at }) } });
     }, 0);
   }
@@ -224,20 +235,18 @@ export class ModuleServer {
     throw new Error(`command ${command} is not available in the playground`);
   }
 
-  // query returns the query of the document to evaluate and its range. A
-  // PACT file has one query per line: the cursor's line (at: a range's
-  // start), or the first line that is not blank or a comment. A JQL
-  // document is one query, a Datalog document one program.
-  private query(d: Doc, at: Range | null): { text: string; range: Range } {
-    if (d.language !== "pact") return { text: d.text, range: wholeRange(d.text) };
-    const lines = d.text.split("\n");
-    const comment = this.comments.get(d.language) || "//";
-    const isQuery = (l: string | undefined) => l !== undefined && l.trim() !== "" && !l.trim().startsWith(comment);
-    let n = at ? at.start.line : -1;
-    if (!isQuery(lines[n])) n = lines.findIndex(isQuery);
-    if (n < 0) return { text: "", range: wholeRange("") };
-    const text = lines[n].replace(/\r$/, "");
-    return { text, range: { start: { line: n, character: 0 }, end: { line: n, character: text.length } } };
+  // query returns the query of the document a run from at (a range's
+  // start) evaluates, as the library divides the document into queries
+  // (the language table's: a PACT query per line, each JSON or YAML query
+  // of a JQL document, each rule of a Datalog program with the relation
+  // it shows): the query there, else the document's first; null when the
+  // document has none. Its range is an LSP range.
+  private query(uri: string, d: Doc, at: Range | null): { text: string; range: Range; relation?: string } | null {
+    const opts = { language: d.language as Ctxql.Language, dialect: this.dialect(), path: this.path(uri) };
+    const starts = lineStarts(d.text);
+    let q = at ? this.ctxql.queries(d.text, { ...opts, offset: byteOffset(d.text, starts, at.start) })[0] : undefined;
+    q = q || this.ctxql.queries(d.text, opts)[0];
+    return q ? { text: q.text, range: lspRange(d.text, starts, q.range), relation: q.relation } : null;
   }
 
   // run evaluates the document on its sample data: the query at the
@@ -245,22 +254,24 @@ export class ModuleServer {
   // the rule at the cursor.
   private run(uri: string, at: Range | null): any {
     const d = this.doc(uri);
-    const { text, range } = this.query(d, at);
+    let range = at || wholeRange(d.text);
     const started = performance.now();
     try {
       const language = d.language as Ctxql.Language;
+      const q = this.query(uri, d, at);
+      if (q) range = q.range;
       const ds = this.dataSet(uri, language);
       if (language === "datalog") {
         const rels = ds.evaluate(d.text, { program: true }) as Record<string, any[]>;
-        const relation = relationAt(d.text, Object.keys(rels), at ? at.start.line : 0);
+        const relation = (q && q.relation) || Object.keys(rels)[0] || "";
         if (!relation) return { range, count: 0, results: [], elapsed_ms: performance.now() - started, error: "The program derives no relation" };
         const tuples = rels[relation] || [];
         const arity = tuples.length ? (Array.isArray(tuples[0]) ? tuples[0].length : 1) : 0;
         const columns = Array.from({ length: arity }, (_, i) => ({ name: String(i + 1), type: "" }));
         return { range, count: tuples.length, results: tuples, relation, columns, elapsed_ms: performance.now() - started };
       }
-      if (!text.trim()) return { range, count: 0, results: [], error: "No query" };
-      const res = ds.evaluate(text, { dialect: this.dialect() });
+      if (!q) return { range, count: 0, results: [], error: "No query" };
+      const res = ds.evaluate(q.text, { dialect: this.dialect() });
       const results = Array.isArray(res) ? res : [res];
       return { range, count: results.length, results, elapsed_ms: performance.now() - started };
     } catch (e) {
@@ -273,8 +284,10 @@ export class ModuleServer {
   private explain(uri: string, at: Range | null): any {
     const d = this.doc(uri);
     try {
+      const q = this.query(uri, d, at);
+      if (!q) return { error: "No query" };
       const ds = this.dataSet(uri, d.language as Ctxql.Language);
-      return ds.evaluate(this.query(d, at).text, { explain: true, dialect: this.dialect() });
+      return ds.evaluate(q.text, { explain: true, dialect: this.dialect() });
     } catch (e) {
       return { error: errorText(e) };
     }
@@ -298,21 +311,4 @@ export class ModuleServer {
       return { derived: false, error: errorText(e) };
     }
   }
-}
-
-// relationAt chooses the relation to show for a Datalog program: the
-// first derived relation named on the cursor's line, else the first named
-// in the program.
-function relationAt(text: string, relations: string[], line: number): string {
-  if (!relations.length) return "";
-  const lines = text.split("\n");
-  const first = (s: string) => {
-    let best = "", at = Infinity;
-    for (const r of relations) {
-      const m = new RegExp(`(^|[^A-Za-z0-9_])${r.replace(/[^A-Za-z0-9_]/g, "\\$&")}\\s*\\(`).exec(s);
-      if (m && m.index < at) { best = r; at = m.index; }
-    }
-    return best;
-  };
-  return first(lines[line] || "") || first(text) || relations[0];
 }

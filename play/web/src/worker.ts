@@ -4,7 +4,7 @@
 // responsive and can stop an evaluation over its time limit by ending the
 // worker. Messages from the page, in order:
 //
-//	{type: "init", module: URL of browser.js, comments: [[id, prefix]...]}
+//	{type: "init", module: URL of browser.js}
 //	{type: "paste", ref, text, ext}   sample data pasted into the page
 //	{type: "lsp", message}            a language server message (JSON text)
 //
@@ -18,11 +18,11 @@ const pastes: Pasted = new Map();
 let server: ModuleServer | null = null;
 let ready: Promise<void> = Promise.resolve();
 
-async function start(moduleURL: string, comments: [string, string][]) {
+async function start(moduleURL: string) {
   try {
     const ctxql: typeof Ctxql = await import(/* @vite-ignore */ moduleURL);
     await ctxql.init();
-    server = new ModuleServer(ctxql, pastes, new Map(comments), (message) => post({ type: "lsp", message }));
+    server = new ModuleServer(ctxql, pastes, (message) => post({ type: "lsp", message }));
     post({ type: "ready", version: ctxql.version() });
   } catch (e) {
     post({ type: "failed", message: String((e as Error).message || e) });
@@ -33,7 +33,7 @@ self.onmessage = (e: MessageEvent) => {
   const m = e.data;
   switch (m.type) {
     case "init":
-      ready = start(m.module, m.comments);
+      ready = start(m.module);
       break;
     case "paste":
       pastes.set(m.ref, { text: m.text, ext: m.ext });
