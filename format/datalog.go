@@ -215,6 +215,10 @@ func (p *dlPrinter) blankBefore(from int) {
 
 func (p *dlPrinter) decl(d *datalog.Decl) string {
 	var b strings.Builder
+	if d.DS != nil {
+		// The attribute on a line of its own, as Ascent programs write it.
+		b.WriteString("#[ds(" + d.DSPath + ")]\n")
+	}
 	if d.Lattice {
 		b.WriteString("lattice ")
 	} else {
@@ -642,6 +646,9 @@ func datalogKey(prog *datalog.Program) string {
 		}
 		if d := it.decl; d != nil {
 			b.WriteString("decl ")
+			if d.DS != nil {
+				b.WriteString("#[ds(" + d.DSPath + ")] ")
+			}
 			b.WriteString(d.Name.Name)
 			b.WriteString(" [")
 			for _, n := range d.TypeNames() {

@@ -371,6 +371,9 @@ type source struct {
 	t    *table
 	n    int
 	kind srcKind
+	// eq, when set, holds an equivalence relation's tuples (t is then
+	// empty): joins read its classes.
+	eq *eqStore
 }
 
 func (ev *evaluator) check() error {
@@ -783,6 +786,9 @@ func allBound(a *catom, bound []bool) bool {
 // being collected, and the returned bindings are empty. When fuse is set
 // too, it may be used instead of final (they must do the same).
 func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool, final func([]uint32) error, fuse *fusedTail) (*bindings, error) {
+	if s.eq != nil {
+		return ev.joinEq(cur, a, s.eq, bound, skip, final)
+	}
 	out := &bindings{width: cur.width}
 	t := s.t
 	var constPos []int // positions holding constants
@@ -972,6 +978,9 @@ func eqVals(row []uint32, cols []int, vals []uint32) bool {
 // non-wildcard positions. A wildcard position matches any value, so
 // "!r(x, _)" drops x when r has any tuple starting with x.
 func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, error) {
+	if s.eq != nil {
+		return ev.antiJoinEq(cur, a, s.eq)
+	}
 	t := s.t
 	var constPos, varPos, varSlots []int
 	for p, g := range a.args {
@@ -1062,6 +1071,9 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, err
 // negProbe returns a test that keeps a fully bound row when no tuple of t
 // matches a's non-wildcard positions.
 func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
+	if s.eq != nil {
+		return func(row []uint32) bool { return !holdsEq(a, s.eq, row) }
+	}
 	t := s.t
 	var constPos, varPos, varSlots []int
 	for p, g := range a.args {

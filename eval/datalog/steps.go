@@ -174,6 +174,10 @@ func (ev *evaluator) applyStep(cur *bindings, s *cstep, bound []bool) (*bindings
 // matching tuple.
 func (ev *evaluator) aggregate(g *cagg, b []uint32) (string, bool, error) {
 	s := ev.lower(g.atom.name)
+	if s.eq != nil {
+		t := s.eq.table()
+		s = source{t: t, n: t.len(), kind: srcTemp}
+	}
 	t := s.t
 	var constPos, varPos, varSlots []int
 	for p, a := range g.atom.args {
@@ -252,7 +256,7 @@ func (ev *evaluator) finish(g *cagg, rows []int32, n int) (string, bool, error) 
 	case syn.AggCount:
 		return strconv.Itoa(n), true, nil
 	}
-	t := ev.lower(g.atom.name).t
+	t := ev.lower(g.atom.name).rows()
 	value := func(r int32) string { return ev.db.strs[t.row(int(r))[g.col]] }
 	switch g.fn {
 	case syn.AggMin, syn.AggMax:

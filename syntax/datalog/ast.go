@@ -359,8 +359,27 @@ type Decl struct {
 	// of its "=", zero when there is none.
 	Init []*Rule     `json:"init,omitempty"`
 	Eq   syntax.Span `json:"eq,omitzero"`
-	Sp   syntax.Span `json:"span"`
+	// DS is the data structure of an attribute "#[ds(path::eqrel)]" or
+	// "#[ds(path::trrel)]" before the declaration: its last path
+	// segment (DSEqrel or DSTrrel) with that segment's span; nil when
+	// there is none. Attr is the attribute's span and DSPath its path
+	// as written ("ascent_byods_rels::eqrel").
+	DS     *Ident      `json:"ds,omitempty"`
+	DSPath string      `json:"dsPath,omitempty"`
+	Attr   syntax.Span `json:"attr,omitzero"`
+	Sp     syntax.Span `json:"span"`
 }
+
+// The data structures a "#[ds(...)]" attribute may name.
+const (
+	// DSEqrel is an equivalence relation: reflexive over the elements
+	// that appear in it, symmetric and transitive (two columns, or a
+	// key column and two).
+	DSEqrel = "eqrel"
+	// DSTrrel is a transitive relation: the transitive closure of what
+	// the rules derive (two columns, or a key column and two).
+	DSTrrel = "trrel"
+)
 
 // Span implements Node.
 func (n *Decl) Span() syntax.Span { return n.Sp }

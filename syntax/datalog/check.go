@@ -43,6 +43,9 @@ type RelationInfo struct {
 	// greatest).
 	Lattice bool `json:"lattice,omitempty"`
 	Dual    bool `json:"dual,omitempty"`
+	// DS is the data structure an attribute "#[ds(...)]" gives the
+	// relation: DSEqrel, DSTrrel, or "" for an ordinary relation.
+	DS string `json:"ds,omitempty"`
 }
 
 // VarInfo is one occurrence of a variable with its inferred type, for hover.
@@ -127,6 +130,16 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 			continue
 		}
 		ri := &RelationInfo{Name: d.Name.Name, Types: types, Decl: d.Sp, Lattice: d.Lattice}
+		if d.DS != nil {
+			ri.DS = d.DS.Name
+			n := len(types)
+			switch {
+			case n != 2 && n != 3:
+				c.errf(d.Name.Sp, CodeArity, "%s relation %s has two columns (or a key column and two), not %d", d.DS.Name, d.Name.Name, n)
+			case types[n-2] != types[n-1]:
+				c.errf(d.Sp, CodeTypeMismatch, "the two related columns of %s relation %s have one type, not %s and %s", d.DS.Name, d.Name.Name, types[n-2], types[n-1])
+			}
+		}
 		if d.Lattice && len(types) > 0 {
 			ri.Dual = strings.HasPrefix(types[len(types)-1], "Dual<")
 		}

@@ -84,6 +84,11 @@ func ParseProgram(name, src string) *Program {
 			if h := p.item(p.header); h != nil {
 				prog.Headers = append(prog.Headers, h.(*Header))
 			}
+		} else if p.startsDS() {
+			if d := p.item(p.dsDecl); d != nil {
+				prog.Decls = append(prog.Decls, d.(*Decl))
+				prog.Rules = append(prog.Rules, d.(*Decl).Init...)
+			}
 		} else if p.rustItem() {
 			p.item(p.refuseItem)
 		} else if r := p.item(p.rule); r != nil {
@@ -334,6 +339,56 @@ func (p *parser) decl() Node {
 	if k := p.peek().Kind; k == TokSemi || k == TokDot {
 		d.Sp.End = p.next().Span.End
 	}
+	return d
+}
+
+// startsDS reports whether the next tokens start a data structure
+// attribute "#[ds(".
+func (p *parser) startsDS() bool {
+	t, b, ds, l := p.peek(), p.peekAt(1), p.peekAt(2), p.peekAt(3)
+	return t.Kind == TokPunct && t.Text == "#" && b.Kind == TokPunct && b.Text == "[" &&
+		ds.Kind == TokIdent && ds.Text == "ds" && l.Kind == TokLParen
+}
+
+// dsDecl parses "#[ds(path::eqrel)] relation ..." (or trrel): the
+// attribute and the declaration it applies to. Other data structures
+// are refused.
+func (p *parser) dsDecl() Node {
+	hash := p.next()
+	p.next() // [
+	p.next() // ds
+	p.next() // (
+	var path []string
+	var last Token
+	for {
+		last = p.expect(TokIdent, "a data structure path (eqrel or trrel)")
+		path = append(path, last.Text)
+		if n := p.peek(); n.Kind == TokPunct && n.Text == "::" {
+			p.next()
+			continue
+		}
+		break
+	}
+	if last.Text != DSEqrel && last.Text != DSTrrel {
+		p.refuse(last.Span, fmt.Sprintf("data structures other than eqrel and trrel (%s) are", last.Text))
+	}
+	if n := p.peek(); n.Kind != TokRParen {
+		p.refuse(n.Span, "data structure arguments are")
+	}
+	p.next()
+	end := p.peek()
+	if end.Kind != TokPunct || end.Text != "]" {
+		p.fail(end, "expected ']' closing the attribute, found %s", describe(end))
+	}
+	p.next()
+	if t := p.peek(); !p.startsDecl(p.pos) || t.Text != "relation" {
+		p.fail(t, "expected a relation declaration after #[ds(%s)], found %s", strings.Join(path, "::"), describe(t))
+	}
+	d := p.decl().(*Decl)
+	d.DS = &Ident{Name: last.Text, Sp: last.Span}
+	d.DSPath = strings.Join(path, "::")
+	d.Attr = syntax.Sp(hash.Span.Start, end.Span.End)
+	d.Sp.Start = hash.Span.Start
 	return d
 }
 
