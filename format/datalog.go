@@ -313,12 +313,7 @@ func dlHeader(h *datalog.Header) string {
 }
 
 func (p *dlPrinter) rule(r *datalog.Rule, inner []syntax.Span, startLine, endLine int) {
-	heads := r.AllHeads()
-	hs := make([]string, len(heads))
-	for i, h := range heads {
-		hs[i] = dlAtom(h)
-	}
-	head := strings.Join(hs, ", ")
+	head := dlHeads(r)
 	if r.IsFact() {
 		p.single(head+";", inner, startLine, endLine)
 		return
@@ -395,6 +390,27 @@ func (p *dlPrinter) single(text string, inner []syntax.Span, startLine, endLine 
 		p.line(p.file.LineOf(c.Start), p.file.LineOf(c.Start), p.comment(c))
 	}
 	p.lastLine = endLine
+}
+
+// dlHeads prints a rule's heads: a macro use once for the atoms it
+// expands to.
+func dlHeads(r *datalog.Rule) string {
+	var hs []string
+	var last *datalog.MacroUse
+	for _, h := range r.AllHeads() {
+		switch {
+		case h.Macro == nil:
+			hs = append(hs, dlAtom(h))
+		case h.Macro != last:
+			args := make([]string, len(h.Macro.Args))
+			for i, a := range h.Macro.Args {
+				args[i] = dlTokens(a)
+			}
+			hs = append(hs, h.Macro.Name.Name+"!("+strings.Join(args, ", ")+")")
+		}
+		last = h.Macro
+	}
+	return strings.Join(hs, ", ")
 }
 
 func dlAtom(a *datalog.Atom) string {

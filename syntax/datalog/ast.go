@@ -155,6 +155,9 @@ type Atom struct {
 	Name    Ident       `json:"name"`
 	Args    []*Term     `json:"args"`
 	Sp      syntax.Span `json:"span"`
+	// Macro is the macro use a head atom comes from ("edge!(x, y) <--
+	// …" whose macro expands to heads); nil otherwise.
+	Macro *MacroUse `json:"-"`
 }
 
 // Span implements Node.

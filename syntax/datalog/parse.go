@@ -197,7 +197,8 @@ func (p *parser) rustItem() bool {
 	case t.Kind == TokPunct && t.Text == "#":
 		return true
 	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang:
-		return true
+		// A use of the program's own macro heads a rule.
+		return p.macros[t.Text] == nil || p.peekAt(2).Kind != TokLParen
 	case t.Kind == TokIdent && rustItems[t.Text] != "" && p.peekAt(1).Kind == TokIdent:
 		return true
 	}
@@ -498,6 +499,23 @@ const maxExpanded = 1 << 20
 // its argument's tokens (an expr argument of several tokens in
 // parentheses), each taking the parameter's span.
 func (p *parser) macroUse(d *MacroDef) BodyItem {
+	u, _ := p.expandMacro(d, false)
+	return BodyItem{Macro: u}
+}
+
+// headMacro parses "name!(ARGS)" in a rule head: the head atoms the
+// macro's body expands to, each pointing back at the use.
+func (p *parser) headMacro(d *MacroDef) []*Atom {
+	u, heads := p.expandMacro(d, true)
+	for _, h := range heads {
+		h.Macro = u
+	}
+	return heads
+}
+
+// expandMacro parses a macro use and what it expands to: body items,
+// or the comma-separated head atoms when head is set.
+func (p *parser) expandMacro(d *MacroDef, head bool) (*MacroUse, []*Atom) {
 	name := p.next()
 	p.next() // !
 	p.expect(TokLParen, "'('")
@@ -576,6 +594,7 @@ func (p *parser) macroUse(d *MacroDef) BodyItem {
 		p.fail(name, "macro expansions of more than %d tokens in all", maxExpanded)
 	}
 	q := &parser{src: p.src, toks: toks, macros: p.macros, depth: p.depth + 1, expanded: p.expanded}
+	var heads []*Atom
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -584,7 +603,11 @@ func (p *parser) macroUse(d *MacroDef) BodyItem {
 				}
 			}
 		}()
-		u.Items = q.bodyItems()
+		if head {
+			heads = q.headAtoms()
+		} else {
+			u.Items = q.bodyItems()
+		}
 		if t := q.peek(); t.Kind != TokEOF {
 			q.fail(t, "expected ',' or the end of the macro's body, found %s", describe(t))
 		}
@@ -599,7 +622,7 @@ func (p *parser) macroUse(d *MacroDef) BodyItem {
 		p.diags = append(p.diags, q.diags...)
 		panic(parseError{})
 	}
-	return BodyItem{Macro: u}
+	return u, heads
 }
 
 // typeName parses a column type: a name with optional generic
@@ -643,16 +666,11 @@ func (p *parser) rule() Node {
 	if t := p.peek(); t.Kind == TokPunct && t.Text == "{" {
 		p.refuse(t.Span, "head blocks ({...}) are")
 	}
-	head := p.atom(true)
-	r := &Rule{Head: head, Sp: head.Sp}
-	for p.peek().Kind == TokComma {
-		p.next()
-		h := p.atom(true)
-		if len(r.Heads) == 0 {
-			r.Heads = []*Atom{head}
-		}
-		r.Heads = append(r.Heads, h)
-		r.Sp.End = h.Sp.End
+	start := p.peek().Span.Start
+	heads := p.headAtoms()
+	r := &Rule{Head: heads[0], Sp: syntax.Sp(start, p.toks[p.pos-1].Span.End)}
+	if len(heads) > 1 {
+		r.Heads = heads
 	}
 	if p.peek().Kind == TokArrow {
 		r.Arrow = p.next().Span
@@ -681,6 +699,24 @@ func (p *parser) rule() Node {
 		p.fail(t, "expected ',', ';' or '.' after a body item, found %s", describe(t))
 	}
 	return r
+}
+
+// headAtoms parses the comma-separated atoms of a rule head, macro uses
+// among them expanded.
+func (p *parser) headAtoms() []*Atom {
+	var heads []*Atom
+	for {
+		t := p.peek()
+		if d := p.macros[t.Text]; t.Kind == TokIdent && d != nil && p.peekAt(1).Kind == TokBang && p.peekAt(2).Kind == TokLParen {
+			heads = append(heads, p.headMacro(d)...)
+		} else {
+			heads = append(heads, p.atom(true))
+		}
+		if p.peek().Kind != TokComma {
+			return heads
+		}
+		p.next()
+	}
 }
 
 // CanonicalNumber returns the canonical decimal form of a number literal:
