@@ -577,6 +577,15 @@ func dlTerm(t *datalog.Term) string {
 	switch t.Kind {
 	case datalog.Computed:
 		return dlExpr(t.X, 0)
+	case datalog.Tuple:
+		elems := make([]string, len(t.Elems))
+		for i, e := range t.Elems {
+			elems[i] = dlTerm(e)
+		}
+		if len(elems) == 1 {
+			return "(" + elems[0] + ",)"
+		}
+		return "(" + strings.Join(elems, ", ") + ")"
 	case datalog.Str:
 		if v, ok := datalog.Unquote(t.Text); ok && utf8.ValidString(v) {
 			return datalog.Quote(v)
@@ -617,12 +626,7 @@ func datalogKey(prog *datalog.Program) string {
 			b.WriteString("<nil>")
 			return
 		}
-		b.WriteString(t.Kind.String())
-		b.WriteByte(':')
-		quote(t.Value)
-		if t.X != nil {
-			b.WriteString(dlExprKey(t.X))
-		}
+		b.WriteString(dlExprKey(t))
 		if !t.Dual.IsZero() {
 			b.WriteString("[dual]")
 		}
@@ -741,6 +745,9 @@ func dlExprKey(n datalog.Node) string {
 		s := n.Kind.String() + ":" + strconv.Quote(n.Value)
 		if n.X != nil {
 			s += dlExprKey(n.X)
+		}
+		for _, e := range n.Elems {
+			s += "[" + dlExprKey(e) + "]"
 		}
 		return s
 	case *datalog.Binary:

@@ -139,11 +139,21 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 			return nil, fmt.Errorf("relation %s has %d parameter(s), used with %d", a.name, len(ts), len(a0.Args))
 		}
 		for j, t := range a0.Args {
-			if t.Kind == syn.Computed {
+			if t.Kind == syn.Tuple && !a.neg {
+				// A tuple pattern: a fresh variable the column binds,
+				// taken apart by a step.
+				s := fresh()
+				st := &cstep{kind: sUnpack, at: at, slot: -1, src: s, deps: []int{s}}
+				st.pat = compilePattern(t, slot, numeric, &st.binds, &st.deps)
+				cr.steps = append(cr.steps, st)
+				a.args = append(a.args, carg{kind: aVar, slot: s})
+				continue
+			}
+			if t.Kind == syn.Computed || t.Kind == syn.Tuple {
 				// A computed argument is a fresh variable the
 				// expression's value binds (or is compared with).
 				s := fresh()
-				cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: s, x: compileExpr(t.X, slot, numeric)})
+				cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: s, x: compileExpr(t, slot, numeric)})
 				a.args = append(a.args, carg{kind: aVar, slot: s})
 				continue
 			}
@@ -161,10 +171,31 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		if b.Atom != nil && !b.Atom.Negated {
 			ts := types(b.Atom.Name.Name)
 			for j, t := range b.Atom.Args {
+				if t.Kind == syn.Tuple && ts != nil && j < len(ts) {
+					patternTypes(t, ts[j], varType)
+				}
 				if t.Kind == syn.Var && ts != nil && j < len(ts) {
 					if _, ok := varType[t.Value]; !ok {
 						varType[t.Value] = ts[j]
 					}
+				}
+			}
+		}
+	}
+	// The variables of a let's tuple pattern take the types of the
+	// tuple's elements.
+	for _, b := range r.Body {
+		if b.Let == nil || b.Let.Var.Kind != syn.Tuple {
+			continue
+		}
+		x := b.Let.X
+		if t, ok := x.(*syn.Term); ok && t.Kind == syn.Var {
+			patternTypes(b.Let.Var, varType[t.Value], varType)
+		}
+		if t, ok := x.(*syn.Term); ok && t.Kind == syn.Tuple && len(t.Elems) == len(b.Let.Var.Elems) {
+			for i, e := range b.Let.Var.Elems {
+				if _, ok := varType[e.Value]; e.Kind == syn.Var && !ok && compileExpr(t.Elems[i], func(string) int { return 0 }, numeric).isNumeric() {
+					varType[e.Value] = "Int"
 				}
 			}
 		}
@@ -216,6 +247,13 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 			cr.conds = append(cr.conds, c)
 		case b.If != nil:
 			cr.steps = append(cr.steps, &cstep{kind: sTest, at: at, slot: -1, x: compileExpr(b.If.X, slot, numeric)})
+		case b.Let != nil && b.Let.Var.Kind == syn.Tuple:
+			// let (a, b) = X: X into a fresh variable, taken apart.
+			s := fresh()
+			cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: s, x: compileExpr(b.Let.X, slot, numeric)})
+			st := &cstep{kind: sUnpack, at: at, slot: -1, src: s, deps: []int{s}}
+			st.pat = compilePattern(b.Let.Var, slot, numeric, &st.binds, &st.deps)
+			cr.steps = append(cr.steps, st)
 		case b.Let != nil:
 			cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: bindSlot(b.Let.Var), x: compileExpr(b.Let.X, slot, numeric)})
 		case b.For != nil:
@@ -253,8 +291,8 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 	// emit whole binding rows (see run).
 	cr.head = make([]carg, 0, len(r.Head.Args))
 	for _, t := range r.Head.Args {
-		if t.Kind == syn.Computed {
-			x := compileExpr(t.X, slot, numeric)
+		if t.Kind == syn.Computed || t.Kind == syn.Tuple {
+			x := compileExpr(t, slot, numeric)
 			for _, d := range x.slots(nil) {
 				if !bound[cr.names[d]] {
 					return nil, fmt.Errorf("unsafe rule: variable %s is not bound by a positive body atom", cr.names[d])

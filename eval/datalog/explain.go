@@ -453,6 +453,9 @@ func (x *Explainer) firstBinding(ctx context.Context, cr *crule, vals []string, 
 			if st.slot >= 0 {
 				avail[st.slot] = true
 			}
+			for _, b := range st.binds {
+				avail[b] = true
+			}
 			changed = true
 		}
 	}

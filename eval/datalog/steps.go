@@ -20,6 +20,7 @@ const (
 	sLet                  // bind slot to x (or keep the rows where it equals x)
 	sFor                  // bind slot to each integer of lo..hi
 	sAgg                  // bind slot to an aggregate (or keep rows, for not())
+	sUnpack               // match the tuple at src with pat, binding its variables (binds)
 )
 
 type cstep struct {
@@ -30,6 +31,10 @@ type cstep struct {
 	inclusive bool
 	deps      []int // slots read
 	agg       *cagg
+	// sUnpack: the slot of the tuple, the pattern, the slots it binds.
+	src   int
+	pat   *cpat
+	binds []int
 }
 
 // cagg is a compiled aggregate: fn over the tuples of atom that agree
@@ -53,6 +58,9 @@ func (s *cstep) ready(bound []bool) bool {
 
 // applyStep runs s over every row of cur.
 func (ev *evaluator) applyStep(cur *bindings, s *cstep, bound []bool) (*bindings, error) {
+	if s.kind == sUnpack {
+		return ev.applyUnpack(cur, s, bound)
+	}
 	out := &bindings{width: cur.width}
 	keep := func(b []uint32) error {
 		out.data = append(out.data, b...)

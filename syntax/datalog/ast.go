@@ -45,6 +45,7 @@ const (
 	Num                      // a number literal
 	Bool                     // "true" or "false"
 	Computed                 // an expression (Term.X): arithmetic, a parenthesized or negated value
+	Tuple                    // a tuple "(a, b)" of the terms Term.Elems: a value, or in a body atom or let a pattern
 )
 
 // String names the kind.
@@ -62,6 +63,8 @@ func (k TermKind) String() string {
 		return "bool"
 	case Computed:
 		return "expr"
+	case Tuple:
+		return "tuple"
 	}
 	return "term"
 }
@@ -78,6 +81,8 @@ type Term struct {
 	Sp    syntax.Span `json:"span"`
 	// X is the expression of a Computed term.
 	X Expr `json:"expr,omitempty"`
+	// Elems are the elements of a Tuple term.
+	Elems []*Term `json:"elems,omitempty"`
 	// Pattern is the span of a leading "?" (Ascent's pattern marker);
 	// zero when absent.
 	Pattern syntax.Span `json:"pattern,omitzero"`
@@ -471,6 +476,9 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.X != nil {
 			Inspect(n.X, f)
 		}
+		for _, e := range n.Elems {
+			Inspect(e, f)
+		}
 	case *Binary:
 		inspectExprs(f, n.L, n.R)
 	case *Unary:
@@ -585,7 +593,7 @@ func (n *Rule) AllHeads() []*Atom {
 func (n *Rule) Terms() []*Term {
 	var out []*Term
 	Inspect(n, func(x Node) bool {
-		if t, ok := x.(*Term); ok && t.Kind != Computed {
+		if t, ok := x.(*Term); ok && t.Kind != Computed && t.Kind != Tuple {
 			out = append(out, t)
 		}
 		return true

@@ -633,7 +633,21 @@ func (p *parser) typeName() Ident {
 		p.refuse(t.Span, "reference types (&) are")
 	}
 	if t.Kind == TokLParen {
-		p.refuse(t.Span, "tuple types are")
+		// A tuple type "(T1, T2)", "(T,)".
+		p.next()
+		var elems []string
+		for p.peek().Kind != TokRParen {
+			elems = append(elems, p.typeName().Name)
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+		end := p.expect(TokRParen, "',' or ')' in a tuple type")
+		if len(elems) == 0 {
+			p.refuse(t.Span, "the unit type () is")
+		}
+		return Ident{Name: tupleTypeName(elems), Sp: syntax.Sp(t.Span.Start, end.Span.End)}
 	}
 	t = p.expect(TokIdent, "a type name")
 	id := Ident{Name: t.Text, Sp: t.Span}
