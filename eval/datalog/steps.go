@@ -16,11 +16,11 @@ import (
 type stepKind uint8
 
 const (
-	sTest stepKind = iota // keep the rows where x is true
-	sLet                  // bind slot to x (or keep the rows where it equals x)
-	sFor                  // bind slot to each integer of lo..hi
-	sAgg                  // bind slot to an aggregate (or keep rows, for not())
-	sUnpack               // match the tuple at src with pat, binding its variables (binds)
+	sTest   stepKind = iota // keep the rows where x is true
+	sLet                    // bind slot to x (or keep the rows where it equals x)
+	sFor                    // bind slot to each integer of lo..hi
+	sAgg                    // bind slot to an aggregate (or keep rows, for not())
+	sUnpack                 // match the tuple at src with pat, binding its variables (binds)
 )
 
 type cstep struct {
