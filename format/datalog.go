@@ -451,6 +451,17 @@ func dlBodyItemIn(it datalog.BodyItem, min int) string {
 		if it.For.Inclusive {
 			rg = "..="
 		}
+		if it.For.List != nil {
+			items := make([]string, len(it.For.List))
+			for i, x := range it.For.List {
+				items[i] = dlExpr(x, 0)
+			}
+			open := "["
+			if it.For.Vec {
+				open = "vec!["
+			}
+			return "for " + dlTerm(it.For.Var) + " in " + open + strings.Join(items, ", ") + "]"
+		}
 		return "for " + dlTerm(it.For.Var) + " in " + dlExpr(it.For.Lo, precAdd) + rg + dlExpr(it.For.Hi, precAdd)
 	case it.Agg != nil:
 		g := it.Agg
@@ -771,7 +782,11 @@ func dlExprKey(n datalog.Node) string {
 	case *datalog.Let:
 		return "let " + dlExprKey(n.Var) + " = " + dlExprKey(n.X)
 	case *datalog.For:
-		return "for " + dlExprKey(n.Var) + " in " + dlExprKey(n.Lo) + " " + strconv.FormatBool(n.Inclusive) + " " + dlExprKey(n.Hi)
+		s := "for " + dlExprKey(n.Var) + " in " + dlExprKey(n.Lo) + " " + strconv.FormatBool(n.Inclusive) + " " + dlExprKey(n.Hi)
+		for _, x := range n.List {
+			s += " [" + dlExprKey(x) + "]"
+		}
+		return s + " vec=" + strconv.FormatBool(n.Vec)
 	}
 	return "<nil>"
 }

@@ -109,8 +109,12 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 	// (a let of a non-arithmetic expression excepted).
 	for _, b := range r.Body {
 		switch {
-		case b.For != nil && b.For.Var.Kind == syn.Var:
+		case b.For != nil && b.For.Var.Kind == syn.Var && b.For.List == nil:
 			varType[b.For.Var.Value] = "Int"
+		case b.For != nil && b.For.Var.Kind == syn.Var && len(b.For.List) > 0:
+			if compileExpr(b.For.List[0], func(string) int { return 0 }, numeric).isNumeric() {
+				varType[b.For.Var.Value] = "Int"
+			}
 		case b.Let != nil && b.Let.Var.Kind == syn.Var:
 			if x := compileExpr(b.Let.X, func(string) int { return 0 }, numeric); x.isNumeric() {
 				varType[b.Let.Var.Value] = "Int"
@@ -256,6 +260,23 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 			cr.steps = append(cr.steps, st)
 		case b.Let != nil:
 			cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: bindSlot(b.Let.Var), x: compileExpr(b.Let.X, slot, numeric)})
+		case b.For != nil && b.For.List != nil:
+			// for PATTERN in [X, …]: each value into the variable, or
+			// into a fresh one a tuple pattern takes apart.
+			st := &cstep{kind: sFor, at: at}
+			for _, x := range b.For.List {
+				st.list = append(st.list, compileExpr(x, slot, numeric))
+			}
+			if b.For.Var.Kind != syn.Tuple {
+				st.slot = bindSlot(b.For.Var)
+				cr.steps = append(cr.steps, st)
+				break
+			}
+			st.slot = fresh()
+			cr.steps = append(cr.steps, st)
+			un := &cstep{kind: sUnpack, at: at, slot: -1, src: st.slot, deps: []int{st.slot}}
+			un.pat = compilePattern(b.For.Var, slot, numeric, &un.binds, &un.deps)
+			cr.steps = append(cr.steps, un)
 		case b.For != nil:
 			cr.steps = append(cr.steps, &cstep{kind: sFor, at: at, slot: bindSlot(b.For.Var), inclusive: b.For.Inclusive,
 				lo: compileExpr(b.For.Lo, slot, numeric), hi: compileExpr(b.For.Hi, slot, numeric)})
@@ -268,7 +289,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		}
 	}
 	for _, st := range cr.steps {
-		for _, x := range []*cexpr{st.x, st.lo, st.hi} {
+		for _, x := range append([]*cexpr{st.x, st.lo, st.hi}, st.list...) {
 			st.deps = x.slots(st.deps)
 		}
 	}

@@ -31,6 +31,8 @@ type cstep struct {
 	inclusive bool
 	deps      []int // slots read
 	agg       *cagg
+	// list holds the values of an sFor over a list (lo and hi nil).
+	list []*cexpr
 	// sUnpack: the slot of the tuple, the pattern, the slots it binds.
 	src   int
 	pat   *cpat
@@ -114,6 +116,21 @@ func (ev *evaluator) applyStep(cur *bindings, s *cstep, bound []bool) (*bindings
 				return nil, err
 			}
 		case sFor:
+			if s.lo == nil {
+				for _, x := range s.list {
+					v, err := ev.eval(x, b)
+					if err == errNoValue {
+						continue
+					}
+					if err != nil {
+						return nil, err
+					}
+					if err := bindTo(b, v); err != nil {
+						return nil, err
+					}
+				}
+				continue
+			}
 			lv, err := ev.eval(s.lo, b)
 			if err == errNoValue {
 				continue

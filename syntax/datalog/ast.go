@@ -205,10 +205,16 @@ type Let struct {
 // Span implements Node.
 func (n *Let) Span() syntax.Span { return n.Sp }
 
-// For is "for VAR in LO..HI" (HI excluded) or "for VAR in LO..=HI".
+// For is "for VAR in LO..HI" (HI excluded) or "for VAR in LO..=HI", or
+// "for PATTERN in [X, …]" (or "vec![X, …]") over the values of a list
+// of expressions, PATTERN a variable or a tuple pattern.
 type For struct {
-	For       syntax.Span `json:"for"`
-	Var       *Term       `json:"var"`
+	For syntax.Span `json:"for"`
+	Var *Term       `json:"var"`
+	// List holds the expressions of a list ("[…]" or, with Vec set,
+	// "vec![…]"); Lo and Hi are then nil.
+	List      []Expr      `json:"list,omitempty"`
+	Vec       bool        `json:"vec,omitempty"`
 	Lo        Expr        `json:"lo"`
 	Hi        Expr        `json:"hi"`
 	Inclusive bool        `json:"inclusive,omitempty"`
@@ -502,6 +508,7 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.Var != nil {
 			Inspect(n.Var, f)
 		}
+		inspectExprs(f, n.List...)
 		inspectExprs(f, n.Lo, n.Hi)
 	case *Agg:
 		if n.Var != nil {

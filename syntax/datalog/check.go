@@ -263,7 +263,7 @@ func RuleBound(r *Rule) map[string]bool {
 			switch {
 			case b.Let != nil && allBound(b.Let.X):
 				v = b.Let.Var
-			case b.For != nil && allBound(b.For.Lo, b.For.Hi):
+			case b.For != nil && allBound(append([]Expr{b.For.Lo, b.For.Hi}, b.For.List...)...):
 				v = b.For.Var
 			case b.Agg != nil && allBound(aggOuter(r, b.Agg)...):
 				v = b.Agg.Var
@@ -423,6 +423,9 @@ func (c *checker) rule(_ int, r *Rule) {
 		case b.For != nil:
 			needBound(b.For.Lo, "a range bound")
 			needBound(b.For.Hi, "a range bound")
+			for _, x := range b.For.List {
+				needBound(x, "a list")
+			}
 		case b.Agg != nil:
 			c.aggregate(r, b.Agg, bound)
 		}
@@ -701,6 +704,18 @@ func (c *checker) boundType(b BodyItem, vars map[string]vtype) vtype {
 	switch {
 	case b.Let != nil:
 		return c.valueType(b.Let.X, vars)
+	case b.For != nil && b.For.List != nil:
+		// A list's values: the type of its first typed element.
+		var flex vtype
+		for _, x := range b.For.List {
+			switch t := c.valueType(x, vars); {
+			case t.typ != "" && !t.flex:
+				return t
+			case t.typ != "" && flex.typ == "":
+				flex = t
+			}
+		}
+		return flex
 	case b.For != nil:
 		for _, x := range []Expr{b.For.Lo, b.For.Hi} {
 			if t := c.valueType(x, vars); t.typ != "" && !t.flex {
@@ -829,12 +844,12 @@ func (c *checker) ruleTypes(r *Rule, report bool) map[string]vtype {
 				switch t := c.boundType(b, vars()); {
 				case t.typ == "":
 				case !t.flex:
-					meetPattern(v, t.typ, "the let")
+					meetPattern(v, t.typ, "the "+firstWord(b))
 				default:
 					for i, et := range TupleTypes(t.typ) {
 						if e := v.Elems[min(i, len(v.Elems)-1)]; i < len(v.Elems) && e.Kind == Var {
 							if _, ok := seen[e.Value]; !ok {
-								seen[e.Value] = first{vtype{et, typeKind(et) != "tuple"}, e.Sp, "the let"}
+								seen[e.Value] = first{vtype{et, typeKind(et) != "tuple"}, e.Sp, "the " + firstWord(b)}
 							}
 						}
 					}

@@ -91,7 +91,7 @@ func (p *parser) expectText(k Kind, text, what string) {
 func (p *parser) bindVar(what string) *Term {
 	t := p.peek()
 	switch {
-	case t.Kind == TokLParen && what == "let":
+	case t.Kind == TokLParen && (what == "let" || what == "for"):
 		return p.tuplePattern(what)
 	case t.Kind == TokLParen || (t.Kind == TokPunct && (t.Text == "&" || t.Text == "[")):
 		p.refuse(t.Span, "destructuring patterns are")
@@ -144,10 +144,41 @@ func (p *parser) forClause() BodyItem {
 	kw := p.next()
 	v := p.bindVar("for")
 	p.expectText(TokIdent, "in", "'in' after the for variable")
+	if t, n := p.peek(), p.peekAt(1); t.Kind == TokPunct && t.Text == "[" || t.Kind == TokIdent && t.Text == "vec" && n.Kind == TokBang && p.peekAt(2).Kind == TokPunct && p.peekAt(2).Text == "[" {
+		f := &For{For: kw.Span, Var: v, Vec: t.Text == "vec"}
+		if f.Vec {
+			p.next()
+			p.next()
+		}
+		p.next() // [
+		saved := p.noOr
+		p.noOr = false
+		for {
+			if e := p.peek(); e.Kind == TokPunct && e.Text == "]" {
+				break
+			}
+			f.List = append(f.List, p.expr())
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+		p.noOr = saved
+		end := p.peek()
+		if end.Kind != TokPunct || end.Text != "]" {
+			p.fail(end, "expected ',' or ']' in the list, found %s", describe(end))
+		}
+		p.next()
+		f.Sp = syntax.Sp(kw.Span.Start, end.Span.End)
+		return BodyItem{For: f}
+	}
+	if v.Kind == Tuple {
+		p.refuse(p.peek().Span, "iterating over anything but an integer range (for x in lo..hi) or a list ([a, b], vec![a, b]) is")
+	}
 	lo := p.arith()
 	rg := p.peek()
 	if rg.Kind != TokPunct || (rg.Text != ".." && rg.Text != "..=") {
-		p.refuse(lo.Span(), "iterating over anything but an integer range (for x in lo..hi) is")
+		p.refuse(lo.Span(), "iterating over anything but an integer range (for x in lo..hi) or a list ([a, b], vec![a, b]) is")
 	}
 	p.next()
 	hi := p.arith()
