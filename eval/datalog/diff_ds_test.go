@@ -6,7 +6,11 @@
 package datalog
 
 import (
+	"errors"
+	"strings"
+
 	"context"
+	"github.com/ctxql/ctxql/sqlgen"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -178,6 +182,28 @@ lst(a, b) <-- r(x, y), for (a, b) in [(x, y), (y, x)];
 			if diff := cmp.Diff(w, nonEmpty(res.Relations[name])); diff != "" {
 				t.Fatalf("seed %d: %s\ndata: %s\n(-sqlite +ctxql):\n%s", seed, name, dumpRels(rels), diff)
 			}
+		}
+	}
+}
+
+// TestSQLRefusesDSAndTuples: the SQL compiler refuses an eqrel or trrel
+// relation and a tuple term by name rather than compiling them as plain
+// relations and text.
+func TestSQLRefusesDSAndTuples(t *testing.T) {
+	for src, want := range map[string]string{
+		"relation e(u32, u32);\n#[ds(eqrel)]\nrelation eq(u32, u32);\neq(x, y) <-- e(x, y);\n": "the eqrel relation eq",
+		"relation e(u32, u32);\n#[ds(trrel)]\nrelation tr(u32, u32);\ntr(x, y) <-- e(x, y);\n": "the trrel relation tr",
+		"relation e(u32, u32);\nrelation p((u32, u32));\np((x, y)) <-- e(x, y);\n":             "(x, y)",
+	} {
+		prog := syn.ParseProgram("p", src)
+		info := syn.Check(prog, nil)
+		if syntax.HasErrors(prog.Diagnostics) || syntax.HasErrors(info.Diagnostics) {
+			t.Fatalf("%s: %v %v", src, prog.Diagnostics, info.Diagnostics)
+		}
+		_, err := sqlgen.CompileDatalog(prog, info, nil, sqlgen.SQLite, nil)
+		var ue *sqlgen.UnsupportedError
+		if !errors.As(err, &ue) || !strings.Contains(ue.Construct, want) {
+			t.Errorf("%s: %v, want a refusal of %s", src, err, want)
 		}
 	}
 }

@@ -519,5 +519,6 @@ func (st *progState) flattenEq(ev *evaluator) error {
 		st.full[n] = t
 		st.rounds[n] = []int{0, t.len()}
 	}
+	st.flat = true
 	return nil
 }

@@ -360,8 +360,11 @@ type progState struct {
 	xrules []*syn.Rule
 	xsrc   []int
 	rules  []*crule // compiled, by index into xrules (nil: not a rule)
-	// eq holds the equivalence relations of the strata done.
-	eq map[string]*eqStore
+	// eq holds the equivalence relations of the strata done; once flat
+	// is set (the fixpoint is over), full holds their tuples as rows too,
+	// and reads (explanations) see those.
+	eq   map[string]*eqStore
+	flat bool
 }
 
 func (st *progState) types(name string) []string {
@@ -373,7 +376,7 @@ func (st *progState) types(name string) []string {
 
 // source returns the table a body atom naming name reads.
 func (st *progState) source(name string) source {
-	if s, ok := st.eq[name]; ok {
+	if s, ok := st.eq[name]; ok && !st.flat {
 		return source{t: newTable(s.arity), n: s.size(), kind: srcTemp, eq: s}
 	}
 	if t, ok := st.full[name]; ok {
