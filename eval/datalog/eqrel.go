@@ -2,6 +2,7 @@ package datalog
 
 import (
 	"fmt"
+	"slices"
 
 	syn "github.com/ctxql/ctxql/syntax/datalog"
 )
@@ -197,7 +198,9 @@ type eqArg struct {
 // tuples calls yield with each tuple of s that agrees with the fixed
 // positions of args, enumerating only the positions that are needed:
 // a free position nothing reads takes one value per match of the others.
-func (s *eqStore) tuples(args []eqArg, yield func([]uint32) error) error {
+// With diag set, the two related positions hold one value ("eq(x, x)"):
+// each element once.
+func (s *eqStore) tuples(args []eqArg, diag bool, yield func([]uint32) error) error {
 	tup := make([]uint32, s.arity)
 	k0, k1 := s.arity-2, s.arity-1
 	each := func(p *ufPart) error {
@@ -223,6 +226,13 @@ func (s *eqStore) tuples(args []eqArg, yield func([]uint32) error) error {
 			}
 			for _, v := range m {
 				tup[free] = v
+				if err := yield(tup); err != nil {
+					return err
+				}
+			}
+		case diag:
+			for _, v := range p.elems {
+				tup[k0], tup[k1] = v, v
 				if err := yield(tup); err != nil {
 					return err
 				}
@@ -307,6 +317,8 @@ func (ev *evaluator) joinEq(cur *bindings, a *catom, s *eqStore, bound, skip []b
 		}
 	}
 	semi := len(newPos) == 0
+	k0, k1 := len(a.args)-2, len(a.args)-1
+	diag := slices.Contains(eqPos, [2]int{k0, k1})
 	scratch := make([]uint32, cur.width)
 	for bi := 0; bi < cur.n; bi++ {
 		if err := ev.check(); err != nil {
@@ -318,7 +330,7 @@ func (ev *evaluator) joinEq(cur *bindings, a *catom, s *eqStore, bound, skip []b
 				args[p].v = b[g.slot]
 			}
 		}
-		err := s.tuples(args, func(tup []uint32) error {
+		err := s.tuples(args, diag, func(tup []uint32) error {
 			for _, e := range eqPos {
 				if tup[e[0]] != tup[e[1]] {
 					return nil
@@ -381,7 +393,7 @@ func holdsEq(a *catom, s *eqStore, row []uint32) bool {
 		}
 	}
 	found := false
-	_ = s.tuples(args, func([]uint32) error {
+	_ = s.tuples(args, false, func([]uint32) error {
 		found = true
 		return errFound
 	})
