@@ -493,6 +493,10 @@ func (st *progState) dsRules() (map[string]*eqStore, error) {
 		for _, r := range p.Rules {
 			st.xrules = append(st.xrules, r)
 			st.xsrc = append(st.xsrc, src)
+			for len(st.synth) < len(st.xrules)-1 {
+				st.synth = append(st.synth, false)
+			}
+			st.synth = append(st.synth, true)
 		}
 	}
 	return building, nil

@@ -365,6 +365,9 @@ type progState struct {
 	// and reads (explanations) see those.
 	eq   map[string]*eqStore
 	flat bool
+	// synth marks the rules of xrules that close an eqrel or trrel (no
+	// rule of the program).
+	synth []bool
 }
 
 func (st *progState) types(name string) []string {
