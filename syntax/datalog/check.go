@@ -843,6 +843,10 @@ func (c *checker) ruleTypes(r *Rule, report bool) map[string]vtype {
 				news := len(seen)
 				switch t := c.boundType(b, vars()); {
 				case t.typ == "":
+				case typeKind(t.typ) != "tuple" && typeKind(t.typ) != "":
+					if report {
+						c.errf(v.Sp, CodeTypeMismatch, "a tuple pattern where the %s's value %s", firstWord(b), t.verb())
+					}
 				case !t.flex:
 					meetPattern(v, t.typ, "the "+firstWord(b))
 				default:

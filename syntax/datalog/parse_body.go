@@ -145,7 +145,7 @@ func (p *parser) forClause() BodyItem {
 	v := p.bindVar("for")
 	p.expectText(TokIdent, "in", "'in' after the for variable")
 	if t, n := p.peek(), p.peekAt(1); t.Kind == TokPunct && t.Text == "[" || t.Kind == TokIdent && t.Text == "vec" && n.Kind == TokBang && p.peekAt(2).Kind == TokPunct && p.peekAt(2).Text == "[" {
-		f := &For{For: kw.Span, Var: v, Vec: t.Text == "vec"}
+		f := &For{For: kw.Span, Var: v, Vec: t.Text == "vec", List: []Expr{}}
 		if f.Vec {
 			p.next()
 			p.next()
