@@ -215,6 +215,10 @@ func (p *dlPrinter) blankBefore(from int) {
 
 func (p *dlPrinter) decl(d *datalog.Decl) string {
 	var b strings.Builder
+	if d.DS != nil {
+		// The attribute on a line of its own, as Ascent programs write it.
+		b.WriteString("#[ds(" + d.DSPath + ")]\n")
+	}
 	if d.Lattice {
 		b.WriteString("lattice ")
 	} else {
@@ -309,12 +313,7 @@ func dlHeader(h *datalog.Header) string {
 }
 
 func (p *dlPrinter) rule(r *datalog.Rule, inner []syntax.Span, startLine, endLine int) {
-	heads := r.AllHeads()
-	hs := make([]string, len(heads))
-	for i, h := range heads {
-		hs[i] = dlAtom(h)
-	}
-	head := strings.Join(hs, ", ")
+	head := dlHeads(r)
 	if r.IsFact() {
 		p.single(head+";", inner, startLine, endLine)
 		return
@@ -393,6 +392,27 @@ func (p *dlPrinter) single(text string, inner []syntax.Span, startLine, endLine 
 	p.lastLine = endLine
 }
 
+// dlHeads prints a rule's heads: a macro use once for the atoms it
+// expands to.
+func dlHeads(r *datalog.Rule) string {
+	var hs []string
+	var last *datalog.MacroUse
+	for _, h := range r.AllHeads() {
+		switch {
+		case h.Macro == nil:
+			hs = append(hs, dlAtom(h))
+		case h.Macro != last:
+			args := make([]string, len(h.Macro.Args))
+			for i, a := range h.Macro.Args {
+				args[i] = dlTokens(a)
+			}
+			hs = append(hs, h.Macro.Name.Name+"!("+strings.Join(args, ", ")+")")
+		}
+		last = h.Macro
+	}
+	return strings.Join(hs, ", ")
+}
+
 func dlAtom(a *datalog.Atom) string {
 	var b strings.Builder
 	if a.Negated {
@@ -430,6 +450,17 @@ func dlBodyItemIn(it datalog.BodyItem, min int) string {
 		rg := ".."
 		if it.For.Inclusive {
 			rg = "..="
+		}
+		if it.For.List != nil {
+			items := make([]string, len(it.For.List))
+			for i, x := range it.For.List {
+				items[i] = dlExpr(x, 0)
+			}
+			open := "["
+			if it.For.Vec {
+				open = "vec!["
+			}
+			return "for " + dlTerm(it.For.Var) + " in " + open + strings.Join(items, ", ") + "]"
 		}
 		return "for " + dlTerm(it.For.Var) + " in " + dlExpr(it.For.Lo, precAdd) + rg + dlExpr(it.For.Hi, precAdd)
 	case it.Agg != nil:
@@ -557,6 +588,15 @@ func dlTerm(t *datalog.Term) string {
 	switch t.Kind {
 	case datalog.Computed:
 		return dlExpr(t.X, 0)
+	case datalog.Tuple:
+		elems := make([]string, len(t.Elems))
+		for i, e := range t.Elems {
+			elems[i] = dlTerm(e)
+		}
+		if len(elems) == 1 {
+			return "(" + elems[0] + ",)"
+		}
+		return "(" + strings.Join(elems, ", ") + ")"
 	case datalog.Str:
 		if v, ok := datalog.Unquote(t.Text); ok && utf8.ValidString(v) {
 			return datalog.Quote(v)
@@ -597,12 +637,7 @@ func datalogKey(prog *datalog.Program) string {
 			b.WriteString("<nil>")
 			return
 		}
-		b.WriteString(t.Kind.String())
-		b.WriteByte(':')
-		quote(t.Value)
-		if t.X != nil {
-			b.WriteString(dlExprKey(t.X))
-		}
+		b.WriteString(dlExprKey(t))
 		if !t.Dual.IsZero() {
 			b.WriteString("[dual]")
 		}
@@ -642,6 +677,9 @@ func datalogKey(prog *datalog.Program) string {
 		}
 		if d := it.decl; d != nil {
 			b.WriteString("decl ")
+			if d.DS != nil {
+				b.WriteString("#[ds(" + d.DSPath + ")] ")
+			}
 			b.WriteString(d.Name.Name)
 			b.WriteString(" [")
 			for _, n := range d.TypeNames() {
@@ -719,6 +757,9 @@ func dlExprKey(n datalog.Node) string {
 		if n.X != nil {
 			s += dlExprKey(n.X)
 		}
+		for _, e := range n.Elems {
+			s += "[" + dlExprKey(e) + "]"
+		}
 		return s
 	case *datalog.Binary:
 		return "(" + dlExprKey(n.L) + " " + n.Op + " " + dlExprKey(n.R) + ")"
@@ -741,7 +782,11 @@ func dlExprKey(n datalog.Node) string {
 	case *datalog.Let:
 		return "let " + dlExprKey(n.Var) + " = " + dlExprKey(n.X)
 	case *datalog.For:
-		return "for " + dlExprKey(n.Var) + " in " + dlExprKey(n.Lo) + " " + strconv.FormatBool(n.Inclusive) + " " + dlExprKey(n.Hi)
+		s := "for " + dlExprKey(n.Var) + " in " + dlExprKey(n.Lo) + " " + strconv.FormatBool(n.Inclusive) + " " + dlExprKey(n.Hi)
+		for _, x := range n.List {
+			s += " [" + dlExprKey(x) + "]"
+		}
+		return s + " vec=" + strconv.FormatBool(n.Vec)
 	}
 	return "<nil>"
 }

@@ -25,6 +25,7 @@ const (
 	CompleteRelation                            // a Datalog relation
 	CompleteVariable                            // a Datalog variable of the rule
 	CompleteKeyword                             // a Datalog keyword or aggregator
+	CompleteFunction                            // a Datalog function on text and numbers (a method or format!)
 )
 
 // Completion is one proposal: Edit replaces the partial word before the

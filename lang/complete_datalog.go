@@ -35,12 +35,12 @@ func completeDatalog(p *datalog.Program, info *datalog.Info, off int) []Completi
 			case f.Args == 1:
 				text = f.Name + "(${1:x})"
 			}
-			out = append(out, Completion{Label: f.Name, Kind: CompleteKeyword, Snippet: true, Detail: dlFunctionSig(f), Edit: syntax.TextEdit{Span: sp, NewText: text}})
+			out = append(out, Completion{Label: f.Name, Kind: CompleteFunction, Snippet: true, Detail: dlFunctionSig(f), Edit: syntax.TextEdit{Span: sp, NewText: text}})
 		}
 		return out
 	}
 	if strings.HasPrefix("format", typed) && typed != "" {
-		out = append(out, Completion{Label: "format!", Kind: CompleteKeyword, Snippet: true, Detail: `format!("{}", x) -> String`,
+		out = append(out, Completion{Label: "format!", Kind: CompleteFunction, Snippet: true, Detail: `format!("{}", x) -> String`,
 			Edit: syntax.TextEdit{Span: sp, NewText: `format!("${1:{\}}", ${2:x})`}})
 	}
 	if info != nil {

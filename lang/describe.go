@@ -541,6 +541,10 @@ func describeDatalog(p *datalog.Program, info *datalog.Info, off int) (string, s
 					b.WriteString("\n\nLattice: per combination of the other columns, the last column keeps the least value derived (`Dual`).")
 				case ri.Lattice:
 					b.WriteString("\n\nLattice: per combination of the other columns, the last column keeps the greatest value derived.")
+				case ri.DS == datalog.DSEqrel:
+					b.WriteString("\n\nEquivalence relation (`eqrel`): reflexive over its elements, symmetric and transitive; kept as classes of equal elements.")
+				case ri.DS == datalog.DSTrrel:
+					b.WriteString("\n\nTransitive relation (`trrel`): holds the transitive closure of what its rules derive.")
 				}
 			}
 		}

@@ -106,6 +106,8 @@ func TestCompleteConstructs(t *testing.T) {
 		{"q(c) <-- agg c = cou", "count", CompleteKeyword},
 		{"q(x) <-- e(x, y), let total = x, if to", "total", CompleteVariable},
 		{"relation e(u32, u32);\nq(x) <-- e", "e", CompleteRelation},
+		{"relation s(String);\nq(n) <-- s(x), let n = x.le", "len", CompleteFunction},
+		{"relation s(String);\nq(n) <-- s(x), let n = for", "format!", CompleteFunction},
 	} {
 		p := ByID(Datalog).Parse("c.dl", tc.src, DialectUnset)
 		var labels []string

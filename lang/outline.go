@@ -66,6 +66,9 @@ func (p *Parsed) Outline() []Outline {
 			if d.Lattice {
 				detail = "lattice"
 			}
+			if d.DS != nil {
+				detail = d.DS.Name + " relation"
+			}
 			out = append(out, Outline{Name: d.Name.Name, Detail: detail, Kind: OutlineRelation, Span: d.Sp, Selection: d.Name.Sp})
 		}
 		for _, r := range a.Rules {

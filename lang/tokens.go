@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -185,6 +186,11 @@ func datalogTokens(p *datalog.Program) []Token {
 				kind[b.Macro.Name.Sp.Start] = Token{Type: "macro"}
 			}
 		}
+		for _, h := range r.AllHeads() {
+			if h.Macro != nil {
+				kind[h.Macro.Name.Sp.Start] = Token{Type: "macro"}
+			}
+		}
 	}
 	for _, d := range p.Decls {
 		for _, t := range p.Tokens {
@@ -200,6 +206,27 @@ func datalogTokens(p *datalog.Program) []Token {
 		}
 	}
 	for _, d := range p.Decls {
+		// An attribute #[ds(path::eqrel)]: ds a decorator, the path's
+		// segments namespaces and its data structure a type; the
+		// names inside a tuple type are types.
+		for _, t := range p.Tokens {
+			switch {
+			case t.Kind != datalog.TokIdent:
+			case d.Attr.IsZero() && !slices.ContainsFunc(d.Types, func(ty datalog.Ident) bool { return datalog.IsTupleType(ty.Name) }):
+			case !d.Attr.IsZero() && d.Attr.Contains(t.Span.Start) && t.Text == "ds":
+				kind[t.Span.Start] = Token{Type: "decorator"}
+			case !d.Attr.IsZero() && d.Attr.Contains(t.Span.Start) && d.DS != nil && t.Span == d.DS.Sp:
+				kind[t.Span.Start] = Token{Type: "type"}
+			case !d.Attr.IsZero() && d.Attr.Contains(t.Span.Start):
+				kind[t.Span.Start] = Token{Type: "namespace"}
+			default:
+				for _, ty := range d.Types {
+					if datalog.IsTupleType(ty.Name) && ty.Sp.Contains(t.Span.Start) && !params[t.Text] {
+						kind[t.Span.Start] = Token{Type: "type"}
+					}
+				}
+			}
+		}
 		kind[d.Name.Sp.Start] = Token{Type: "function", Modifiers: []string{"declaration"}}
 		for _, t := range d.Types {
 			if _, ok := kind[t.Sp.Start]; !ok {

@@ -79,6 +79,7 @@ var completionKinds = map[lang.CompletionKind]int{
 	lang.CompleteRelation:  3,  // Function
 	lang.CompleteVariable:  6,  // Variable
 	lang.CompleteKeyword:   14, // Keyword
+	lang.CompleteFunction:  2,  // Method
 }
 
 // Complete proposes what can be written at off (lang.Parsed.Complete),

@@ -118,6 +118,9 @@ func newDLCompiler(prog *syn.Program, info *syn.Info, schema map[string][]string
 		if decl.Lattice {
 			return nil, c.refuse(decl.Sp, "a lattice relation", "its join is not a set union")
 		}
+		if decl.DS != nil {
+			return nil, c.refuse(decl.Sp, "the "+decl.DS.Name+" relation "+decl.Name.Name, "its closure is not compiled")
+		}
 	}
 	return c, nil
 }

@@ -180,7 +180,8 @@ const (
 	eVar
 	eBinary
 	eUnary
-	eCall // a function on text and numbers (op names it; args: the receiver first)
+	eCall  // a function on text and numbers (op names it; args: the receiver first)
+	eTuple // a tuple of args
 )
 
 // cexpr is a compiled expression.
@@ -234,7 +235,7 @@ func (x *cexpr) slots(out []int) []int {
 		return x.r.slots(x.l.slots(out))
 	case eUnary:
 		return x.l.slots(out)
-	case eCall:
+	case eCall, eTuple:
 		for _, a := range x.args {
 			out = a.slots(out)
 		}
@@ -252,6 +253,8 @@ func (ev *evaluator) eval(x *cexpr, row []uint32) (string, error) {
 		return ev.db.strs[row[x.slot]], nil
 	case eCall:
 		return ev.call(x, row)
+	case eTuple:
+		return ev.evalTuple(x, row)
 	case eUnary:
 		v, err := ev.eval(x.l, row)
 		if err != nil {
@@ -349,6 +352,12 @@ func compileExpr(x syn.Expr, slot func(string) int, numeric func(string) bool) *
 			return &cexpr{kind: eVar, slot: slot(x.Value), numeric: numeric(x.Value), sp: x.Sp}
 		case syn.Computed:
 			return compileExpr(x.X, slot, numeric)
+		case syn.Tuple:
+			c := &cexpr{kind: eTuple, sp: x.Sp}
+			for _, e := range x.Elems {
+				c.args = append(c.args, compileExpr(e, slot, numeric))
+			}
+			return c
 		}
 		return &cexpr{kind: eConst, val: x.Value, numeric: x.Kind == syn.Num, sp: x.Sp}
 	case *syn.Binary:

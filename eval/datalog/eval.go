@@ -54,6 +54,9 @@ type Options struct {
 	// general keeps every rule on the general path of the last join (no
 	// fused tail): the tests compare the two.
 	general bool
+	// skipFlatten leaves the equivalence relations in their union-finds
+	// at the end of a fixpoint (the tests measure them).
+	skipFlatten bool
 }
 
 // Profile is what each rule of a program cost: the time spent joining its
@@ -357,6 +360,14 @@ type progState struct {
 	xrules []*syn.Rule
 	xsrc   []int
 	rules  []*crule // compiled, by index into xrules (nil: not a rule)
+	// eq holds the equivalence relations of the strata done; once flat
+	// is set (the fixpoint is over), full holds their tuples as rows too,
+	// and reads (explanations) see those.
+	eq   map[string]*eqStore
+	flat bool
+	// synth marks the rules of xrules that close an eqrel or trrel (no
+	// rule of the program).
+	synth []bool
 }
 
 func (st *progState) types(name string) []string {
@@ -368,6 +379,9 @@ func (st *progState) types(name string) []string {
 
 // source returns the table a body atom naming name reads.
 func (st *progState) source(name string) source {
+	if s, ok := st.eq[name]; ok && !st.flat {
+		return source{t: newTable(s.arity), n: s.size(), kind: srcTemp, eq: s}
+	}
 	if t, ok := st.full[name]; ok {
 		return source{t: t, n: t.len(), kind: srcGrow}
 	}
@@ -386,12 +400,16 @@ func (st *progState) source(name string) source {
 // them.
 func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, opts Options) (*progState, error) {
 	st := &progState{db: db, prog: prog, info: info, full: map[string]*table{}, stratum: map[string]int{},
-		rounds: map[string][]int{}}
+		rounds: map[string][]int{}, eq: map[string]*eqStore{}}
 	for i, r := range prog.Rules {
 		for _, x := range syn.Expand(r) {
 			st.xrules = append(st.xrules, x)
 			st.xsrc = append(st.xsrc, i)
 		}
+	}
+	building, err := st.dsRules()
+	if err != nil {
+		return nil, err
 	}
 	st.rules = make([]*crule, len(st.xrules))
 	// Intern the head constants first: a body constant that only a rule
@@ -430,6 +448,10 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 						t.append(rel.tab.row(i))
 					}
 				}
+			}
+			if eqs := building[name]; eqs != nil {
+				eqs.fromTable(t)
+				t = newTable(ar)
 			}
 			st.full[name], sets[name] = t, s
 			st.rounds[name] = []int{t.len()}
@@ -479,6 +501,17 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		}
 		addTo := func(next map[string]*table, head string) func([]uint32) error {
 			set, tab := sets[head], next[head]
+			if eqs := building[head]; eqs != nil {
+				// An equivalence relation nothing in its stratum
+				// reads grows in its union-find only.
+				return func(row []uint32) error {
+					if eqs.add(row) {
+						derived++
+						return ev.over(derived)
+					}
+					return nil
+				}
+			}
 			if lat := lats[head]; lat != nil {
 				// A lattice keeps one value per key: a row is new when
 				// its value improves on the key's.
@@ -503,7 +536,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		// seen is the set addTo keeps for a head, which a run may read to
 		// drop rows derived before (none for a lattice).
 		seen := func(head string) *tupleSet {
-			if lats[head] != nil {
+			if lats[head] != nil || building[head] != nil {
 				return nil
 			}
 			return sets[head]
@@ -637,6 +670,13 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 				st.rounds[n] = []int{0, st.full[n].len()}
 			}
 		}
+		st.freezeEq(stratum, building)
+	}
+	if opts.skipFlatten {
+		return st, nil
+	}
+	if err := st.flattenEq(ev); err != nil {
+		return nil, err
 	}
 	return st, nil
 }

@@ -109,8 +109,12 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 	// (a let of a non-arithmetic expression excepted).
 	for _, b := range r.Body {
 		switch {
-		case b.For != nil && b.For.Var.Kind == syn.Var:
+		case b.For != nil && b.For.Var.Kind == syn.Var && b.For.List == nil:
 			varType[b.For.Var.Value] = "Int"
+		case b.For != nil && b.For.Var.Kind == syn.Var && len(b.For.List) > 0:
+			if compileExpr(b.For.List[0], func(string) int { return 0 }, numeric).isNumeric() {
+				varType[b.For.Var.Value] = "Int"
+			}
 		case b.Let != nil && b.Let.Var.Kind == syn.Var:
 			if x := compileExpr(b.Let.X, func(string) int { return 0 }, numeric); x.isNumeric() {
 				varType[b.Let.Var.Value] = "Int"
@@ -139,11 +143,21 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 			return nil, fmt.Errorf("relation %s has %d parameter(s), used with %d", a.name, len(ts), len(a0.Args))
 		}
 		for j, t := range a0.Args {
-			if t.Kind == syn.Computed {
+			if t.Kind == syn.Tuple && !a.neg {
+				// A tuple pattern: a fresh variable the column binds,
+				// taken apart by a step.
+				s := fresh()
+				st := &cstep{kind: sUnpack, at: at, slot: -1, src: s, deps: []int{s}}
+				st.pat = compilePattern(t, slot, numeric, &st.binds, &st.deps)
+				cr.steps = append(cr.steps, st)
+				a.args = append(a.args, carg{kind: aVar, slot: s})
+				continue
+			}
+			if t.Kind == syn.Computed || t.Kind == syn.Tuple {
 				// A computed argument is a fresh variable the
 				// expression's value binds (or is compared with).
 				s := fresh()
-				cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: s, x: compileExpr(t.X, slot, numeric)})
+				cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: s, x: compileExpr(t, slot, numeric)})
 				a.args = append(a.args, carg{kind: aVar, slot: s})
 				continue
 			}
@@ -161,10 +175,31 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		if b.Atom != nil && !b.Atom.Negated {
 			ts := types(b.Atom.Name.Name)
 			for j, t := range b.Atom.Args {
+				if t.Kind == syn.Tuple && ts != nil && j < len(ts) {
+					patternTypes(t, ts[j], varType)
+				}
 				if t.Kind == syn.Var && ts != nil && j < len(ts) {
 					if _, ok := varType[t.Value]; !ok {
 						varType[t.Value] = ts[j]
 					}
+				}
+			}
+		}
+	}
+	// The variables of a let's tuple pattern take the types of the
+	// tuple's elements.
+	for _, b := range r.Body {
+		if b.Let == nil || b.Let.Var.Kind != syn.Tuple {
+			continue
+		}
+		x := b.Let.X
+		if t, ok := x.(*syn.Term); ok && t.Kind == syn.Var {
+			patternTypes(b.Let.Var, varType[t.Value], varType)
+		}
+		if t, ok := x.(*syn.Term); ok && t.Kind == syn.Tuple && len(t.Elems) == len(b.Let.Var.Elems) {
+			for i, e := range b.Let.Var.Elems {
+				if _, ok := varType[e.Value]; e.Kind == syn.Var && !ok && compileExpr(t.Elems[i], func(string) int { return 0 }, numeric).isNumeric() {
+					varType[e.Value] = "Int"
 				}
 			}
 		}
@@ -216,8 +251,32 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 			cr.conds = append(cr.conds, c)
 		case b.If != nil:
 			cr.steps = append(cr.steps, &cstep{kind: sTest, at: at, slot: -1, x: compileExpr(b.If.X, slot, numeric)})
+		case b.Let != nil && b.Let.Var.Kind == syn.Tuple:
+			// let (a, b) = X: X into a fresh variable, taken apart.
+			s := fresh()
+			cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: s, x: compileExpr(b.Let.X, slot, numeric)})
+			st := &cstep{kind: sUnpack, at: at, slot: -1, src: s, deps: []int{s}}
+			st.pat = compilePattern(b.Let.Var, slot, numeric, &st.binds, &st.deps)
+			cr.steps = append(cr.steps, st)
 		case b.Let != nil:
 			cr.steps = append(cr.steps, &cstep{kind: sLet, at: at, slot: bindSlot(b.Let.Var), x: compileExpr(b.Let.X, slot, numeric)})
+		case b.For != nil && b.For.List != nil:
+			// for PATTERN in [X, …]: each value into the variable, or
+			// into a fresh one a tuple pattern takes apart.
+			st := &cstep{kind: sFor, at: at}
+			for _, x := range b.For.List {
+				st.list = append(st.list, compileExpr(x, slot, numeric))
+			}
+			if b.For.Var.Kind != syn.Tuple {
+				st.slot = bindSlot(b.For.Var)
+				cr.steps = append(cr.steps, st)
+				break
+			}
+			st.slot = fresh()
+			cr.steps = append(cr.steps, st)
+			un := &cstep{kind: sUnpack, at: at, slot: -1, src: st.slot, deps: []int{st.slot}}
+			un.pat = compilePattern(b.For.Var, slot, numeric, &un.binds, &un.deps)
+			cr.steps = append(cr.steps, un)
 		case b.For != nil:
 			cr.steps = append(cr.steps, &cstep{kind: sFor, at: at, slot: bindSlot(b.For.Var), inclusive: b.For.Inclusive,
 				lo: compileExpr(b.For.Lo, slot, numeric), hi: compileExpr(b.For.Hi, slot, numeric)})
@@ -230,7 +289,7 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 		}
 	}
 	for _, st := range cr.steps {
-		for _, x := range []*cexpr{st.x, st.lo, st.hi} {
+		for _, x := range append([]*cexpr{st.x, st.lo, st.hi}, st.list...) {
 			st.deps = x.slots(st.deps)
 		}
 	}
@@ -253,8 +312,8 @@ func compile(db *DB, r *syn.Rule, types func(string) []string) (*crule, error) {
 	// emit whole binding rows (see run).
 	cr.head = make([]carg, 0, len(r.Head.Args))
 	for _, t := range r.Head.Args {
-		if t.Kind == syn.Computed {
-			x := compileExpr(t.X, slot, numeric)
+		if t.Kind == syn.Computed || t.Kind == syn.Tuple {
+			x := compileExpr(t, slot, numeric)
 			for _, d := range x.slots(nil) {
 				if !bound[cr.names[d]] {
 					return nil, fmt.Errorf("unsafe rule: variable %s is not bound by a positive body atom", cr.names[d])
@@ -371,6 +430,9 @@ type source struct {
 	t    *table
 	n    int
 	kind srcKind
+	// eq, when set, holds an equivalence relation's tuples (t is then
+	// empty): joins read its classes.
+	eq *eqStore
 }
 
 func (ev *evaluator) check() error {
@@ -783,6 +845,9 @@ func allBound(a *catom, bound []bool) bool {
 // being collected, and the returned bindings are empty. When fuse is set
 // too, it may be used instead of final (they must do the same).
 func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool, final func([]uint32) error, fuse *fusedTail) (*bindings, error) {
+	if s.eq != nil {
+		return ev.joinEq(cur, a, s.eq, bound, skip, final)
+	}
 	out := &bindings{width: cur.width}
 	t := s.t
 	var constPos []int // positions holding constants
@@ -972,6 +1037,9 @@ func eqVals(row []uint32, cols []int, vals []uint32) bool {
 // non-wildcard positions. A wildcard position matches any value, so
 // "!r(x, _)" drops x when r has any tuple starting with x.
 func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, error) {
+	if s.eq != nil {
+		return ev.antiJoinEq(cur, a, s.eq)
+	}
 	t := s.t
 	var constPos, varPos, varSlots []int
 	for p, g := range a.args {
@@ -1062,6 +1130,9 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, err
 // negProbe returns a test that keeps a fully bound row when no tuple of t
 // matches a's non-wildcard positions.
 func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
+	if s.eq != nil {
+		return func(row []uint32) bool { return !holdsEq(a, s.eq, row) }
+	}
 	t := s.t
 	var constPos, varPos, varSlots []int
 	for p, g := range a.args {

@@ -62,6 +62,11 @@ type Proof struct {
 	// Truncated is set when the depth or node limit stopped the
 	// explanation of this tuple.
 	Truncated bool `json:"truncated,omitempty"`
+	// Closure, when set, is the data structure (syn.DSEqrel or
+	// syn.DSTrrel) whose closure holds the tuple, Rule being nil: a
+	// trrel pair with the two pairs it joins as Body, an eqrel pair as
+	// a leaf (the equivalence the rules' pairs generate).
+	Closure string `json:"closure,omitempty"`
 }
 
 // Held is a negation or condition that held in a derivation.
@@ -260,7 +265,11 @@ func (x *Explainer) prove(ctx context.Context, rel string, vals []string, row, d
 			continue
 		}
 		r := st.xrules[ri]
-		p.Rule, p.RuleIndex = st.prog.Rules[st.xsrc[ri]], st.xsrc[ri]
+		if ri < len(st.synth) && st.synth[ri] {
+			p.Closure = st.info.Relations[rel].DS
+		} else {
+			p.Rule, p.RuleIndex = st.prog.Rules[st.xsrc[ri]], st.xsrc[ri]
+		}
 		for _, a := range cr.pos {
 			tv, trow, err := x.atomTuple(a, b, src(a.name))
 			if err != nil {
@@ -282,6 +291,12 @@ func (x *Explainer) prove(ctx context.Context, rel string, vals []string, row, d
 				p.Held = append(p.Held, Held{Text: x.substItem(cr, item, b), Span: item.Span()})
 			}
 		}
+		return p, nil
+	}
+	if ri := st.info.Relations[rel]; ri != nil && ri.DS == syn.DSEqrel {
+		// A pair the equivalence closes (reflexive, symmetric or
+		// transitive), not one a rule derived.
+		p.Closure = syn.DSEqrel
 		return p, nil
 	}
 	// Not reachable for a tuple the fixpoint derived; say so rather than
@@ -453,6 +468,9 @@ func (x *Explainer) firstBinding(ctx context.Context, cr *crule, vals []string, 
 			if st.slot >= 0 {
 				avail[st.slot] = true
 			}
+			for _, b := range st.binds {
+				avail[b] = true
+			}
 			changed = true
 		}
 	}
@@ -526,7 +544,9 @@ func (x *Explainer) WhyNot(ctx context.Context, rel string, vals []string) (*Why
 	}
 	st := x.st
 	for ri, cr := range st.rules {
-		if cr == nil || cr.headRel != rel {
+		if cr == nil || cr.headRel != rel || ri < len(st.synth) && st.synth[ri] {
+			// The closure of an eqrel or trrel is no rule of the
+			// program: its failures are those of the rules it closes.
 			continue
 		}
 		r := st.xrules[ri]
@@ -607,6 +627,10 @@ func (p *Proof) format(w io.Writer, f *syntax.File, indent string) error {
 		line = FormatTuple(p.Relation, p.Tuple) + "  from the data"
 	case p.Truncated:
 		line = FormatTuple(p.Relation, p.Tuple) + "  … (depth or size limit of the explanation)"
+	case p.Closure == syn.DSEqrel:
+		line = FormatTuple(p.Relation, p.Tuple) + "  by the equivalence (eqrel) its pairs generate"
+	case p.Closure != "":
+		line = FormatTuple(p.Relation, p.Tuple) + "  by transitivity (" + p.Closure + ")"
 	default:
 		line = fmt.Sprintf("%s  by rule %s:%s  %s", FormatTuple(p.Relation, p.Tuple), f.Name(), f.Position(p.Rule.Sp.Start), ruleText(f, p.Rule))
 	}

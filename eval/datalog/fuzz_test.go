@@ -43,6 +43,9 @@ func FuzzEval(f *testing.F) {
 		`c(x, n) <-- proc(x), agg n = count() in path(x, _); s(t) <-- agg t = sum(a) in age(_, a);`,
 		`lattice best(Proc, i64); best(x, 1) <-- proc(x); best(x, 2) <-- path(x, x);`,
 		`q() <-- proc(x), path(y, _); r(x / 0) <-- age(_, x);`,
+		"#[ds(eqrel)]\nrelation eq(Proc, Proc);\neq(x, y) <-- path(x, y);\nq(x, y) <-- eq(\"a\", x), !eq(x, y), proc(y);\n#[ds(trrel)] relation tr(Proc, Proc); tr(x, y) <-- rw_proc(x, y);",
+		`relation t((Proc, i64)); t((n, a)) <-- age(n, a); q(n, b) <-- t(p), let (n, a) = p, for (b, _) in [(a, 1), (a + 1, 2)], if p == (n, a);`,
+		`macro both($x: expr) { proc($x), path($x, $x) } both!(x) <-- rw_proc(x, _);`,
 	} {
 		f.Add(s)
 	}

@@ -16,10 +16,11 @@ import (
 type stepKind uint8
 
 const (
-	sTest stepKind = iota // keep the rows where x is true
-	sLet                  // bind slot to x (or keep the rows where it equals x)
-	sFor                  // bind slot to each integer of lo..hi
-	sAgg                  // bind slot to an aggregate (or keep rows, for not())
+	sTest   stepKind = iota // keep the rows where x is true
+	sLet                    // bind slot to x (or keep the rows where it equals x)
+	sFor                    // bind slot to each integer of lo..hi
+	sAgg                    // bind slot to an aggregate (or keep rows, for not())
+	sUnpack                 // match the tuple at src with pat, binding its variables (binds)
 )
 
 type cstep struct {
@@ -30,6 +31,12 @@ type cstep struct {
 	inclusive bool
 	deps      []int // slots read
 	agg       *cagg
+	// list holds the values of an sFor over a list (lo and hi nil).
+	list []*cexpr
+	// sUnpack: the slot of the tuple, the pattern, the slots it binds.
+	src   int
+	pat   *cpat
+	binds []int
 }
 
 // cagg is a compiled aggregate: fn over the tuples of atom that agree
@@ -53,6 +60,9 @@ func (s *cstep) ready(bound []bool) bool {
 
 // applyStep runs s over every row of cur.
 func (ev *evaluator) applyStep(cur *bindings, s *cstep, bound []bool) (*bindings, error) {
+	if s.kind == sUnpack {
+		return ev.applyUnpack(cur, s, bound)
+	}
 	out := &bindings{width: cur.width}
 	keep := func(b []uint32) error {
 		out.data = append(out.data, b...)
@@ -106,6 +116,21 @@ func (ev *evaluator) applyStep(cur *bindings, s *cstep, bound []bool) (*bindings
 				return nil, err
 			}
 		case sFor:
+			if s.lo == nil {
+				for _, x := range s.list {
+					v, err := ev.eval(x, b)
+					if err == errNoValue {
+						continue
+					}
+					if err != nil {
+						return nil, err
+					}
+					if err := bindTo(b, v); err != nil {
+						return nil, err
+					}
+				}
+				continue
+			}
 			lv, err := ev.eval(s.lo, b)
 			if err == errNoValue {
 				continue
@@ -174,6 +199,10 @@ func (ev *evaluator) applyStep(cur *bindings, s *cstep, bound []bool) (*bindings
 // matching tuple.
 func (ev *evaluator) aggregate(g *cagg, b []uint32) (string, bool, error) {
 	s := ev.lower(g.atom.name)
+	if s.eq != nil {
+		t := s.eq.table()
+		s = source{t: t, n: t.len(), kind: srcTemp}
+	}
 	t := s.t
 	var constPos, varPos, varSlots []int
 	for p, a := range g.atom.args {
@@ -252,7 +281,7 @@ func (ev *evaluator) finish(g *cagg, rows []int32, n int) (string, bool, error) 
 	case syn.AggCount:
 		return strconv.Itoa(n), true, nil
 	}
-	t := ev.lower(g.atom.name).t
+	t := ev.lower(g.atom.name).rows()
 	value := func(r int32) string { return ev.db.strs[t.row(int(r))[g.col]] }
 	switch g.fn {
 	case syn.AggMin, syn.AggMax:

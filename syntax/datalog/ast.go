@@ -45,6 +45,7 @@ const (
 	Num                      // a number literal
 	Bool                     // "true" or "false"
 	Computed                 // an expression (Term.X): arithmetic, a parenthesized or negated value
+	Tuple                    // a tuple "(a, b)" of the terms Term.Elems: a value, or in a body atom or let a pattern
 )
 
 // String names the kind.
@@ -62,6 +63,8 @@ func (k TermKind) String() string {
 		return "bool"
 	case Computed:
 		return "expr"
+	case Tuple:
+		return "tuple"
 	}
 	return "term"
 }
@@ -78,6 +81,8 @@ type Term struct {
 	Sp    syntax.Span `json:"span"`
 	// X is the expression of a Computed term.
 	X Expr `json:"expr,omitempty"`
+	// Elems are the elements of a Tuple term.
+	Elems []*Term `json:"elems,omitempty"`
 	// Pattern is the span of a leading "?" (Ascent's pattern marker);
 	// zero when absent.
 	Pattern syntax.Span `json:"pattern,omitzero"`
@@ -155,6 +160,9 @@ type Atom struct {
 	Name    Ident       `json:"name"`
 	Args    []*Term     `json:"args"`
 	Sp      syntax.Span `json:"span"`
+	// Macro is the macro use a head atom comes from ("edge!(x, y) <--
+	// …" whose macro expands to heads); nil otherwise.
+	Macro *MacroUse `json:"-"`
 }
 
 // Span implements Node.
@@ -197,10 +205,16 @@ type Let struct {
 // Span implements Node.
 func (n *Let) Span() syntax.Span { return n.Sp }
 
-// For is "for VAR in LO..HI" (HI excluded) or "for VAR in LO..=HI".
+// For is "for VAR in LO..HI" (HI excluded) or "for VAR in LO..=HI", or
+// "for PATTERN in [X, …]" (or "vec![X, …]") over the values of a list
+// of expressions, PATTERN a variable or a tuple pattern.
 type For struct {
-	For       syntax.Span `json:"for"`
-	Var       *Term       `json:"var"`
+	For syntax.Span `json:"for"`
+	Var *Term       `json:"var"`
+	// List holds the expressions of a list ("[…]" or, with Vec set,
+	// "vec![…]"); Lo and Hi are then nil.
+	List      []Expr      `json:"list,omitempty"`
+	Vec       bool        `json:"vec,omitempty"`
 	Lo        Expr        `json:"lo"`
 	Hi        Expr        `json:"hi"`
 	Inclusive bool        `json:"inclusive,omitempty"`
@@ -359,8 +373,27 @@ type Decl struct {
 	// of its "=", zero when there is none.
 	Init []*Rule     `json:"init,omitempty"`
 	Eq   syntax.Span `json:"eq,omitzero"`
-	Sp   syntax.Span `json:"span"`
+	// DS is the data structure of an attribute "#[ds(path::eqrel)]" or
+	// "#[ds(path::trrel)]" before the declaration: its last path
+	// segment (DSEqrel or DSTrrel) with that segment's span; nil when
+	// there is none. Attr is the attribute's span and DSPath its path
+	// as written ("ascent_byods_rels::eqrel").
+	DS     *Ident      `json:"ds,omitempty"`
+	DSPath string      `json:"dsPath,omitempty"`
+	Attr   syntax.Span `json:"attr,omitzero"`
+	Sp     syntax.Span `json:"span"`
 }
+
+// The data structures a "#[ds(...)]" attribute may name.
+const (
+	// DSEqrel is an equivalence relation: reflexive over the elements
+	// that appear in it, symmetric and transitive (two columns, or a
+	// key column and two).
+	DSEqrel = "eqrel"
+	// DSTrrel is a transitive relation: the transitive closure of what
+	// the rules derive (two columns, or a key column and two).
+	DSTrrel = "trrel"
+)
 
 // Span implements Node.
 func (n *Decl) Span() syntax.Span { return n.Sp }
@@ -449,6 +482,9 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.X != nil {
 			Inspect(n.X, f)
 		}
+		for _, e := range n.Elems {
+			Inspect(e, f)
+		}
 	case *Binary:
 		inspectExprs(f, n.L, n.R)
 	case *Unary:
@@ -472,6 +508,7 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.Var != nil {
 			Inspect(n.Var, f)
 		}
+		inspectExprs(f, n.List...)
 		inspectExprs(f, n.Lo, n.Hi)
 	case *Agg:
 		if n.Var != nil {
@@ -563,7 +600,7 @@ func (n *Rule) AllHeads() []*Atom {
 func (n *Rule) Terms() []*Term {
 	var out []*Term
 	Inspect(n, func(x Node) bool {
-		if t, ok := x.(*Term); ok && t.Kind != Computed {
+		if t, ok := x.(*Term); ok && t.Kind != Computed && t.Kind != Tuple {
 			out = append(out, t)
 		}
 		return true

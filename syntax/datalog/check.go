@@ -43,6 +43,9 @@ type RelationInfo struct {
 	// greatest).
 	Lattice bool `json:"lattice,omitempty"`
 	Dual    bool `json:"dual,omitempty"`
+	// DS is the data structure an attribute "#[ds(...)]" gives the
+	// relation: DSEqrel, DSTrrel, or "" for an ordinary relation.
+	DS string `json:"ds,omitempty"`
 }
 
 // VarInfo is one occurrence of a variable with its inferred type, for hover.
@@ -127,6 +130,16 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 			continue
 		}
 		ri := &RelationInfo{Name: d.Name.Name, Types: types, Decl: d.Sp, Lattice: d.Lattice}
+		if d.DS != nil {
+			ri.DS = d.DS.Name
+			n := len(types)
+			switch {
+			case n != 2 && n != 3:
+				c.errf(d.Name.Sp, CodeArity, "%s relation %s has two columns (or a key column and two), not %d", d.DS.Name, d.Name.Name, n)
+			case types[n-2] != types[n-1]:
+				c.errf(d.Sp, CodeTypeMismatch, "the two related columns of %s relation %s have one type, not %s and %s", d.DS.Name, d.Name.Name, types[n-2], types[n-1])
+			}
+		}
 		if d.Lattice && len(types) > 0 {
 			ri.Dual = strings.HasPrefix(types[len(types)-1], "Dual<")
 		}
@@ -228,9 +241,7 @@ func RuleBound(r *Rule) map[string]bool {
 	for _, b := range r.Body {
 		if b.Atom != nil && !b.Atom.Negated {
 			for _, t := range b.Atom.Args {
-				if t.Kind == Var {
-					bound[t.Value] = true
-				}
+				PatternVars(t, func(v *Term) { bound[v.Value] = true })
 			}
 		}
 	}
@@ -252,14 +263,18 @@ func RuleBound(r *Rule) map[string]bool {
 			switch {
 			case b.Let != nil && allBound(b.Let.X):
 				v = b.Let.Var
-			case b.For != nil && allBound(b.For.Lo, b.For.Hi):
+			case b.For != nil && allBound(append([]Expr{b.For.Lo, b.For.Hi}, b.For.List...)...):
 				v = b.For.Var
 			case b.Agg != nil && allBound(aggOuter(r, b.Agg)...):
 				v = b.Agg.Var
 			}
-			if v != nil && v.Kind == Var && !bound[v.Value] {
-				bound[v.Value] = true
-				changed = true
+			if v != nil {
+				PatternVars(v, func(v *Term) {
+					if !bound[v.Value] {
+						bound[v.Value] = true
+						changed = true
+					}
+				})
 			}
 		}
 	}
@@ -345,12 +360,32 @@ func (c *checker) rule(_ int, r *Rule) {
 			c.errf(t.Sp, CodeUnsafe, "unsafe rule: head variable %s is not bound by a positive body atom", t.Value)
 		case t.Kind == Computed:
 			needBound(t.X, "a head expression")
+		case t.Kind == Tuple:
+			needBound(t, "a head tuple")
+		}
+	}
+	// pattern checks a tuple pattern of a positive atom: its variables
+	// and "_" match, its expressions are computed.
+	var pattern func(t *Term)
+	pattern = func(t *Term) {
+		for _, e := range t.Elems {
+			switch e.Kind {
+			case Computed:
+				needBound(e.X, "an argument expression")
+			case Tuple:
+				pattern(e)
+			}
 		}
 	}
 	computedArgs := func(a *Atom) {
 		for _, t := range a.Args {
-			if t.Kind == Computed {
+			switch {
+			case t.Kind == Computed:
 				needBound(t.X, "an argument expression")
+			case t.Kind == Tuple && a.Negated:
+				needBound(t, "a negated tuple")
+			case t.Kind == Tuple:
+				pattern(t)
 			}
 		}
 	}
@@ -388,6 +423,9 @@ func (c *checker) rule(_ int, r *Rule) {
 		case b.For != nil:
 			needBound(b.For.Lo, "a range bound")
 			needBound(b.For.Hi, "a range bound")
+			for _, x := range b.For.List {
+				needBound(x, "a list")
+			}
 		case b.Agg != nil:
 			c.aggregate(r, b.Agg, bound)
 		}
@@ -402,8 +440,8 @@ func (c *checker) aggregate(r *Rule, g *Agg, bound map[string]bool) {
 		if t.Kind == Var {
 			inAtom[t.Value] = true
 		}
-		if t.Kind == Computed {
-			c.errf(t.Sp, CodeUnsafe, "an aggregated atom takes variables, '_' and literals, not expressions")
+		if t.Kind == Computed || t.Kind == Tuple {
+			c.errf(t.Sp, CodeUnsafe, "an aggregated atom takes variables, '_' and literals, not expressions or tuples")
 		}
 	}
 	want := 1
@@ -491,6 +529,9 @@ func typeKind(t string) string {
 	case "bool":
 		return "bool"
 	}
+	if IsTupleType(t) {
+		return "tuple"
+	}
 	return ""
 }
 
@@ -506,6 +547,20 @@ func fits(flex, col string) bool {
 		return k == "string" || k == ""
 	case "bool":
 		return k == "bool" || k == ""
+	case "tuple":
+		if k == "" {
+			return true
+		}
+		fs, cs := TupleTypes(flex), TupleTypes(col)
+		if k != "tuple" || len(fs) != len(cs) {
+			return false
+		}
+		for i := range fs {
+			if fs[i] != cs[i] && !fits(fs[i], cs[i]) {
+				return false
+			}
+		}
+		return true
 	}
 	return true
 }
@@ -525,6 +580,8 @@ func (t vtype) describe() string {
 		return "a string"
 	case "bool":
 		return "a boolean"
+	case "tuple":
+		return "a tuple " + t.typ
 	}
 	return t.typ
 }
@@ -558,6 +615,17 @@ func (c *checker) valueType(x Expr, vars map[string]vtype) vtype {
 			return vars[x.Value]
 		case Computed:
 			return c.valueType(x.X, vars)
+		case Tuple:
+			elems := make([]string, len(x.Elems))
+			flex := false
+			for i, e := range x.Elems {
+				v := c.valueType(e, vars)
+				if v.typ == "" {
+					return vtype{}
+				}
+				elems[i], flex = v.typ, flex || v.flex
+			}
+			return vtype{tupleTypeName(elems), flex}
 		}
 	case *Binary:
 		if x.Op == "&&" || x.Op == "||" || isComparison(x.Op) {
@@ -636,6 +704,18 @@ func (c *checker) boundType(b BodyItem, vars map[string]vtype) vtype {
 	switch {
 	case b.Let != nil:
 		return c.valueType(b.Let.X, vars)
+	case b.For != nil && b.For.List != nil:
+		// A list's values: the type of its first typed element.
+		var flex vtype
+		for _, x := range b.For.List {
+			switch t := c.valueType(x, vars); {
+			case t.typ != "" && !t.flex:
+				return t
+			case t.typ != "" && flex.typ == "":
+				flex = t
+			}
+		}
+		return flex
 	case b.For != nil:
 		for _, x := range []Expr{b.For.Lo, b.For.Hi} {
 			if t := c.valueType(x, vars); t.typ != "" && !t.flex {
@@ -694,6 +774,26 @@ func (c *checker) ruleTypes(r *Rule, report bool) map[string]vtype {
 			mismatch(t, vtype{typ: col}, rel, f)
 		}
 	}
+	// meetPattern meets the variables of a tuple pattern with the
+	// element types of col.
+	var meetPattern func(t *Term, col, rel string)
+	meetPattern = func(t *Term, col, rel string) {
+		elems := TupleTypes(col)
+		if len(elems) != len(t.Elems) {
+			if report && typeKind(col) != "" {
+				c.errf(t.Sp, CodeTypeMismatch, "a tuple of %d element(s) where %s has type %s", len(t.Elems), rel, col)
+			}
+			return
+		}
+		for i, e := range t.Elems {
+			switch {
+			case e.Kind == Var && elems[i] != "":
+				meet(e, elems[i], rel)
+			case e.Kind == Tuple:
+				meetPattern(e, elems[i], rel)
+			}
+		}
+	}
 	atomsOf := func(neg bool) []*Atom {
 		var out []*Atom
 		for _, b := range r.Body {
@@ -713,8 +813,11 @@ func (c *checker) ruleTypes(r *Rule, report bool) map[string]vtype {
 				continue
 			}
 			for j, t := range a.Args {
-				if t.Kind == Var && types[j] != "" {
+				switch {
+				case t.Kind == Var && types[j] != "":
 					meet(t, types[j], a.Name.Name)
+				case t.Kind == Tuple:
+					meetPattern(t, types[j], a.Name.Name)
 				}
 			}
 		}
@@ -734,6 +837,30 @@ func (c *checker) ruleTypes(r *Rule, report bool) map[string]vtype {
 		changed := false
 		for _, b := range r.Body {
 			v := boundVar(b)
+			if v != nil && v.Kind == Tuple {
+				// let (a, b) = EXPR: the pattern's variables take the
+				// element types of the expression's.
+				news := len(seen)
+				switch t := c.boundType(b, vars()); {
+				case t.typ == "":
+				case typeKind(t.typ) != "tuple" && typeKind(t.typ) != "":
+					if report {
+						c.errf(v.Sp, CodeTypeMismatch, "a tuple pattern where the %s's value %s", firstWord(b), t.verb())
+					}
+				case !t.flex:
+					meetPattern(v, t.typ, "the "+firstWord(b))
+				default:
+					for i, et := range TupleTypes(t.typ) {
+						if e := v.Elems[min(i, len(v.Elems)-1)]; i < len(v.Elems) && e.Kind == Var {
+							if _, ok := seen[e.Value]; !ok {
+								seen[e.Value] = first{vtype{et, typeKind(et) != "tuple"}, e.Sp, "the " + firstWord(b)}
+							}
+						}
+					}
+				}
+				changed = changed || len(seen) > news
+				continue
+			}
 			if v == nil || v.Kind != Var {
 				continue
 			}

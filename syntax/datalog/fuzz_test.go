@@ -23,6 +23,9 @@ r(x) <-- s(x), !t(x, 1), if x >= -2.5`,
 		`n(c) <-- agg c = count() in e(_, _); m(p, s) <-- p(p), agg s = sum(v) in e(p, v); z(p) <-- p(p), agg () = not() in e(p, _);`,
 		`x(v) <-- r(v), if v.len() > 1; #[ds(x)] relation y(u32); include_source!(s); f(None); g(y) <-- r(x), if let Some(y) = x;`,
 		`a(x) <-- r(x), let f = |v| v + 1, let p = P { x }, let q = A::B, let d = *x, for y in &x;`,
+		"#[ds(ascent_byods_rels::eqrel)]\nrelation eq(u32, u32);\n#[ds(trrel)] relation tr(u32, u32, u32); #[ds(x::y)] relation z(u8);",
+		`relation t((i32, (String,)), u8); t((1, ("a",)), 2); q(x, (y, x)) <-- t((x, (y,)), _), let (a, _) = (x, 1), for (b, c) in vec![(a, 2), (3, a)], if (a, b) == (c, a);`,
+		`macro m($x: expr) { a($x), b($x) } m!(1); m!(x + 1), c(x) <-- d(x); m!(y <-- e(y);`,
 	} {
 		f.Add(s)
 	}

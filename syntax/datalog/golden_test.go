@@ -27,6 +27,13 @@ func dumpTerm(t *Term) string {
 	if t.X != nil {
 		s += "{" + dumpExpr(t.X) + "}"
 	}
+	if t.Elems != nil {
+		var es []string
+		for _, e := range t.Elems {
+			es = append(es, dumpTerm(e))
+		}
+		s += "[" + strings.Join(es, ", ") + "]"
+	}
 	return s
 }
 
@@ -70,6 +77,14 @@ func dumpItems(b *strings.Builder, indent string, items []BodyItem) {
 			fmt.Fprintf(b, "%slet@%s %s = %s span=%s\n", indent, it.Let.Let, dumpTerm(it.Let.Var), dumpExpr(it.Let.X), it.Let.Sp)
 		case it.For != nil:
 			f := it.For
+			if f.List != nil {
+				var xs []string
+				for _, x := range f.List {
+					xs = append(xs, dumpExpr(x))
+				}
+				fmt.Fprintf(b, "%sfor@%s %s in list vec=%v [%s] span=%s\n", indent, f.For, dumpTerm(f.Var), f.Vec, strings.Join(xs, ", "), f.Sp)
+				continue
+			}
 			fmt.Fprintf(b, "%sfor@%s %s in %s range@%s inclusive=%v %s span=%s\n", indent, f.For, dumpTerm(f.Var), dumpExpr(f.Lo), f.Range, f.Inclusive, dumpExpr(f.Hi), f.Sp)
 		case it.Agg != nil:
 			g := it.Agg
@@ -131,6 +146,9 @@ func dumpProgram(p *Program) string {
 			if !n.Eq.IsZero() {
 				fmt.Fprintf(&b, " init@%s=%d", n.Eq, len(n.Init))
 			}
+			if n.DS != nil {
+				fmt.Fprintf(&b, " ds=%s@%s path=%s attr=%s", n.DS.Name, n.DS.Sp, n.DSPath, n.Attr)
+			}
 			b.WriteByte('\n')
 			return false
 		case *Rule:
@@ -143,7 +161,11 @@ func dumpProgram(p *Program) string {
 			}
 			fmt.Fprintf(&b, "%s span=%s arrow=%s term=%s\n", kind, n.Sp, n.Arrow, n.Terminator)
 			for _, h := range n.AllHeads() {
-				fmt.Fprintf(&b, "  head %s\n", dumpAtom(h))
+				from := ""
+				if h.Macro != nil {
+					from = fmt.Sprintf(" from macro %s@%s", h.Macro.Name.Name, h.Macro.Sp)
+				}
+				fmt.Fprintf(&b, "  head %s%s\n", dumpAtom(h), from)
 			}
 			dumpItems(&b, "  ", n.Body)
 			return false

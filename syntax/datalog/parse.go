@@ -84,6 +84,11 @@ func ParseProgram(name, src string) *Program {
 			if h := p.item(p.header); h != nil {
 				prog.Headers = append(prog.Headers, h.(*Header))
 			}
+		} else if p.startsDS() {
+			if d := p.item(p.dsDecl); d != nil {
+				prog.Decls = append(prog.Decls, d.(*Decl))
+				prog.Rules = append(prog.Rules, d.(*Decl).Init...)
+			}
 		} else if p.rustItem() {
 			p.item(p.refuseItem)
 		} else if r := p.item(p.rule); r != nil {
@@ -192,7 +197,8 @@ func (p *parser) rustItem() bool {
 	case t.Kind == TokPunct && t.Text == "#":
 		return true
 	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang:
-		return true
+		// A use of the program's own macro heads a rule.
+		return p.macros[t.Text] == nil || p.peekAt(2).Kind != TokLParen
 	case t.Kind == TokIdent && rustItems[t.Text] != "" && p.peekAt(1).Kind == TokIdent:
 		return true
 	}
@@ -337,6 +343,56 @@ func (p *parser) decl() Node {
 	return d
 }
 
+// startsDS reports whether the next tokens start a data structure
+// attribute "#[ds(".
+func (p *parser) startsDS() bool {
+	t, b, ds, l := p.peek(), p.peekAt(1), p.peekAt(2), p.peekAt(3)
+	return t.Kind == TokPunct && t.Text == "#" && b.Kind == TokPunct && b.Text == "[" &&
+		ds.Kind == TokIdent && ds.Text == "ds" && l.Kind == TokLParen
+}
+
+// dsDecl parses "#[ds(path::eqrel)] relation ..." (or trrel): the
+// attribute and the declaration it applies to. Other data structures
+// are refused.
+func (p *parser) dsDecl() Node {
+	hash := p.next()
+	p.next() // [
+	p.next() // ds
+	p.next() // (
+	var path []string
+	var last Token
+	for {
+		last = p.expect(TokIdent, "a data structure path (eqrel or trrel)")
+		path = append(path, last.Text)
+		if n := p.peek(); n.Kind == TokPunct && n.Text == "::" {
+			p.next()
+			continue
+		}
+		break
+	}
+	if last.Text != DSEqrel && last.Text != DSTrrel {
+		p.refuse(last.Span, fmt.Sprintf("data structures other than eqrel and trrel (%s) are", last.Text))
+	}
+	if n := p.peek(); n.Kind != TokRParen {
+		p.refuse(n.Span, "data structure arguments are")
+	}
+	p.next()
+	end := p.peek()
+	if end.Kind != TokPunct || end.Text != "]" {
+		p.fail(end, "expected ']' closing the attribute, found %s", describe(end))
+	}
+	p.next()
+	if t := p.peek(); !p.startsDecl(p.pos) || t.Text != "relation" {
+		p.fail(t, "expected a relation declaration after #[ds(%s)], found %s", strings.Join(path, "::"), describe(t))
+	}
+	d := p.decl().(*Decl)
+	d.DS = &Ident{Name: last.Text, Sp: last.Span}
+	d.DSPath = strings.Join(path, "::")
+	d.Attr = syntax.Sp(hash.Span.Start, end.Span.End)
+	d.Sp.Start = hash.Span.Start
+	return d
+}
+
 // header parses an Ascent program header "struct Name<T: Bound, …>
 // where …;": its type parameters are the names right after "<" or a
 // "," at the first level of the angle brackets.
@@ -443,6 +499,23 @@ const maxExpanded = 1 << 20
 // its argument's tokens (an expr argument of several tokens in
 // parentheses), each taking the parameter's span.
 func (p *parser) macroUse(d *MacroDef) BodyItem {
+	u, _ := p.expandMacro(d, false)
+	return BodyItem{Macro: u}
+}
+
+// headMacro parses "name!(ARGS)" in a rule head: the head atoms the
+// macro's body expands to, each pointing back at the use.
+func (p *parser) headMacro(d *MacroDef) []*Atom {
+	u, heads := p.expandMacro(d, true)
+	for _, h := range heads {
+		h.Macro = u
+	}
+	return heads
+}
+
+// expandMacro parses a macro use and what it expands to: body items,
+// or the comma-separated head atoms when head is set.
+func (p *parser) expandMacro(d *MacroDef, head bool) (*MacroUse, []*Atom) {
 	name := p.next()
 	p.next() // !
 	p.expect(TokLParen, "'('")
@@ -521,6 +594,7 @@ func (p *parser) macroUse(d *MacroDef) BodyItem {
 		p.fail(name, "macro expansions of more than %d tokens in all", maxExpanded)
 	}
 	q := &parser{src: p.src, toks: toks, macros: p.macros, depth: p.depth + 1, expanded: p.expanded}
+	var heads []*Atom
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -529,7 +603,11 @@ func (p *parser) macroUse(d *MacroDef) BodyItem {
 				}
 			}
 		}()
-		u.Items = q.bodyItems()
+		if head {
+			heads = q.headAtoms()
+		} else {
+			u.Items = q.bodyItems()
+		}
 		if t := q.peek(); t.Kind != TokEOF {
 			q.fail(t, "expected ',' or the end of the macro's body, found %s", describe(t))
 		}
@@ -544,7 +622,7 @@ func (p *parser) macroUse(d *MacroDef) BodyItem {
 		p.diags = append(p.diags, q.diags...)
 		panic(parseError{})
 	}
-	return BodyItem{Macro: u}
+	return u, heads
 }
 
 // typeName parses a column type: a name with optional generic
@@ -555,7 +633,21 @@ func (p *parser) typeName() Ident {
 		p.refuse(t.Span, "reference types (&) are")
 	}
 	if t.Kind == TokLParen {
-		p.refuse(t.Span, "tuple types are")
+		// A tuple type "(T1, T2)", "(T,)".
+		p.next()
+		var elems []string
+		for p.peek().Kind != TokRParen {
+			elems = append(elems, p.typeName().Name)
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+		end := p.expect(TokRParen, "',' or ')' in a tuple type")
+		if len(elems) == 0 {
+			p.refuse(t.Span, "the unit type () is")
+		}
+		return Ident{Name: tupleTypeName(elems), Sp: syntax.Sp(t.Span.Start, end.Span.End)}
 	}
 	t = p.expect(TokIdent, "a type name")
 	id := Ident{Name: t.Text, Sp: t.Span}
@@ -588,16 +680,11 @@ func (p *parser) rule() Node {
 	if t := p.peek(); t.Kind == TokPunct && t.Text == "{" {
 		p.refuse(t.Span, "head blocks ({...}) are")
 	}
-	head := p.atom(true)
-	r := &Rule{Head: head, Sp: head.Sp}
-	for p.peek().Kind == TokComma {
-		p.next()
-		h := p.atom(true)
-		if len(r.Heads) == 0 {
-			r.Heads = []*Atom{head}
-		}
-		r.Heads = append(r.Heads, h)
-		r.Sp.End = h.Sp.End
+	start := p.peek().Span.Start
+	heads := p.headAtoms()
+	r := &Rule{Head: heads[0], Sp: syntax.Sp(start, p.toks[p.pos-1].Span.End)}
+	if len(heads) > 1 {
+		r.Heads = heads
 	}
 	if p.peek().Kind == TokArrow {
 		r.Arrow = p.next().Span
@@ -626,6 +713,24 @@ func (p *parser) rule() Node {
 		p.fail(t, "expected ',', ';' or '.' after a body item, found %s", describe(t))
 	}
 	return r
+}
+
+// headAtoms parses the comma-separated atoms of a rule head, macro uses
+// among them expanded.
+func (p *parser) headAtoms() []*Atom {
+	var heads []*Atom
+	for {
+		t := p.peek()
+		if d := p.macros[t.Text]; t.Kind == TokIdent && d != nil && p.peekAt(1).Kind == TokBang && p.peekAt(2).Kind == TokLParen {
+			heads = append(heads, p.headMacro(d)...)
+		} else {
+			heads = append(heads, p.atom(true))
+		}
+		if p.peek().Kind != TokComma {
+			return heads
+		}
+		p.next()
+	}
 }
 
 // CanonicalNumber returns the canonical decimal form of a number literal:

@@ -66,7 +66,7 @@ func (p *parser) condClause() BodyItem {
 		if b, ok := x.(*Binary); ok && isComparison(b.Op) {
 			l, lok := b.L.(*Term)
 			r, rok := b.R.(*Term)
-			if lok && rok && l.Kind != Computed && r.Kind != Computed && l.Dual.IsZero() && r.Dual.IsZero() {
+			if lok && rok && l.Kind != Computed && r.Kind != Computed && l.Kind != Tuple && r.Kind != Tuple && l.Dual.IsZero() && r.Dual.IsZero() {
 				return BodyItem{Cond: &Cond{If: kw.Span, Left: l, Op: b.Op, OpSpan: b.OpSpan, Right: r, Sp: sp}}
 			}
 		}
@@ -91,6 +91,8 @@ func (p *parser) expectText(k Kind, text, what string) {
 func (p *parser) bindVar(what string) *Term {
 	t := p.peek()
 	switch {
+	case t.Kind == TokLParen && (what == "let" || what == "for"):
+		return p.tuplePattern(what)
 	case t.Kind == TokLParen || (t.Kind == TokPunct && (t.Text == "&" || t.Text == "[")):
 		p.refuse(t.Span, "destructuring patterns are")
 	case t.Kind == TokIdent && (t.Text == "Some" || t.Text == "None" || t.Text == "Ok" || t.Text == "Err"):
@@ -113,15 +115,70 @@ func (p *parser) bindVar(what string) *Term {
 	return nil
 }
 
+// tuplePattern parses a tuple of variables, "_" and tuples: "(a, (b, _))".
+func (p *parser) tuplePattern(what string) *Term {
+	open := p.next()
+	tup := &Term{Kind: Tuple}
+	for p.peek().Kind != TokRParen {
+		if p.peek().Kind == TokLParen {
+			tup.Elems = append(tup.Elems, p.tuplePattern(what))
+		} else {
+			tup.Elems = append(tup.Elems, p.bindVar(what))
+		}
+		if p.peek().Kind != TokComma {
+			break
+		}
+		p.next()
+	}
+	end := p.expect(TokRParen, "',' or ')' in a tuple pattern")
+	if len(tup.Elems) == 0 {
+		p.refuse(open.Span, "the unit value () is")
+	}
+	tup.Sp = syntax.Sp(open.Span.Start, end.Span.End)
+	tup.Text = p.src[tup.Sp.Start:tup.Sp.End]
+	return tup
+}
+
 // forClause parses "for VAR in LO..HI" or "for VAR in LO..=HI".
 func (p *parser) forClause() BodyItem {
 	kw := p.next()
 	v := p.bindVar("for")
 	p.expectText(TokIdent, "in", "'in' after the for variable")
+	if t, n := p.peek(), p.peekAt(1); t.Kind == TokPunct && t.Text == "[" || t.Kind == TokIdent && t.Text == "vec" && n.Kind == TokBang && p.peekAt(2).Kind == TokPunct && p.peekAt(2).Text == "[" {
+		f := &For{For: kw.Span, Var: v, Vec: t.Text == "vec", List: []Expr{}}
+		if f.Vec {
+			p.next()
+			p.next()
+		}
+		p.next() // [
+		saved := p.noOr
+		p.noOr = false
+		for {
+			if e := p.peek(); e.Kind == TokPunct && e.Text == "]" {
+				break
+			}
+			f.List = append(f.List, p.expr())
+			if p.peek().Kind != TokComma {
+				break
+			}
+			p.next()
+		}
+		p.noOr = saved
+		end := p.peek()
+		if end.Kind != TokPunct || end.Text != "]" {
+			p.fail(end, "expected ',' or ']' in the list, found %s", describe(end))
+		}
+		p.next()
+		f.Sp = syntax.Sp(kw.Span.Start, end.Span.End)
+		return BodyItem{For: f}
+	}
+	if v.Kind == Tuple {
+		p.refuse(p.peek().Span, "iterating over anything but an integer range (for x in lo..hi) or a list ([a, b], vec![a, b]) is")
+	}
 	lo := p.arith()
 	rg := p.peek()
 	if rg.Kind != TokPunct || (rg.Text != ".." && rg.Text != "..=") {
-		p.refuse(lo.Span(), "iterating over anything but an integer range (for x in lo..hi) is")
+		p.refuse(lo.Span(), "iterating over anything but an integer range (for x in lo..hi) or a list ([a, b], vec![a, b]) is")
 	}
 	p.next()
 	hi := p.arith()
@@ -564,10 +621,23 @@ func (p *parser) primary() Expr {
 		saved := p.noOr
 		p.noOr = false
 		x := p.expr()
-		p.noOr = saved
 		if c := p.peek(); c.Kind == TokComma {
-			p.refuse(t.Span, "tuples are")
+			// A tuple: "(a, b)", "(a,)".
+			tup := &Term{Kind: Tuple, Elems: []*Term{toTerm(p.src, x)}}
+			for p.peek().Kind == TokComma {
+				p.next()
+				if p.peek().Kind == TokRParen {
+					break
+				}
+				tup.Elems = append(tup.Elems, toTerm(p.src, p.expr()))
+			}
+			end := p.expect(TokRParen, "',' or ')' in a tuple")
+			p.noOr = saved
+			tup.Sp = syntax.Sp(t.Span.Start, end.Span.End)
+			tup.Text = p.src[tup.Sp.Start:tup.Sp.End]
+			return tup
 		}
+		p.noOr = saved
 		p.expect(TokRParen, "')'")
 		return x
 	case TokPunct:
