@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"path"
+	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/ctxql/ctxql/internal/budget"
+	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/report"
@@ -402,18 +404,81 @@ func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, er
 	if res.Invalid() {
 		return nil, diagError(res.File, res.Diagnostics)
 	}
+	if o.Printed {
+		var buf bytes.Buffer
+		if err := res.Print(&buf); err != nil {
+			return nil, evalError(err, raiseWith(err))
+		}
+		return buf.String(), nil
+	}
+	return resultJSON(res)
+}
+
+// resultJSON is the JSON value `ctxql eval` prints for res, compact. A
+// value the command line encodes (a PACT selection, Datalog's tuples) is
+// encoded here as it is there, without its layout, and not printed and
+// compacted again: on large results each pass over the text costs, most
+// of all in WebAssembly.
+func resultJSON(res *lang.Result) (json.RawMessage, error) {
+	if res.Write == nil && res.Lang != nil && res.Lang.ID != lang.JQL && res.Value != nil {
+		var (
+			b   []byte
+			err error
+		)
+		if m, ok := res.Value.(json.Marshaler); ok && !nilPointer(res.Value) {
+			// What the encoder does with m, less its check of m's
+			// (valid, our own) output.
+			b, err = m.MarshalJSON()
+			b = compactJSON(b)
+		} else {
+			b, err = jsonenc.Marshal(res.Value)
+		}
+		if err != nil {
+			return nil, evalError(err, raiseWith(err))
+		}
+		return json.RawMessage(b), nil
+	}
 	var buf bytes.Buffer
 	if err := res.Print(&buf); err != nil {
 		return nil, evalError(err, raiseWith(err))
-	}
-	if o.Printed {
-		return buf.String(), nil
 	}
 	var out bytes.Buffer
 	if err := json.Compact(&out, buf.Bytes()); err != nil {
 		return nil, &Error{Code: CodeInternal, Message: err.Error()}
 	}
 	return json.RawMessage(out.Bytes()), nil
+}
+
+// nilPointer reports whether v is a nil pointer (which the encoder writes
+// as null without calling its MarshalJSON).
+func nilPointer(v any) bool {
+	r := reflect.ValueOf(v)
+	return r.Kind() == reflect.Pointer && r.IsNil()
+}
+
+// compactJSON removes the spaces between the tokens of valid JSON text b.
+func compactJSON(b []byte) []byte {
+	var out []byte
+	in, start := false, 0
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case in:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				in = false
+			}
+		case c == '"':
+			in = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			out = append(out, b[start:i]...)
+			start = i + 1
+		}
+	}
+	if start == 0 {
+		return b
+	}
+	return append(out, b[start:]...)
 }
 
 // Explanation is an evaluation with explain: how a PACT or JQL query

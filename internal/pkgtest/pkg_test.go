@@ -295,6 +295,15 @@ func TestDifferential(t *testing.T) {
 	if s.Handles() != 0 {
 		t.Errorf("%d handles left", s.Handles())
 	}
+	for _, c := range cases {
+		if !strings.Contains(c.ID, " bad-data ") {
+			continue
+		}
+		var e api.Error
+		if json.Unmarshal(native[c.ID].Error, &e) != nil || e.Code != api.CodeData {
+			t.Errorf("%s: %s%s, want an error of code data", c.ID, native[c.ID].Result, native[c.ID].Error)
+		}
+	}
 	t.Run("cli", func(t *testing.T) { agreeCLI(t, cases, native) })
 	if testing.Short() {
 		return
