@@ -426,10 +426,14 @@ func resultJSON(res *lang.Result) (json.RawMessage, error) {
 			err error
 		)
 		if m, ok := res.Value.(json.Marshaler); ok && !nilPointer(res.Value) {
-			// What the encoder does with m, less its check of m's
-			// (valid, our own) output.
-			b, err = m.MarshalJSON()
-			b = compactJSON(b)
+			// What the encoder does with m, less its pass over m's (valid,
+			// our own, compact) output; output on several lines is
+			// compacted.
+			if b, err = m.MarshalJSON(); err == nil && bytes.IndexByte(b, '\n') >= 0 {
+				var out bytes.Buffer
+				err = json.Compact(&out, b)
+				b = out.Bytes()
+			}
 		} else {
 			b, err = jsonenc.Marshal(res.Value)
 		}
@@ -454,31 +458,6 @@ func resultJSON(res *lang.Result) (json.RawMessage, error) {
 func nilPointer(v any) bool {
 	r := reflect.ValueOf(v)
 	return r.Kind() == reflect.Pointer && r.IsNil()
-}
-
-// compactJSON removes the spaces between the tokens of valid JSON text b.
-func compactJSON(b []byte) []byte {
-	var out []byte
-	in, start := false, 0
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case in:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				in = false
-			}
-		case c == '"':
-			in = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			out = append(out, b[start:i]...)
-			start = i + 1
-		}
-	}
-	if start == 0 {
-		return b
-	}
-	return append(out, b[start:]...)
 }
 
 // Explanation is an evaluation with explain: how a PACT or JQL query

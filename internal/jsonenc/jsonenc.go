@@ -14,7 +14,11 @@ func Marshal(v any) ([]byte, error) {
 	// encoder's reflection, which costs most where nothing is inlined
 	// (WebAssembly); the bytes are the encoder's.
 	if ss, ok := v.([]string); ok && ss != nil {
-		out := make([]byte, 0, 2+len(ss)*24)
+		n := 2 + len(ss)
+		for _, s := range ss {
+			n += len(s) + 2
+		}
+		out := make([]byte, 0, n)
 		out = append(out, '[')
 		for i, s := range ss {
 			if i > 0 {
