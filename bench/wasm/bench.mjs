@@ -2,7 +2,7 @@
 // package in Node — the module's ready time (init), the loads, and RUNS
 // evaluations of each query — and prints them as one JSON object
 // (milliseconds; each evaluation the median of RUNS after WARMUP untimed
-// ones, default 4). The queries are
+// ones, default 10). The queries are
 // given as JSON in the environment (PACT_QUERIES, JQL_QUERY).
 //
 // node bench.mjs PACKAGE_DIR ready: prints the module's ready time alone
@@ -31,8 +31,10 @@ if (pactPath === "ready") {
 
 // Each query is first evaluated warmup times untimed, as natively: the
 // first evaluations build what later ones reuse (JQL's columns), and V8
-// optimizes the hot functions of the module while they run.
-const warmup = Number(process.env.WARMUP ?? 4);
+// recompiles the module's hot functions with its optimizing compiler in
+// the background while they run (on a loaded machine the JQL query
+// reaches its steady time only after about ten evaluations).
+const warmup = Number(process.env.WARMUP ?? 10);
 const time = (fn) => {
   const xs = [];
   let n = 0;

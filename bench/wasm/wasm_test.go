@@ -49,7 +49,7 @@ const jqlQuery = `{from: 'activities', select: ['id', 'artifacts.command', 'arti
 // reported), after warmup untimed ones.
 const (
 	runs   = 5
-	warmup = 4
+	warmup = 10
 )
 
 // nodeResult is what bench.mjs prints.
