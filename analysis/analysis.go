@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/syntax"
 )
@@ -122,9 +123,10 @@ type Registry struct {
 	byName map[string]*Analyzer
 }
 
+// Compiled the first time a registry is built, not when the program starts.
 var (
-	codeRE = regexp.MustCompile(`^[A-Z]+[0-9]{3}$`)
-	nameRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+	codeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z]+[0-9]{3}$`) })
+	nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`) })
 )
 
 // NewRegistry validates the analyzers and returns a registry holding them,
@@ -162,9 +164,9 @@ func validate(a *Analyzer) error {
 	switch {
 	case a == nil:
 		return errors.New("nil analyzer")
-	case !codeRE.MatchString(a.Code):
+	case !codeRE().MatchString(a.Code):
 		return fmt.Errorf("rule %q: code must look like PACT001", a.Code)
-	case !nameRE.MatchString(a.Name):
+	case !nameRE().MatchString(a.Name):
 		return fmt.Errorf("rule %s: name %q must be kebab-case", a.Code, a.Name)
 	case a.Category == "":
 		return fmt.Errorf("rule %s: missing category", a.Code)

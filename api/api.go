@@ -101,10 +101,12 @@ func evalError(err error, how string) *Error {
 // concurrent use; evaluations on one handle may run concurrently.
 type Session struct {
 	version string // the build's version ("devel", "v1.2.3")
-	line    string // VersionLine
-	mu      sync.Mutex
-	next    int
-	data    map[int]loaded
+	// line is VersionLine, read from the build information the first
+	// time it is asked for (reading it is a cost at start in WebAssembly).
+	line func() string
+	mu   sync.Mutex
+	next int
+	data map[int]loaded
 }
 
 // loaded is one data set of a session.
@@ -118,11 +120,12 @@ type loaded struct {
 // operation answers VersionLine(version, commit), and reports name that
 // version.
 func NewSession(version, commit string) *Session {
-	return &Session{version: version, line: VersionLine(version, commit), data: map[int]loaded{}}
+	line := sync.OnceValue(func() string { return VersionLine(version, commit) })
+	return &Session{version: version, line: line, data: map[int]loaded{}}
 }
 
 // Version is what `ctxql version` prints, without the newline.
-func (s *Session) Version() string { return s.line }
+func (s *Session) Version() string { return s.line() }
 
 // add stores d and returns its handle.
 func (s *Session) add(l *lang.Language, d lang.Data) int {

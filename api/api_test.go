@@ -105,6 +105,11 @@ func TestEvaluateAsCLI(t *testing.T) {
 			t.Fatalf("evaluate %q: %v", c.query, aerr)
 		}
 		sameJSON(t, c.lang+" "+c.query, got, []byte(want))
+		// The bytes too: what the command line prints, compact.
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, []byte(want)); err != nil || compact.String() != string(got) {
+			t.Errorf("%s %s: result %s, want the compact %s (%v)", c.lang, c.query, got, compact.String(), err)
+		}
 		once, aerr := call(t, s, "evaluateOnce", map[string]any{"language": c.lang, "query": c.query, "data": readFile(t, ex+c.data), "name": c.data, "options": c.opts})
 		if aerr != nil {
 			t.Fatalf("evaluateOnce %q: %v", c.query, aerr)
@@ -406,5 +411,47 @@ func TestCheckWithData(t *testing.T) {
 	}
 	if dp, aerr := call(t, s, "dataPath", map[string]any{"text": "q(x) <-- e(x);\n", "path": path}); aerr != nil || string(dp) != "null" {
 		t.Errorf("dataPath of a program without a pragma: %s %v", dp, aerr)
+	}
+}
+
+// TestBadData: data that cannot be decoded fails with the code "data",
+// at load where the load decodes it (PACT, Datalog, a JQL file of one
+// JSON or YAML value) and at the evaluation that reads it (JQL Lines,
+// whose documents are decoded as queries read them), on a handle and
+// once.
+func TestBadData(t *testing.T) {
+	for _, c := range []struct {
+		lang, name, data, query string
+		atLoad                  bool
+	}{
+		{"jql", "bad.jsonl", "{\"id\": \"a\"}\n{bad\n", `{"from": "activities"}`, false},
+		{"jql", "bad.json", `[{"id": "a"},`, `{"from": "sessions"}`, true},
+		{"jql", "bad.yaml", "sessions: [\n", `{"from": "sessions"}`, true},
+		{"pact", "bad.json", `{"nodes": [`, ".cb", true},
+		{"datalog", "bad.json", `{"edge": [["a",`, "q(x) <-- edge(x, _)", true},
+	} {
+		s := api.NewSession("v", "c")
+		_, aerr := call(t, s, "evaluateOnce", map[string]any{"language": c.lang, "query": c.query, "data": c.data, "name": c.name})
+		if aerr == nil || aerr.Code != api.CodeData {
+			t.Errorf("%s %s: evaluateOnce: %v, want code data", c.lang, c.name, aerr)
+		}
+		h, aerr := call(t, s, "load", map[string]any{"language": c.lang, "data": c.data, "name": c.name})
+		if c.atLoad {
+			if aerr == nil || aerr.Code != api.CodeData {
+				t.Errorf("%s %s: load: %v, want code data", c.lang, c.name, aerr)
+			}
+			continue
+		}
+		if aerr != nil {
+			t.Fatalf("%s %s: load: %v", c.lang, c.name, aerr)
+		}
+		var loaded struct{ Handle int }
+		json.Unmarshal(h, &loaded)
+		for range 2 { // the first evaluation scans the documents, the next builds the columns
+			_, aerr := call(t, s, "evaluate", map[string]any{"handle": loaded.Handle, "query": c.query})
+			if aerr == nil || aerr.Code != api.CodeData {
+				t.Errorf("%s %s: evaluate: %v, want code data", c.lang, c.name, aerr)
+			}
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/internal/yamltree"
 	"github.com/ctxql/ctxql/syntax"
@@ -70,7 +71,10 @@ var (
 	// SupportedExtensions are the host-file extensions embedded.extensions
 	// accepts: the languages whose string literals ctxql can scan.
 	supportedExtensions = []string{".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".py", ".go"}
-	callPattern         = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+	// callPattern is compiled the first time a configuration names calls.
+	callPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+	})
 )
 
 // SupportedExtensions returns the extensions embedded.extensions accepts.
@@ -263,7 +267,7 @@ func (p *parser) checkItem(path string, v *yamltree.Node) error {
 			return p.errAt(v.Pos, "empty data path")
 		}
 	case "embedded.calls":
-		if !callPattern.MatchString(s) {
+		if !callPattern().MatchString(s) {
 			return p.errAt(v.Pos, "invalid call name %q (want a dotted name such as ctx.select)", s)
 		}
 	case "embedded.extensions":

@@ -4,6 +4,7 @@ import (
 	"github.com/ctxql/ctxql/syntax/jql"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
@@ -184,8 +185,11 @@ type Directive struct {
 	Line int
 }
 
-// directiveRE matches the text of a directive inside a comment.
-var directiveRE = regexp.MustCompile(`ctxql:(ignore|disable|enable)\s+([A-Za-z]+[0-9]{3}(?:\s*,\s*[A-Za-z]+[0-9]{3})*)`)
+// directiveRE matches the text of a directive inside a comment; compiled
+// the first time a comment is read, not when the program starts.
+var directiveRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`ctxql:(ignore|disable|enable)\s+([A-Za-z]+[0-9]{3}(?:\s*,\s*[A-Za-z]+[0-9]{3})*)`)
+})
 
 // Directives returns the suppression directives of the file: only those
 // inside its comments (Comments), never text in a string literal.
@@ -197,7 +201,7 @@ func (p *Parsed) Directives() []Directive {
 	var out []Directive
 	for _, c := range p.Comments() {
 		text := f.Text()[c.Start:c.End]
-		m := directiveRE.FindStringSubmatchIndex(text)
+		m := directiveRE().FindStringSubmatchIndex(text)
 		if m == nil {
 			continue
 		}

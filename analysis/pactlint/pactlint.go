@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/analysis"
 	"github.com/ctxql/ctxql/migrate"
@@ -337,10 +338,11 @@ func allBelowOne(args []*pact.PseudoArg) bool {
 	return true
 }
 
+// Compiled the first time the rule runs, not when the program starts.
 var (
-	headingRE     = regexp.MustCompile(`^ {0,3}#{1,6}[ \t]+(.*)$`)
-	cssRE         = regexp.MustCompile(`\bCSS\b|\bDOM\b`)
-	htmlCommentRE = regexp.MustCompile(`<!--.*?-->`)
+	headingRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}#{1,6}[ \t]+(.*)$`) })
+	cssRE         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bCSS\b|\bDOM\b`) })
+	htmlCommentRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<!--.*?-->`) })
 )
 
 var cssInHeadings = &analysis.Analyzer{
@@ -364,13 +366,13 @@ var cssInHeadings = &analysis.Analyzer{
 				fence = !fence
 				continue
 			}
-			if fence || !headingRE.MatchString(line) {
+			if fence || !headingRE().MatchString(line) {
 				continue
 			}
 			start := f.LineStart(l)
 			// HTML comments are not part of the rendered heading.
-			visible := htmlCommentRE.ReplaceAllStringFunc(line, func(c string) string { return strings.Repeat(" ", len(c)) })
-			for _, m := range cssRE.FindAllStringIndex(visible, -1) {
+			visible := htmlCommentRE().ReplaceAllStringFunc(line, func(c string) string { return strings.Repeat(" ", len(c)) })
+			for _, m := range cssRE().FindAllStringIndex(visible, -1) {
 				p.Reportf(syntax.Sp(start+m[0], start+m[1]), "heading mentions %s: use neutral phrasing such as \"selector chains\"", line[m[0]:m[1]])
 			}
 		}

@@ -15,7 +15,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"syscall/js"
@@ -66,20 +65,15 @@ func answer(s *api.Session, args []js.Value) string {
 	return reply(res, aerr)
 }
 
-// reply is the JSON text of a result or an error.
+// reply is the JSON text of a result or an error, built with one copy of
+// the result (which can be megabytes).
 func reply(res []byte, aerr *api.Error) string {
-	var b bytes.Buffer
 	if aerr != nil {
 		e, err := jsonenc.Marshal(aerr)
 		if err != nil {
 			e = []byte(`{"code":"internal","message":"unencodable error"}`)
 		}
-		b.WriteString(`{"error":`)
-		b.Write(e)
-	} else {
-		b.WriteString(`{"result":`)
-		b.Write(res)
+		return `{"error":` + string(e) + "}"
 	}
-	b.WriteString("}")
-	return b.String()
+	return `{"result":` + string(res) + "}"
 }

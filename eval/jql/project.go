@@ -163,7 +163,22 @@ func (pl *plan) isComputed(name string) bool {
 	return false
 }
 
+// appendJSONString appends s as a JSON string, as jsonenc writes it. A
+// string of printable ASCII without quotes or backslashes, as keys
+// usually are, is written as it is, without the encoder's reflection.
 func appendJSONString(dst []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	b, _ := jsonenc.Marshal(s)
 	return append(dst, b...)
 }

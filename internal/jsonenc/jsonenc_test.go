@@ -1,6 +1,7 @@
 package jsonenc
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -60,4 +61,24 @@ func FuzzUnescape(f *testing.F) {
 			t.Fatalf("Unescape(%q) = %q changed the value", s, got)
 		}
 	})
+}
+
+// TestMarshalStrings: a list of strings, written without the encoder,
+// comes out as the encoder writes it, whatever the strings hold.
+func TestMarshalStrings(t *testing.T) {
+	for _, ss := range [][]string{{}, {""}, {"cb:1", "mc:2"}, {"<&>", "quote\"", `back\slash`, "tab\t", "\x00\x1f", "é", "\u2028", "\xff", "\x7f"}} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(ss); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Marshal(ss)
+		if err != nil || string(got)+"\n" != want.String() {
+			t.Errorf("Marshal(%q) = %s, %v; want %s", ss, got, err, want.String())
+		}
+	}
+	if got, err := Marshal([]string(nil)); err != nil || string(got) != "null" {
+		t.Errorf("Marshal(nil []string) = %s, %v", got, err)
+	}
 }

@@ -89,7 +89,21 @@ func buildCases(t *testing.T) []Case {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, c := range badData {
+		add(c)
+	}
 	return cases
+}
+
+// badData are evaluations of data that cannot be decoded: every runner
+// fails them with the code "data" (the command line exits 2), the JQL
+// ones when the evaluation reads the bad document.
+var badData = []Case{
+	{ID: "bad-data jql lines", Op: "evaluate", Language: "jql", Text: `{"from": "activities"}`, Data: "{\"id\": \"a\", \"createTime\": \"2024-01-01T00:00:00Z\"}\n{bad\n", DataName: "bad.jsonl"},
+	{ID: "bad-data jql json", Op: "evaluate", Language: "jql", Text: `{"from": "sessions"}`, Data: `[{"id": "a"},`, DataName: "bad.json"},
+	{ID: "bad-data jql yaml", Op: "evaluate", Language: "jql", Text: `{"from": "sessions"}`, Data: "sessions: [\n", DataName: "bad.yaml"},
+	{ID: "bad-data pact", Op: "evaluate", Language: "pact", Text: ".cb", Data: `{"nodes": [`, DataName: "bad.json"},
+	{ID: "bad-data datalog", Op: "evaluate", Language: "datalog", Text: "q(x) <-- edge(x, _)", Data: `{"edge": [["a",`, DataName: "bad.json"},
 }
 
 // fromArchive is the cases of one archive.

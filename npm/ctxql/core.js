@@ -60,6 +60,11 @@ function run(go, instance, name) {
 
 /** Instantiates wasm bytes or a Response. */
 export async function instantiate(src, imports) {
+  // Bytes go straight to WebAssembly: in Node, the first look at the
+  // global Response loads its fetch implementation, a cost at start.
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) {
+    return WebAssembly.instantiate(src, imports);
+  }
   if (typeof Response !== "undefined" && src instanceof Response) {
     if (WebAssembly.instantiateStreaming && src.headers.get("content-type") === "application/wasm") {
       return WebAssembly.instantiateStreaming(src, imports);
