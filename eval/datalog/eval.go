@@ -572,7 +572,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 						}
 						return baseSrc
 					}
-					if ok, err := ev.runSplit(workers, lin, 0, d, src, nil, seen(name), derived, addTo(next, name)); ok {
+					if ok, err := ev.runSplit(workers, lin, 0, d, src, nil, seen(name), addTo(next, name)); ok {
 						return err
 					}
 					return ev.runInto(lin, src, nil, nil, nil, seen(name), addTo(next, name))
@@ -628,7 +628,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 						}
 						neg := func(j int) source { return st.source(cr.negs[j].name) }
 						if lats[cr.headRel] == nil {
-							if ok, err := ev.runSplit(workers, cr, di, delta[cr.pos[di].name], src, neg, seen(cr.headRel), derived, addTo(next, cr.headRel)); ok {
+							if ok, err := ev.runSplit(workers, cr, di, delta[cr.pos[di].name], src, neg, seen(cr.headRel), addTo(next, cr.headRel)); ok {
 								return err
 							}
 						}

@@ -63,13 +63,14 @@ func (s *tupleSet) hasConcurrent(row []uint32, buf *[]byte) bool {
 // runSplit is runInto with atom di reading the round's new tuples d,
 // split into contiguous parts that workers evaluate at once, each with a
 // forked evaluator. seen (the head's set, read-only while the workers
-// run) drops rows derived before; each worker drops its own duplicates.
-// The workers' rows then go to emit in the order of the parts, so the
-// result does not depend on how the goroutines were scheduled. derived
-// is the number of tuples derived before: a worker stops at the tuple
-// budget on its own. It reports false, without running anything, when d
-// is too small to split.
-func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func(i int) source, neg func(j int) source, seen *tupleSet, derived int, emit func([]uint32) error) (bool, error) {
+// run) drops rows derived before. The workers' rows then go to emit in
+// the order of the parts, which drops the duplicates and counts the
+// derived tuples against the budget, so the result does not depend on
+// how the goroutines were scheduled. A worker's rows are bounded as an
+// intermediate join result is (the memory bound; the tuple budget when
+// one is set). It reports false, without running anything, when d is too
+// small to split.
+func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func(i int) source, neg func(j int) source, seen *tupleSet, emit func([]uint32) error) (bool, error) {
 	n := d.len()
 	per := splitRows
 	if ev.splitMin > 0 {
@@ -97,9 +98,7 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 			for i := lo; i < hi; i++ {
 				in.append(d.row(i))
 			}
-			ar := len(cr.head)
-			out := newTable(ar)
-			own := newTupleSetFor(ar, len(ev.db.strs))
+			out := newTable(len(cr.head))
 			var buf []byte
 			shared := seen
 			if seen != nil && seen.large != nil {
@@ -115,13 +114,11 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 				if seen != nil && seen.hasConcurrent(row, &buf) {
 					return nil
 				}
-				if own.add(row) {
-					out.append(row)
-					if err := wev.over(derived + out.len()); err != nil {
-						return err
-					}
-				}
-				return nil
+				// Duplicates within the part are dropped when the rows
+				// are added: the buffer is bounded as an intermediate
+				// result is.
+				out.append(row)
+				return wev.overRows(out.len(), out.arity)
 			})
 			parts[w] = part{out: out, err: err}
 			if err != nil {
