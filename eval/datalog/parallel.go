@@ -63,10 +63,11 @@ func (s *tupleSet) hasConcurrent(row []uint32, buf *[]byte) bool {
 // runSplit is runInto with atom di reading the round's new tuples d,
 // split into contiguous parts that workers evaluate at once, each with a
 // forked evaluator. seen (the head's set, read-only while the workers
-// run) drops rows derived before. The workers' rows then go to emit in
-// the order of the parts, which drops the duplicates and counts the
-// derived tuples against the budget, so the result does not depend on
-// how the goroutines were scheduled. A worker's rows are bounded as an
+// run) drops rows derived before, a set of each worker's own the rows it
+// derives twice. The workers' rows then go to emit in the order of the
+// parts, which drops the rows two workers derived and counts the derived
+// tuples against the budget, so the result does not depend on how the
+// goroutines were scheduled. A worker's rows are bounded as an
 // intermediate join result is (the memory bound; the tuple budget when
 // one is set). It reports false, without running anything, when d is too
 // small to split.
@@ -98,7 +99,12 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 			for i := lo; i < hi; i++ {
 				in.append(d.row(i))
 			}
-			out := newTable(len(cr.head))
+			ar := len(cr.head)
+			out := newTable(ar)
+			// The worker's own set: a row it derives twice in the round
+			// is kept once (the head's set is not written until the
+			// merge). Room for about as many rows as the part has.
+			own := newTupleSetSized(ar, len(ev.db.strs), hi-lo)
 			var buf []byte
 			shared := seen
 			if seen != nil && seen.large != nil {
@@ -114,9 +120,9 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 				if seen != nil && seen.hasConcurrent(row, &buf) {
 					return nil
 				}
-				// Duplicates within the part are dropped when the rows
-				// are added: the buffer is bounded as an intermediate
-				// result is.
+				if !own.add(row) {
+					return nil
+				}
 				out.append(row)
 				return wev.overRows(out.len(), out.arity)
 			})
