@@ -39,7 +39,7 @@ type anchorWorkload struct {
 // (deterministic seeds):
 //   - negation: path-with-negation over 40,000 terms "{ pN | serv!(req) }":
 //     path 200,000 tuples (5 random targets a term), rw_proc 8,000; the
-//     JSON file is about 9 MB;
+//     JSON file is about 11 MB;
 //   - closure: the transitive closure of a random recursive forest of
 //     50,000 nodes (each node points at a random earlier one, 1 in 50 is a
 //     root);
