@@ -23,7 +23,7 @@ type datalogEval struct{}
 // datalogData is loaded Datalog data. An evaluation interns the
 // constants of its rules into the database it runs on, so each running
 // evaluation takes a database of its own from a pool, loaded from the
-// source that nothing modifies (the JSON text or the decoded facts):
+// source that nothing modifies (the JSON text or the facts files' text):
 // evaluations share the data without waiting for each other.
 type datalogData struct {
 	load   func(context.Context) (*evdl.DB, error) // loads a database from the source
@@ -61,11 +61,11 @@ func (datalogEval) Load(ctx context.Context, r *files.Reader, path string) (Data
 		return nil, &DataError{Err: fmt.Errorf("read data: %w", err)}
 	}
 	if st.IsDir() {
-		raw, err := evdl.ReadFactsDirFromContext(ctx, r, path)
+		facts, err := evdl.ReadFacts(ctx, r, path)
 		if err != nil {
 			return nil, loadError(err)
 		}
-		return newDatalogData(ctx, func(ctx context.Context) (*evdl.DB, error) { return evdl.LoadContext(ctx, raw) })
+		return newDatalogData(ctx, facts.Load)
 	}
 	b, err := r.ReadFile(path)
 	if err != nil {

@@ -12,16 +12,13 @@
 package datalog
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/ctxql/ctxql/internal/files"
@@ -84,10 +81,9 @@ func (d *Data) names() []string {
 	return names
 }
 
-// ReadFactsDir reads a Soufflé-style directory: relation types come from
-// "relation NAME(T1, ...)" declarations in the directory's .dl files, and
-// the tuples of NAME from NAME.facts, one tab-separated tuple per line. A
-// declared relation without a .facts file is empty.
+// ReadFactsDir reads a Soufflé-style facts directory (see ReadFacts):
+// relation types from the declarations of its .dl files, the tuples of
+// NAME from NAME.facts (tab-separated) or NAME.csv (comma-separated).
 func ReadFactsDir(dir string) (*Data, error) { return ReadFactsDirFrom(files.New(0, ""), dir) }
 
 // ReadFactsDirFrom is ReadFactsDir with every file opened through r: a
@@ -100,91 +96,16 @@ func ReadFactsDirFrom(r *files.Reader, dir string) (*Data, error) {
 // ReadFactsDirFromContext is ReadFactsDirFrom that stops when ctx is
 // done: it looks at ctx every checkTuples lines of facts.
 func ReadFactsDirFromContext(ctx context.Context, r *files.Reader, dir string) (*Data, error) {
-	ents, err := r.ReadDir(dir)
+	f, err := ReadFacts(ctx, r, dir)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", dir, err)
+		return nil, err
 	}
-	var dls, facts []string
-	for _, e := range ents {
-		switch filepath.Ext(e.Name()) {
-		case ".dl":
-			dls = append(dls, filepath.Join(dir, e.Name()))
-		case ".facts":
-			facts = append(facts, filepath.Join(dir, e.Name()))
-		}
-	}
-	d := &Data{Relations: map[string]*RelationData{}}
-	for _, p := range dls {
-		src, err := r.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("read declarations: %w", err)
-		}
-		prog := syn.ParseProgram(p, string(src))
-		if len(prog.Diagnostics) > 0 {
-			dg := prog.Diagnostics[0]
-			return nil, fmt.Errorf("%s:%s: %s", p, prog.File.Position(dg.Span.Start), dg.Message)
-		}
-		for _, decl := range prog.Decls {
-			if _, dup := d.Relations[decl.Name.Name]; dup {
-				return nil, fmt.Errorf("%s: relation %s declared twice", p, decl.Name.Name)
-			}
-			d.Relations[decl.Name.Name] = &RelationData{ParamTypes: decl.TypeNames(), Tuples: [][]string{}}
-		}
-	}
-	for _, p := range facts {
-		name := strings.TrimSuffix(filepath.Base(p), ".facts")
-		rel, ok := d.Relations[name]
-		if !ok {
-			return nil, fmt.Errorf("%s: no \"relation %s(...)\" declaration in a .dl file of %s", p, name, dir)
-		}
-		if err := readFacts(ctx, r, p, rel); err != nil {
-			return nil, err
-		}
-	}
-	if len(d.Relations) == 0 {
-		return nil, fmt.Errorf("%s: no relation declarations (*.dl) found", dir)
-	}
-	return d, nil
+	return f.Data(ctx)
 }
 
 // checkTuples is the number of tuples a load reads or interns between
 // two looks at its context.
 const checkTuples = 4096
-
-func readFacts(ctx context.Context, r *files.Reader, path string, rel *RelationData) error {
-	f, err := r.Open(path)
-	if err != nil {
-		return fmt.Errorf("read facts: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		if line%checkTuples == 0 {
-			if err := loadStopped(ctx); err != nil {
-				return err
-			}
-		}
-		text := strings.TrimSuffix(sc.Text(), "\r")
-		if text == "" && len(rel.ParamTypes) != 0 {
-			continue
-		}
-		vals := strings.Split(text, "\t")
-		if len(rel.ParamTypes) == 0 {
-			vals = nil
-		}
-		if len(vals) != len(rel.ParamTypes) {
-			return fmt.Errorf("%s:%d: %d values, want %d", path, line, len(vals), len(rel.ParamTypes))
-		}
-		rel.Tuples = append(rel.Tuples, vals)
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read facts %s: %w", path, err)
-	}
-	return nil
-}
 
 // ReadDataPath reads a JSON data file, or a facts directory when path is a
 // directory.

@@ -225,7 +225,7 @@ dist(x, y, Dual(w)) <-- e(x, y, w);
 dist(x, z, Dual(d + w)) <-- dist(x, y, ?Dual(d)), e(y, z, w);
 lattice top(i64, i64);
 top(x, w) <-- e(x, _, w);`
-	res, err := EvalProgram(context.Background(), db, "p", src)
+	res, err := evalWorkers(t, context.Background(), db, src)
 	if err != nil || len(res.Diagnostics) > 0 {
 		t.Fatalf("seed %d: %v %v", seed, err, res.Diagnostics)
 	}

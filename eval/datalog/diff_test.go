@@ -541,7 +541,7 @@ func diffClosureCase(t *testing.T, seed uint64) {
 		if withData && !strings.Contains(prog, "tc(x, z) <-- tc(") {
 			continue // right-linear over data tuples of tc is a different closure
 		}
-		res, err := EvalProgram(context.Background(), db, "p", prog)
+		res, err := evalWorkers(t, context.Background(), db, prog)
 		if err != nil || len(res.Diagnostics) > 0 {
 			t.Fatalf("seed %d: %s: %v %v", seed, prog, err, res.Diagnostics)
 		}
@@ -740,7 +740,7 @@ func diffProgramCase(t *testing.T, seed uint64) (tuples int) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := EvalProgram(ctx, db, "p", src.String())
+	res, err := evalWorkers(t, ctx, db, src.String())
 	if err != nil {
 		t.Fatalf("seed %d: %s: %v", seed, src.String(), err)
 	}

@@ -51,6 +51,13 @@ type Options struct {
 	// Profile, when set, receives the time each rule of a program took
 	// and the tuples it derived.
 	Profile *Profile
+	// Workers is the number of goroutines each round of a recursive
+	// evaluation splits its new tuples across (0: GOMAXPROCS; 1: none).
+	// The result is the same for any number.
+	Workers int
+	// splitMin, when set, replaces splitRows: the tests split rounds of
+	// a few tuples.
+	splitMin int
 	// general keeps every rule on the general path of the last join (no
 	// fused tail): the tests compare the two.
 	general bool
@@ -426,6 +433,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 	}
 	ev := newEvaluator(ctx, db, opts)
 	ev.lower = st.source
+	workers := opts.workers()
 	prof := opts.Profile
 	if prof != nil {
 		prof.Rules = make([]RuleProfile, len(prog.Rules))
@@ -591,14 +599,16 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 				next := map[string]*table{name: newTable(2)}
 				d := all
 				err := prof.measure(rules[tc].src, &derived, func() error {
-					return ev.runInto(lin,
-						func(i int) source {
-							if i == 0 {
-								return source{t: d, n: d.len(), kind: srcTemp}
-							}
-							return baseSrc
-						},
-						nil, nil, nil, seen(name), addTo(next, name))
+					src := func(i int) source {
+						if i == 0 {
+							return source{t: d, n: d.len(), kind: srcTemp}
+						}
+						return baseSrc
+					}
+					if ok, err := ev.runSplit(workers, lin, 0, d, src, nil, seen(name), addTo(next, name)); ok {
+						return err
+					}
+					return ev.runInto(lin, src, nil, nil, nil, seen(name), addTo(next, name))
 				})
 				if err != nil {
 					return nil, err
@@ -636,22 +646,26 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 						before[i] = true
 					}
 					err := prof.measure(rr.src, &derived, func() error {
-						return ev.runInto(cr,
-							func(i int) source {
-								name := cr.pos[i].name
-								switch {
-								case i == di:
-									d := delta[name]
-									return source{t: d, n: d.len(), kind: srcTemp}
-								case before[i]:
-									s := st.source(name)
-									s.n -= delta[name].len()
-									return s
-								}
-								return st.source(name)
-							},
-							func(j int) source { return st.source(cr.negs[j].name) },
-							nil, nil, seen(cr.headRel), addTo(next, cr.headRel))
+						src := func(i int) source {
+							name := cr.pos[i].name
+							switch {
+							case i == di:
+								d := delta[name]
+								return source{t: d, n: d.len(), kind: srcTemp}
+							case before[i]:
+								s := st.source(name)
+								s.n -= delta[name].len()
+								return s
+							}
+							return st.source(name)
+						}
+						neg := func(j int) source { return st.source(cr.negs[j].name) }
+						if lats[cr.headRel] == nil {
+							if ok, err := ev.runSplit(workers, cr, di, delta[cr.pos[di].name], src, neg, seen(cr.headRel), addTo(next, cr.headRel)); ok {
+								return err
+							}
+						}
+						return ev.runInto(cr, src, neg, nil, nil, seen(cr.headRel), addTo(next, cr.headRel))
 					})
 					if err != nil {
 						return nil, err

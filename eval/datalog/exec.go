@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	syn "github.com/ctxql/ctxql/syntax/datalog"
 )
@@ -399,10 +400,14 @@ type evaluator struct {
 	general bool
 	// nums classifies values for numeric comparisons, by id (see num).
 	nums numCache
+	// growMu guards grow, which the workers of a split join share.
+	growMu *sync.Mutex
+	// splitMin is Options.splitMin.
+	splitMin int
 }
 
 func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {
-	return &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}, grow: map[growKey]*index{}, max: opts.maxTuples(), maxRows: opts.maxRows(), maxBytes: opts.maxBytes(), general: opts.general}
+	return &evaluator{ctx: ctx, db: db, cache: map[cacheKey]*index{}, grow: map[growKey]*index{}, max: opts.maxTuples(), maxRows: opts.maxRows(), maxBytes: opts.maxBytes(), general: opts.general, growMu: &sync.Mutex{}, splitMin: opts.splitMin}
 }
 
 type cacheKey struct {
@@ -489,6 +494,8 @@ func (ev *evaluator) relIndex(s source, cols []int) *index {
 			return ix
 		}
 	case srcGrow:
+		ev.growMu.Lock()
+		defer ev.growMu.Unlock()
 		k := growKey{t: s.t, cols: colsKey(cols)}
 		ix, ok := ev.grow[k]
 		if !ok {
@@ -790,9 +797,11 @@ func (ev *evaluator) projectDead(cr *crule, cur *bindings, bound, dead, done, ne
 	if len(newlyDead) == 0 || cur.n <= 1 {
 		return cur, nil
 	}
-	out := &bindings{width: cur.width}
-	set := newTupleSet(len(keep))
+	// The rows kept move to the front of cur's own rows, in order: the
+	// bindings of a join are not shared.
+	set := newTupleSetSized(len(keep), len(ev.db.strs), min(cur.n, 1<<20))
 	key := make([]uint32, len(keep))
+	w, width := 0, cur.width
 	for i := 0; i < cur.n; i++ {
 		if err := ev.check(); err != nil {
 			return nil, err
@@ -804,14 +813,17 @@ func (ev *evaluator) projectDead(cr *crule, cur *bindings, bound, dead, done, ne
 		if !set.add(key) {
 			continue
 		}
-		start := len(out.data)
-		out.data = append(out.data, r...)
-		for _, s := range newlyDead {
-			out.data[start+s] = 0
+		dst := cur.data[w*width : (w+1)*width]
+		if w != i {
+			copy(dst, r)
 		}
-		out.n++
+		for _, s := range newlyDead {
+			dst[s] = 0
+		}
+		w++
 	}
-	return out, nil
+	cur.n, cur.data = w, cur.data[:w*width]
+	return cur, nil
 }
 
 func less3(a, b [3]int) bool {
@@ -895,6 +907,11 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool,
 	semi := len(newPos) == 0
 	if semi {
 		fuse = nil
+	}
+	if final == nil {
+		// Room for one row per binding, which a join usually keeps at
+		// least: fewer copies while the result grows.
+		out.data = make([]uint32, 0, min(cur.n, 1<<16)*cur.width)
 	}
 	scratch := make([]uint32, cur.width)
 	var copied []uint32 // the binding scratch holds, apart from newSlots

@@ -114,7 +114,10 @@ type Explainer struct {
 
 // NewExplainer evaluates a checked program over db for explanations.
 func NewExplainer(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, opts ExplainOptions) (*Explainer, error) {
-	st, err := fixpoint(ctx, db, prog, info, opts.Options)
+	// One worker: a proof reads the order in which tuples were derived.
+	o := opts.Options
+	o.Workers = 1
+	st, err := fixpoint(ctx, db, prog, info, o)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -202,7 +203,6 @@ func (db *DB) strings(t *table) [][]string {
 // of their strings (bytewise, column by column), until fn returns false.
 // The row passed to fn is reused.
 func (db *DB) eachSorted(t *table, fn func(row []uint32) bool) {
-	rank, order := db.ranks()
 	n, ar := t.len(), t.arity
 	switch {
 	case n == 0:
@@ -210,6 +210,9 @@ func (db *DB) eachSorted(t *table, fn func(row []uint32) bool) {
 	case ar == 0:
 		fn(nil)
 		return
+	}
+	rank, order := db.ranks()
+	switch {
 	case ar == 1:
 		eachSorted1(t, rank, order, fn)
 		return
@@ -402,11 +405,42 @@ func (db *DB) ranks() (rank, order []uint32) {
 	for i := range order {
 		order[i] = uint32(i)
 	}
-	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(db.strs[a], db.strs[b]) })
+	order = sortIDs(db.strs, order)
 	rank = make([]uint32, len(db.strs))
 	for r, id := range order {
 		rank[id] = uint32(r)
 	}
 	db.rank, db.order = rank, order
 	return rank, order
+}
+
+// sortIDs sorts ids by their strings. Many ids are sorted in two halves
+// at once, then merged, when there are two processors or more.
+func sortIDs(strs []string, ids []uint32) []uint32 {
+	cmp := func(a, b uint32) int { return strings.Compare(strs[a], strs[b]) }
+	if len(ids) < 1<<14 || runtime.GOMAXPROCS(0) < 2 {
+		slices.SortFunc(ids, cmp)
+		return ids
+	}
+	lo, hi := ids[:len(ids)/2], ids[len(ids)/2:]
+	done := make(chan struct{})
+	go func() {
+		slices.SortFunc(lo, cmp)
+		close(done)
+	}()
+	slices.SortFunc(hi, cmp)
+	<-done
+	out := make([]uint32, 0, len(ids))
+	i, j := 0, 0
+	for i < len(lo) && j < len(hi) {
+		if cmp(hi[j], lo[i]) < 0 {
+			out = append(out, hi[j])
+			j++
+		} else {
+			out = append(out, lo[i])
+			i++
+		}
+	}
+	out = append(out, lo[i:]...)
+	return append(out, hi[j:]...)
 }

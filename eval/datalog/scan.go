@@ -97,11 +97,11 @@ func LoadPathFromContext(ctx context.Context, r *files.Reader, path string) (*DB
 		return nil, fmt.Errorf("read data: %w", err)
 	}
 	if st.IsDir() {
-		d, err := ReadFactsDirFromContext(ctx, r, path)
+		f, err := ReadFacts(ctx, r, path)
 		if err != nil {
 			return nil, err
 		}
-		return LoadContext(ctx, d)
+		return f.Load(ctx)
 	}
 	b, err := r.ReadFile(path)
 	if err != nil {

@@ -110,6 +110,17 @@ func (c *checker) errf(span syntax.Span, code, format string, args ...any) *synt
 	return &c.info.Diagnostics[len(c.info.Diagnostics)-1]
 }
 
+// untyped reports whether a relation of the data has no parameter types:
+// at least one parameter, each of type "".
+func untyped(types []string) bool {
+	for _, t := range types {
+		if t != "" {
+			return false
+		}
+	}
+	return len(types) > 0
+}
+
 func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 	c := &checker{info: &Info{Relations: map[string]*RelationInfo{}}, query: query}
 	rels := c.info.Relations
@@ -122,6 +133,10 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 			switch {
 			case !old.Decl.IsZero():
 				c.errf(d.Name.Sp, CodeDeclConflict, "relation %s is declared twice", d.Name.Name).Related = []syntax.RelatedInfo{{Span: old.Decl, Message: "first declared here"}}
+			case untyped(old.Types) && len(old.Types) == len(types):
+				// Data without types (a facts file nothing declares)
+				// takes the program's.
+				old.Types, old.Decl = types, d.Sp
 			case !slices.Equal(old.Types, types):
 				c.errf(d.Sp, CodeDeclConflict, "relation %s is declared as %s(%s) but the data has %s(%s)", d.Name.Name, d.Name.Name, strings.Join(types, ", "), d.Name.Name, strings.Join(old.Types, ", "))
 			default:
