@@ -420,11 +420,13 @@ func colsKey(cols []int) string {
 	return string(b)
 }
 
-func (ev *evaluator) relIndex(s source, cols []int) *index {
+// relIndex returns the index of s on cols, building or extending it; the
+// error is the context's when it ended while the index was built.
+func (ev *evaluator) relIndex(s source, cols []int) (*index, error) {
 	switch s.kind {
 	case srcBase:
-		if ix, ok := ev.db.baseIndex(s.t, cols); ok {
-			return ix
+		if ix, ok, err := ev.db.baseIndex(s.t, cols, ev.ctx.Err); ok || err != nil {
+			return ix, err
 		}
 	case srcGrow:
 		k := growKey{t: s.t, cols: colsKey(cols)}
@@ -433,16 +435,21 @@ func (ev *evaluator) relIndex(s source, cols []int) *index {
 			ix = newGrowingIndex(slices.Clone(cols))
 			ev.grow[k] = ix
 		}
-		ix.extend(s.t)
-		return ix
+		if err := ix.extend(s.t, ev.ctx.Err); err != nil {
+			return nil, err
+		}
+		return ix, nil
 	}
 	k := cacheKey{t: s.t, n: s.n, cols: colsKey(cols)}
 	if ix, ok := ev.cache[k]; ok {
-		return ix
+		return ix, nil
 	}
-	ix := s.t.index(s.n, cols, len(ev.db.strs))
+	ix, err := s.t.index(s.n, cols, len(ev.db.strs), ev.ctx.Err)
+	if err != nil {
+		return nil, err
+	}
 	ev.cache[k] = ix
-	return ix
+	return ix, nil
 }
 
 // bindings is the intermediate result: rows of nvars slots.
@@ -589,7 +596,11 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 			for j, a := range cr.negs {
 				if !negDone[j] {
 					negDone[j] = true
-					keeps = append(keeps, ev.negProbe(a, neg(j)))
+					keep, err := ev.negProbe(a, neg(j))
+					if err != nil {
+						return err
+					}
+					keeps = append(keeps, keep)
 				}
 			}
 			var conds []ccond
@@ -857,7 +868,10 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool,
 	if s.kind == srcTemp && cur.n*4 <= m {
 		// Few bindings over a one-round table: index the bindings and
 		// scan the table once.
-		ix := buildIndex(cur.data, cur.width, cur.n, keySlots, 0)
+		ix, err := buildIndex(cur.data, cur.width, cur.n, keySlots, 0, ev.ctx.Err)
+		if err != nil {
+			return nil, err
+		}
 		vals := make([]uint32, len(keyPos))
 		var kept []bool // with semi: the bindings already kept
 		if semi {
@@ -916,7 +930,10 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool,
 		}
 		return out, nil
 	}
-	ix := ev.relIndex(s, cols)
+	ix, err := ev.relIndex(s, cols)
+	if err != nil {
+		return nil, err
+	}
 	vals := make([]uint32, len(cols))
 	for i, p := range constPos {
 		vals[i] = a.args[p].id
@@ -989,7 +1006,10 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, err
 	out := &bindings{width: cur.width}
 	m := s.n
 	if s.kind == srcTemp && cur.n*4 <= m {
-		ix := buildIndex(cur.data, cur.width, cur.n, varSlots, 0)
+		ix, err := buildIndex(cur.data, cur.width, cur.n, varSlots, 0, ev.ctx.Err)
+		if err != nil {
+			return nil, err
+		}
 		drop := make([]bool, cur.n)
 		vals := make([]uint32, len(varPos))
 	scan:
@@ -1028,7 +1048,10 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, err
 		}
 		return cur, nil
 	}
-	ix := ev.relIndex(s, cols)
+	ix, err := ev.relIndex(s, cols)
+	if err != nil {
+		return nil, err
+	}
 	vals := make([]uint32, len(cols))
 	for i, p := range constPos {
 		vals[i] = a.args[p].id
@@ -1061,14 +1084,14 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, err
 
 // negProbe returns a test that keeps a fully bound row when no tuple of t
 // matches a's non-wildcard positions.
-func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
+func (ev *evaluator) negProbe(a *catom, s source) (func([]uint32) bool, error) {
 	t := s.t
 	var constPos, varPos, varSlots []int
 	for p, g := range a.args {
 		switch g.kind {
 		case aConst:
 			if !g.ok {
-				return func([]uint32) bool { return true }
+				return func([]uint32) bool { return true }, nil
 			}
 			constPos = append(constPos, p)
 		case aVar:
@@ -1079,9 +1102,12 @@ func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
 	cols := append(slices.Clone(constPos), varPos...)
 	if len(cols) == 0 {
 		empty := s.n == 0
-		return func([]uint32) bool { return empty }
+		return func([]uint32) bool { return empty }, nil
 	}
-	ix := ev.relIndex(s, cols)
+	ix, err := ev.relIndex(s, cols)
+	if err != nil {
+		return nil, err
+	}
 	vals := make([]uint32, len(cols))
 	for i, p := range constPos {
 		vals[i] = a.args[p].id
@@ -1091,7 +1117,7 @@ func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
 		s := varSlots[0]
 		return func(row []uint32) bool {
 			return !ix.has(row[s])
-		}
+		}, nil
 	}
 	return func(row []uint32) bool {
 		for i, s := range varSlots {
@@ -1106,7 +1132,7 @@ func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
 			}
 		}
 		return true
-	}
+	}, nil
 }
 
 func (ev *evaluator) filter(cur *bindings, c ccond) (*bindings, error) {

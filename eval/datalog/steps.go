@@ -217,7 +217,10 @@ func (ev *evaluator) aggregate(g *cagg, b []uint32) (string, bool, error) {
 			rows[i] = int32(i)
 		}
 	} else {
-		ix := ev.relIndex(s, cols)
+		ix, err := ev.relIndex(s, cols)
+		if err != nil {
+			return "", false, err
+		}
 		for _, r := range ix.lookup(vals) {
 			if int(r) >= s.n {
 				break
