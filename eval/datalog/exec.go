@@ -955,15 +955,15 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool,
 			if int(ri) >= m {
 				break
 			}
+			if err := ev.check(); err != nil {
+				return nil, err
+			}
 			tup := t.row(int(ri))
 			if !ix.exact() && !eqVals(tup, cols, vals) {
 				continue
 			}
 			if len(eqPos) > 0 && !match(tup) {
 				continue
-			}
-			if err := ev.check(); err != nil {
-				return nil, err
 			}
 			if err := emit(b, tup); err != nil {
 				return nil, err
@@ -1027,12 +1027,18 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, err
 				vals[i] = tup[p]
 			}
 			for _, bi := range ix.lookup(vals) {
+				if err := ev.check(); err != nil {
+					return nil, err
+				}
 				if ix.exact() || eqVals(cur.row(int(bi)), varSlots, vals) {
 					drop[bi] = true
 				}
 			}
 		}
 		for i := 0; i < cur.n; i++ {
+			if err := ev.check(); err != nil {
+				return nil, err
+			}
 			if !drop[i] {
 				out.data = append(out.data, cur.row(i)...)
 				out.n++

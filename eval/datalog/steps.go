@@ -230,6 +230,11 @@ func (ev *evaluator) aggregate(g *cagg, b []uint32) (string, bool, error) {
 			}
 		}
 	}
+	// The work is the rows read: look at the context as often as for as
+	// many bindings.
+	if err := ev.checkN(len(rows)); err != nil {
+		return "", false, err
+	}
 	matched := rows[:0]
 	for _, r := range rows {
 		row := t.row(int(r))

@@ -66,11 +66,18 @@ func (t *table) append(row []uint32) {
 	t.n++
 }
 
-// appendTable appends the rows of u.
-func (t *table) appendTable(u *table) {
+// appendTable appends the rows of u. stop, when set, is called every
+// stopEvery rows, and its error ends the appending.
+func (t *table) appendTable(u *table, stop func() error) error {
 	for i := range u.n {
+		if i%stopEvery == stopEvery-1 && stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
 		t.append(u.row(i))
 	}
+	return nil
 }
 
 // clone returns a copy of t.
