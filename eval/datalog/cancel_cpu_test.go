@@ -3,50 +3,20 @@ package datalog
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctxql/ctxql/internal/canceltest"
 )
 
-// heavyProgram goes through the phases of a long evaluation: a closure
-// of n²/2 tuples over a chain of n edges (the fixpoint's rounds, the
-// growing indexes), a self-join of the closure (an index over all of it
-// built as the join starts, then a semi-join), an aggregate per node over
-// the closure, a negation, and a lattice.
-const heavyProgram = `
-tc(x, y) <-- e(x, y);
-tc(x, z) <-- tc(x, y), e(y, z);
-back(x, y) <-- tc(x, y), tc(y, x);
-reach(x, c) <-- e(x, _), agg c = count() in tc(x, _);
-leaf(x) <-- tc(_, x), !e(x, _);
-lattice most(N, i64);
-most(x, c) <-- reach(x, c);
-`
-
-// chainJSON is Datalog data in JSON: a chain e(n0, n1), …, e(n(n-1), nn).
-func chainJSON(n int) []byte {
-	var b strings.Builder
-	b.WriteString(`{"relations": {"e": {"param_types": ["N", "N"], "tuples": [`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `["n%d", "n%d"]`, i, i+1)
-	}
-	b.WriteString(`]}}}`)
-	return []byte(b.String())
-}
-
-// heavyRun loads src, evaluates heavyProgram over it and converts every
-// relation it derives to sorted strings, all under ctx.
+// heavyRun loads src, evaluates canceltest.HeavyProgram over it and
+// converts every relation it derives to sorted strings, all under ctx.
 func heavyRun(ctx context.Context, src []byte) error {
 	db, err := LoadJSONContext(ctx, src)
 	if err != nil {
 		return err
 	}
-	res, rels, err := EvalProgramRows(ctx, db, "p", heavyProgram, Options{MaxTuples: -1})
+	res, rels, err := EvalProgramRows(ctx, db, "p", canceltest.HeavyProgram, Options{MaxTuples: -1})
 	if err != nil {
 		return err
 	}
@@ -86,7 +56,7 @@ func TestCancelCPU(t *testing.T) {
 		t.Skip("runs about 40 cancelled evaluations")
 	}
 	t.Run("program", func(t *testing.T) {
-		src := chainJSON(1100)
+		src := []byte(canceltest.ChainJSON(1100))
 		canceltest.StopsCPU(t, func(ctx context.Context) error { return heavyRun(ctx, src) }, 20, cancelBound)
 	})
 	t.Run("load", func(t *testing.T) {
@@ -98,8 +68,9 @@ func TestCancelCPU(t *testing.T) {
 // BenchmarkCancelCPU prints, for runs cancelled at 20 points spread
 // through a whole run, the largest and the median CPU time the process
 // used after the cancellation (the goal: at most 100 ms at every point):
-// for the evaluation of heavyProgram over a chain of 2,450 edges (a
-// closure of three million tuples, then its self-join) and its output,
+// for the evaluation of canceltest.HeavyProgram over a chain of 2,450
+// edges (a closure of three million tuples, then its self-join) and its
+// output,
 // and for the load of a 70 MB data file of two million tuples.
 func BenchmarkCancelCPU(b *testing.B) {
 	runs := []struct {
@@ -107,7 +78,7 @@ func BenchmarkCancelCPU(b *testing.B) {
 		src  []byte
 		run  func(context.Context, []byte) error
 	}{
-		{"program-3M", chainJSON(2450), heavyRun},
+		{"program-3M", []byte(canceltest.ChainJSON(2450)), heavyRun},
 		{"load-70MB", []byte(canceltest.DatalogJSON(2000000)), loadRun},
 	}
 	for _, r := range runs {
@@ -118,7 +89,9 @@ func BenchmarkCancelCPU(b *testing.B) {
 					b.Fatal(err)
 				}
 				mx, p50, n := canceltest.Summary(pts)
-				b.Logf("%s\n%s", r.name, canceltest.Table(whole, pts))
+				// The table of every point, on standard output: a
+				// benchmark's log keeps only its first lines.
+				fmt.Printf("%s\n%s\n", r.name, canceltest.Table(whole, pts))
 				b.ReportMetric(float64(mx)/1e6, "max-cpu-ms-after-cancel")
 				b.ReportMetric(float64(p50)/1e6, "p50-cpu-ms-after-cancel")
 				b.ReportMetric(float64(n), "cancelled-runs")
