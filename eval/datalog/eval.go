@@ -147,7 +147,9 @@ func EvalRule(ctx context.Context, db *DB, src string) (*Result, error) {
 func EvalRuleWith(ctx context.Context, db *DB, src string, opts Options) (*Result, error) {
 	res, rows, err := EvalRuleRows(ctx, db, src, opts)
 	if rows != nil {
-		res.Tuples = rows.Tuples()
+		if res.Tuples, err = rows.TuplesContext(ctx); err != nil {
+			return res, err
+		}
 	}
 	return res, err
 }
@@ -286,7 +288,12 @@ func EvalProgramWith(ctx context.Context, db *DB, name, src string, opts Options
 	if rels != nil {
 		res.Relations = map[string][][]string{}
 		for n, r := range rels {
-			res.Relations[n] = r.Tuples()
+			tuples, err := r.TuplesContext(ctx)
+			if err != nil {
+				res.Relations = nil
+				return res, err
+			}
+			res.Relations[n] = tuples
 		}
 	}
 	return res, err
