@@ -176,7 +176,11 @@ func (datalogEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Re
 		}
 		m := map[string][][]string{}
 		for k, v := range rels {
-			m[k] = nonNilTuples(v.Tuples())
+			tuples, err := v.TuplesContext(ctx)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = nonNilTuples(tuples)
 		}
 		res.Value = m
 		return res, nil
@@ -198,7 +202,11 @@ func (datalogEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Re
 		res.Count, res.Write = rows.Len(), rows.WriteJSON
 		return res, nil
 	}
-	fillTuples(res, rows.Tuples())
+	tuples, err := rows.TuplesContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fillTuples(res, tuples)
 	return res, nil
 }
 

@@ -157,21 +157,25 @@ type DB struct {
 }
 
 // baseIndex returns the index over a loaded relation's table on cols, and
-// false when t is not a loaded relation.
-func (db *DB) baseIndex(t *table, cols []int) (*index, bool) {
+// false when t is not a loaded relation. stop is called as the index is
+// built (see buildIndex); an index whose building it stopped is not kept.
+func (db *DB) baseIndex(t *table, cols []int, stop func() error) (*index, bool, error) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	m, ok := db.base[t]
 	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
 	key := fmt.Sprint(cols)
 	ix, ok := m[key]
 	if !ok {
-		ix = t.index(t.len(), cols, len(db.strs))
+		var err error
+		if ix, err = t.index(t.len(), cols, len(db.strs), stop); err != nil {
+			return nil, true, err
+		}
 		m[key] = ix
 	}
-	return ix, true
+	return ix, true, nil
 }
 
 // dropIndexes forgets the indexes built so far.

@@ -157,7 +157,9 @@ func EvalRule(ctx context.Context, db *DB, src string) (*Result, error) {
 func EvalRuleWith(ctx context.Context, db *DB, src string, opts Options) (*Result, error) {
 	res, rows, err := EvalRuleRows(ctx, db, src, opts)
 	if rows != nil {
-		res.Tuples = rows.Tuples()
+		if res.Tuples, err = rows.TuplesContext(ctx); err != nil {
+			return res, err
+		}
 	}
 	return res, err
 }
@@ -214,7 +216,7 @@ func RunWith(ctx context.Context, db *DB, r *syn.Rule, opts Options) ([][]string
 	if err != nil {
 		return nil, err
 	}
-	return db.strings(t), nil
+	return db.stringsStop(t, ctx.Err)
 }
 
 // runRule evaluates a checked query rule and returns its distinct head
@@ -296,7 +298,12 @@ func EvalProgramWith(ctx context.Context, db *DB, name, src string, opts Options
 	if rels != nil {
 		res.Relations = map[string][][]string{}
 		for n, r := range rels {
-			res.Relations[n] = r.Tuples()
+			tuples, err := r.TuplesContext(ctx)
+			if err != nil {
+				res.Relations = nil
+				return res, err
+			}
+			res.Relations[n] = tuples
 		}
 	}
 	return res, err
@@ -343,10 +350,11 @@ func RunProgramWith(ctx context.Context, db *DB, prog *syn.Program, info *syn.In
 	}
 	out := map[string][][]string{}
 	for name, t := range st.full {
-		if err := ctx.Err(); err != nil {
+		tuples, err := db.stringsStop(t, ctx.Err)
+		if err != nil {
 			return nil, err
 		}
-		out[name] = db.strings(t)
+		out[name] = tuples
 	}
 	return out, nil
 }
@@ -466,6 +474,9 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			if ri := info.Relations[name]; ri != nil && ri.Lattice && ar > 0 {
 				lats[name] = newLatticeSet(db, ar, ri.Dual)
 				for i := 0; i < t.len(); i++ {
+					if err := ev.check(); err != nil {
+						return nil, err
+					}
 					lats[name].add(t.row(i))
 				}
 			}
@@ -549,12 +560,15 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			}
 			return sets[head]
 		}
-		endRound := func(add map[string]*table) {
+		endRound := func(add map[string]*table) error {
 			for _, n := range stratum {
 				t := st.full[n]
-				t.appendTable(add[n])
+				if err := t.appendTable(add[n], ctx.Err); err != nil {
+					return err
+				}
 				st.rounds[n] = append(st.rounds[n], t.len())
 			}
+			return nil
 		}
 		// First round: every rule over the full relations. New tuples
 		// go to delta and the set only; the full relations this round
@@ -571,7 +585,9 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 				return nil, err
 			}
 		}
-		endRound(delta)
+		if err := endRound(delta); err != nil {
+			return nil, err
+		}
 		if tc >= 0 {
 			// The relation is the transitive closure of what it holds
 			// now: continue with the linear rule "r(x, z) <-- r(x, y),
@@ -613,7 +629,9 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 				if err != nil {
 					return nil, err
 				}
-				endRound(next)
+				if err := endRound(next); err != nil {
+					return nil, err
+				}
 				all = next[name]
 			}
 			continue
@@ -672,15 +690,18 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 					}
 				}
 			}
-			endRound(next)
+			if err := endRound(next); err != nil {
+				return nil, err
+			}
 			delta = next
 		}
 		for _, n := range stratum {
 			if lat := lats[n]; lat != nil {
-				if err := ctx.Err(); err != nil {
+				full, err := lat.compact(st.full[n], ctx.Err)
+				if err != nil {
 					return nil, err
 				}
-				st.full[n] = lat.compact(st.full[n])
+				st.full[n] = full
 				st.rounds[n] = []int{0, st.full[n].len()}
 			}
 		}

@@ -487,11 +487,13 @@ func colsKey(cols []int) string {
 	return string(b)
 }
 
-func (ev *evaluator) relIndex(s source, cols []int) *index {
+// relIndex returns the index of s on cols, building or extending it; the
+// error is the context's when it ended while the index was built.
+func (ev *evaluator) relIndex(s source, cols []int) (*index, error) {
 	switch s.kind {
 	case srcBase:
-		if ix, ok := ev.db.baseIndex(s.t, cols); ok {
-			return ix
+		if ix, ok, err := ev.db.baseIndex(s.t, cols, ev.ctx.Err); ok || err != nil {
+			return ix, err
 		}
 	case srcGrow:
 		ev.growMu.Lock()
@@ -502,16 +504,21 @@ func (ev *evaluator) relIndex(s source, cols []int) *index {
 			ix = newGrowingIndex(slices.Clone(cols))
 			ev.grow[k] = ix
 		}
-		ix.extend(s.t)
-		return ix
+		if err := ix.extend(s.t, ev.ctx.Err); err != nil {
+			return nil, err
+		}
+		return ix, nil
 	}
 	k := cacheKey{t: s.t, n: s.n, cols: colsKey(cols)}
 	if ix, ok := ev.cache[k]; ok {
-		return ix
+		return ix, nil
 	}
-	ix := s.t.index(s.n, cols, len(ev.db.strs))
+	ix, err := s.t.index(s.n, cols, len(ev.db.strs), ev.ctx.Err)
+	if err != nil {
+		return nil, err
+	}
 	ev.cache[k] = ix
-	return ix
+	return ix, nil
 }
 
 // bindings is the intermediate result: rows of nvars slots.
@@ -658,7 +665,11 @@ func (ev *evaluator) runPlan(cr *crule, src func(i int) source, neg func(j int) 
 			for j, a := range cr.negs {
 				if !negDone[j] {
 					negDone[j] = true
-					keeps = append(keeps, ev.negProbe(a, neg(j)))
+					keep, err := ev.negProbe(a, neg(j))
+					if err != nil {
+						return err
+					}
+					keeps = append(keeps, keep)
 				}
 			}
 			var conds []ccond
@@ -939,7 +950,10 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool,
 	if s.kind == srcTemp && cur.n*4 <= m {
 		// Few bindings over a one-round table: index the bindings and
 		// scan the table once.
-		ix := buildIndex(cur.data, cur.width, cur.n, keySlots, 0)
+		ix, err := buildIndex(cur.data, cur.width, cur.n, keySlots, 0, ev.ctx.Err)
+		if err != nil {
+			return nil, err
+		}
 		vals := make([]uint32, len(keyPos))
 		var kept []bool // with semi: the bindings already kept
 		if semi {
@@ -998,7 +1012,10 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool,
 		}
 		return out, nil
 	}
-	ix := ev.relIndex(s, cols)
+	ix, err := ev.relIndex(s, cols)
+	if err != nil {
+		return nil, err
+	}
 	vals := make([]uint32, len(cols))
 	for i, p := range constPos {
 		vals[i] = a.args[p].id
@@ -1020,15 +1037,15 @@ func (ev *evaluator) join(cur *bindings, a *catom, s source, bound, skip []bool,
 			if int(ri) >= m {
 				break
 			}
+			if err := ev.check(); err != nil {
+				return nil, err
+			}
 			tup := t.row(int(ri))
 			if !ix.exact() && !eqVals(tup, cols, vals) {
 				continue
 			}
 			if len(eqPos) > 0 && !match(tup) {
 				continue
-			}
-			if err := ev.check(); err != nil {
-				return nil, err
 			}
 			if err := emit(b, tup); err != nil {
 				return nil, err
@@ -1074,7 +1091,10 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, err
 	out := &bindings{width: cur.width}
 	m := s.n
 	if s.kind == srcTemp && cur.n*4 <= m {
-		ix := buildIndex(cur.data, cur.width, cur.n, varSlots, 0)
+		ix, err := buildIndex(cur.data, cur.width, cur.n, varSlots, 0, ev.ctx.Err)
+		if err != nil {
+			return nil, err
+		}
 		drop := make([]bool, cur.n)
 		vals := make([]uint32, len(varPos))
 	scan:
@@ -1092,12 +1112,18 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, err
 				vals[i] = tup[p]
 			}
 			for _, bi := range ix.lookup(vals) {
+				if err := ev.check(); err != nil {
+					return nil, err
+				}
 				if ix.exact() || eqVals(cur.row(int(bi)), varSlots, vals) {
 					drop[bi] = true
 				}
 			}
 		}
 		for i := 0; i < cur.n; i++ {
+			if err := ev.check(); err != nil {
+				return nil, err
+			}
 			if !drop[i] {
 				out.data = append(out.data, cur.row(i)...)
 				out.n++
@@ -1113,7 +1139,10 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, err
 		}
 		return cur, nil
 	}
-	ix := ev.relIndex(s, cols)
+	ix, err := ev.relIndex(s, cols)
+	if err != nil {
+		return nil, err
+	}
 	vals := make([]uint32, len(cols))
 	for i, p := range constPos {
 		vals[i] = a.args[p].id
@@ -1146,9 +1175,9 @@ func (ev *evaluator) antiJoin(cur *bindings, a *catom, s source) (*bindings, err
 
 // negProbe returns a test that keeps a fully bound row when no tuple of t
 // matches a's non-wildcard positions.
-func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
+func (ev *evaluator) negProbe(a *catom, s source) (func([]uint32) bool, error) {
 	if s.eq != nil {
-		return func(row []uint32) bool { return !holdsEq(a, s.eq, row) }
+		return func(row []uint32) bool { return !holdsEq(a, s.eq, row) }, nil
 	}
 	t := s.t
 	var constPos, varPos, varSlots []int
@@ -1156,7 +1185,7 @@ func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
 		switch g.kind {
 		case aConst:
 			if !g.ok {
-				return func([]uint32) bool { return true }
+				return func([]uint32) bool { return true }, nil
 			}
 			constPos = append(constPos, p)
 		case aVar:
@@ -1167,9 +1196,12 @@ func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
 	cols := append(slices.Clone(constPos), varPos...)
 	if len(cols) == 0 {
 		empty := s.n == 0
-		return func([]uint32) bool { return empty }
+		return func([]uint32) bool { return empty }, nil
 	}
-	ix := ev.relIndex(s, cols)
+	ix, err := ev.relIndex(s, cols)
+	if err != nil {
+		return nil, err
+	}
 	vals := make([]uint32, len(cols))
 	for i, p := range constPos {
 		vals[i] = a.args[p].id
@@ -1179,7 +1211,7 @@ func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
 		s := varSlots[0]
 		return func(row []uint32) bool {
 			return !ix.has(row[s])
-		}
+		}, nil
 	}
 	return func(row []uint32) bool {
 		for i, s := range varSlots {
@@ -1194,7 +1226,7 @@ func (ev *evaluator) negProbe(a *catom, s source) func([]uint32) bool {
 			}
 		}
 		return true
-	}
+	}, nil
 }
 
 func (ev *evaluator) filter(cur *bindings, c ccond) (*bindings, error) {

@@ -340,7 +340,11 @@ func (f *Facts) Load(ctx context.Context) (*DB, error) {
 			}
 		} else {
 			set := newTupleSetSized(ar, len(db.strs), tuples)
-			tab = tableOf(ar, set.dedup(sr.vals))
+			vals, err := set.dedup(sr.vals, func() error { return loadStopped(ctx) })
+			if err != nil {
+				return nil, err
+			}
+			tab = tableOf(ar, vals)
 		}
 		db.rels[ff.rel] = &relation{types: sr.types, tab: tab}
 		db.base[tab] = map[string]*index{}

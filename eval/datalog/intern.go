@@ -6,9 +6,11 @@ import (
 )
 
 // interner maps the strings of a DB to their ids: an open-addressing
-// table of 8-byte slots, each holding the high half of the string's hash
+// table of 8-byte slots, each holding the low half of the string's hash
 // and its id plus one (0: empty), so that a lookup reads one slot and,
-// when the hashes agree, the string. Scanned values are copied into
+// when the hashes agree, the string. A string's home slot is given by the
+// low bits of its hash, which its slot holds: the table grows without
+// hashing, nor reading, the strings again. Scanned values are copied into
 // shared chunks, which keeps the strings together in memory.
 type interner struct {
 	seed  maphash.Seed
@@ -32,7 +34,7 @@ func newInterner(size int) interner {
 // slot where s goes and false.
 func (in *interner) find(strs []string, s string, h uint64) (uint32, int, bool) {
 	mask := uint64(len(in.slots) - 1)
-	tag := h >> 32 << 32
+	tag := h << 32
 	for i := h & mask; ; i = (i + 1) & mask {
 		e := in.slots[i]
 		if e == 0 {
@@ -50,7 +52,7 @@ func (in *interner) find(strs []string, s string, h uint64) (uint32, int, bool) 
 // put records id for the string of hash h in the empty slot i, and grows
 // the table when it is half full.
 func (in *interner) put(strs []string, i int, h uint64, id uint32) {
-	in.slots[i] = h>>32<<32 | uint64(id+1)
+	in.slots[i] = h<<32 | uint64(id+1)
 	in.n++
 	if 2*in.n <= len(in.slots) {
 		return
@@ -62,7 +64,11 @@ func (in *interner) put(strs []string, i int, h uint64, id uint32) {
 		if e == 0 {
 			continue
 		}
-		j := maphash.String(in.seed, strs[uint32(e)-1]) & mask
+		j := e >> 32 & mask
+		if mask > 0xffffffff {
+			// Past the bits a slot keeps of the hash.
+			j = maphash.String(in.seed, strs[uint32(e)-1]) & mask
+		}
 		for in.slots[j] != 0 {
 			j = (j + 1) & mask
 		}

@@ -56,11 +56,17 @@ func (l *latticeSet) add(row []uint32) bool {
 }
 
 // compact returns the rows of t that hold their key's best value, once
-// each, in the order they were derived.
-func (l *latticeSet) compact(t *table) *table {
+// each, in the order they were derived. stop, when set, is called every
+// stopEvery rows, and its error ends the pass.
+func (l *latticeSet) compact(t *table, stop func() error) (*table, error) {
 	out := newTable(t.arity)
 	seen := map[string]bool{}
 	for i := 0; i < t.len(); i++ {
+		if i%stopEvery == stopEvery-1 && stop != nil {
+			if err := stop(); err != nil {
+				return nil, err
+			}
+		}
 		row := t.row(i)
 		k := l.keyOf(row)
 		if l.best[k] == row[l.key] && !seen[k] {
@@ -68,5 +74,5 @@ func (l *latticeSet) compact(t *table) *table {
 			out.append(row)
 		}
 	}
-	return out
+	return out, nil
 }

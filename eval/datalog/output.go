@@ -1,10 +1,10 @@
 package datalog
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/bits"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -39,6 +39,12 @@ func (r *Rows) Len() int { return r.t.len() }
 // Tuples returns the tuples as strings, sorted.
 func (r *Rows) Tuples() [][]string { return r.db.strings(r.t) }
 
+// TuplesContext is Tuples that stops when ctx is done: it looks at ctx
+// as it sorts and converts, and returns ctx's error then.
+func (r *Rows) TuplesContext(ctx context.Context) ([][]string, error) {
+	return r.db.stringsStop(r.t, ctx.Err)
+}
+
 // WriteJSON writes the tuples, sorted, as a JSON array of arrays of
 // strings: the bytes jsonenc.Marshal writes for Tuples().
 func (r *Rows) WriteJSON(w io.Writer) error {
@@ -55,7 +61,7 @@ func (r *Rows) appendJSON(jw *jsonWriter) {
 	// the brackets and commas around it, is kept and copied.
 	var prefix []byte
 	prevFirst := uint32(0)
-	r.db.eachSorted(r.t, func(row []uint32) bool {
+	_ = r.db.eachSorted(r.t, nil, func(row []uint32) bool {
 		if !first {
 			jw.buf = append(jw.buf, ',')
 		}
@@ -184,10 +190,17 @@ func (jw *jsonWriter) str(s string) {
 
 // strings converts a table of distinct rows to sorted string tuples.
 func (db *DB) strings(t *table) [][]string {
+	out, _ := db.stringsStop(t, nil)
+	return out
+}
+
+// stringsStop is strings that calls stop (when set) as it goes, as
+// eachSorted does, and returns its error.
+func (db *DB) stringsStop(t *table, stop func() error) ([][]string, error) {
 	ar := t.arity
 	flat := make([]string, t.len()*ar)
 	out := make([][]string, 0, t.len())
-	db.eachSorted(t, func(row []uint32) bool {
+	err := db.eachSorted(t, stop, func(row []uint32) bool {
 		tup := flat[:ar:ar]
 		flat = flat[ar:]
 		for k, id := range row {
@@ -196,35 +209,60 @@ func (db *DB) strings(t *table) [][]string {
 		out = append(out, tup)
 		return true
 	})
-	return out
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // eachSorted calls fn with every row of t (distinct rows), in the order
 // of their strings (bytewise, column by column), until fn returns false.
-// The row passed to fn is reused.
-func (db *DB) eachSorted(t *table, fn func(row []uint32) bool) {
+// The row passed to fn is reused. stop, when set, is called as the rows
+// are sorted and every stopEvery rows passed to fn; its error ends the
+// walk and is returned.
+func (db *DB) eachSorted(t *table, stop func() error, fn func(row []uint32) bool) error {
 	n, ar := t.len(), t.arity
-	switch {
-	case n == 0:
-		return
-	case ar == 0:
-		fn(nil)
-		return
+	if n == 0 {
+		return nil
 	}
-	rank, order := db.ranks()
+	// stopped is stop's error that ended the calls of fn.
+	var stopped error
+	if stop != nil {
+		each, calls := fn, 0
+		fn = func(row []uint32) bool {
+			if calls++; calls%stopEvery == 0 {
+				if stopped = stop(); stopped != nil {
+					return false
+				}
+			}
+			return each(row)
+		}
+	}
+	if ar == 0 {
+		fn(nil)
+		return stopped
+	}
+	rank, order, err := db.ranks(stop)
+	if err != nil {
+		return err
+	}
 	switch {
 	case ar == 1:
-		eachSorted1(t, rank, order, fn)
-		return
+		if err := eachSorted1(t, rank, order, stop, fn); err != nil {
+			return err
+		}
+		return stopped
 	case ar == 2:
-		eachSorted2(t, rank, order, fn)
-		return
+		if err := eachSorted2(t, rank, order, stop, fn); err != nil {
+			return err
+		}
+		return stopped
 	}
 	perm := make([]int32, n)
 	for i := range perm {
 		perm[i] = int32(i)
 	}
-	slices.SortFunc(perm, func(a, b int32) int {
+	err = sortStop(perm, func(a, b int32) int {
 		ra, rb := t.row(int(a)), t.row(int(b))
 		for k := range ra {
 			if ra[k] != rb[k] {
@@ -235,22 +273,29 @@ func (db *DB) eachSorted(t *table, fn func(row []uint32) bool) {
 			}
 		}
 		return 0
-	})
+	}, stop)
+	if err != nil {
+		return err
+	}
 	for _, i := range perm {
 		if !fn(t.row(int(i))) {
-			return
+			break
 		}
 	}
+	return stopped
 }
 
 // eachSorted1 orders one-column rows: by a bitmap over the ranks when
 // the rows are many compared with the strings, else by sorting ranks.
-func eachSorted1(t *table, rank, order []uint32, fn func([]uint32) bool) {
+func eachSorted1(t *table, rank, order []uint32, stop func() error, fn func([]uint32) bool) error {
 	n := t.len()
 	row := make([]uint32, 1)
 	if n*8 >= len(rank) {
 		set := make([]uint64, (len(rank)+63)/64)
 		for _, c := range t.chunks {
+			if err := stopChunk(stop); err != nil {
+				return err
+			}
 			for _, id := range c {
 				r := rank[id]
 				set[r>>6] |= 1 << (r & 63)
@@ -262,11 +307,11 @@ func eachSorted1(t *table, rank, order []uint32, fn func([]uint32) bool) {
 				word &= word - 1
 				row[0] = order[w<<6|b]
 				if !fn(row) {
-					return
+					return nil
 				}
 			}
 		}
-		return
+		return nil
 	}
 	rs := make([]uint32, 0, n)
 	for _, c := range t.chunks {
@@ -274,20 +319,32 @@ func eachSorted1(t *table, rank, order []uint32, fn func([]uint32) bool) {
 			rs = append(rs, rank[id])
 		}
 	}
-	slices.Sort(rs)
+	if err := sortOrderedStop(rs, stop); err != nil {
+		return err
+	}
 	for _, r := range rs {
 		row[0] = order[r]
 		if !fn(row) {
-			return
+			return nil
 		}
 	}
+	return nil
+}
+
+// stopChunk calls stop, when set: once per chunk of a table (chunkRows
+// rows) in the loops of eachSorted1 and eachSorted2.
+func stopChunk(stop func() error) error {
+	if stop == nil {
+		return nil
+	}
+	return stop()
 }
 
 // eachSorted2 orders two-column rows. When the rows are many compared
 // with the strings, it places the second column's ranks in buckets by
 // the first column's rank (a counting sort, four bytes a row) and sorts
 // each bucket; otherwise it sorts the rows' packed ranks.
-func eachSorted2(t *table, rank, order []uint32, fn func([]uint32) bool) {
+func eachSorted2(t *table, rank, order []uint32, stop func() error, fn func([]uint32) bool) error {
 	n := t.len()
 	row := make([]uint32, 2)
 	if n*4 < len(rank) {
@@ -297,20 +354,25 @@ func eachSorted2(t *table, rank, order []uint32, fn func([]uint32) bool) {
 				keys = append(keys, uint64(rank[c[o]])<<32|uint64(rank[c[o+1]]))
 			}
 		}
-		slices.Sort(keys)
+		if err := sortOrderedStop(keys, stop); err != nil {
+			return err
+		}
 		for _, k := range keys {
 			row[0], row[1] = order[k>>32], order[uint32(k)]
 			if !fn(row) {
-				return
+				return nil
 			}
 		}
-		return
+		return nil
 	}
 	if side, stride := len(rank), (len(rank)+63)/64; side*stride*64 <= maxSetBits {
 		// Few strings: one bit per pair of ranks, a row of stride words
 		// per first rank, read in order.
 		set := make([]uint64, side*stride)
 		for _, c := range t.chunks {
+			if err := stopChunk(stop); err != nil {
+				return err
+			}
 			for o := 0; o+1 < len(c); o += 2 {
 				r1 := rank[c[o+1]]
 				set[int(rank[c[o]])*stride+int(r1>>6)] |= 1 << (r1 & 63)
@@ -326,14 +388,17 @@ func eachSorted2(t *table, rank, order []uint32, fn func([]uint32) bool) {
 				row[1] = order[base|bits.TrailingZeros64(word)]
 				word &= word - 1
 				if !fn(row) {
-					return
+					return nil
 				}
 			}
 		}
-		return
+		return nil
 	}
 	start := make([]int32, len(rank)+1)
 	for _, c := range t.chunks {
+		if err := stopChunk(stop); err != nil {
+			return err
+		}
 		for o := 0; o+1 < len(c); o += 2 {
 			start[rank[c[o]]+1]++
 		}
@@ -344,6 +409,9 @@ func eachSorted2(t *table, rank, order []uint32, fn func([]uint32) bool) {
 	next := slices.Clone(start[:len(rank)])
 	second := make([]uint32, n)
 	for _, c := range t.chunks {
+		if err := stopChunk(stop); err != nil {
+			return err
+		}
 		for o := 0; o+1 < len(c); o += 2 {
 			r := rank[c[o]]
 			second[next[r]] = rank[c[o+1]]
@@ -360,11 +428,13 @@ func eachSorted2(t *table, rank, order []uint32, fn func([]uint32) bool) {
 		}
 		row[0] = order[r]
 		if len(b)*16 < len(rank) {
-			slices.Sort(b)
+			if err := sortOrderedStop(b, stop); err != nil {
+				return err
+			}
 			for _, r1 := range b {
 				row[1] = order[r1]
 				if !fn(row) {
-					return
+					return nil
 				}
 			}
 			continue
@@ -385,62 +455,36 @@ func eachSorted2(t *table, rank, order []uint32, fn func([]uint32) bool) {
 				row[1] = order[w<<6|bits.TrailingZeros64(word)]
 				word &= word - 1
 				if !fn(row) {
-					return
+					return nil
 				}
 			}
 		}
 	}
+	return nil
 }
 
 // ranks returns, for the strings interned so far, rank[id] (the position
 // of strs[id] in sorted order) and order[r] (the id of rank r). They are
-// computed on first use and again when strings were added since.
-func (db *DB) ranks() (rank, order []uint32) {
+// computed on first use and again when strings were added since. stop,
+// when set, is called as the strings are sorted; its error ends the sort,
+// and nothing is kept of it.
+func (db *DB) ranks(stop func() error) (rank, order []uint32, err error) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if len(db.rank) == len(db.strs) {
-		return db.rank, db.order
+		return db.rank, db.order, nil
 	}
 	order = make([]uint32, len(db.strs))
 	for i := range order {
 		order[i] = uint32(i)
 	}
-	order = sortIDs(db.strs, order)
+	if err := sortStop(order, func(a, b uint32) int { return strings.Compare(db.strs[a], db.strs[b]) }, stop); err != nil {
+		return nil, nil, err
+	}
 	rank = make([]uint32, len(db.strs))
 	for r, id := range order {
 		rank[id] = uint32(r)
 	}
 	db.rank, db.order = rank, order
-	return rank, order
-}
-
-// sortIDs sorts ids by their strings. Many ids are sorted in two halves
-// at once, then merged, when there are two processors or more.
-func sortIDs(strs []string, ids []uint32) []uint32 {
-	cmp := func(a, b uint32) int { return strings.Compare(strs[a], strs[b]) }
-	if len(ids) < 1<<14 || runtime.GOMAXPROCS(0) < 2 {
-		slices.SortFunc(ids, cmp)
-		return ids
-	}
-	lo, hi := ids[:len(ids)/2], ids[len(ids)/2:]
-	done := make(chan struct{})
-	go func() {
-		slices.SortFunc(lo, cmp)
-		close(done)
-	}()
-	slices.SortFunc(hi, cmp)
-	<-done
-	out := make([]uint32, 0, len(ids))
-	i, j := 0, 0
-	for i < len(lo) && j < len(hi) {
-		if cmp(hi[j], lo[i]) < 0 {
-			out = append(out, hi[j])
-			j++
-		} else {
-			out = append(out, lo[i])
-			i++
-		}
-	}
-	out = append(out, lo[i:]...)
-	return append(out, hi[j:]...)
+	return rank, order, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -88,30 +87,5 @@ func TestSplitRounds(t *testing.T) {
 	cancel()
 	if _, err := EvalProgramWith(cctx, db, "p", "tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), e(y, z);", Options{Workers: 2, splitMin: 16}); err == nil {
 		t.Error("split rounds under a cancelled context: no error")
-	}
-}
-
-// TestSortIDs checks the two-half sort of many strings against one sort.
-func TestSortIDs(t *testing.T) {
-	rng := rand.New(rand.NewPCG(36, 3))
-	strs := make([]string, 40_000)
-	seen := map[string]bool{}
-	for i := range strs {
-		for {
-			s := fmt.Sprint(rng.IntN(1_000_000), "é", rng.IntN(7))
-			if !seen[s] {
-				seen[s], strs[i] = true, s
-				break
-			}
-		}
-	}
-	ids := make([]uint32, len(strs))
-	for i := range ids {
-		ids[i] = uint32(i)
-	}
-	got := sortIDs(strs, slices.Clone(ids))
-	slices.SortFunc(ids, func(a, b uint32) int { return strings.Compare(strs[a], strs[b]) })
-	if !slices.Equal(got, ids) {
-		t.Fatal("sortIDs orders otherwise than slices.SortFunc")
 	}
 }

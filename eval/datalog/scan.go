@@ -73,7 +73,11 @@ func LoadJSONContext(ctx context.Context, src []byte) (*DB, error) {
 			}
 		} else {
 			set := newTupleSetSized(ar, len(db.strs), tuples)
-			tab = tableOf(ar, set.dedup(sr.vals))
+			vals, err := set.dedup(sr.vals, func() error { return loadStopped(ctx) })
+			if err != nil {
+				return nil, err
+			}
+			tab = tableOf(ar, vals)
 		}
 		db.rels[strings.Clone(name)] = &relation{types: sr.types, tab: tab}
 		db.base[tab] = map[string]*index{}

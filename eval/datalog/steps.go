@@ -246,7 +246,10 @@ func (ev *evaluator) aggregate(g *cagg, b []uint32) (string, bool, error) {
 			rows[i] = int32(i)
 		}
 	} else {
-		ix := ev.relIndex(s, cols)
+		ix, err := ev.relIndex(s, cols)
+		if err != nil {
+			return "", false, err
+		}
 		for _, r := range ix.lookup(vals) {
 			if int(r) >= s.n {
 				break
@@ -255,6 +258,11 @@ func (ev *evaluator) aggregate(g *cagg, b []uint32) (string, bool, error) {
 				rows = append(rows, r)
 			}
 		}
+	}
+	// The work is the rows read: look at the context as often as for as
+	// many bindings.
+	if err := ev.checkN(len(rows)); err != nil {
+		return "", false, err
 	}
 	matched := rows[:0]
 	for _, r := range rows {

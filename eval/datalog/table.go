@@ -66,11 +66,18 @@ func (t *table) append(row []uint32) {
 	t.n++
 }
 
-// appendTable appends the rows of u.
-func (t *table) appendTable(u *table) {
+// appendTable appends the rows of u. stop, when set, is called every
+// stopEvery rows, and its error ends the appending.
+func (t *table) appendTable(u *table, stop func() error) error {
 	for i := range u.n {
+		if i%stopEvery == stopEvery-1 && stop != nil {
+			if err := stop(); err != nil {
+				return err
+			}
+		}
 		t.append(u.row(i))
 	}
+	return nil
 }
 
 // clone returns a copy of t.
@@ -83,9 +90,14 @@ func (t *table) clone() *table {
 }
 
 // index builds the index of t's first n rows on cols (see buildIndex).
-func (t *table) index(n int, cols []int, idSpace int) *index {
-	return buildIndexChunks(t.chunks, t.arity, n, cols, idSpace)
+func (t *table) index(n int, cols []int, idSpace int, stop func() error) (*index, error) {
+	return buildIndexChunks(t.chunks, t.arity, n, cols, idSpace, stop)
 }
+
+// stopEvery is the number of rows a long loop over a table (building an
+// index, deduplicating) handles between two calls of its stop function,
+// which returns the error that ends the loop early (a context's).
+const stopEvery = 4096
 
 // tupleSet is an exact set of rows of one arity.
 type tupleSet struct {
@@ -186,8 +198,9 @@ func (s *tupleSet) add(row []uint32) bool {
 }
 
 // dedup adds the rows of vals (s.arity values each) to s and moves the
-// new ones to the front of vals, in order; it returns them.
-func (s *tupleSet) dedup(vals []uint32) []uint32 {
+// new ones to the front of vals, in order; it returns them. stop, when
+// set, is called every stopEvery rows, and its error ends the pass.
+func (s *tupleSet) dedup(vals []uint32, stop func() error) ([]uint32, error) {
 	ar := s.arity
 	n := len(vals) / ar
 	w := 0
@@ -196,6 +209,11 @@ func (s *tupleSet) dedup(vals []uint32) []uint32 {
 	const ahead = 8
 	var touch uint64
 	for i := range n {
+		if i%stopEvery == stopEvery-1 && stop != nil {
+			if err := stop(); err != nil {
+				return nil, err
+			}
+		}
 		if h := s.small; h != nil && s.bits == nil && i+ahead < n {
 			touch += h.slots[h.home(pack(vals[(i+ahead)*ar:(i+ahead+1)*ar]))]
 		}
@@ -206,7 +224,7 @@ func (s *tupleSet) dedup(vals []uint32) []uint32 {
 		}
 	}
 	s.touched += touch
-	return vals[:w*ar]
+	return vals[:w*ar], nil
 }
 
 func (s *tupleSet) has(row []uint32) bool {
@@ -253,9 +271,17 @@ func newGrowingIndex(cols []int) *index {
 	return ix
 }
 
-// extend indexes the rows of t not indexed yet.
-func (ix *index) extend(t *table) {
+// extend indexes the rows of t not indexed yet. It returns stop's
+// error when stop, called every stopEvery rows, returns one; the rows
+// indexed until then stay indexed.
+func (ix *index) extend(t *table, stop func() error) error {
 	for i := ix.done; i < t.n; i++ {
+		if (i-ix.done)%stopEvery == stopEvery-1 && stop != nil {
+			if err := stop(); err != nil {
+				ix.done = i
+				return err
+			}
+		}
 		row := t.row(i)
 		var g int32
 		if ix.dense != nil {
@@ -282,6 +308,7 @@ func (ix *index) extend(t *table) {
 		ix.lists[g] = append(ix.lists[g], int32(i))
 	}
 	ix.done = t.n
+	return nil
 }
 
 func keyOf(row []uint32, cols []int) uint64 {
@@ -322,40 +349,50 @@ func keyOfVals(vals []uint32) uint64 {
 
 // buildIndex indexes n rows of data (stride values each) on cols. idSpace,
 // when positive, bounds the values: a one-column index over enough rows
-// then uses an array instead of a hash map.
-func buildIndex(data []uint32, stride, n int, cols []int, idSpace int) *index {
-	return buildIndexChunks([][]uint32{data}, stride, n, cols, idSpace)
+// then uses an array instead of a hash map. stop, when set, is called
+// every stopEvery rows, and its error ends the building.
+func buildIndex(data []uint32, stride, n int, cols []int, idSpace int, stop func() error) (*index, error) {
+	return buildIndexChunks([][]uint32{data}, stride, n, cols, idSpace, stop)
 }
 
 // buildIndexChunks is buildIndex over rows stored in consecutive chunks.
-func buildIndexChunks(chunks [][]uint32, stride, n int, cols []int, idSpace int) *index {
+func buildIndexChunks(chunks [][]uint32, stride, n int, cols []int, idSpace int, stop func() error) (*index, error) {
 	ix := &index{cols: cols}
 	gid := make([]int32, n)
 	var counts []int32
-	// each calls f with every row of the first n, in order.
-	each := func(f func(i int, row []uint32)) {
+	// each calls f with every row of the first n, in order, and stop
+	// every stopEvery rows.
+	each := func(f func(i int, row []uint32)) error {
 		i := 0
 		for _, c := range chunks {
 			for o := 0; o+stride <= len(c) && i < n; o += stride {
+				if i%stopEvery == stopEvery-1 && stop != nil {
+					if err := stop(); err != nil {
+						return err
+					}
+				}
 				f(i, c[o:o+stride])
 				i++
 			}
 			if i >= n {
-				return
+				return nil
 			}
 		}
+		return nil
 	}
 	if stride == 0 {
-		each = func(f func(int, []uint32)) {
+		each = func(f func(int, []uint32)) error {
 			for i := range n {
 				f(i, nil)
 			}
+			return nil
 		}
 	}
+	var err error
 	if len(cols) == 1 && idSpace > 0 && n*4 >= idSpace {
 		ix.dense = make([]int32, idSpace)
 		c := cols[0]
-		each(func(i int, row []uint32) {
+		err = each(func(i int, row []uint32) {
 			v := row[c]
 			g := ix.dense[v] - 1
 			if g < 0 {
@@ -368,7 +405,7 @@ func buildIndexChunks(chunks [][]uint32, stride, n int, cols []int, idSpace int)
 		})
 	} else {
 		ix.groups = make(map[uint64]int32, n/4+1)
-		each(func(i int, row []uint32) {
+		err = each(func(i int, row []uint32) {
 			k := keyOf(row, cols)
 			g, ok := ix.groups[k]
 			if !ok {
@@ -380,6 +417,9 @@ func buildIndexChunks(chunks [][]uint32, stride, n int, cols []int, idSpace int)
 			counts[g]++
 		})
 	}
+	if err != nil {
+		return nil, err
+	}
 	ix.start = make([]int32, len(counts)+1)
 	for g, c := range counts {
 		ix.start[g+1] = ix.start[g] + c
@@ -388,10 +428,15 @@ func buildIndexChunks(chunks [][]uint32, stride, n int, cols []int, idSpace int)
 	copy(fill, ix.start[:len(counts)])
 	ix.rows = make([]int32, n)
 	for i, g := range gid {
+		if i%stopEvery == stopEvery-1 && stop != nil {
+			if err := stop(); err != nil {
+				return nil, err
+			}
+		}
 		ix.rows[fill[g]] = int32(i)
 		fill[g]++
 	}
-	return ix
+	return ix, nil
 }
 
 // lookup returns the row numbers whose key columns hold vals, in

@@ -12,7 +12,6 @@ import (
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/goccy/go-yaml"
 )
 
 // Source provides the raw JSON documents of a domain. Scan calls fn once per
@@ -289,9 +288,9 @@ func scanYAML(ctx context.Context, r io.Reader, domain string, fn func(raw []byt
 	if err != nil {
 		return &DataError{Err: err}
 	}
-	var v any
-	if err := yaml.Unmarshal(b, &v); err != nil {
-		return dataErr("yaml: %w", err)
+	v, err := decodeYAML(ctx, string(b))
+	if err != nil {
+		return err
 	}
 	var list []any
 	switch v := normalize(v).(type) {
@@ -307,9 +306,18 @@ func scanYAML(ctx context.Context, r io.Reader, domain string, fn func(raw []byt
 	default:
 		return &DataError{Err: errors.New("want a list of documents or a map of domains")}
 	}
-	m, err := NewMemory(map[string][]any{domain: list})
-	if err != nil {
-		return err
+	// Every document is encoded before the first is passed on, as
+	// NewMemory does, looking at ctx as in Memory.Scan.
+	m := Memory{domain: make([][]byte, 0, len(list))}
+	for i, d := range list {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		raw, err := jsonenc.Marshal(normalize(d))
+		if err != nil {
+			return dataErr("%s: %w", domain, err)
+		}
+		m[domain] = append(m[domain], raw)
 	}
 	return m.Scan(ctx, domain, fn)
 }

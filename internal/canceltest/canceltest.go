@@ -87,3 +87,33 @@ func DatalogJSON(n int) string {
 	b.WriteString(`]}}}`)
 	return b.String()
 }
+
+// ChainJSON returns Datalog data in JSON: one relation e(N, N) holding a
+// chain of n edges, e("n0", "n1"), …, e("n<n-1>", "n<n>"), whose
+// transitive closure has n(n+1)/2 tuples.
+func ChainJSON(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"relations": {"e": {"param_types": ["N", "N"], "tuples": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `["n%d", "n%d"]`, i, i+1)
+	}
+	b.WriteString(`]}}}`)
+	return b.String()
+}
+
+// HeavyProgram is a Datalog program (over ChainJSON data) that goes
+// through the phases of a long evaluation: the closure of the chain (the
+// fixpoint's rounds, growing indexes), a self-join of the closure (an
+// index over all of it built as the join starts, then a semi-join), an
+// aggregate per node over the closure, a negation, and a lattice.
+const HeavyProgram = `tc(x, y) <-- e(x, y);
+tc(x, z) <-- tc(x, y), e(y, z);
+back(x, y) <-- tc(x, y), tc(y, x);
+reach(x, c) <-- e(x, _), agg c = count() in tc(x, _);
+leaf(x) <-- tc(_, x), !e(x, _);
+lattice most(N, i64);
+most(x, c) <-- reach(x, c);
+`
