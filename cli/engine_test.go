@@ -110,6 +110,8 @@ func TestEngineUsage(t *testing.T) {
 		{"eval", "jql", "--engine", "sqlite:x.db", "--data", data, `{from: "sessions"}`},
 		{"eval", "jql", "--engine", "sqlite:x.db", "--explain", `{from: "sessions"}`},
 		{"eval", "jql", "--engine", "duckdb:x.duckdb", `{from: "sessions"}`},
+		{"eval", "datalog", "--engine", "sqlite:x.db", "--max-tuples", "10", `q(x) <-- e(x, _)`},
+		{"eval", "datalog", "--engine", "sqlite:x.db", "--relations", "q", "--rules", data},
 	} {
 		if _, errs, code := runCLI(args...); code != 2 || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errs)
