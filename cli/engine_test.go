@@ -49,7 +49,14 @@ func TestEvalEngineAgrees(t *testing.T) {
 		t.Skip("starts databases")
 	}
 	dir := t.TempDir()
-	engines := []string{"sqlite:" + filepath.Join(dir, "jql.db"), pgtest.Start(t)}
+	mapping := filepath.Join(dir, "mapping.yaml")
+	if err := os.WriteFile(mapping, []byte("activities:\n  columns:\n    type: type\n    artifacts.exitCode: exit_code\n    createTime: created\n"+
+		"sessions:\n  columns:\n    state: state\n    title: title\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The third database is loaded with flattened columns.
+	engines := []string{"sqlite:" + filepath.Join(dir, "jql.db"), pgtest.Start(t), "sqlite:" + filepath.Join(dir, "mapped.db")}
+	loadArgs := map[string][]string{engines[2]: {"--mapping", mapping}}
 	extra := []string{
 		`{from: "activities", select: ["-message"], order: "asc", limit: 3}`,
 		`{from: "activities", select: ["nosuch.path", "summary"]}`,
@@ -75,7 +82,7 @@ func TestEvalEngineAgrees(t *testing.T) {
 		}
 		queries := append([]string{c.Input("query")}, extra...)
 		for _, url := range engines {
-			out, errs, code := runCLI("load", "--engine", url, data)
+			out, errs, code := runCLI(append(append([]string{"load", "--engine", url}, loadArgs[url]...), data)...)
 			if code != 0 {
 				if _, ierr, icode := runCLI("eval", "jql", "--data", data, `{from: "sessions"}`); icode == 2 {
 					continue // data that eval refuses too
@@ -93,7 +100,7 @@ func TestEvalEngineAgrees(t *testing.T) {
 			}
 		}
 	}
-	if compared < 100 {
+	if compared < 150 {
 		t.Fatalf("only %d runs compared", compared)
 	}
 	t.Logf("%d runs of eval jql --engine printed what eval jql --data printed", compared)
@@ -110,6 +117,9 @@ func TestEngineUsage(t *testing.T) {
 		{"eval", "jql", "--engine", "sqlite:x.db", "--data", data, `{from: "sessions"}`},
 		{"eval", "jql", "--engine", "sqlite:x.db", "--explain", `{from: "sessions"}`},
 		{"eval", "jql", "--engine", "duckdb:x.duckdb", `{from: "sessions"}`},
+		{"load", "--engine", "sqlite:" + filepath.Join(t.TempDir(), "x.db"), "--mapping", filepath.Join(t.TempDir(), "missing.yaml"), data},
+		{"load", "--engine", "sqlite:" + filepath.Join(t.TempDir(), "x.db"), "--lang", "datalog", "--mapping", data, data},
+		{"compile", "jql", "--to", "sqlite", "--mapping", data, `{from: "sessions"}`},
 		{"eval", "datalog", "--engine", "sqlite:x.db", "--max-tuples", "10", `q(x) <-- e(x, _)`},
 		{"eval", "datalog", "--engine", "sqlite:x.db", "--relations", "q", "--rules", data},
 	} {
