@@ -80,6 +80,16 @@ func runEngineJQL(ctx context.Context, env Env, url, data, queryFile string, arg
 	return nil
 }
 
+// openEngine opens a database for the language table (data paths that are
+// engine URLs, in .ctxql.yaml or a data pragma).
+func openEngine(ctx context.Context, url string) (lang.Engine, error) {
+	db, err := engine.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
 // engineMapping reads the JQL mapping a database was loaded with; a
 // database filled before mappings were recorded has none.
 func engineMapping(ctx context.Context, db *engine.DB) (lang.JQLMapping, error) {

@@ -308,6 +308,10 @@ func (w *workspace) forgetIDs() {
 // the language table, once per version of the file (Load); a request
 // whose ctx is cancelled stops waiting for it.
 func (w *workspace) loadData(ctx context.Context, l *lang.Language, path string) (lang.Data, error) {
+	if lang.IsEngineURL(path) {
+		// Data in a database: read where it is, each evaluation there.
+		return l.LoadEngine(ctx, w.openEngine, path)
+	}
 	v, err := w.Load(ctx, "lang:"+string(l.ID), path, func(ctx context.Context, r *files.Reader, p string) (any, error) {
 		return l.Load(ctx, r, p)
 	})
