@@ -267,7 +267,8 @@ type Tables struct {
 	Rows func(ctx context.Context, emit func(table string, row []any) error) error
 }
 
-// LoadTables reads the data at path for the SQL layout.
+// LoadTables reads the data at path for the SQL layout through r (nil:
+// the default reader).
 func (l *Language) LoadTables(ctx context.Context, r *files.Reader, path string) (*Tables, error) {
 	return l.LoadTablesMapped(ctx, r, path, nil)
 }
@@ -275,6 +276,9 @@ func (l *Language) LoadTables(ctx context.Context, r *files.Reader, path string)
 // LoadTablesMapped is LoadTables with JQL's flattened columns of the
 // mapping m (nil: none), which is recorded in the database.
 func (l *Language) LoadTablesMapped(ctx context.Context, r *files.Reader, path string, m JQLMapping) (*Tables, error) {
+	if r == nil {
+		r = &files.Reader{}
+	}
 	switch l.ID {
 	case JQL:
 		d, err := l.Load(ctx, r, path)

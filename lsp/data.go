@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -76,6 +77,19 @@ func (w *workspace) CheckData(path string) error {
 // of its current version.
 func (w *workspace) dataID(path string) (dataID, error) {
 	r := w.reader()
+	if lang.IsEngineURL(path) {
+		// A database: a SQLite file's version is the file's; a server's
+		// is unknown, so every look-up is a new version.
+		file, ok := strings.CutPrefix(path, "sqlite:")
+		if !ok {
+			return dataID{path: path, mod: time.Now().UnixNano()}, nil
+		}
+		fi, err := r.Stat(file)
+		if err != nil {
+			return dataID{}, fmt.Errorf("sample data %s: %w", path, err)
+		}
+		return dataID{path: path, mod: fi.ModTime().UnixNano(), size: fi.Size()}, nil
+	}
 	fi, err := r.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
