@@ -28,7 +28,12 @@ func DatalogTables(schema map[string][]string) []Table {
 	out := []Table{{Name: RelationsTable, Columns: []Column{{"name", Text}, {"pos", Int}, {"type", Text}}},
 		{Name: NumbersTable, Columns: []Column{{"v", Value}, {"k", Text}}, Indexes: [][]string{{"v"}}}}
 	for _, name := range sortedKeys(schema) {
-		out = append(out, Table{Name: name, Columns: columns(len(schema[name]))})
+		t := Table{Name: name, Columns: columns(len(schema[name]))}
+		// The first two columns indexed, for joins and constants.
+		for i := range min(2, len(t.Columns)) {
+			t.Indexes = append(t.Indexes, []string{t.Columns[i].Name})
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -239,7 +244,7 @@ func (c *dlCompiler) relation(rel string) (string, error) {
 	if n == 0 {
 		return "", c.refuse(c.firstRule(rel), "the relation "+rel+" without columns", "a SQL row has at least one")
 	}
-	var base, rec []string
+	var base, rec, direct []string
 	if _, ok := c.schema[rel]; ok {
 		cols := make([]string, n)
 		for i := range cols {
@@ -277,6 +282,12 @@ func (c *dlCompiler) relation(rel string) (string, error) {
 			}
 			if self == 1 {
 				rec = append(rec, s)
+				// The rule reading the CTE itself, for a relation of one
+				// recursive rule.
+				if s, err = c.rule(r, h, rel, ""); err != nil {
+					return "", err
+				}
+				direct = append(direct, s)
 			} else {
 				base = append(base, s)
 			}
@@ -293,10 +304,13 @@ func (c *dlCompiler) relation(rel string) (string, error) {
 		}
 		base = append(base, "SELECT "+strings.Join(nulls, ", ")+" WHERE 1 = 0")
 	}
-	if len(rec) > 0 && c.d != SQLite {
+	if len(rec) == 1 {
+		rec = direct
+	}
+	if len(rec) > 1 && c.d != SQLite {
 		// PostgreSQL and DuckDB take one recursive term reading the
-		// relation once: the recursive rules read its new rows through
-		// a lateral union.
+		// relation once: several recursive rules read its new rows
+		// through a lateral union.
 		sel := make([]string, n)
 		for i := range sel {
 			sel[i] = fmt.Sprintf("x.c%d", i+1)
