@@ -2,6 +2,7 @@ package sqlgen
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -92,6 +93,21 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 	// A variable compares as a number when its first positive atom
 	// gives it a numeric type, or an aggregate binds it.
 	varType := map[string]string{}
+	// Generators, aggregates and numeric lets type their variables
+	// first, in body order, as the evaluator does; positive atoms the
+	// others.
+	for _, it := range r.Body {
+		switch {
+		case it.For != nil && it.For.Var.Kind == syn.Var:
+			varType[it.For.Var.Value] = "Int"
+		case it.Let != nil && it.Let.Var.Kind == syn.Var:
+			if t, ok := it.Let.X.(*syn.Term); ok && (t.Kind == syn.Num || t.Kind == syn.Var && syn.NumericType(varType[t.Value])) {
+				varType[it.Let.Var.Value] = "Int"
+			}
+		case it.Agg != nil && it.Agg.Var != nil && it.Agg.Var.Kind == syn.Var:
+			varType[it.Agg.Var.Value] = "Int"
+		}
+	}
 	for _, it := range r.Body {
 		if it.Atom == nil || it.Atom.Negated {
 			continue
@@ -105,17 +121,14 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 			}
 		}
 	}
-	for _, it := range r.Body {
-		if it.Agg != nil && it.Agg.Var != nil && it.Agg.Var.Kind == syn.Var {
-			varType[it.Agg.Var.Value] = "Int"
-		}
-	}
 	var from, where []string
+	atoms := 0 // positive atoms so far
 	for _, it := range r.Body {
 		switch {
 		case it.Atom != nil && !it.Atom.Negated:
 			alias := "a" + strconv.Itoa(len(from)+1)
-			src := src(len(from), it.Atom.Name.Name)
+			src := src(atoms, it.Atom.Name.Name)
+			atoms++
 			from = append(from, src+" AS "+alias)
 			for k, t := range it.Atom.Args {
 				col := fmt.Sprintf("%s.c%d", alias, k+1)
@@ -148,12 +161,54 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 				return "", c.refuse(it.Agg.Sp, "the aggregate agg "+it.Agg.Func.Name, "it needs the evaluator's exact decimal arithmetic")
 			}
 		case it.Let != nil:
-			return "", c.refuse(it.Let.Sp, "let", "not compiled yet")
 		case it.For != nil:
-			return "", c.refuse(it.For.Sp, "for", "not compiled yet")
+			gen, err := c.forRange(it.For)
+			if err != nil {
+				return "", err
+			}
+			alias := "a" + strconv.Itoa(len(from)+1)
+			from = append(from, "("+gen+") AS "+alias)
+			if v := it.For.Var; v.Kind == syn.Var {
+				if _, ok := bound[v.Value]; ok {
+					return "", c.refuse(v.Sp, "for over the bound variable "+v.Value, "not compiled yet")
+				}
+				bound[v.Value] = binding{val: alias + ".v", key: alias + ".k"}
+			}
 		case it.Disj != nil:
 			return "", c.refuse(it.Disj.Sp, "a disjunction", "not compiled yet")
 		}
+	}
+	// Lets of a variable or a constant, in body order, each binding a
+	// variable nothing else binds.
+	for _, it := range r.Body {
+		if it.Let == nil {
+			continue
+		}
+		t, ok := it.Let.X.(*syn.Term)
+		if !ok || t.Kind == syn.Computed {
+			return "", c.refuse(it.Let.Sp, "let of the expression "+exprText(c, it.Let.X), "only a variable or a constant compiles; arithmetic is the evaluator's exact decimals")
+		}
+		o, err := c.operand(t, bound, varType)
+		if err != nil {
+			return "", err
+		}
+		v := it.Let.Var
+		if v.Kind != syn.Var {
+			continue
+		}
+		if _, ok := bound[v.Value]; ok {
+			// The evaluator runs a let when its operands are bound, maybe
+			// before the atoms that bind its variable: the order decides.
+			return "", c.refuse(it.Let.Sp, "let of the variable "+v.Value+" bound elsewhere in the rule", "the evaluator's order of steps decides its meaning")
+		}
+		key, val := o.key, o.val
+		if !o.lit && bound[t.Value].key == "" {
+			key = ""
+		}
+		if o.lit {
+			val = "CAST(" + val + " AS TEXT)"
+		}
+		bound[v.Value] = binding{val: val, key: key}
 	}
 	// Aggregates next, in body order: their outer variables are bound by
 	// the positive atoms (or an earlier aggregate).
@@ -291,6 +346,56 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		s += " WHERE " + strings.Join(where, " AND ")
 	}
 	return s, nil
+}
+
+// maxRange bounds the values a compiled generator lists.
+const maxRange = 10_000
+
+// forRange compiles "for VAR in LO..HI" over integer constants to a
+// SELECT of its values (v) and their number keys (k).
+func (c *dlCompiler) forRange(f *syn.For) (string, error) {
+	bound := func(x syn.Expr) (int64, bool) {
+		neg := false
+		if u, ok := x.(*syn.Unary); ok && u.Op == "-" {
+			neg, x = true, u.X
+		}
+		t, ok := x.(*syn.Term)
+		if !ok || t.Kind != syn.Num {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(t.Value, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		if neg {
+			n = -n
+		}
+		return n, true
+	}
+	lo, ok1 := bound(f.Lo)
+	hi, ok2 := bound(f.Hi)
+	if !ok1 || !ok2 {
+		return "", c.refuse(f.Sp, "for over bounds that are not integer constants", "not compiled yet")
+	}
+	if f.Inclusive {
+		if hi == math.MaxInt64 {
+			return "", c.refuse(f.Sp, "for over more than "+strconv.Itoa(maxRange)+" values", "")
+		}
+		hi++
+	}
+	if hi > lo && hi-lo > maxRange {
+		return "", c.refuse(f.Sp, "for over more than "+strconv.Itoa(maxRange)+" values", "")
+	}
+	var sel []string
+	for i := lo; i < hi; i++ {
+		v := strconv.FormatInt(i, 10)
+		k, _ := NumberKey(v)
+		sel = append(sel, fmt.Sprintf("SELECT CAST('%s' AS TEXT) AS v, CAST('%s' AS TEXT) AS k", v, k))
+	}
+	if len(sel) == 0 {
+		return "SELECT CAST(NULL AS TEXT) AS v, CAST(NULL AS TEXT) AS k WHERE 1 = 0", nil
+	}
+	return strings.Join(sel, " UNION ALL "), nil
 }
 
 // types are a relation's parameter types, as the checker inferred them.

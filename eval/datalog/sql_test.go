@@ -61,7 +61,7 @@ func TestSQLDifferential(t *testing.T) {
 					seen[f]++
 				}
 			}
-			if compiled < 80 || tuples < 300 || scripts < 10 || seen["if"] < 40 || seen["count"] < 10 || seen["not"] < 10 || seen["||"] < 5 {
+			if compiled < 80 || tuples < 300 || scripts < 10 || seen["if"] < 40 || seen["count"] < 10 || seen["not"] < 10 || seen["||"] < 5 || seen["for"] < 5 || seen["let"] < 5 {
 				t.Fatalf("only %d programs compiled, %d tuples compared, constructs %v (refused: %v)", compiled, tuples, seen, refused)
 			}
 			t.Logf("%s: %d generated programs compiled (%d of them to a semi-naive script; programs with each construct: %v), %d derived tuples identical; refused by construct: %v", name, compiled, scripts, seen, tuples, refused)
@@ -121,8 +121,8 @@ func sqlProgram(seed uint64) (string, *gen) {
 // negation.
 func features(src string) []string {
 	var out []string
-	for _, f := range []string{"if", "count", "not", "||"} {
-		if strings.Contains(src, map[string]string{"if": "if ", "count": "count()", "not": "not()", "||": "||"}[f]) {
+	for _, f := range []string{"if", "count", "not", "||", "for", "let"} {
+		if strings.Contains(src, map[string]string{"if": "if ", "count": "count()", "not": "not()", "||": "||", "for": "for ", "let": "let "}[f]) {
 			out = append(out, f)
 		}
 	}
@@ -163,7 +163,27 @@ func aggRule(g *gen, arity func(string) int) string {
 	atom := in + "(" + strings.Join(aargs, ", ") + ")"
 	head := "d4(x, x)"
 	ops := []string{"==", "!=", "<", "<=", ">", ">="}
-	switch k := g.rng.IntN(12); {
+	switch k := g.rng.IntN(15); {
+	case k >= 12:
+		// A generator over constant bounds, or a let of a variable or a
+		// constant, compared with the data.
+		lo := g.rng.IntN(4) - 1
+		rng := fmt.Sprintf("%d..%d", lo, lo+g.rng.IntN(5))
+		if g.rng.IntN(2) == 0 {
+			rng = fmt.Sprintf("%d..=%d", lo, lo+g.rng.IntN(4))
+		}
+		switch k {
+		case 12:
+			items = append(items, "for i in "+rng, fmt.Sprintf("if i %s x", ops[g.rng.IntN(len(ops))]))
+			head = "d4(x, i)"
+		case 13:
+			items = append(items, "let n = x", fmt.Sprintf("if n %s %s", ops[g.rng.IntN(len(ops))], lit()))
+			head = "d4(n, x)"
+		default:
+			num := func() string { return []string{"0", "1", "2", "9", "10", "-2", "100"}[g.rng.IntN(7)] }
+			items = append(items, "let n = "+num(), "let m = "+num(), fmt.Sprintf("if m %s x", ops[g.rng.IntN(len(ops))]))
+			head = "d4(x, n)"
+		}
 	case k < 6:
 		items = append(items, "agg n = count() in "+atom)
 		head = "d4(x, n)"
@@ -393,7 +413,7 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 			t.Fatalf("seed %d:\n%s\n(-in process +duckdb):\n%s", p.seed, p.src, d)
 		}
 	}
-	if len(progs) < 80 || scripts < 10 || tuples < 300 || seen["if"] < 40 || seen["count"] < 10 || seen["not"] < 10 || seen["||"] < 5 {
+	if len(progs) < 80 || scripts < 10 || tuples < 300 || seen["if"] < 40 || seen["count"] < 10 || seen["not"] < 10 || seen["||"] < 5 || seen["for"] < 5 || seen["let"] < 5 {
 		t.Fatalf("only %d programs compiled (%d scripts), %d tuples compared, constructs %v (refused: %v)", len(progs), scripts, tuples, seen, refused)
 	}
 	t.Logf("duckdb: %d generated programs compiled (%d of them to a semi-naive script; programs with each construct: %v), %d derived tuples identical; refused by construct: %v", len(progs), scripts, seen, tuples, refused)
