@@ -29,7 +29,9 @@ func newCompileCmd(env Env) *cobra.Command {
 		"Compile a Datalog rule, or the program of --rules FILE, to one WITH RECURSIVE statement per\n"+
 			"derived relation over the relation tables of docs/sql.md, checked against the relations of\n"+
 			"--data (required): non-recursive relations as CTEs, linear recursion as recursive CTEs,\n"+
-			"negation as NOT EXISTS. Constructs not compiled are refused where they stand."))
+			"other recursion as a semi-naive script ctxql drives, negation as NOT EXISTS, conditions,\n"+
+			"count and not() aggregates, disjunctions, constant ranges and plain lets as SQL of their\n"+
+			"own. Constructs not compiled are refused where they stand."))
 	return cmd
 }
 
