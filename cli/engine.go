@@ -95,7 +95,8 @@ func openEngine(ctx context.Context, url string) (lang.Engine, error) {
 func engineMapping(ctx context.Context, db *engine.DB) (lang.JQLMapping, error) {
 	rows, err := db.Rows(ctx, lang.JQLMappingSQL())
 	if err != nil {
-		return nil, nil //nolint:nilerr // no table: no mapping
+		// No such table: the database has no mapping.
+		return nil, nil
 	}
 	rs := make([][3]string, len(rows))
 	for i, r := range rows {

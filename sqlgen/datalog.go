@@ -114,7 +114,7 @@ func (e *DatalogError) Unwrap() error { return e.UnsupportedError }
 // relations its rules derive; a lattice relation is refused, as its join
 // is not a set union.
 func newDLCompiler(prog *syn.Program, info *syn.Info, schema map[string][]string, d Dialect) (*dlCompiler, error) {
-	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}, consts: programConsts(prog.Rules)}
+	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}, consts: programConsts(prog.Rules), sets: map[string]bool{}}
 	for _, st := range info.Strata {
 		for _, r := range st {
 			c.derived[r] = true
@@ -172,7 +172,12 @@ func CompileDatalog(prog *syn.Program, info *syn.Info, schema map[string][]strin
 			b.WriteString(strings.Join(ctes, ",\n"))
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "SELECT DISTINCT %s FROM %s", strings.Join(cols, ", "), c.source(name))
+		// A CTE that is a UNION holds distinct tuples already.
+		distinct := "DISTINCT "
+		if c.sets[name] {
+			distinct = ""
+		}
+		fmt.Fprintf(&b, "SELECT %s%s FROM %s", distinct, strings.Join(cols, ", "), c.source(name))
 		out = append(out, DatalogRelation{Name: name, Arity: len(cols), SQL: b.String()})
 	}
 	return out, nil
@@ -209,6 +214,8 @@ type dlCompiler struct {
 	derived map[string]bool
 	// consts are the number keys of the program's constants.
 	consts map[string]string
+	// sets are the derived relations whose CTE is a UNION (distinct).
+	sets map[string]bool
 }
 
 func (c *dlCompiler) refuse(sp syntax.Span, construct, why string) error {
@@ -317,6 +324,9 @@ func (c *dlCompiler) relation(rel string) (string, error) {
 		}
 		rec = []string{fmt.Sprintf("SELECT %s FROM %s AS rec, LATERAL (\n    %s) AS x(%s)", strings.Join(sel, ", "), cteName(rel),
 			strings.Join(rec, "\n    UNION "), strings.Join(cols, ", "))}
+	}
+	if len(base)+len(rec) > 1 {
+		c.sets[rel] = true
 	}
 	body := strings.Join(append(base, rec...), "\n  UNION ")
 	return fmt.Sprintf("%s(%s) AS (\n  %s)", cteName(rel), strings.Join(cols, ", "), body), nil
