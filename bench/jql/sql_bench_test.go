@@ -79,17 +79,22 @@ func BenchmarkSQLCompiledVsHand(b *testing.B) {
 			}
 			var tc, th time.Duration
 			b.ResetTimer()
-			for range b.N {
+			run := func(query string, total *time.Duration) {
 				start := time.Now()
-				if _, err := db.Texts(ctx, c.SQL); err != nil {
+				if _, err := db.Texts(ctx, query); err != nil {
 					b.Fatal(err)
 				}
-				tc += time.Since(start)
-				start = time.Now()
-				if _, err := db.Texts(ctx, handSQL); err != nil {
-					b.Fatal(err)
+				*total += time.Since(start)
+			}
+			// The two in turns, each first every other round.
+			for i := range b.N {
+				if i%2 == 0 {
+					run(c.SQL, &tc)
+					run(handSQL, &th)
+				} else {
+					run(handSQL, &th)
+					run(c.SQL, &tc)
 				}
-				th += time.Since(start)
 			}
 			b.ReportMetric(float64(tc.Microseconds())/float64(b.N)/1000, "compiled-ms/op")
 			b.ReportMetric(float64(th.Microseconds())/float64(b.N)/1000, "hand-ms/op")
@@ -115,7 +120,7 @@ func benchDuckDB(b *testing.B, dir, data string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	items = append(items, duckdbtest.Item{Time: c.SQL, N: max(b.N, 3)}, duckdbtest.Item{Time: handSQL, N: max(b.N, 3)})
+	items = append(items, duckdbtest.Pairs(c.SQL, handSQL, max(b.N, 5))...)
 	res, times, err := duckdbtest.RunTimed(b, items)
 	if err != nil {
 		b.Fatal(err)
@@ -123,9 +128,10 @@ func benchDuckDB(b *testing.B, dir, data string) {
 	if len(res[0]) == 0 || !slices.EqualFunc(res[0], res[1], func(x, y []*string) bool { return *x[0] == *y[0] }) {
 		b.Fatalf("compiled and hand-written SQL disagree: %d and %d rows", len(res[0]), len(res[1]))
 	}
-	b.ReportMetric(times[0], "compiled-ms/op")
-	b.ReportMetric(times[1], "hand-ms/op")
-	b.ReportMetric(times[0]/times[1], "compiled/hand")
+	tc, th := duckdbtest.PairMedians(times)
+	b.ReportMetric(tc, "compiled-ms/op")
+	b.ReportMetric(th, "hand-ms/op")
+	b.ReportMetric(tc/th, "compiled/hand")
 }
 
 // scanRows hands emit the rows of the activities of a JSON Lines file.

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,6 +70,8 @@ type Item struct {
 	Count string   `json:"count,omitempty"`
 	Time  string   `json:"time,omitempty"`
 	N     int      `json:"n,omitempty"`
+	// Quiet makes a Time item's rows an empty result.
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // RunItems runs the items in order in one in-memory DuckDB database and
@@ -110,6 +113,41 @@ func RunTimed(t testing.TB, items []Item) ([][][]*string, []float64, error) {
 		return nil, nil, fmt.Errorf("duckdb: %s\n%s", res.Error, res.SQL)
 	}
 	return res.Results, res.Times, nil
+}
+
+// Pairs are the Time items of rounds of two queries in turns (a first,
+// then b, then b first, …), each read once and timed once: under a
+// changing load, both see the same. The first round's rows are returned,
+// the others' are empty. PairMedians reads their times.
+func Pairs(a, b string, rounds int) []Item {
+	var out []Item
+	for i := range rounds {
+		x, y := Item{Time: a, N: 1, Quiet: i > 0}, Item{Time: b, N: 1, Quiet: i > 0}
+		if i%2 == 1 {
+			x, y = y, x
+		}
+		out = append(out, x, y)
+	}
+	return out
+}
+
+// PairMedians returns the median times of the two queries of Pairs from
+// the times RunTimed returned for its items.
+func PairMedians(times []float64) (a, b float64) {
+	var as, bs []float64
+	for i := 0; i+1 < len(times); i += 2 {
+		x, y := times[i], times[i+1]
+		if (i/2)%2 == 1 {
+			x, y = y, x
+		}
+		as, bs = append(as, x), append(bs, y)
+	}
+	slices.Sort(as)
+	slices.Sort(bs)
+	if len(as) == 0 {
+		return 0, 0
+	}
+	return as[len(as)/2], bs[len(bs)/2]
 }
 
 // LoadItems writes the rows rows hands its emit (by table) as JSON Lines

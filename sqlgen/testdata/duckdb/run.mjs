@@ -2,11 +2,12 @@
 // on stdout. The job, on stdin, is {"setup": [SQL...], "queries":
 // [SQL...]} or {"items": [ITEM...]} where an item is {"exec": SQL},
 // {"read": SQL}, {"loop": [SQL...], "count": SQL} (the statements run
-// again while count reads a non-zero number) or {"time": SQL, "n": N} (a
-// read, then N more runs timed). The output is {"results": [[row, ...],
-// ...], "times": [ms, ...]}, one result per query, read or time item,
-// every value as text and null as null, and the median time of each time
-// item; or {"error": message, "sql": statement}.
+// again while count reads a non-zero number) or {"time": SQL, "n": N}
+// (a read, then N more runs timed; with "quiet": true its rows are not
+// returned). The output is {"results": [[row, ...], ...], "times": [ms,
+// ...]}, one result per query, read or time item, every value as text
+// and null as null, and the median time of each time item; or {"error":
+// message, "sql": statement}.
 import { DuckDBInstance } from '@duckdb/node-api';
 
 const chunks = [];
@@ -31,7 +32,8 @@ try {
     } else if (it.read !== undefined) {
       results.push(await read(it.read));
     } else if (it.time !== undefined) {
-      results.push(await read(it.time));
+      const rows = await read(it.time);
+      results.push(it.quiet ? [] : rows);
       const ms = [];
       for (let i = 0; i < (it.n ?? 3); i++) {
         const start = performance.now();
