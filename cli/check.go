@@ -100,7 +100,7 @@ func runCheck(ctx context.Context, env Env, f *checkFlags, args []string) error 
 	}
 	// A file's sample data (its pragma, else the configuration) gives
 	// Datalog programs the data's schema, as every tool does.
-	l = l.WithConfig(cfg).WithData(lang.NewDataCache(ctx, dataFiles(ctx)).Load)
+	l = l.WithConfig(cfg).WithData(lang.NewDataCache(ctx, dataFiles(ctx)).WithEngines(openEngine).Load)
 
 	var (
 		all     []report.Finding

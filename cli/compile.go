@@ -29,13 +29,15 @@ func newCompileCmd(env Env) *cobra.Command {
 		"Compile a Datalog rule, or the program of --rules FILE, to one WITH RECURSIVE statement per\n"+
 			"derived relation over the relation tables of docs/sql.md, checked against the relations of\n"+
 			"--data (required): non-recursive relations as CTEs, linear recursion as recursive CTEs,\n"+
-			"negation as NOT EXISTS. Constructs not compiled are refused where they stand."))
+			"other recursion as a semi-naive script ctxql drives, negation as NOT EXISTS, conditions,\n"+
+			"count and not() aggregates, disjunctions, constant ranges and plain lets as SQL of their\n"+
+			"own. Constructs not compiled are refused where they stand."))
 	return cmd
 }
 
 // newCompileLangCmd builds the compile subcommand of one language.
 func newCompileLangCmd(env Env, id lang.ID, name, args, long string) *cobra.Command {
-	var to, queryFile, rulesPath, dataPath string
+	var to, queryFile, rulesPath, dataPath, mapping string
 	cmd := &cobra.Command{
 		Use:   name + " --to sqlite|postgres|duckdb (" + args + ")",
 		Short: "Compile a " + lang.ByID(id).Name + " query to SQL",
@@ -72,7 +74,13 @@ func newCompileLangCmd(env Env, id lang.ID, name, args, long string) *cobra.Comm
 					return err
 				}
 			}
-			comp, err := lang.ByID(id).Compile(q, d, schema)
+			var m lang.JQLMapping
+			if mapping != "" {
+				if m, err = readMapping(c.Context(), mapping); err != nil {
+					return Usagef("%s%w", prefix, err)
+				}
+			}
+			comp, err := lang.ByID(id).CompileMapped(q, d, schema, m)
 			if err != nil {
 				return compileFailed(prefix, q.Name, comp, err)
 			}
@@ -95,6 +103,7 @@ func newCompileLangCmd(env Env, id lang.ID, name, args, long string) *cobra.Comm
 		cmd.Flags().StringVar(&dataPath, "data", "", "the data whose relations the program reads (required)")
 	} else {
 		cmd.Flags().StringVar(&queryFile, "query-file", "", "read the query from this file instead of the argument")
+		cmd.Flags().StringVar(&mapping, "mapping", "", "the mapping file the tables were loaded with (flattened columns)")
 	}
 	return cmd
 }

@@ -40,7 +40,9 @@ that derived it, the body tuples it joined (each with its own proof, to
 condition that nothing satisfies. Both work with --rules FILE or a RULE.
 
 Every evaluation is bounded by --max-tuples (intermediate join results and
-derived tuples) and --timeout.
+derived tuples) and --timeout. With --engine URL the database evaluates
+(see docs/sql.md): --timeout bounds it, and --max-tuples, --relations,
+--why, --why-not and --profile are refused.
 
 Exit status: 0 on success, 1 when the rule has parse or check errors
 ("line:col: message" on stderr) or the tuple given to --why is not derived
@@ -59,6 +61,14 @@ Exit status: 0 on success, 1 when the rule has parse or check errors
 			ctx, stop := startTiming(ctx, timed, env.Stderr)
 			defer stop()
 			if engineURL != "" {
+				// The database evaluates: the in-process budget and the
+				// choice of printed relations have no meaning there, and
+				// are refused rather than ignored.
+				for _, f := range []string{"max-tuples", "relations"} {
+					if c.Flags().Changed(f) {
+						return Usagef("ctxql eval datalog: --%s applies to the in-process evaluation; it does not take --engine (--timeout bounds the database's)", f)
+					}
+				}
 				return runEngineDatalog(ctx, env, engineURL, dataPath, rulesPath, rule, len(args) == 1, lim)
 			}
 			if lim.why != "" || lim.whyNot != "" || lim.profile {

@@ -41,7 +41,11 @@ func runEngineJQL(ctx context.Context, env Env, url, data, queryFile string, arg
 		return Usagef("%s%w", prefix, err)
 	}
 	defer db.Close()
-	comp, err := jqlLang().Compile(q, db.Dialect(), nil)
+	m, err := engineMapping(ctx, db)
+	if err != nil {
+		return Usagef("%s%w", prefix, err)
+	}
+	comp, err := jqlLang().CompileMapped(q, db.Dialect(), nil, m)
 	if err != nil {
 		return compileFailed(prefix, q.Name, comp, err)
 	}
@@ -74,6 +78,31 @@ func runEngineJQL(ctx context.Context, env Env, url, data, queryFile string, arg
 		return fmt.Errorf("%s%w", prefix, err)
 	}
 	return nil
+}
+
+// openEngine opens a database for the language table (data paths that are
+// engine URLs, in .ctxql.yaml or a data pragma).
+func openEngine(ctx context.Context, url string) (lang.Engine, error) {
+	db, err := engine.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// engineMapping reads the JQL mapping a database was loaded with; a
+// database filled before mappings were recorded has none.
+func engineMapping(ctx context.Context, db *engine.DB) (lang.JQLMapping, error) {
+	rows, err := db.Rows(ctx, lang.JQLMappingSQL())
+	if err != nil {
+		// No such table: the database has no mapping.
+		return nil, nil
+	}
+	rs := make([][3]string, len(rows))
+	for i, r := range rows {
+		rs[i] = [3]string{textOf(r[0]), textOf(r[1]), textOf(r[2])}
+	}
+	return lang.JQLMappingFromRows(rs)
 }
 
 // readQueryText reads a query given as an argument or with --query-file.

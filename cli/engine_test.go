@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,7 +50,14 @@ func TestEvalEngineAgrees(t *testing.T) {
 		t.Skip("starts databases")
 	}
 	dir := t.TempDir()
-	engines := []string{"sqlite:" + filepath.Join(dir, "jql.db"), pgtest.Start(t)}
+	mapping := filepath.Join(dir, "mapping.yaml")
+	if err := os.WriteFile(mapping, []byte("activities:\n  columns:\n    type: type\n    artifacts.exitCode: exit_code\n    createTime: created\n"+
+		"sessions:\n  columns:\n    state: state\n    title: title\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The third database is loaded with flattened columns.
+	engines := []string{"sqlite:" + filepath.Join(dir, "jql.db"), pgtest.Start(t), "sqlite:" + filepath.Join(dir, "mapped.db")}
+	loadArgs := map[string][]string{engines[2]: {"--mapping", mapping}}
 	extra := []string{
 		`{from: "activities", select: ["-message"], order: "asc", limit: 3}`,
 		`{from: "activities", select: ["nosuch.path", "summary"]}`,
@@ -75,7 +83,7 @@ func TestEvalEngineAgrees(t *testing.T) {
 		}
 		queries := append([]string{c.Input("query")}, extra...)
 		for _, url := range engines {
-			out, errs, code := runCLI("load", "--engine", url, data)
+			out, errs, code := runCLI(append(append([]string{"load", "--engine", url}, loadArgs[url]...), data)...)
 			if code != 0 {
 				if _, ierr, icode := runCLI("eval", "jql", "--data", data, `{from: "sessions"}`); icode == 2 {
 					continue // data that eval refuses too
@@ -93,7 +101,7 @@ func TestEvalEngineAgrees(t *testing.T) {
 			}
 		}
 	}
-	if compared < 100 {
+	if compared < 150 {
 		t.Fatalf("only %d runs compared", compared)
 	}
 	t.Logf("%d runs of eval jql --engine printed what eval jql --data printed", compared)
@@ -110,6 +118,11 @@ func TestEngineUsage(t *testing.T) {
 		{"eval", "jql", "--engine", "sqlite:x.db", "--data", data, `{from: "sessions"}`},
 		{"eval", "jql", "--engine", "sqlite:x.db", "--explain", `{from: "sessions"}`},
 		{"eval", "jql", "--engine", "duckdb:x.duckdb", `{from: "sessions"}`},
+		{"load", "--engine", "sqlite:" + filepath.Join(t.TempDir(), "x.db"), "--mapping", filepath.Join(t.TempDir(), "missing.yaml"), data},
+		{"load", "--engine", "sqlite:" + filepath.Join(t.TempDir(), "x.db"), "--lang", "datalog", "--mapping", data, data},
+		{"compile", "jql", "--to", "sqlite", "--mapping", data, `{from: "sessions"}`},
+		{"eval", "datalog", "--engine", "sqlite:x.db", "--max-tuples", "10", `q(x) <-- e(x, _)`},
+		{"eval", "datalog", "--engine", "sqlite:x.db", "--relations", "q", "--rules", data},
 	} {
 		if _, errs, code := runCLI(args...); code != 2 || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errs)
@@ -192,4 +205,97 @@ func TestEvalDatalogEngineAgrees(t *testing.T) {
 		t.Fatalf("only %d runs agreed (%d refused)", same, refused)
 	}
 	t.Logf("%d runs of eval datalog --engine printed what eval datalog --data printed; %d refused by name", same, refused)
+}
+
+// TestTestEngineData runs `ctxql test` over a project whose .ctxql.yaml
+// names the data of its JQL and Datalog query files, once as the data
+// files and once as SQLite databases `ctxql load` filled from them: the
+// cases (passing and failing ones, their messages) report the same.
+func TestTestEngineData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("uses a database")
+	}
+	project := map[string]string{
+		"data/jql.json": `{"sessions": [{"id": "s-1", "state": "done"}, {"id": "s-2", "state": "open"}], "activities": [
+  {"id": "a1", "sessionId": "s-1", "type": "commandRun", "artifacts": [{"exitCode": 1}, {"exitCode": 0}], "createTime": "2024-01-01T00:00:00Z"},
+  {"id": "a2", "sessionId": "s-1", "type": "agentMessaged", "createTime": "2024-01-02T00:00:00Z"},
+  {"id": "a3", "sessionId": "s-2", "type": "commandRun", "artifacts": [{"exitCode": 2}], "createTime": "2024-01-03T00:00:00Z"}]}`,
+		"data/dl.json": `{"relations": {"edge": {"param_types": ["Node", "Node"], "tuples": [["a", "b"], ["b", "c"], ["c", "d"]]},
+  "weight": {"param_types": ["Node", "i64"], "tuples": [["a", "10"], ["b", "9"], ["c", "0.50"]]}}}`,
+		"q/acts.jql": "{from: \"activities\", where: {type: \"commandRun\"}, order: \"asc\"}\n\n{from: \"activities\", where: {\"artifacts.exitCode\": {gt: 0}}}\n",
+		"q/acts.ctxqltest.yaml": `file: acts.jql
+tests:
+  - name: commands
+    line: 1
+    count: 2
+    includes: [{id: a1}]
+  - name: failed commands
+    line: 3
+    count: 2
+    includes: [{id: a3}, {id: a1}]
+  - name: a wrong expectation
+    line: 3
+    count: 5
+`,
+		"q/reach.dl": `reach(x, y) <-- edge(x, y);
+reach(x, z) <-- reach(x, y), edge(y, z);
+heavy(x) <-- weight(x, w), if w > 9;
+fanout(x, n) <-- edge(x, _), agg n = count() in reach(x, _);
+`,
+		"q/reach.ctxqltest.yaml": `file: reach.dl
+tests:
+  - name: closure
+    relation: reach
+    count: 6
+  - name: numeric condition
+    relation: heavy
+    want: [[a]]
+  - name: counts
+    relation: fanout
+    want: [[a, "3"], [b, "2"], [c, "1"]]
+  - name: a wrong expectation
+    relation: heavy
+    want: [[c]]
+`,
+	}
+	run := func(files bool) (string, int) {
+		dir := t.TempDir()
+		for name, text := range project {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		jqlData, dlData := "data/jql.json", "data/dl.json"
+		if !files {
+			jqlData, dlData = "sqlite:data/jql.db", "sqlite:data/dl.db"
+			for _, args := range [][]string{
+				{"load", "--engine", "sqlite:" + filepath.Join(dir, "data/jql.db"), filepath.Join(dir, "data/jql.json")},
+				{"load", "--engine", "sqlite:" + filepath.Join(dir, "data/dl.db"), "--lang", "datalog", filepath.Join(dir, "data/dl.json")},
+			} {
+				if out, errs, code := runCLI(args...); code != 0 {
+					t.Fatalf("%v: exit %d: %s%s", args, code, out, errs)
+				}
+			}
+		}
+		cfg := "data:\n  \"q/*.jql\": " + jqlData + "\n  \"q/*.dl\": " + dlData + "\n"
+		if err := os.WriteFile(filepath.Join(dir, ".ctxql.yaml"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errs, code := runCLI("test", "-v", filepath.Join(dir, "q"))
+		out = strings.ReplaceAll(out+errs, dir, "DIR")
+		return regexp.MustCompile(`\(\d+(\.\d+)?[µnm]?s\)|\d+(\.\d+)?[µnm]?s\b`).ReplaceAllString(out, "T"), code
+	}
+	want, wcode := run(true)
+	got, gcode := run(false)
+	if want != got || wcode != gcode {
+		t.Fatalf("ctxql test over the data files: exit %d\n%s\nover SQLite: exit %d\n%s", wcode, want, gcode, got)
+	}
+	if wcode != 1 || strings.Count(want, "--- FAIL") != 2 || strings.Count(want, "--- PASS") != 5 {
+		t.Fatalf("exit %d, want 1 with two failing cases:\n%s", wcode, want)
+	}
+	t.Logf("ctxql test printed the same over the data files and SQLite:\n%s", got)
 }

@@ -13,7 +13,7 @@ import (
 
 // newLoadCmd builds `ctxql load --engine URL [--lang jql|datalog] DATA`.
 func newLoadCmd(env Env) *cobra.Command {
-	var url, language string
+	var url, language, mapping string
 	var maxData int64
 	cmd := &cobra.Command{
 		Use:   "load --engine URL [--lang jql|datalog] DATA",
@@ -22,6 +22,8 @@ func newLoadCmd(env Env) *cobra.Command {
 			"and fill them from DATA, read as `ctxql eval` reads it: JQL's sessions and activities, or\n" +
 			"with --lang datalog one table per relation and the catalog of their parameter types.\n" +
 			"Tables of the same names are replaced, in one transaction. Prints the rows per table.\n" +
+			"--mapping FILE (JQL) keeps the fields it names in flattened columns of the domain's table\n" +
+			"as well (docs/sql.md); eval --engine reads the mapping from the database.\n" +
 			"Exit status: 0 on success, 2 on usage errors, unreadable data or a database error.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -32,17 +34,41 @@ func newLoadCmd(env Env) *cobra.Command {
 			if l == nil || !l.Compiles() {
 				return Usagef("ctxql load: --lang: want jql or datalog, found %q", language)
 			}
-			return runLoad(c.Context(), env, l, url, args[0], maxData)
+			var m lang.JQLMapping
+			if mapping != "" {
+				if l.ID != lang.JQL {
+					return Usagef("ctxql load: --mapping maps JQL fields; it does not take --lang %s", language)
+				}
+				var err error
+				if m, err = readMapping(c.Context(), mapping); err != nil {
+					return Usagef("ctxql load: %w", err)
+				}
+			}
+			return runLoad(c.Context(), env, l, url, args[0], maxData, m)
 		},
 	}
 	cmd.Flags().StringVar(&url, "engine", "", "the database: sqlite:FILE or postgres://… (required)")
 	cmd.Flags().StringVar(&language, "lang", "jql", "the language whose data DATA is")
+	cmd.Flags().StringVar(&mapping, "mapping", "", "JQL: a YAML or JSON file naming the fields kept in flattened columns")
 	cmd.Flags().Int64Var(&maxData, "max-data-bytes", DefaultMaxDataBytes, "largest data file read, in bytes (0: no limit)")
 	return cmd
 }
 
-func runLoad(ctx context.Context, env Env, l *lang.Language, url, data string, maxData int64) error {
-	ts, err := l.LoadTables(ctx, dataFilesLimit(maxData), data)
+// readMapping reads a JQL mapping file.
+func readMapping(ctx context.Context, path string) (lang.JQLMapping, error) {
+	b, err := sourceFiles(ctx).ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := lang.ParseJQLMapping(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+func runLoad(ctx context.Context, env Env, l *lang.Language, url, data string, maxData int64, m lang.JQLMapping) error {
+	ts, err := l.LoadTablesMapped(ctx, dataFilesLimit(maxData), data, m)
 	if err != nil {
 		return loadFailed("ctxql load: ", err)
 	}

@@ -19,7 +19,7 @@ func newLSPCmd(env Env) *cobra.Command {
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			code := lsp.Serve(cmd.Context(), lsp.StdioConn(env.Stdin, env.Stdout),
-				lsp.Options{Log: env.Stderr, Trace: trace, Version: Version})
+				lsp.Options{Log: env.Stderr, Trace: trace, Version: Version, OpenEngine: openEngine})
 			if code != 0 {
 				return &ExitError{Code: code}
 			}

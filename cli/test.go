@@ -93,7 +93,7 @@ func runTest(ctx context.Context, env Env, f *testFlags, args []string) ([]strin
 	if f.threshold < 0 || f.threshold > 100 {
 		return nil, Usagef("test: --threshold must be a percentage from 0 to 100")
 	}
-	opts := qtest.Options{Jobs: f.jobs, Timeout: f.timeout, Reader: f.limits.reader(),
+	opts := qtest.Options{Jobs: f.jobs, Timeout: f.timeout, Reader: f.limits.reader(), OpenEngine: openEngine,
 		Coverage: f.coverage || f.threshold > 0 || f.coverageOut != "", Profile: f.profile,
 		Budget: lang.Budget{MaxTuples: limitOrNone(f.maxTuples), MaxBytes: limitOrNone64(f.maxBytes)}}
 	if f.run != "" {

@@ -246,7 +246,10 @@ func (c *Config) DialectSet(file string) (pact.Dialect, bool) {
 }
 
 // DataFor returns the absolute path of the sample data file configured for
-// file (the last data glob that matches it), or "" when none is.
+// file (the last data glob that matches it), or "" when none is. The data
+// may be a database: an engine URL (postgres://…, postgresql://…) is
+// returned as written, and the file of sqlite:FILE or duckdb:FILE resolves
+// as a data file does.
 func (c *Config) DataFor(file string) string {
 	rel, ok := c.rel(file)
 	if !ok {
@@ -256,18 +259,28 @@ func (c *Config) DataFor(file string) string {
 		if !Match(c.data[i].glob, rel) {
 			continue
 		}
-		p := filepath.FromSlash(c.data[i].path)
+		d := c.data[i].path
+		if strings.HasPrefix(d, "postgres://") || strings.HasPrefix(d, "postgresql://") {
+			return d
+		}
+		scheme := ""
+		for _, s := range []string{"sqlite:", "duckdb:"} {
+			if rest, ok := strings.CutPrefix(d, s); ok && rest != "" {
+				scheme, d = s, rest
+			}
+		}
+		p := filepath.FromSlash(d)
 		if filepath.IsAbs(p) {
-			return filepath.Clean(p)
+			return scheme + filepath.Clean(p)
 		}
 		if c.dir != "" {
-			return filepath.Join(c.dir, p)
+			return scheme + filepath.Join(c.dir, p)
 		}
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return ""
 		}
-		return abs
+		return scheme + abs
 	}
 	return ""
 }

@@ -74,6 +74,26 @@ func ParseSQLDialect(s string) (sqlgen.Dialect, error) { return sqlgen.ParseDial
 // construct the dialect cannot answer is an *UnsupportedError (for
 // Datalog, wrapped in a *CompileError that says where it is).
 func (l *Language) Compile(q Query, d sqlgen.Dialect, schema map[string][]string) (*Compiled, error) {
+	return l.CompileMapped(q, d, schema, nil)
+}
+
+// JQLMapping names, per JQL domain, the fields kept in flattened columns
+// of the domain's table (docs/sql.md).
+type JQLMapping = sqlgen.JQLMapping
+
+// ParseJQLMapping reads a mapping file's text (YAML or JSON).
+func ParseJQLMapping(src []byte) (JQLMapping, error) { return sqlgen.ParseJQLMapping(src) }
+
+// JQLMappingSQL selects the mapping a database's JQL tables were loaded
+// with: rows of domain, path and column; JQLMappingFromRows reads them.
+func JQLMappingSQL() string { return sqlgen.JQLColumnsSQL() }
+
+// JQLMappingFromRows rebuilds the mapping from JQLMappingSQL's rows.
+func JQLMappingFromRows(rows [][3]string) (JQLMapping, error) { return sqlgen.JQLMappingFromRows(rows) }
+
+// CompileMapped is Compile over JQL tables loaded with the mapping m
+// (nil: none); m has no bearing on Datalog.
+func (l *Language) CompileMapped(q Query, d sqlgen.Dialect, schema map[string][]string, m JQLMapping) (*Compiled, error) {
 	c := &Compiled{Lang: l, File: syntax.NewFile(q.Name, q.Src), Dialect: d}
 	switch l.ID {
 	case Datalog:
@@ -84,7 +104,7 @@ func (l *Language) Compile(q Query, d sqlgen.Dialect, schema map[string][]string
 			return c, nil
 		}
 		pq, ds := parseJQLQuery(q.Name, q.Src)
-		out, err := sqlgen.CompileJQL(pq, ds, d)
+		out, err := sqlgen.CompileJQLMapped(pq, ds, d, m)
 		if err != nil {
 			res := &Result{}
 			if err := jqlError(res, err); err != nil {
@@ -247,24 +267,37 @@ type Tables struct {
 	Rows func(ctx context.Context, emit func(table string, row []any) error) error
 }
 
-// LoadTables reads the data at path for the SQL layout.
+// LoadTables reads the data at path for the SQL layout through r (nil:
+// the default reader).
 func (l *Language) LoadTables(ctx context.Context, r *files.Reader, path string) (*Tables, error) {
+	return l.LoadTablesMapped(ctx, r, path, nil)
+}
+
+// LoadTablesMapped is LoadTables with JQL's flattened columns of the
+// mapping m (nil: none), which is recorded in the database.
+func (l *Language) LoadTablesMapped(ctx context.Context, r *files.Reader, path string, m JQLMapping) (*Tables, error) {
+	if r == nil {
+		r = &files.Reader{}
+	}
 	switch l.ID {
 	case JQL:
 		d, err := l.Load(ctx, r, path)
 		if err != nil {
 			return nil, err
 		}
-		var ts []Table
+		ts := []Table{sqlgen.JQLColumnsTableDef()}
 		for _, dom := range sqlgen.JQLDomains() {
-			ts = append(ts, sqlgen.JQLTables(dom)...)
+			ts = append(ts, sqlgen.JQLTablesMapped(dom, m[dom])...)
 		}
 		src := d.(jqlData).src
 		return &Tables{Tables: ts, Rows: func(ctx context.Context, emit func(string, []any) error) error {
+			if err := m.Rows(emit); err != nil {
+				return err
+			}
 			for _, dom := range sqlgen.JQLDomains() {
 				var ord int64
 				err := src.Scan(ctx, dom, func(raw []byte) error {
-					err := sqlgen.JQLRows(dom, ord, raw, emit)
+					err := sqlgen.JQLRowsMapped(dom, ord, raw, m[dom], emit)
 					ord++
 					return err
 				})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/ctxql/ctxql/analysis/dllint"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/ctxql/ctxql/internal/files"
@@ -21,11 +22,7 @@ func (s Settings) DataPath(name string, p *Parsed) (path string, ok bool) {
 		if pr.Path == "" {
 			return "", false
 		}
-		path = pr.Path
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(filepath.Dir(absNameIn(s.Dir, name)), path)
-		}
-		return path, true
+		return ResolveData(filepath.Dir(absNameIn(s.Dir, name)), pr.Path), true
 	}
 	if s.EditorData != nil {
 		if path, ok := s.EditorData(name); ok {
@@ -65,12 +62,16 @@ func (s Settings) withSchema(name string, p *Parsed) *Parsed {
 // of another language give p itself.
 func (p *Parsed) WithData(d Data) *Parsed {
 	prog, ok := p.AST.(*datalog.Program)
-	dd, isDL := d.(*datalogData)
-	if !ok || !isDL || p.Info == nil {
+	if !ok || d == nil || d.Language() != Datalog || p.Info == nil {
 		return p
 	}
-	info := datalog.Check(prog, dd.schema)
-	sample := &dllint.Sample{Info: info, Schema: dd.schema, Numeric: dd.numeric}
+	schema := d.Schema()
+	var numeric map[string][]bool
+	if dd, isDL := d.(*datalogData); isDL {
+		numeric = dd.numeric
+	}
+	info := datalog.Check(prog, schema)
+	sample := &dllint.Sample{Info: info, Schema: schema, Numeric: numeric}
 	return &Parsed{Lang: p.Lang, File: p.File, Dialect: p.Dialect, AST: p.AST, Info: info,
 		Diagnostics: ValidateProgram(prog, info), RuleInput: sample}
 }
@@ -78,10 +79,35 @@ func (p *Parsed) WithData(d Data) *Parsed {
 // DataCache loads sample data once per language and path, for tools that
 // read many files naming the same data. It is safe for concurrent use.
 type DataCache struct {
-	ctx context.Context
-	r   *files.Reader
-	mu  sync.Mutex
-	m   map[dataKey]*dataEntry
+	ctx  context.Context
+	r    *files.Reader
+	open EngineOpener
+	mu   sync.Mutex
+	m    map[dataKey]*dataEntry
+}
+
+// WithEngines makes the cache read data held in databases: a path that
+// is an engine URL (IsEngineURL) is opened with open (LoadEngine).
+func (c *DataCache) WithEngines(open EngineOpener) *DataCache {
+	c.open = open
+	return c
+}
+
+// ResolveData resolves a data path against dir: a relative file, or the
+// relative file of a sqlite: or duckdb: URL; other URLs are kept.
+func ResolveData(dir, path string) string {
+	for _, scheme := range []string{"sqlite:", "duckdb:"} {
+		if rest, ok := strings.CutPrefix(path, scheme); ok {
+			if rest == "" || filepath.IsAbs(rest) {
+				return path
+			}
+			return scheme + filepath.Join(dir, rest)
+		}
+	}
+	if IsEngineURL(path) || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
 }
 
 type dataKey struct {
@@ -111,7 +137,13 @@ func (c *DataCache) Load(l *Language, path string) (Data, error) {
 		c.m[k] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.d, e.err = l.Load(c.ctx, c.r, path) })
+	e.once.Do(func() {
+		if IsEngineURL(path) {
+			e.d, e.err = l.LoadEngine(c.ctx, c.open, path)
+			return
+		}
+		e.d, e.err = l.Load(c.ctx, c.r, path)
+	})
 	return e.d, e.err
 }
 

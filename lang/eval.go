@@ -347,6 +347,9 @@ func (l *Language) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Re
 	if err := l.check(d); err != nil {
 		return nil, err
 	}
+	if ed, ok := d.(*engineData); ok {
+		return l.evaluateEngine(ctx, ed, q, b)
+	}
 	return l.eval.Evaluate(ctx, d, q, b)
 }
 
@@ -355,6 +358,9 @@ func (l *Language) EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget
 	if err := l.check(d); err != nil {
 		return nil, err
 	}
+	if ed, ok := d.(*engineData); ok {
+		return l.evaluateFileEngine(ctx, ed, p, b)
+	}
 	return l.eval.EvaluateFile(ctx, d, p, b)
 }
 
@@ -362,6 +368,9 @@ func (l *Language) EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget
 func (l *Language) Explain(ctx context.Context, d Data, q Query, x Explain) (*Explanation, error) {
 	if err := l.check(d); err != nil {
 		return nil, err
+	}
+	if _, ok := d.(*engineData); ok {
+		return nil, ErrInProcess
 	}
 	return l.eval.Explain(ctx, d, q, x)
 }

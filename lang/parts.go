@@ -45,6 +45,9 @@ func (l *Language) Parts(ctx context.Context, d Data, p *Parsed, within syntax.S
 	if p.Lang != l {
 		return nil, fmt.Errorf("%s: not a parsed %s file", p.File.Name(), l.Name)
 	}
+	if _, ok := d.(*engineData); ok {
+		return nil, ErrInProcess
+	}
 	return l.eval.Parts(ctx, d, p, within, b)
 }
 

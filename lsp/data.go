@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -91,6 +92,19 @@ func (w *workspace) CheckData(path string) error {
 // of its current version.
 func (w *workspace) dataID(path string) (dataID, error) {
 	r := w.reader()
+	if lang.IsEngineURL(path) {
+		// A database: a SQLite file's version is the file's; a server's
+		// is unknown, so every look-up is a new version.
+		file, ok := strings.CutPrefix(path, "sqlite:")
+		if !ok {
+			return dataID{path: path, mod: time.Now().UnixNano()}, nil
+		}
+		fi, err := r.Stat(file)
+		if err != nil {
+			return dataID{}, fmt.Errorf("sample data %s: %w", path, err)
+		}
+		return dataID{path: path, mod: fi.ModTime().UnixNano(), size: fi.Size()}, nil
+	}
 	fi, err := r.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -400,6 +414,10 @@ func (w *workspace) forgetIDs() {
 // the language table, once per version of the file (Load); a request
 // whose ctx is cancelled stops waiting for it.
 func (w *workspace) loadData(ctx context.Context, l *lang.Language, path string) (lang.Data, error) {
+	if lang.IsEngineURL(path) {
+		// Data in a database: read where it is, each evaluation there.
+		return l.LoadEngine(ctx, w.openEngine, path)
+	}
 	v, err := w.Load(ctx, "lang:"+string(l.ID), path, func(ctx context.Context, r *files.Reader, p string) (any, error) {
 		return l.Load(ctx, r, p)
 	})

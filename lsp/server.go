@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -39,6 +40,9 @@ type Options struct {
 	// for the message of an evaluation that ran out of time ("the
 	// --timeout flag"); empty: the ctxql.runTimeout setting.
 	RaiseTimeout string
+	// OpenEngine opens the databases a data path may name as an engine
+	// URL (sqlite:FILE, postgres://…); nil: such data cannot be read.
+	OpenEngine lang.EngineOpener
 }
 
 // The LSP and JSON-RPC error codes the server answers with.
@@ -155,7 +159,7 @@ func newServer(opts Options) *server {
 		defer s.mu.Unlock()
 		return s.config
 	})
-	s.ws.files, s.ws.raiseTimeout = opts.Files, opts.RaiseTimeout
+	s.ws.files, s.ws.raiseTimeout, s.ws.openEngine = opts.Files, opts.RaiseTimeout, opts.OpenEngine
 	s.ws.overlay = func(path string) ([]byte, bool) {
 		for _, snap := range s.session.all() {
 			if FilePath(snap.URI) == path {

@@ -32,7 +32,9 @@ type workspace struct {
 	// (Options.RaiseTimeout).
 	files        *files.Reader
 	raiseTimeout string
-	lines        lineCache // PACT findings per line text
+	// openEngine opens data held in databases (Options.OpenEngine).
+	openEngine lang.EngineOpener
+	lines      lineCache // PACT findings per line text
 	// data holds the loaded sample data; evals the evaluations over it.
 	data  dataCache
 	evals evalCaches

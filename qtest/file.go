@@ -290,9 +290,6 @@ func (f *File) checkCase(c *Case, n *yamltree.Node, seen map[string]bool) {
 	if c.Query != "" && c.Language == "" && c.File == "" {
 		f.errorf(n.Get("query").Span, "an inline query needs a language (pact, jql or datalog), or a file whose language it shares")
 	}
-	if c.Data == nil && c.Error == "" {
-		f.errorf(n.Span, "test case %q has no data: give data here or at the top of the file", c.Name)
-	}
 	if c.Want == nil && c.Count == nil && c.Includes == nil && c.Excludes == nil && c.Error == "" {
 		f.errorf(n.Span, "test case %q expects nothing: give want, count, includes, excludes or error", c.Name)
 	}

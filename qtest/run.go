@@ -40,6 +40,9 @@ type Options struct {
 	Coverage bool
 	// Profile records the time and rows of each part of the queries.
 	Profile bool
+	// OpenEngine opens the databases that data paths may name as engine
+	// URLs (sqlite:FILE, postgres://…); nil: such data cannot be read.
+	OpenEngine lang.EngineOpener
 }
 
 // Run parses the test files at paths and runs their cases. Results come in
@@ -51,7 +54,7 @@ func Run(ctx context.Context, paths []string, opts Options) ([]*Result, *Coverag
 	if r.reader == nil {
 		r.reader = &files.Reader{}
 	}
-	r.data = lang.NewDataCache(ctx, r.reader)
+	r.data = lang.NewDataCache(ctx, r.reader).WithEngines(opts.OpenEngine)
 	if opts.Coverage || opts.Profile {
 		r.cov = newCoverage()
 	}
@@ -139,12 +142,13 @@ func (r *runner) settings(f *File, c *Case) lang.Settings {
 	return s
 }
 
-// rel resolves a path of a test file relative to its directory.
+// rel resolves a path of a test file relative to its directory (the file
+// of a sqlite: or duckdb: engine URL too).
 func rel(f *File, p string) string {
-	if filepath.IsAbs(p) {
-		return p
+	if !lang.IsEngineURL(p) {
+		p = filepath.FromSlash(p)
 	}
-	return filepath.Join(filepath.Dir(f.Name), filepath.FromSlash(p))
+	return lang.ResolveData(filepath.Dir(f.Name), p)
 }
 
 func (r *runner) runCase(ctx context.Context, res *Result) {
@@ -175,7 +179,7 @@ func (r *runner) runCase(ctx context.Context, res *Result) {
 		r.checkError(ctx, res, c, q)
 		return
 	}
-	d, err := r.loadData(ctx, f, c, q.parsed.Lang)
+	d, err := r.loadData(ctx, f, c, q.parsed)
 	if err != nil {
 		res.errorf("data: %v", err)
 		return
@@ -312,11 +316,16 @@ func (q *query) pick(results []lang.Result, c *Case) (*lang.Result, error) {
 	return nil, fmt.Errorf("%s has %d queries: give the case a %s", filepath.Base(q.parsed.File.Name()), len(results), what)
 }
 
-// loadData loads the case's data: a file through the shared cache, inline
-// data on its own.
-func (r *runner) loadData(ctx context.Context, f *File, c *Case, l *lang.Language) (lang.Data, error) {
+// loadData loads the case's data: a file or a database through the shared
+// cache, inline data on its own; a case without data reads what the
+// query file's data pragma or the configuration (.ctxql.yaml) names.
+func (r *runner) loadData(ctx context.Context, f *File, c *Case, p *lang.Parsed) (lang.Data, error) {
+	l := p.Lang
 	if c.Data == nil {
-		return nil, errors.New("the case has no data")
+		if path, ok := r.settings(f, c).DataPath(p.File.Name(), p); ok {
+			return r.data.Load(l, path)
+		}
+		return nil, errors.New("the case has no data: give data here, at the top of the file, or for its query file in .ctxql.yaml")
 	}
 	if c.Data.Inline != nil {
 		return l.LoadBytes(ctx, f.Name+"#"+c.Name, c.Data.Inline)

@@ -25,9 +25,15 @@ const RelationsTable = "ctxql_relations"
 // DatalogTables returns the tables of the relations of schema, and the
 // catalog.
 func DatalogTables(schema map[string][]string) []Table {
-	out := []Table{{Name: RelationsTable, Columns: []Column{{"name", Text}, {"pos", Int}, {"type", Text}}}}
+	out := []Table{{Name: RelationsTable, Columns: []Column{{"name", Text}, {"pos", Int}, {"type", Text}}},
+		{Name: NumbersTable, Columns: []Column{{"v", Value}, {"k", Text}}, Indexes: [][]string{{"v"}}}}
 	for _, name := range sortedKeys(schema) {
-		out = append(out, Table{Name: name, Columns: columns(len(schema[name]))})
+		t := Table{Name: name, Columns: columns(len(schema[name]))}
+		// The first two columns indexed, for joins and constants.
+		for i := range min(2, len(t.Columns)) {
+			t.Indexes = append(t.Indexes, []string{t.Columns[i].Name})
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -37,8 +43,8 @@ func SchemaSQL() string {
 	return "SELECT name, pos, type FROM " + RelationsTable + " ORDER BY name, pos"
 }
 
-// DatalogRows hands emit the catalog rows of schema and the distinct
-// tuples of each relation.
+// DatalogRows hands emit the catalog rows of schema, the distinct tuples
+// of each relation, and the number keys of their values.
 func DatalogRows(schema map[string][]string, tuples func(rel string) [][]string, emit func(table string, row []any) error) error {
 	for _, name := range sortedKeys(schema) {
 		for i, t := range schema[name] {
@@ -62,7 +68,7 @@ func DatalogRows(schema map[string][]string, tuples func(rel string) [][]string,
 			}
 		}
 	}
-	return nil
+	return numberRows(schema, tuples, emit)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -108,7 +114,7 @@ func (e *DatalogError) Unwrap() error { return e.UnsupportedError }
 // relations its rules derive; a lattice relation is refused, as its join
 // is not a set union.
 func newDLCompiler(prog *syn.Program, info *syn.Info, schema map[string][]string, d Dialect) (*dlCompiler, error) {
-	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}}
+	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}, consts: programConsts(prog.Rules), sets: map[string]bool{}}
 	for _, st := range info.Strata {
 		for _, r := range st {
 			c.derived[r] = true
@@ -169,7 +175,12 @@ func CompileDatalog(prog *syn.Program, info *syn.Info, schema map[string][]strin
 			b.WriteString(strings.Join(ctes, ",\n"))
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "SELECT DISTINCT %s FROM %s", strings.Join(cols, ", "), c.source(name))
+		// A CTE that is a UNION holds distinct tuples already.
+		distinct := "DISTINCT "
+		if c.sets[name] {
+			distinct = ""
+		}
+		fmt.Fprintf(&b, "SELECT %s%s FROM %s", distinct, strings.Join(cols, ", "), c.source(name))
 		out = append(out, DatalogRelation{Name: name, Arity: len(cols), SQL: b.String()})
 	}
 	return out, nil
@@ -179,16 +190,23 @@ func CompileDatalog(prog *syn.Program, info *syn.Info, schema map[string][]strin
 // evaluated once over the data, its body atoms read the relations'
 // tables (the head's too), and its statement returns its own tuples only.
 func CompileDatalogRule(r *syn.Rule, info *syn.Info, d Dialect) (DatalogRelation, error) {
-	c := &dlCompiler{d: d, info: info, derived: map[string]bool{}}
+	c := &dlCompiler{d: d, info: info, derived: map[string]bool{}, consts: programConsts([]*syn.Rule{r})}
 	n := len(r.Head.Args)
 	if n == 0 {
 		return DatalogRelation{}, c.refuse(r.Sp, "the relation "+r.Head.Name.Name+" without columns", "a SQL row has at least one")
 	}
-	s, err := c.rule(r, r.Head, "", "")
-	if err != nil {
-		return DatalogRelation{}, err
+	var alts []string
+	for _, x := range syn.Expand(r) {
+		s, err := c.rule(x, x.Head, "", "")
+		if err != nil {
+			return DatalogRelation{}, err
+		}
+		alts = append(alts, s)
 	}
-	return DatalogRelation{Name: r.Head.Name.Name, Arity: n, SQL: "SELECT DISTINCT" + strings.TrimPrefix(s, "SELECT")}, nil
+	if len(alts) == 1 {
+		return DatalogRelation{Name: r.Head.Name.Name, Arity: n, SQL: "SELECT DISTINCT" + strings.TrimPrefix(alts[0], "SELECT")}, nil
+	}
+	return DatalogRelation{Name: r.Head.Name.Name, Arity: n, SQL: strings.Join(alts, "\nUNION ")}, nil
 }
 
 type dlCompiler struct {
@@ -197,6 +215,10 @@ type dlCompiler struct {
 	info    *syn.Info
 	schema  map[string][]string
 	derived map[string]bool
+	// consts are the number keys of the program's constants.
+	consts map[string]string
+	// sets are the derived relations whose CTE is a UNION (distinct).
+	sets map[string]bool
 }
 
 func (c *dlCompiler) refuse(sp syntax.Span, construct, why string) error {
@@ -232,7 +254,7 @@ func (c *dlCompiler) relation(rel string) (string, error) {
 	if n == 0 {
 		return "", c.refuse(c.firstRule(rel), "the relation "+rel+" without columns", "a SQL row has at least one")
 	}
-	var base, rec []string
+	var base, rec, direct []string
 	if _, ok := c.schema[rel]; ok {
 		cols := make([]string, n)
 		for i := range cols {
@@ -240,8 +262,9 @@ func (c *dlCompiler) relation(rel string) (string, error) {
 		}
 		base = append(base, fmt.Sprintf("SELECT %s FROM %s", strings.Join(cols, ", "), Ident(rel)))
 	}
-	for _, r := range c.prog.Rules {
-		for _, h := range r.AllHeads() {
+	for _, r0 := range c.prog.Rules {
+		for _, r := range syn.Expand(r0) {
+			h := r.Head
 			if h.Name.Name != rel {
 				continue
 			}
@@ -269,6 +292,12 @@ func (c *dlCompiler) relation(rel string) (string, error) {
 			}
 			if self == 1 {
 				rec = append(rec, s)
+				// The rule reading the CTE itself, for a relation of one
+				// recursive rule.
+				if s, err = c.rule(r, h, rel, ""); err != nil {
+					return "", err
+				}
+				direct = append(direct, s)
 			} else {
 				base = append(base, s)
 			}
@@ -285,16 +314,22 @@ func (c *dlCompiler) relation(rel string) (string, error) {
 		}
 		base = append(base, "SELECT "+strings.Join(nulls, ", ")+" WHERE 1 = 0")
 	}
-	if len(rec) > 0 && c.d != SQLite {
+	if len(rec) == 1 {
+		rec = direct
+	}
+	if len(rec) > 1 && c.d != SQLite {
 		// PostgreSQL and DuckDB take one recursive term reading the
-		// relation once: the recursive rules read its new rows through
-		// a lateral union.
+		// relation once: several recursive rules read its new rows
+		// through a lateral union.
 		sel := make([]string, n)
 		for i := range sel {
 			sel[i] = fmt.Sprintf("x.c%d", i+1)
 		}
 		rec = []string{fmt.Sprintf("SELECT %s FROM %s AS rec, LATERAL (\n    %s) AS x(%s)", strings.Join(sel, ", "), cteName(rel),
 			strings.Join(rec, "\n    UNION "), strings.Join(cols, ", "))}
+	}
+	if len(base)+len(rec) > 1 {
+		c.sets[rel] = true
 	}
 	body := strings.Join(append(base, rec...), "\n  UNION ")
 	return fmt.Sprintf("%s(%s) AS (\n  %s)", cteName(rel), strings.Join(cols, ", "), body), nil
@@ -310,117 +345,6 @@ func (c *dlCompiler) rule(r *syn.Rule, head *syn.Atom, rel, self string) (string
 		}
 		return c.source(name)
 	})
-}
-
-// ruleFrom compiles one rule for one of its heads to a SELECT whose k-th
-// positive atom (from 0), of the relation name, reads src(k, name).
-func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name string) string) (string, error) {
-	bound := map[string]string{}
-	var from, where []string
-	for _, it := range r.Body {
-		switch {
-		case it.Atom != nil && !it.Atom.Negated:
-			alias := "a" + strconv.Itoa(len(from)+1)
-			src := src(len(from), it.Atom.Name.Name)
-			from = append(from, src+" AS "+alias)
-			for k, t := range it.Atom.Args {
-				col := fmt.Sprintf("%s.c%d", alias, k+1)
-				if err := c.plain(t); err != nil {
-					return "", err
-				}
-				switch t.Kind {
-				case syn.Var:
-					if e, ok := bound[t.Value]; ok {
-						where = append(where, col+" = "+e)
-					} else {
-						bound[t.Value] = col
-					}
-				case syn.Wildcard:
-				default:
-					lit, err := c.constant(t)
-					if err != nil {
-						return "", err
-					}
-					where = append(where, col+" = "+lit)
-				}
-			}
-		case it.Atom != nil:
-		case it.Cond != nil:
-			return "", c.refuse(it.Cond.Sp, "the condition \"if\"", "not compiled yet")
-		case it.If != nil:
-			return "", c.refuse(it.If.Sp, "the condition \"if\"", "not compiled yet")
-		case it.Let != nil:
-			return "", c.refuse(it.Let.Sp, "let", "not compiled yet")
-		case it.For != nil:
-			return "", c.refuse(it.For.Sp, "for", "not compiled yet")
-		case it.Agg != nil:
-			return "", c.refuse(it.Agg.Sp, "the aggregate agg "+it.Agg.Func.Name, "not compiled yet")
-		case it.Disj != nil:
-			return "", c.refuse(it.Disj.Sp, "a disjunction", "not compiled yet")
-		}
-	}
-	// Negated atoms last: every variable they use is bound by then
-	// (safety), wherever they stand in the body.
-	for _, it := range r.Body {
-		if it.Atom == nil || !it.Atom.Negated {
-			continue
-		}
-		var conds []string
-		for k, t := range it.Atom.Args {
-			col := fmt.Sprintf("n.c%d", k+1)
-			if err := c.plain(t); err != nil {
-				return "", err
-			}
-			switch t.Kind {
-			case syn.Var:
-				e, ok := bound[t.Value]
-				if !ok {
-					return "", c.refuse(t.Sp, "the unbound variable "+t.Value+" in a negation", "")
-				}
-				conds = append(conds, col+" = "+e)
-			case syn.Wildcard:
-			default:
-				lit, err := c.constant(t)
-				if err != nil {
-					return "", err
-				}
-				conds = append(conds, col+" = "+lit)
-			}
-		}
-		q := "SELECT 1 FROM " + c.source(it.Atom.Name.Name) + " AS n"
-		if len(conds) > 0 {
-			q += " WHERE " + strings.Join(conds, " AND ")
-		}
-		where = append(where, "NOT EXISTS ("+q+")")
-	}
-	var sel []string
-	for _, t := range head.Args {
-		if err := c.plain(t); err != nil {
-			return "", err
-		}
-		switch t.Kind {
-		case syn.Var:
-			e, ok := bound[t.Value]
-			if !ok {
-				return "", c.refuse(t.Sp, "the unbound head variable "+t.Value, "")
-			}
-			sel = append(sel, e)
-		default:
-			lit, err := c.constant(t)
-			if err != nil {
-				return "", err
-			}
-			sel = append(sel, "CAST("+lit+" AS TEXT)")
-		}
-	}
-	s := "SELECT " + strings.Join(sel, ", ")
-	if len(from) > 0 {
-		s += " FROM " + strings.Join(from, ", ")
-	}
-	if len(where) > 0 {
-		s += " WHERE " + strings.Join(where, " AND ")
-	}
-	return s, nil
 }
 
 // plain refuses the lattice and pattern forms of a term.
@@ -542,8 +466,9 @@ func CompileDatalogScript(prog *syn.Program, info *syn.Info, schema map[string][
 			if _, ok := schema[rel]; ok {
 				base = append(base, "SELECT * FROM "+Ident(rel))
 			}
-			for _, r := range prog.Rules {
-				for _, h := range r.AllHeads() {
+			for _, r0 := range prog.Rules {
+				for _, r := range syn.Expand(r0) {
+					h := r.Head
 					if h.Name.Name != rel {
 						continue
 					}
@@ -624,9 +549,9 @@ func NeedsScript(prog *syn.Program, info *syn.Info) bool {
 		if len(st) > 1 {
 			return true
 		}
-		for _, r := range prog.Rules {
-			for _, h := range r.AllHeads() {
-				if h.Name.Name != st[0] {
+		for _, r0 := range prog.Rules {
+			for _, r := range syn.Expand(r0) {
+				if r.Head.Name.Name != st[0] {
 					continue
 				}
 				self := 0

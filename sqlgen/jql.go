@@ -47,32 +47,47 @@ func JQLRows(domain string, ord int64, raw []byte, emit func(table string, row [
 	if err != nil || !ok {
 		return err
 	}
+	return jqlRows(domain, ord, raw, r, nil, emit)
+}
+
+// jqlRows emits the rows of a document's table row r, the columns of the
+// flattened fields after the others.
+func jqlRows(domain string, ord int64, raw []byte, r evjql.Row, fields []FlatField, emit func(table string, row []any) error) error {
 	var cid any
 	if r.HasCursorID {
 		cid = r.CursorID
 	}
-	if err := emit(domain, []any{ord, r.ID, cid, int64(r.Rank), r.Sec, int64(r.Nsec), r.Str, string(raw)}); err != nil {
+	row := []any{ord, r.ID, cid, int64(r.Rank), r.Sec, int64(r.Nsec), r.Str, string(raw)}
+	for _, f := range fields {
+		row = append(row, flatValues(r.Nodes, f.Path)...)
+	}
+	if err := emit(domain, row); err != nil {
 		return err
 	}
 	for _, n := range r.Nodes {
-		row := []any{ord, pathKey(n.Path), n.Kind, nil, nil, nil, nil, nil}
-		switch n.Kind {
-		case "string":
-			row[3] = n.Str
-			if n.HasLower {
-				row[4] = n.Lower
-			}
-			if n.IsTime {
-				row[6], row[7] = n.Sec, int64(n.Nsec)
-			}
-		case "number":
-			row[5] = n.Num
-		}
-		if err := emit(domain+"_nodes", row); err != nil {
+		if err := emit(domain+"_nodes", append([]any{ord, pathKey(n.Path)}, nodeValues(n)...)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// nodeValues are a node's kind, str, low, num, ts_sec and ts_nsec.
+func nodeValues(n evjql.Node) []any {
+	row := []any{n.Kind, nil, nil, nil, nil, nil}
+	switch n.Kind {
+	case "string":
+		row[1] = n.Str
+		if n.HasLower {
+			row[2] = n.Lower
+		}
+		if n.IsTime {
+			row[4], row[5] = n.Sec, int64(n.Nsec)
+		}
+	case "number":
+		row[3] = n.Num
+	}
+	return row
 }
 
 // pathKey is the path column's value: the JSON array of the names.
@@ -98,11 +113,19 @@ type JQLQuery struct {
 // *jql.QueryError; a construct the dialect cannot answer exactly is an
 // *UnsupportedError.
 func CompileJQL(q *syn.Query, parseDiags []syntax.Diagnostic, d Dialect) (*JQLQuery, error) {
+	return CompileJQLMapped(q, parseDiags, d, nil)
+}
+
+// CompileJQLMapped compiles a parsed query over tables loaded with the
+// mapping m: a condition on a field the mapping keeps in columns of the
+// domain's table tests those columns (and the node table only for the
+// documents where the field has several values).
+func CompileJQLMapped(q *syn.Query, parseDiags []syntax.Diagnostic, d Dialect, m JQLMapping) (*JQLQuery, error) {
 	warns, err := evjql.Prepare(q, parseDiags)
 	if err != nil {
 		return nil, err
 	}
-	c := &jqlCompiler{d: d, dom: q.Domain()}
+	c := &jqlCompiler{d: d, dom: q.Domain(), fields: m[q.Domain()]}
 	var where []string
 	// The conditions of one where entry (one key) hold for one and the
 	// same value, as the evaluator's groups.
@@ -174,8 +197,24 @@ func after(dir string) string {
 }
 
 type jqlCompiler struct {
-	d   Dialect
-	dom string
+	d      Dialect
+	dom    string
+	fields []FlatField
+	// flat is the column of the field being compiled, when the mapping
+	// flattens it; the tests then read the document's row, not a node.
+	flat string
+}
+
+// col is a column of the value tested: the node n's, or the flattened
+// field's on the document's row t.
+func (c *jqlCompiler) col(name string) string {
+	if c.flat == "" {
+		return "n." + name
+	}
+	if name == "str" {
+		return "t." + c.flat
+	}
+	return "t." + c.flat + "_" + name
 }
 
 // group compiles the conditions of one where entry: an exists test per
@@ -190,6 +229,9 @@ func (c *jqlCompiler) group(conds []*syn.Condition) ([]string, error) {
 	// nodes of the path (an index on path and value) or probe them per
 	// document.
 	nodes := fmt.Sprintf("SELECT n.ord FROM %s AS n WHERE n.path = %s", Ident(c.dom+"_nodes"), path)
+	if f := c.field(conds[0].Path.Names()); f != "" {
+		return c.flatGroup(conds, f, nodes)
+	}
 	var out, tests []string
 	for _, cd := range conds {
 		if cd.Op == syn.OpExists {
@@ -238,11 +280,11 @@ func (c *jqlCompiler) test(cd *syn.Condition) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		f := "instr(COALESCE(n.low, n.str), %s) > 0"
+		f := "instr(COALESCE(%[1]s, %[2]s), %[3]s) > 0"
 		if c.d == Postgres {
-			f = "strpos(COALESCE(n.low, n.str), %s) > 0"
+			f = "strpos(COALESCE(%[1]s, %[2]s), %[3]s) > 0"
 		}
-		return "(n.kind = 'string' AND " + fmt.Sprintf(f, lit) + ")", nil
+		return "(" + c.col("kind") + " = 'string' AND " + fmt.Sprintf(f, c.col("low"), c.col("str"), lit) + ")", nil
 	case syn.OpGt, syn.OpLt, syn.OpGte, syn.OpLte:
 		return c.compare(cd.Op, cd.Operand)
 	}
@@ -259,18 +301,18 @@ func (c *jqlCompiler) equal(v *syn.Value) (string, error) {
 			return "", err
 		}
 		if sec, nsec, ok := evjql.LiteralTime(v.Str); ok {
-			return fmt.Sprintf("(n.kind = 'string' AND (n.str = %s OR COALESCE(n.ts_sec = %d AND n.ts_nsec = %d, 1 = 0)))", lit, sec, nsec), nil
+			return fmt.Sprintf("(%s = 'string' AND (%s = %s OR COALESCE(%s = %d AND %s = %d, 1 = 0)))", c.col("kind"), c.col("str"), lit, c.col("ts_sec"), sec, c.col("ts_nsec"), nsec), nil
 		}
-		return fmt.Sprintf("(n.kind = 'string' AND n.str = %s)", lit), nil
+		return fmt.Sprintf("(%s = 'string' AND %s = %s)", c.col("kind"), c.col("str"), lit), nil
 	case syn.KindNumber:
-		return fmt.Sprintf("(n.kind = 'number' AND n.num = %s)", c.d.Float(v.Num)), nil
+		return fmt.Sprintf("(%s = 'number' AND %s = %s)", c.col("kind"), c.col("num"), c.d.Float(v.Num)), nil
 	case syn.KindBool:
 		if v.Bool {
-			return "(n.kind = 'true')", nil
+			return "(" + c.col("kind") + " = 'true')", nil
 		}
-		return "(n.kind = 'false')", nil
+		return "(" + c.col("kind") + " = 'false')", nil
 	case syn.KindNull:
-		return "(n.kind = 'null')", nil
+		return "(" + c.col("kind") + " = 'null')", nil
 	}
 	return "", &UnsupportedError{Construct: "a " + v.Kind.String() + " operand", Dialect: c.d}
 }
@@ -280,7 +322,7 @@ func (c *jqlCompiler) compare(op string, v *syn.Value) (string, error) {
 	sym := map[string]string{syn.OpGt: ">", syn.OpLt: "<", syn.OpGte: ">=", syn.OpLte: "<="}[op]
 	switch v.Kind {
 	case syn.KindNumber:
-		return fmt.Sprintf("(n.kind = 'number' AND n.num %s %s)", sym, c.d.Float(v.Num)), nil
+		return fmt.Sprintf("(%s = 'number' AND %s %s %s)", c.col("kind"), c.col("num"), sym, c.d.Float(v.Num)), nil
 	case syn.KindString:
 		lit, err := c.d.String(v.Str)
 		if err != nil {
@@ -288,10 +330,11 @@ func (c *jqlCompiler) compare(op string, v *syn.Value) (string, error) {
 		}
 		if sec, nsec, ok := evjql.LiteralTime(v.Str); ok {
 			strict := sym[:1]
-			return fmt.Sprintf("(n.kind = 'string' AND CASE WHEN n.ts_sec IS NULL THEN n.str %s %s ELSE n.ts_sec %s %d OR (n.ts_sec = %d AND n.ts_nsec %s %d) END)",
-				sym, lit, strict, sec, sec, sym, nsec), nil
+			k, str, ts, tn := c.col("kind"), c.col("str"), c.col("ts_sec"), c.col("ts_nsec")
+			return fmt.Sprintf("(%s = 'string' AND CASE WHEN %s IS NULL THEN %s %s %s ELSE %s %s %d OR (%s = %d AND %s %s %d) END)",
+				k, ts, str, sym, lit, ts, strict, sec, ts, sec, tn, sym, nsec), nil
 		}
-		return fmt.Sprintf("(n.kind = 'string' AND n.str %s %s)", sym, lit), nil
+		return fmt.Sprintf("(%s = 'string' AND %s %s %s)", c.col("kind"), c.col("str"), sym, lit), nil
 	}
 	return "", &UnsupportedError{Construct: "the operator " + op + " on a " + v.Kind.String(), Dialect: c.d}
 }

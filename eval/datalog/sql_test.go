@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,7 +44,7 @@ func TestSQLDifferential(t *testing.T) {
 			}
 			defer db.Close()
 			compiled, tuples, scripts := 0, 0, 0
-			refused := map[string]int{}
+			refused, seen := map[string]int{}, map[string]int{}
 			for seed := range uint64(100) {
 				src, g := sqlProgram(seed)
 				n, why, script := sqlCase(t, ctx, db, seed, src, g)
@@ -56,11 +57,14 @@ func TestSQLDifferential(t *testing.T) {
 				}
 				compiled++
 				tuples += n
+				for _, f := range features(src) {
+					seen[f]++
+				}
 			}
-			if compiled < 40 || tuples < 150 || scripts < 10 {
-				t.Fatalf("only %d programs compiled, %d tuples compared (refused: %v)", compiled, tuples, refused)
+			if compiled < 80 || tuples < 300 || scripts < 10 || seen["if"] < 40 || seen["count"] < 10 || seen["not"] < 10 || seen["||"] < 5 || seen["for"] < 5 || seen["let"] < 5 {
+				t.Fatalf("only %d programs compiled, %d tuples compared, constructs %v (refused: %v)", compiled, tuples, seen, refused)
 			}
-			t.Logf("%s: %d generated programs compiled (%d of them to a semi-naive script), %d derived tuples identical; refused by construct: %v", name, compiled, scripts, tuples, refused)
+			t.Logf("%s: %d generated programs compiled (%d of them to a semi-naive script; programs with each construct: %v), %d derived tuples identical; refused by construct: %v", name, compiled, scripts, seen, tuples, refused)
 		})
 	}
 }
@@ -87,20 +91,8 @@ func sqlProgram(seed uint64) (string, *gen) {
 		}
 		return ts
 	}
-	noConds := seed%2 == 0
 	var rules []gRule
-	add := func(r gRule) {
-		if noConds {
-			var order []byte
-			for _, k := range r.order {
-				if k != 'c' {
-					order = append(order, k)
-				}
-			}
-			r.order, r.conds = order, nil
-		}
-		rules = append(rules, r)
-	}
+	add := func(r gRule) { rules = append(rules, r) }
 	for i, d := range derived {
 		pos := append([]string{"e", "f", "h"}, derived[:i+1]...)
 		neg := append([]string{"e", "f", "h"}, derived[:i]...)
@@ -119,7 +111,101 @@ func sqlProgram(seed uint64) (string, *gen) {
 	for _, r := range rules {
 		src.WriteString(r.String() + "\n")
 	}
+	for range g.rng.IntN(3) {
+		src.WriteString(aggRule(g, func(n string) int { return len(typesOf(n)) }) + "\n")
+	}
 	return src.String(), g
+}
+
+// features names the constructs of a generated program beyond atoms and
+// negation.
+func features(src string) []string {
+	var out []string
+	for _, f := range []string{"if", "count", "not", "||", "for", "let"} {
+		if strings.Contains(src, map[string]string{"if": "if ", "count": "count()", "not": "not()", "||": "||", "for": "for ", "let": "let "}[f]) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// aggRule generates a rule of d4, a relation above the others: an
+// aggregate (count, not, and now and then one the compiler refuses) over
+// a relation of a lower stratum, grouped by a variable of a body atom,
+// its count compared, or a disjunction of conditions.
+func aggRule(g *gen, arity func(string) int) string {
+	lower := []string{"e", "f", "h", "d1", "d2", "d3"}
+	pick := func() string { return lower[g.rng.IntN(len(lower))] }
+	// The body atom binds x (its first column) and perhaps y.
+	body := pick()
+	args := []string{"x"}
+	for i := 1; i < arity(body); i++ {
+		args = append(args, []string{"_", "y"}[g.rng.IntN(2)])
+	}
+	hasY := slices.Contains(args, "y")
+	items := []string{body + "(" + strings.Join(args, ", ") + ")"}
+	lit := func() string { return diffLits[g.rng.IntN(len(diffLits))].text }
+	// The aggregate's atom: the group variable x somewhere, locals, constants.
+	in := pick()
+	var aargs []string
+	for i := range arity(in) {
+		switch k := g.rng.IntN(6); {
+		case i == 0 && k < 4, k == 0:
+			aargs = append(aargs, "x")
+		case k < 3:
+			aargs = append(aargs, "_")
+		case k < 5:
+			aargs = append(aargs, "v")
+		default:
+			aargs = append(aargs, lit())
+		}
+	}
+	atom := in + "(" + strings.Join(aargs, ", ") + ")"
+	head := "d4(x, x)"
+	ops := []string{"==", "!=", "<", "<=", ">", ">="}
+	switch k := g.rng.IntN(15); {
+	case k >= 12:
+		// A generator over constant bounds, or a let of a variable or a
+		// constant, compared with the data.
+		lo := g.rng.IntN(4) - 1
+		rng := fmt.Sprintf("%d..%d", lo, lo+g.rng.IntN(5))
+		if g.rng.IntN(2) == 0 {
+			rng = fmt.Sprintf("%d..=%d", lo, lo+g.rng.IntN(4))
+		}
+		switch k {
+		case 12:
+			items = append(items, "for i in "+rng, fmt.Sprintf("if i %s x", ops[g.rng.IntN(len(ops))]))
+			head = "d4(x, i)"
+		case 13:
+			items = append(items, "let n = x", fmt.Sprintf("if n %s %s", ops[g.rng.IntN(len(ops))], lit()))
+			head = "d4(n, x)"
+		default:
+			num := func() string { return []string{"0", "1", "2", "9", "10", "-2", "100"}[g.rng.IntN(7)] }
+			items = append(items, "let n = "+num(), "let m = "+num(), fmt.Sprintf("if m %s x", ops[g.rng.IntN(len(ops))]))
+			head = "d4(x, n)"
+		}
+	case k < 6:
+		items = append(items, "agg n = count() in "+atom)
+		head = "d4(x, n)"
+		if g.rng.IntN(2) == 0 {
+			items = append(items, fmt.Sprintf("if n %s %d", ops[g.rng.IntN(len(ops))], g.rng.IntN(4)))
+		}
+	case k < 9:
+		items = append(items, "agg () = not() in "+atom)
+	case k < 10 && slices.Contains(aargs, "v"):
+		fn := []string{"min", "max", "sum", "mean"}[g.rng.IntN(4)]
+		items = append(items, "agg n = "+fn+"(v) in "+atom)
+		head = "d4(x, n)"
+	default:
+		// A disjunction of conditions, compiled as the union of its
+		// alternatives.
+		other := lit()
+		if hasY {
+			other = "y"
+		}
+		items = append(items, fmt.Sprintf("(if x %s %s || if x %s %s, if !(x == %s))", ops[g.rng.IntN(6)], lit(), ops[g.rng.IntN(6)], other, lit()))
+	}
+	return head + " <-- " + strings.Join(items, ", ") + ";"
 }
 
 // compileCase evaluates the generated program src over g's data in
@@ -247,7 +333,7 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 	}
 	var progs []program
 	var items []duckdbtest.Item
-	refused, scripts := map[string]int{}, 0
+	refused, seen, scripts := map[string]int{}, map[string]int{}, 0
 	for seed := range uint64(100) {
 		src, g := sqlProgram(seed)
 		data, res, schema, script, rels, err := compileCase(t, ctx, seed, src, g, sqlgen.DuckDB)
@@ -258,6 +344,9 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, f := range features(src) {
+			seen[f]++
 		}
 		schemaName := fmt.Sprintf("p%d", seed)
 		items = append(items, duckdbtest.Item{Exec: "CREATE SCHEMA " + schemaName}, duckdbtest.Item{Exec: "SET schema = '" + schemaName + "'"})
@@ -324,8 +413,8 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 			t.Fatalf("seed %d:\n%s\n(-in process +duckdb):\n%s", p.seed, p.src, d)
 		}
 	}
-	if len(progs) < 40 || scripts < 10 || tuples < 150 {
-		t.Fatalf("only %d programs compiled (%d scripts), %d tuples compared (refused: %v)", len(progs), scripts, tuples, refused)
+	if len(progs) < 80 || scripts < 10 || tuples < 300 || seen["if"] < 40 || seen["count"] < 10 || seen["not"] < 10 || seen["||"] < 5 || seen["for"] < 5 || seen["let"] < 5 {
+		t.Fatalf("only %d programs compiled (%d scripts), %d tuples compared, constructs %v (refused: %v)", len(progs), scripts, tuples, seen, refused)
 	}
-	t.Logf("duckdb: %d generated programs compiled (%d of them to a semi-naive script), %d derived tuples identical; refused by construct: %v", len(progs), scripts, tuples, refused)
+	t.Logf("duckdb: %d generated programs compiled (%d of them to a semi-naive script; programs with each construct: %v), %d derived tuples identical; refused by construct: %v", len(progs), scripts, seen, tuples, refused)
 }

@@ -38,58 +38,110 @@ func TestSQLDifferential(t *testing.T) {
 	engines := map[string]string{"sqlite": "sqlite:" + filepath.Join(t.TempDir(), "jql.db")}
 	engines["postgres"] = pgtest.Start(t)
 	for name, url := range engines {
-		t.Run(name, func(t *testing.T) {
-			db, err := engine.Open(ctx, url)
-			if err != nil {
-				t.Fatal(err)
+		for _, m := range []sqlgen.JQLMapping{nil, flatMapping()} {
+			if m != nil {
+				name += "/mapped"
 			}
-			defer db.Close()
-			queries, docs, refused := 0, 0, 0
-			for seed := uint64(1); seed <= 12; seed++ {
-				g := &gen{r: rand.New(rand.NewPCG(seed, 0x6a716c))}
-				mem := evjql.Memory{}
-				for _, dom := range []string{"activities", "sessions"} {
-					for i := range g.r.IntN(40) {
-						mem[dom] = append(mem[dom], []byte(g.doc(dom, i)))
-					}
-				}
-				if seed <= 3 {
-					// Arrays where strings belong: empty, nested, of another kind.
-					mem["activities"] = append(mem["activities"], []byte(`{"id":"e1","type":[],"title":[[]],"message":[["Hello"]],"artifacts":[[{"exitCode":[]}]],"createTime":"2024-01-01T00:00:00Z"}`))
-					mem["sessions"] = append(mem["sessions"], []byte(`{"id":"se1","state":[],"title":[[],[null]],"createTime":[]}`))
-				}
-				loadMemory(t, ctx, db, mem)
-				srcs := pointedQueries(seed)
-				for range 25 {
-					srcs = append(srcs, g.render(g.query(mem), "json"))
-				}
-				for _, src := range srcs {
-					want, werr := evjql.Eval(ctx, src, mem)
-					got, gerr := sqlEval(ctx, db, src)
-					switch {
-					case werr != nil || gerr != nil:
-						var wq, gq *evjql.QueryError
-						if !errors.As(werr, &wq) || !errors.As(gerr, &gq) || werr.Error() != gerr.Error() {
-							t.Fatalf("seed %d: in process %v, %s %v\nquery: %s", seed, werr, name, gerr, src)
-						}
-						refused++
-					case !equalDocs(want.Docs, got.Docs):
-						t.Fatalf("seed %d: results differ\nquery: %s\nin process:\n%s\n%s:\n%s\ndata:\n%s", seed, src,
-							bytes.Join(want.Docs, []byte("\n")), name, bytes.Join(got.Docs, []byte("\n")), dumpData(mem[queryDomain(src)]))
-					case len(want.Warnings) != len(got.Warnings):
-						t.Fatalf("seed %d: %d warnings in process, %d in %s\nquery: %s", seed, len(want.Warnings), len(got.Warnings), name, src)
-					default:
-						docs += len(want.Docs)
-					}
-					queries++
-				}
-			}
-			if queries < 1000 || docs < 1000 {
-				t.Fatalf("only %d queries, %d documents compared", queries, docs)
-			}
-			t.Logf("%s: %d generated queries, %d result documents identical, %d refused alike", name, queries, docs, refused)
-		})
+			sqlDifferential(t, ctx, name, url, m)
+		}
 	}
+}
+
+// flatMapping flattens every filterable path of the generated data
+// (TestSQLDifferential's second run): fields that are one value in some
+// documents, several or an array in others, or missing.
+func flatMapping() sqlgen.JQLMapping {
+	var b strings.Builder
+	for _, dom := range []string{"activities", "sessions"} {
+		fmt.Fprintf(&b, "%s:\n  columns:\n", dom)
+		seen := map[string]bool{}
+		for i, f := range filterable[dom] {
+			p := strings.ReplaceAll(f[0], "[]", "")
+			if !seen[p] {
+				seen[p] = true
+				fmt.Fprintf(&b, "    %q: f%d\n", p, i)
+			}
+		}
+	}
+	m, err := sqlgen.ParseJQLMapping([]byte(b.String()))
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// sqlDifferential is one engine's run of TestSQLDifferential, over tables
+// loaded with the mapping m.
+func sqlDifferential(t *testing.T, ctx context.Context, name, url string, m sqlgen.JQLMapping) {
+	t.Run(name, func(t *testing.T) {
+		db, err := engine.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		queries, docs, refused := 0, 0, 0
+		flatSingle, flatMulti := 0, 0 // fields of a data set held as one value, as several
+		for seed := uint64(1); seed <= 12; seed++ {
+			g := &gen{r: rand.New(rand.NewPCG(seed, 0x6a716c))}
+			mem := evjql.Memory{}
+			for _, dom := range []string{"activities", "sessions"} {
+				for i := range g.r.IntN(40) {
+					mem[dom] = append(mem[dom], []byte(g.doc(dom, i)))
+				}
+			}
+			if seed <= 3 {
+				// Arrays where strings belong: empty, nested, of another kind.
+				mem["activities"] = append(mem["activities"], []byte(`{"id":"e1","type":[],"title":[[]],"message":[["Hello"]],"artifacts":[[{"exitCode":[]}]],"createTime":"2024-01-01T00:00:00Z"}`))
+				mem["sessions"] = append(mem["sessions"], []byte(`{"id":"se1","state":[],"title":[[],[null]],"createTime":[]}`))
+			}
+			loadMemory(t, ctx, db, mem, m)
+			if m != nil {
+				// The mapped fields hold single values in some documents
+				// and several in others: both ways of answering run.
+				for _, f := range m["activities"] {
+					rows, err := db.Rows(ctx, fmt.Sprintf("SELECT %[1]s_kind = 'multi', count(*) FROM activities WHERE %[1]s_kind IS NOT NULL GROUP BY %[1]s_kind = 'multi'", f.Column))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, r := range rows {
+						if multi := fmt.Sprint(r[0]); multi == "true" || multi == "1" {
+							flatMulti++
+						} else {
+							flatSingle++
+						}
+					}
+				}
+			}
+			srcs := pointedQueries(seed)
+			for range 25 {
+				srcs = append(srcs, g.render(g.query(mem), "json"))
+			}
+			for _, src := range srcs {
+				want, werr := evjql.Eval(ctx, src, mem)
+				got, gerr := sqlEval(ctx, db, src, m)
+				switch {
+				case werr != nil || gerr != nil:
+					var wq, gq *evjql.QueryError
+					if !errors.As(werr, &wq) || !errors.As(gerr, &gq) || werr.Error() != gerr.Error() {
+						t.Fatalf("seed %d: in process %v, %s %v\nquery: %s", seed, werr, name, gerr, src)
+					}
+					refused++
+				case !equalDocs(want.Docs, got.Docs):
+					t.Fatalf("seed %d: results differ\nquery: %s\nin process:\n%s\n%s:\n%s\ndata:\n%s", seed, src,
+						bytes.Join(want.Docs, []byte("\n")), name, bytes.Join(got.Docs, []byte("\n")), dumpData(mem[queryDomain(src)]))
+				case len(want.Warnings) != len(got.Warnings):
+					t.Fatalf("seed %d: %d warnings in process, %d in %s\nquery: %s", seed, len(want.Warnings), len(got.Warnings), name, src)
+				default:
+					docs += len(want.Docs)
+				}
+				queries++
+			}
+		}
+		if queries < 1000 || docs < 1000 || m != nil && (flatSingle < 50 || flatMulti < 10) {
+			t.Fatalf("only %d queries, %d documents compared (flattened fields: %d single, %d several)", queries, docs, flatSingle, flatMulti)
+		}
+		t.Logf("%s: %d generated queries, %d result documents identical, %d refused alike", name, queries, docs, refused)
+	})
 }
 
 // pointedQueries are, for a few seeds, queries of every filterable path
@@ -135,16 +187,16 @@ func equalDocs(a, b [][]byte) bool {
 }
 
 // loadMemory replaces the engine's tables with the documents of mem.
-func loadMemory(t *testing.T, ctx context.Context, db *engine.DB, mem evjql.Memory) {
+func loadMemory(t *testing.T, ctx context.Context, db *engine.DB, mem evjql.Memory, m sqlgen.JQLMapping) {
 	t.Helper()
 	var tables []sqlgen.Table
 	for _, dom := range sqlgen.JQLDomains() {
-		tables = append(tables, sqlgen.JQLTables(dom)...)
+		tables = append(tables, sqlgen.JQLTablesMapped(dom, m[dom])...)
 	}
 	_, err := db.Load(ctx, tables, func(emit func(string, []any) error) error {
 		for _, dom := range sqlgen.JQLDomains() {
 			for i, d := range mem[dom] {
-				if err := sqlgen.JQLRows(dom, int64(i), d, emit); err != nil {
+				if err := sqlgen.JQLRowsMapped(dom, int64(i), d, m[dom], emit); err != nil {
 					return err
 				}
 			}
@@ -158,9 +210,9 @@ func loadMemory(t *testing.T, ctx context.Context, db *engine.DB, mem evjql.Memo
 
 // sqlEval is what `ctxql eval jql --engine` does: compile, check the
 // cursor, run, project.
-func sqlEval(ctx context.Context, db *engine.DB, src string) (*evjql.Result, error) {
+func sqlEval(ctx context.Context, db *engine.DB, src string, m sqlgen.JQLMapping) (*evjql.Result, error) {
 	q, ds := syn.ParseQuery(src)
-	c, err := sqlgen.CompileJQL(q, ds, db.Dialect())
+	c, err := sqlgen.CompileJQLMapped(q, ds, db.Dialect(), m)
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,13 @@
 // Runs a job in one in-memory DuckDB database and writes the rows read
 // on stdout. The job, on stdin, is {"setup": [SQL...], "queries":
 // [SQL...]} or {"items": [ITEM...]} where an item is {"exec": SQL},
-// {"read": SQL} or {"loop": [SQL...], "count": SQL} (the statements run
-// again while count reads a non-zero number). The output is {"results":
-// [[row, ...], ...]}, one entry per query or read item, every value as
-// text and null as null, or {"error": message, "sql": statement}.
+// {"read": SQL}, {"loop": [SQL...], "count": SQL} (the statements run
+// again while count reads a non-zero number) or {"time": SQL, "n": N}
+// (a read, then N more runs timed; with "quiet": true its rows are not
+// returned). The output is {"results": [[row, ...], ...], "times": [ms,
+// ...]}, one result per query, read or time item, every value as text
+// and null as null, and the median time of each time item; or {"error":
+// message, "sql": statement}.
 import { DuckDBInstance } from '@duckdb/node-api';
 
 const chunks = [];
@@ -21,12 +24,24 @@ const read = async (sql) => {
 };
 try {
   const results = [];
+  const times = [];
   for (const it of items) {
     if (it.exec !== undefined) {
       current = it.exec;
       await conn.run(it.exec);
     } else if (it.read !== undefined) {
       results.push(await read(it.read));
+    } else if (it.time !== undefined) {
+      const rows = await read(it.time);
+      results.push(it.quiet ? [] : rows);
+      const ms = [];
+      for (let i = 0; i < (it.n ?? 3); i++) {
+        const start = performance.now();
+        await conn.runAndReadAll(it.time);
+        ms.push(performance.now() - start);
+      }
+      ms.sort((a, b) => a - b);
+      times.push(ms[Math.floor(ms.length / 2)]);
     } else {
       for (;;) {
         for (const s of it.loop) {
@@ -37,7 +52,7 @@ try {
       }
     }
   }
-  process.stdout.write(JSON.stringify({ results }));
+  process.stdout.write(JSON.stringify({ results, times }));
 } catch (e) {
   process.stdout.write(JSON.stringify({ error: String(e && e.message ? e.message : e), sql: current }));
 }

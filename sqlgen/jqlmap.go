@@ -1,0 +1,233 @@
+package sqlgen
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+
+	evjql "github.com/ctxql/ctxql/eval/jql"
+	syn "github.com/ctxql/ctxql/syntax/jql"
+)
+
+// JQL's flattened columns. A mapping file names, per domain, fields kept
+// in columns of the domain's table besides the node table:
+//
+//	activities:
+//	  columns:
+//	    type: type
+//	    artifacts.exitCode: exit_code
+//
+// A field's column C comes with C_kind, C_low, C_num, C_ts_sec and
+// C_ts_nsec, the node columns of its value: when the field's path reaches
+// exactly one value of the document and that is no array, the columns
+// hold it (C its string); when it reaches none, C_kind is NULL; when it
+// reaches several (arrays crossed) or an array, C_kind is 'multi' and a
+// condition reads that document's nodes as without the mapping. So a
+// condition on a mapped field is a test of the document's row, answered
+// exactly as over the nodes. The mapping loaded is recorded in the
+// database (JQLColumnsTable), where eval --engine reads it.
+
+// JQLColumnsTable records the flattened fields of a database's JQL
+// tables: domain, path (the JSON array of the field names), column.
+const JQLColumnsTable = "ctxql_jql_columns"
+
+// FlatField is a field kept in columns of its domain's table.
+type FlatField struct {
+	// Path is the field names from the document's root.
+	Path []string
+	// Column is the name of its string column, the prefix of the others.
+	Column string
+}
+
+// JQLMapping is, per domain, its flattened fields.
+type JQLMapping map[string][]FlatField
+
+var columnName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`)
+
+// flatSuffixes are the columns of a flattened field after its own.
+var flatSuffixes = []string{"_kind", "_low", "_num", "_ts_sec", "_ts_nsec"}
+
+// ParseJQLMapping reads a mapping file (YAML or JSON): per domain
+// (sessions, activities) "columns", a map of dotted field paths to column
+// names (lower-case letters, digits and underscores, from a letter).
+func ParseJQLMapping(src []byte) (JQLMapping, error) {
+	var raw map[string]struct {
+		Columns map[string]string `yaml:"columns"`
+	}
+	if err := yaml.UnmarshalWithOptions(src, &raw, yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("mapping: %w", err)
+	}
+	m := JQLMapping{}
+	for dom, spec := range raw {
+		if !slices.Contains(JQLDomains(), dom) {
+			return nil, fmt.Errorf("mapping: unknown domain %q (want sessions or activities)", dom)
+		}
+		taken := map[string]bool{}
+		for _, c := range JQLTables(dom)[0].Columns {
+			taken[c.Name] = true
+		}
+		for _, path := range sortedKeys(spec.Columns) {
+			col := spec.Columns[path]
+			if !columnName.MatchString(col) || reserved[col] {
+				return nil, fmt.Errorf("mapping: %s.%s: column name %q is not a lower-case identifier of at most 40 characters", dom, path, col)
+			}
+			names := strings.Split(path, ".")
+			if slices.Contains(names, "") {
+				return nil, fmt.Errorf("mapping: %s: %q is not a field path", dom, path)
+			}
+			for _, c := range append([]string{col}, suffixed(col)...) {
+				if taken[c] {
+					return nil, fmt.Errorf("mapping: %s.%s: column %q is taken", dom, path, c)
+				}
+				taken[c] = true
+			}
+			m[dom] = append(m[dom], FlatField{Path: names, Column: col})
+		}
+	}
+	return m, nil
+}
+
+func suffixed(col string) []string {
+	out := make([]string, len(flatSuffixes))
+	for i, s := range flatSuffixes {
+		out[i] = col + s
+	}
+	return out
+}
+
+// JQLColumnsTableDef is the table recording the mapping.
+func JQLColumnsTableDef() Table {
+	return Table{Name: JQLColumnsTable, Columns: []Column{{"domain", Text}, {"path", Text}, {"col", Text}}}
+}
+
+// Rows hands emit the rows of JQLColumnsTable recording m.
+func (m JQLMapping) Rows(emit func(table string, row []any) error) error {
+	for _, dom := range sortedKeys(m) {
+		for _, f := range m[dom] {
+			if err := emit(JQLColumnsTable, []any{dom, pathKey(f.Path), f.Column}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// JQLColumnsSQL selects the recorded mapping: domain, path, column.
+func JQLColumnsSQL() string {
+	return "SELECT domain, path, col FROM " + JQLColumnsTable + " ORDER BY domain, col"
+}
+
+// JQLMappingFromRows rebuilds a mapping from JQLColumnsSQL's rows.
+func JQLMappingFromRows(rows [][3]string) (JQLMapping, error) {
+	m := JQLMapping{}
+	for _, r := range rows {
+		var names []string
+		if err := yaml.Unmarshal([]byte(r[1]), &names); err != nil || len(names) == 0 {
+			return nil, fmt.Errorf("%s: path %q is not a JSON array of names", JQLColumnsTable, r[1])
+		}
+		if !columnName.MatchString(r[2]) {
+			return nil, fmt.Errorf("%s: column %q is not a lower-case identifier", JQLColumnsTable, r[2])
+		}
+		m[r[0]] = append(m[r[0]], FlatField{Path: names, Column: r[2]})
+	}
+	return m, nil
+}
+
+// JQLTablesMapped returns the tables of one domain with the flattened
+// columns of fields.
+func JQLTablesMapped(domain string, fields []FlatField) []Table {
+	ts := JQLTables(domain)
+	for _, f := range fields {
+		ts[0].Columns = append(ts[0].Columns, Column{f.Column, Text}, Column{f.Column + "_kind", Text}, Column{f.Column + "_low", Text},
+			Column{f.Column + "_num", Float}, Column{f.Column + "_ts_sec", Int}, Column{f.Column + "_ts_nsec", Int})
+		ts[0].Indexes = append(ts[0].Indexes, []string{f.Column}, []string{f.Column + "_num"})
+	}
+	return ts
+}
+
+// JQLRowsMapped derives the rows of one document as JQLRows does, the
+// flattened fields' columns filled.
+func JQLRowsMapped(domain string, ord int64, raw []byte, fields []FlatField, emit func(table string, row []any) error) error {
+	if len(fields) == 0 {
+		return JQLRows(domain, ord, raw, emit)
+	}
+	r, ok, err := evjql.TableRow(raw)
+	if err != nil || !ok {
+		return err
+	}
+	return jqlRows(domain, ord, raw, r, fields, emit)
+}
+
+// flatValues are the flattened columns of one field of a row: its only
+// non-array node's columns, 'multi' for several nodes, NULLs for none.
+func flatValues(nodes []evjql.Node, path []string) []any {
+	out := []any{nil, nil, nil, nil, nil, nil}
+	var found *evjql.Node
+	for i := range nodes {
+		if slices.Equal(nodes[i].Path, path) {
+			if found != nil {
+				out[1] = "multi"
+				return out
+			}
+			found = &nodes[i]
+		}
+	}
+	switch {
+	case found == nil:
+		return out
+	case found.Kind == "array":
+		out[1] = "multi"
+		return out
+	}
+	nv := nodeValues(*found)
+	// nodeValues: kind, str, low, num, ts_sec, ts_nsec.
+	out[0], out[1], out[2], out[3], out[4], out[5] = nv[1], nv[0], nv[2], nv[3], nv[4], nv[5]
+	return out
+}
+
+// field is the flattened column of a path, or "".
+func (c *jqlCompiler) field(names []string) string {
+	for _, f := range c.fields {
+		if slices.Equal(f.Path, names) {
+			return f.Column
+		}
+	}
+	return ""
+}
+
+// flatGroup compiles the conditions of one where entry on a flattened
+// field: exists tests its kind, the other operators its columns, and the
+// node table answers for documents where the field has several values.
+func (c *jqlCompiler) flatGroup(conds []*syn.Condition, col, nodes string) ([]string, error) {
+	var out, tests, flat []string
+	for _, cd := range conds {
+		if cd.Op == syn.OpExists {
+			not := "NOT "
+			if !cd.Operand.Bool {
+				not = ""
+			}
+			out = append(out, fmt.Sprintf("t.%s_kind IS %sNULL", col, not))
+			continue
+		}
+		t, err := c.test(cd)
+		if err != nil {
+			return nil, err
+		}
+		tests = append(tests, t)
+		c.flat = col
+		f, err := c.test(cd)
+		c.flat = ""
+		if err != nil {
+			return nil, err
+		}
+		flat = append(flat, f)
+	}
+	if len(tests) > 0 {
+		out = append(out, fmt.Sprintf("((t.%[1]s_kind <> 'multi' AND %[2]s) OR (t.%[1]s_kind = 'multi' AND t.ord IN (%[3]s AND n.kind <> 'array' AND %[4]s)))",
+			col, strings.Join(flat, " AND "), nodes, strings.Join(tests, " AND ")))
+	}
+	return out, nil
+}
