@@ -256,7 +256,7 @@ func BenchmarkAnchors(b *testing.B) {
 					runtime.GC()
 					c0 := cpuTime()
 					s := time.Now()
-					res, rels, err := dl.EvalProgramRows(ctx, db, w.name, w.program, dl.Options{MaxTuples: -1})
+					res, rels, err := dl.EvalProgramRows(ctx, db, w.name, w.program, dl.Options{MaxTuples: -1, Workers: p})
 					d := time.Since(s)
 					if err != nil || len(res.Diagnostics) > 0 {
 						b.Fatalf("%s: %v %v", w.name, err, res.Diagnostics)

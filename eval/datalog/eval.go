@@ -52,7 +52,7 @@ type Options struct {
 	// and the tuples it derived.
 	Profile *Profile
 	// Workers is the number of goroutines each round of a recursive
-	// evaluation splits its new tuples across (0: GOMAXPROCS; 1: none).
+	// evaluation splits its new tuples across (0 or 1: none).
 	// The result is the same for any number.
 	Workers int
 	// splitMin, when set, replaces splitRows: the tests split rounds of

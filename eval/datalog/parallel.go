@@ -4,17 +4,19 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"runtime"
 	"sync"
 )
 
 // workers returns the number of goroutines a semi-naive round's joins are
-// split across: Workers, or GOMAXPROCS when it is 0.
+// split across: Workers, or one when it is 0. Splitting is not the
+// default: on two cores the split rounds of a closure or a
+// same-generation program cost more CPU than they save in wall time
+// (docs/performance.md).
 func (o Options) workers() int {
 	if o.Workers > 0 {
 		return o.Workers
 	}
-	return runtime.GOMAXPROCS(0)
+	return 1
 }
 
 // splitRows is the fewest rows of a round's new tuples each worker of a
