@@ -538,3 +538,95 @@ func (st *progState) flattenEq(ev *evaluator) error {
 	st.flat = true
 	return nil
 }
+
+// closeDataDS gives each eqrel and trrel that no rule derives (its tuples
+// all come from the data) what its attribute promises, before the strata
+// run: an eqrel becomes a union-find over the data's pairs, a trrel the
+// transitive closure of them. Both are then read and printed as derived
+// relations are.
+func (st *progState) closeDataDS(ev *evaluator) error {
+	derived := map[string]bool{}
+	for _, names := range st.info.Strata {
+		for _, n := range names {
+			derived[n] = true
+		}
+	}
+	for _, d := range st.prog.Decls {
+		name := d.Name.Name
+		ri := st.info.Relations[name]
+		if d.DS == nil || ri == nil || ri.DS == "" || derived[name] {
+			continue
+		}
+		rel, ar := st.db.rels[name], len(ri.Types)
+		if rel == nil || (ar != 2 && ar != 3) {
+			continue
+		}
+		switch ri.DS {
+		case syn.DSEqrel:
+			s := newEqStore(ar)
+			s.fromTable(rel.tab)
+			s.freeze()
+			st.eq[name] = s
+		case syn.DSTrrel:
+			t, err := closeTransitive(ev, rel.tab)
+			if err != nil {
+				return err
+			}
+			st.full[name] = t
+			st.rounds[name] = []int{0, t.len()}
+		}
+	}
+	return nil
+}
+
+// closeTransitive returns the transitive closure of t's pairs (per value
+// of the first column when t has three), each source's reach in the
+// order a breadth-first walk meets it. The closure counts against the
+// tuple budget.
+func closeTransitive(ev *evaluator, t *table) (*table, error) {
+	type node struct{ key, v uint32 }
+	ar := t.arity
+	adj := map[node][]uint32{}
+	var sources []node
+	for i := range t.len() {
+		r := t.row(i)
+		var k uint32
+		if ar == 3 {
+			k = r[0]
+		}
+		n := node{k, r[ar-2]}
+		if _, ok := adj[n]; !ok {
+			sources = append(sources, n)
+		}
+		adj[n] = append(adj[n], r[ar-1])
+	}
+	out := newTable(ar)
+	row := make([]uint32, ar)
+	for _, s := range sources {
+		seen := map[uint32]bool{}
+		queue := slices.Clone(adj[s])
+		for len(queue) > 0 {
+			v := queue[0]
+			queue = queue[1:]
+			if seen[v] {
+				continue
+			}
+			seen[v] = true
+			if ar == 3 {
+				row[0] = s.key
+			}
+			row[ar-2], row[ar-1] = s.v, v
+			out.append(row)
+			if out.len()%4096 == 0 {
+				if err := ev.ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			if err := ev.over(out.len()); err != nil {
+				return nil, err
+			}
+			queue = append(queue, adj[node{s.key, v}]...)
+		}
+	}
+	return out, nil
+}

@@ -441,6 +441,9 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 	}
 	ev := newEvaluator(ctx, db, opts)
 	ev.lower = st.source
+	if err := st.closeDataDS(ev); err != nil {
+		return nil, err
+	}
 	workers := opts.workers()
 	prof := opts.Profile
 	if prof != nil {

@@ -121,6 +121,20 @@ func untyped(types []string) bool {
 	return len(types) > 0
 }
 
+// dataStructure records the data structure d's attribute gives ri and
+// checks ri's columns fit it.
+func (c *checker) dataStructure(ri *RelationInfo, d *Decl) {
+	ri.DS = d.DS.Name
+	types := d.TypeNames()
+	n := len(types)
+	switch {
+	case n != 2 && n != 3:
+		c.errf(d.Name.Sp, CodeArity, "%s relation %s has two columns (or a key column and two), not %d", d.DS.Name, d.Name.Name, n)
+	case types[n-2] != types[n-1]:
+		c.errf(d.Sp, CodeTypeMismatch, "the two related columns of %s relation %s have one type, not %s and %s", d.DS.Name, d.Name.Name, types[n-2], types[n-1])
+	}
+}
+
 func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 	c := &checker{info: &Info{Relations: map[string]*RelationInfo{}}, query: query}
 	rels := c.info.Relations
@@ -142,18 +156,16 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 			default:
 				old.Decl = d.Sp
 			}
+			if old.InData && d.DS != nil {
+				// The data's tuples are the relation's: its attribute
+				// applies to them.
+				c.dataStructure(old, d)
+			}
 			continue
 		}
 		ri := &RelationInfo{Name: d.Name.Name, Types: types, Decl: d.Sp, Lattice: d.Lattice}
 		if d.DS != nil {
-			ri.DS = d.DS.Name
-			n := len(types)
-			switch {
-			case n != 2 && n != 3:
-				c.errf(d.Name.Sp, CodeArity, "%s relation %s has two columns (or a key column and two), not %d", d.DS.Name, d.Name.Name, n)
-			case types[n-2] != types[n-1]:
-				c.errf(d.Sp, CodeTypeMismatch, "the two related columns of %s relation %s have one type, not %s and %s", d.DS.Name, d.Name.Name, types[n-2], types[n-1])
-			}
+			c.dataStructure(ri, d)
 		}
 		if d.Lattice && len(types) > 0 {
 			ri.Dual = strings.HasPrefix(types[len(types)-1], "Dual<")
