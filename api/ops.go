@@ -7,12 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"path"
-	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/ctxql/ctxql/internal/budget"
-	"github.com/ctxql/ctxql/internal/jsonenc"
 	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/lint"
 	"github.com/ctxql/ctxql/report"
@@ -414,50 +412,13 @@ func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, er
 	return resultJSON(res)
 }
 
-// resultJSON is the JSON value `ctxql eval` prints for res, compact. A
-// value the command line encodes (a PACT selection, Datalog's tuples) is
-// encoded here as it is there, without its layout, and not printed and
-// compacted again: on large results each pass over the text costs, most
-// of all in WebAssembly.
+// resultJSON is the JSON value `ctxql eval` prints for res, compact.
 func resultJSON(res *lang.Result) (json.RawMessage, error) {
-	if res.Write == nil && res.Lang != nil && res.Lang.ID != lang.JQL && res.Value != nil {
-		var (
-			b   []byte
-			err error
-		)
-		if m, ok := res.Value.(json.Marshaler); ok && !nilPointer(res.Value) {
-			// What the encoder does with m, less its pass over m's (valid,
-			// our own, compact) output; output on several lines is
-			// compacted.
-			if b, err = m.MarshalJSON(); err == nil && bytes.IndexByte(b, '\n') >= 0 {
-				var out bytes.Buffer
-				err = json.Compact(&out, b)
-				b = out.Bytes()
-			}
-		} else {
-			b, err = jsonenc.Marshal(res.Value)
-		}
-		if err != nil {
-			return nil, evalError(err, raiseWith(err))
-		}
-		return json.RawMessage(b), nil
-	}
-	var buf bytes.Buffer
-	if err := res.Print(&buf); err != nil {
+	b, err := res.JSON()
+	if err != nil {
 		return nil, evalError(err, raiseWith(err))
 	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, buf.Bytes()); err != nil {
-		return nil, &Error{Code: CodeInternal, Message: err.Error()}
-	}
-	return json.RawMessage(out.Bytes()), nil
-}
-
-// nilPointer reports whether v is a nil pointer (which the encoder writes
-// as null without calling its MarshalJSON).
-func nilPointer(v any) bool {
-	r := reflect.ValueOf(v)
-	return r.Kind() == reflect.Pointer && r.IsNil()
+	return json.RawMessage(b), nil
 }
 
 // Explanation is an evaluation with explain: how a PACT or JQL query

@@ -36,7 +36,7 @@ func newLoadCmd(env Env) *cobra.Command {
 			}
 			var m lang.JQLMapping
 			if mapping != "" {
-				if l.ID != lang.JQL {
+				if !l.Maps() {
 					return Usagef("ctxql load: --mapping maps JQL fields; it does not take --lang %s", language)
 				}
 				var err error

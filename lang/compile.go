@@ -273,6 +273,10 @@ func (l *Language) LoadTables(ctx context.Context, r *files.Reader, path string)
 	return l.LoadTablesMapped(ctx, r, path, nil)
 }
 
+// Maps reports whether the language's tables take a mapping of fields
+// to flattened columns (JQL's documents do; LoadTablesMapped).
+func (l *Language) Maps() bool { return l.ID == JQL }
+
 // LoadTablesMapped is LoadTables with JQL's flattened columns of the
 // mapping m (nil: none), which is recorded in the database.
 func (l *Language) LoadTablesMapped(ctx context.Context, r *files.Reader, path string, m JQLMapping) (*Tables, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/ctxql/ctxql/internal/jsonenc"
 )
@@ -70,4 +71,42 @@ func printDocuments(w io.Writer, items Items) error {
 	b.WriteString("]\n")
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// JSON returns the JSON value Print writes, compact. A value Print encodes
+// (a PACT selection, Datalog's tuples) is encoded once, without its
+// layout, rather than printed and compacted again: on large results each
+// pass over the text costs, most of all in WebAssembly.
+func (r *Result) JSON() ([]byte, error) {
+	if r.Write == nil && (r.Lang == nil || r.Lang.ID != JQL) && r.Value != nil {
+		if m, ok := r.Value.(json.Marshaler); ok && !nilPointer(r.Value) {
+			// What the encoder does with m, less its pass over m's (valid,
+			// our own, compact) output; output on several lines is
+			// compacted.
+			b, err := m.MarshalJSON()
+			if err != nil || bytes.IndexByte(b, '\n') < 0 {
+				return b, err
+			}
+			var out bytes.Buffer
+			err = json.Compact(&out, b)
+			return out.Bytes(), err
+		}
+		return jsonenc.Marshal(r.Value)
+	}
+	var buf bytes.Buffer
+	if err := r.Print(&buf); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, buf.Bytes()); err != nil {
+		return nil, fmt.Errorf("compact result: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+// nilPointer reports whether v is a nil pointer (which the encoder writes
+// as null without calling its MarshalJSON).
+func nilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }

@@ -187,7 +187,7 @@ func hookRepository(t *testing.T, root, cache string, runIn func(dir, name strin
 			}
 			return nil
 		}
-		embedded := strings.HasPrefix(rel, "play/dist/") || strings.HasPrefix(rel, "play/examples/") // files the binary embeds
+		embedded := strings.HasPrefix(rel, "play/dist/") || strings.HasPrefix(rel, "play/examples/") || strings.HasPrefix(rel, "play/module/") // files the binary embeds
 		if rel == "go.mod" || rel == "go.sum" || rel == ".pre-commit-hooks.yaml" || embedded ||
 			strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") {
 			paths = append(paths, rel)
