@@ -59,6 +59,23 @@ type engineData struct {
 	mapping JQLMapping          // JQL: the flattened columns
 }
 
+// databaseData is what Evaluate and EvaluateFile call on data held in a
+// database (*engineData). They call through this interface, not on the
+// type, so that a program that never loads such data (the WebAssembly
+// build) links none of the SQL compiler behind them.
+type databaseData interface {
+	evaluate(ctx context.Context, l *Language, q Query, b Budget) (*Result, error)
+	evaluateFile(ctx context.Context, l *Language, p *Parsed, b Budget) ([]Result, error)
+}
+
+func (d *engineData) evaluate(ctx context.Context, l *Language, q Query, b Budget) (*Result, error) {
+	return l.evaluateEngine(ctx, d, q, b)
+}
+
+func (d *engineData) evaluateFile(ctx context.Context, l *Language, p *Parsed, b Budget) ([]Result, error) {
+	return l.evaluateFileEngine(ctx, d, p, b)
+}
+
 func (d *engineData) Language() ID                { return d.id }
 func (d *engineData) Schema() map[string][]string { return d.schema }
 

@@ -347,8 +347,8 @@ func (l *Language) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Re
 	if err := l.check(d); err != nil {
 		return nil, err
 	}
-	if ed, ok := d.(*engineData); ok {
-		return l.evaluateEngine(ctx, ed, q, b)
+	if ed, ok := d.(databaseData); ok {
+		return ed.evaluate(ctx, l, q, b)
 	}
 	return l.eval.Evaluate(ctx, d, q, b)
 }
@@ -358,8 +358,8 @@ func (l *Language) EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget
 	if err := l.check(d); err != nil {
 		return nil, err
 	}
-	if ed, ok := d.(*engineData); ok {
-		return l.evaluateFileEngine(ctx, ed, p, b)
+	if ed, ok := d.(databaseData); ok {
+		return ed.evaluateFile(ctx, l, p, b)
 	}
 	return l.eval.EvaluateFile(ctx, d, p, b)
 }

@@ -59,3 +59,6 @@ func compactStrings(s []string) []string {
 	}
 	return out
 }
+
+// junitSuites is the JUnit document writeJUnit fills.
+type junitSuites = junit.Suites

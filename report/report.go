@@ -17,7 +17,6 @@ import (
 	"github.com/ctxql/ctxql/internal/fileuri"
 	"github.com/ctxql/ctxql/internal/ghcmd"
 	"github.com/ctxql/ctxql/internal/jsonenc"
-	"github.com/ctxql/ctxql/internal/junit"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -403,9 +402,6 @@ func columnsOf() func(*syntax.File) *columns {
 		return c
 	}
 }
-
-// junitSuites is the JUnit document writeJUnit fills.
-type junitSuites = junit.Suites
 
 // Diff returns a unified diff turning before into after for the file at
 // path ("a/path" and "b/path" headers), or "" when they are equal.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxql/ctxql/internal/golden"
+	"github.com/ctxql/ctxql/internal/junit"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -102,7 +103,7 @@ func checkShape(t *testing.T, format string, out []byte, n int) {
 			}
 		}
 	case "junit":
-		var s junitSuites
+		var s junit.Suites
 		if err := xml.Unmarshal(out, &s); err != nil {
 			t.Fatalf("junit: %v", err)
 		}

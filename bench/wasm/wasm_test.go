@@ -76,34 +76,7 @@ func BenchmarkWASM(b *testing.B) {
 		b.Skipf("needs node: %v", err)
 	}
 	dir := b.TempDir()
-	build := exec.Command("bash", "scripts/npm-wasm", dir)
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("scripts/npm-wasm: %v\n%s", err, out)
-	}
-	tgz, _ := filepath.Glob(filepath.Join(dir, "ctxql-ctxql-*.tgz"))
-	if len(tgz) != 1 {
-		b.Fatalf("packed %v", tgz)
-	}
-	if out, err := exec.Command("tar", "-xzf", tgz[0], "-C", dir).CombinedOutput(); err != nil {
-		b.Fatalf("tar: %v\n%s", err, out)
-	}
-	pkg := filepath.Join(dir, "package")
-	wasm, err := os.ReadFile(filepath.Join(pkg, "ctxql.wasm"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	// gzip -9 where there is one, as internal/pkgtest's TestWasmSize
-	// measures the budget (compress/gzip compresses less).
-	var gz bytes.Buffer
-	gzcmd := exec.Command("gzip", "-9", "-c")
-	gzcmd.Stdin, gzcmd.Stdout = bytes.NewReader(wasm), &gz
-	if err := gzcmd.Run(); err != nil {
-		gz.Reset()
-		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-		zw.Write(wasm)
-		zw.Close()
-	}
+	pkg, wasm, gz := buildPackage(b, dir)
 
 	pactJSON, _ := gen.PACTTree()
 	pactPath := filepath.Join(dir, "tree.json")
@@ -194,6 +167,94 @@ func BenchmarkWASM(b *testing.B) {
 		b.ReportMetric(w.JQL.Ms/ms(d2), "x-slower-jql")
 		b.ReportMetric(ready[len(ready)/2], "ready-ms")
 		b.ReportMetric(float64(gz.Len()), "wasm-gz-bytes")
+	}
+}
+
+// buildPackage builds and unpacks the npm package into dir with
+// scripts/npm-wasm, and returns the package's directory, its .wasm and
+// the .wasm gzipped.
+func buildPackage(b *testing.B, dir string) (pkg string, wasm []byte, gz *bytes.Buffer) {
+	b.Helper()
+	build := exec.Command("bash", "scripts/npm-wasm", dir)
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("scripts/npm-wasm: %v\n%s", err, out)
+	}
+	tgz, _ := filepath.Glob(filepath.Join(dir, "ctxql-ctxql-*.tgz"))
+	if len(tgz) != 1 {
+		b.Fatalf("packed %v", tgz)
+	}
+	if out, err := exec.Command("tar", "-xzf", tgz[0], "-C", dir).CombinedOutput(); err != nil {
+		b.Fatalf("tar: %v\n%s", err, out)
+	}
+	pkg = filepath.Join(dir, "package")
+	var err error
+	wasm, err = os.ReadFile(filepath.Join(pkg, "ctxql.wasm"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// gzip -9 where there is one, as internal/pkgtest's TestWasmSize
+	// measures the budget (compress/gzip compresses less).
+	gz = new(bytes.Buffer)
+	gzcmd := exec.Command("gzip", "-9", "-c")
+	gzcmd.Stdin, gzcmd.Stdout = bytes.NewReader(wasm), gz
+	if err := gzcmd.Run(); err != nil {
+		gz.Reset()
+		zw, _ := gzip.NewWriterLevel(gz, gzip.BestCompression)
+		zw.Write(wasm)
+		zw.Close()
+	}
+
+	return pkg, wasm, gz
+}
+
+// readyRuns is the number of fresh Node processes BenchmarkWASMReady
+// starts for each measure.
+const readyRuns = 15
+
+// BenchmarkWASMReady measures the module's start alone: over fresh Node
+// processes, the time from the import to the end of `await init()` and
+// the process's CPU time (user and system, every thread: V8 validates and
+// compiles on background threads), against an anchor in the same run, a
+// Node process that imports nothing. The CPU time moves less than the
+// wall time on a loaded machine.
+func BenchmarkWASMReady(b *testing.B) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		b.Skipf("needs node: %v", err)
+	}
+	pkg, wasm, gz := buildPackage(b, b.TempDir())
+	for b.Loop() {
+		var ready, cpu, bare []float64
+		for range readyRuns {
+			cmd := exec.Command(node, "bench.mjs", pkg, "ready")
+			out, err := cmd.Output()
+			if err != nil {
+				b.Fatalf("node bench.mjs ready: %v", err)
+			}
+			var r struct{ ReadyMs float64 }
+			if err := json.Unmarshal(out, &r); err != nil {
+				b.Fatalf("bench.mjs printed %s: %v", out, err)
+			}
+			ready = append(ready, r.ReadyMs)
+			cpu = append(cpu, ms(cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()))
+			anchor := exec.Command(node, "-e", "")
+			if err := anchor.Run(); err != nil {
+				b.Fatalf("node -e '': %v", err)
+			}
+			bare = append(bare, ms(anchor.ProcessState.UserTime()+anchor.ProcessState.SystemTime()))
+		}
+		slices.Sort(ready)
+		slices.Sort(cpu)
+		slices.Sort(bare)
+		mid := readyRuns / 2
+		fmt.Printf("load average %s\n", loadAverage())
+		fmt.Printf("ctxql.wasm %d bytes, %d gzipped (%.2f MB)\n", len(wasm), gz.Len(), float64(gz.Len())/1e6)
+		fmt.Printf("module ready in Node (await init(), %d fresh processes): median %.0f ms, min %.0f ms\n", readyRuns, ready[mid], ready[0])
+		fmt.Printf("CPU time of the process: median %.0f ms; of a bare node process: median %.0f ms; the module's start: %.0f ms\n", cpu[mid], bare[mid], cpu[mid]-bare[mid])
+		fmt.Printf("load average %s\n", loadAverage())
+		b.ReportMetric(ready[mid], "ready-ms")
+		b.ReportMetric(cpu[mid]-bare[mid], "start-cpu-ms")
 	}
 }
 

@@ -5,7 +5,6 @@ package pact
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -523,7 +522,7 @@ func (n Node) ContentHash() any {
 	if !ok || c == nil {
 		return nil
 	}
-	sum := sha256.Sum256(contentBytes(c))
+	sum := contentSum(contentBytes(c))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/metrics"
 	"time"
 )
 
@@ -115,32 +114,6 @@ func MemoryLimit(n int64) *LimitError {
 	return &LimitError{What: Memory, Limit: fmt.Sprint(n), Flag: FlagMaxMemory}
 }
 
-// heapMetrics are the memory classes the watchdog adds up: heap objects
-// (live or not yet swept) and goroutine stacks.
-var heapMetrics = []string{"/memory/classes/heap/objects:bytes", "/memory/classes/heap/stacks:bytes"}
-
-// heapBytes reads the current heap and stack size.
-func heapBytes(s []metrics.Sample) int64 {
-	metrics.Read(s)
-	var n int64
-	for _, m := range s {
-		if m.Value.Kind() == metrics.KindUint64 {
-			n += int64(m.Value.Uint64())
-		}
-	}
-	return n
-}
-
-// HeapBytes returns the bytes of heap objects (live or not yet swept) and
-// goroutine stacks, the measure the memory budget bounds.
-func HeapBytes() int64 {
-	samples := make([]metrics.Sample, len(heapMetrics))
-	for i, n := range heapMetrics {
-		samples[i].Name = n
-	}
-	return heapBytes(samples)
-}
-
 // watchInterval is how often the memory watchdog samples the heap.
 const watchInterval = 2 * time.Millisecond
 
@@ -153,11 +126,8 @@ func WatchMemory(ctx context.Context, max int64) (_ context.Context, stop func()
 	if max <= 0 {
 		return ctx, func() { cancel(nil) }
 	}
-	samples := make([]metrics.Sample, len(heapMetrics))
-	for i, n := range heapMetrics {
-		samples[i].Name = n
-	}
-	base := heapBytes(samples)
+	heapBytes := newHeapMeter()
+	base := heapBytes()
 	done := make(chan struct{})
 	go func() {
 		t := time.NewTicker(watchInterval)
@@ -169,7 +139,7 @@ func WatchMemory(ctx context.Context, max int64) (_ context.Context, stop func()
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if heapBytes(samples)-base > max {
+				if heapBytes()-base > max {
 					cancel(MemoryLimit(max))
 					return
 				}
