@@ -349,25 +349,55 @@ func isComparison(op string) bool {
 // below the prefix "-" and "!".
 func (p *parser) expr() Expr { return p.orExpr() }
 
-// leftAssoc parses "operand {op operand}" for the operators match
-// accepts, grouping to the left.
-func (p *parser) leftAssoc(operand func() Expr, match func(Token) bool) Expr {
-	x := operand()
-	for t := p.peek(); match(t); t = p.peek() {
+// The levels of the left-associative binary operators, loosest first.
+const (
+	levelOr = iota
+	levelAnd
+	levelAdd
+	levelMul
+)
+
+// binaryOp reports whether t is an operator of the given level.
+func (p *parser) binaryOp(level int, t Token) bool {
+	switch level {
+	case levelOr:
+		return t.Kind == TokLogic && t.Text == "||" && !p.noOr
+	case levelAnd:
+		return t.Kind == TokLogic && t.Text == "&&"
+	case levelAdd:
+		return t.Kind == TokArith && (t.Text == "+" || t.Text == "-")
+	}
+	return t.Kind == TokArith && (t.Text == "*" || t.Text == "/" || t.Text == "%")
+}
+
+// operand parses an operand of the operators of the given level.
+func (p *parser) operand(level int) Expr {
+	switch level {
+	case levelOr:
+		return p.andExpr()
+	case levelAnd:
+		return p.cmpExpr()
+	case levelAdd:
+		return p.mulExpr()
+	}
+	return p.unary()
+}
+
+// leftAssoc parses "operand {op operand}" for the operators of a level
+// and builds a left-associative tree.
+func (p *parser) leftAssoc(level int) Expr {
+	x := p.operand(level)
+	for t := p.peek(); p.binaryOp(level, t); t = p.peek() {
 		p.next()
-		y := operand()
+		y := p.operand(level)
 		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
 	}
 	return x
 }
 
-func (p *parser) orExpr() Expr {
-	return p.leftAssoc(p.andExpr, func(t Token) bool { return t.Kind == TokLogic && t.Text == "||" && !p.noOr })
-}
+func (p *parser) orExpr() Expr { return p.leftAssoc(levelOr) }
 
-func (p *parser) andExpr() Expr {
-	return p.leftAssoc(p.cmpExpr, func(t Token) bool { return t.Kind == TokLogic && t.Text == "&&" })
-}
+func (p *parser) andExpr() Expr { return p.leftAssoc(levelAnd) }
 
 func (p *parser) cmpExpr() Expr {
 	x := p.arith()
@@ -384,11 +414,11 @@ func (p *parser) cmpExpr() Expr {
 
 // arith parses "+ -" and "* / %" expressions (a range's bounds).
 func (p *parser) arith() Expr {
-	return p.leftAssoc(p.mulExpr, func(t Token) bool { return t.Kind == TokArith && (t.Text == "+" || t.Text == "-") })
+	return p.leftAssoc(levelAdd)
 }
 
 func (p *parser) mulExpr() Expr {
-	return p.leftAssoc(p.unary, func(t Token) bool { return t.Kind == TokArith && (t.Text == "*" || t.Text == "/" || t.Text == "%") })
+	return p.leftAssoc(levelMul)
 }
 
 func (p *parser) unary() Expr {
