@@ -40,11 +40,12 @@ func runSingleton(p *analysis.Pass) error {
 	if f == nil {
 		return nil
 	}
+	count := map[string]int{} // a rule's variable occurrences, reused rule to rule
 	for _, r := range prog.Rules {
 		if r == nil || r.Head == nil || r.IsFact() {
 			continue
 		}
-		count := map[string]int{}
+		clear(count)
 		for _, t := range ruleVars(r) {
 			count[t.Value]++
 		}

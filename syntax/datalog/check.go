@@ -139,7 +139,7 @@ func (c *checker) dataStructure(ri *RelationInfo, d *Decl) {
 }
 
 func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
-	c := &checker{info: &Info{Relations: map[string]*RelationInfo{}}, query: query}
+	c := &checker{info: &Info{Relations: make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))}, query: query}
 	rels := c.info.Relations
 	for name, types := range schema {
 		rels[name] = &RelationInfo{Name: name, Types: slices.Clone(types), InData: true}
@@ -177,7 +177,7 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 	}
 	// Heads define relations; the first head fixes the arity of an
 	// undeclared relation.
-	headDefined := map[string]bool{}
+	headDefined := make(map[string]bool, len(rules))
 	srcRules := rules
 	var srcIndex []int
 	rules = nil
@@ -1099,7 +1099,7 @@ func firstWord(b BodyItem) string {
 // through recursion.
 func (c *checker) stratify(rules []*Rule) {
 	var nodes []string
-	index := map[string]int{}
+	index := make(map[string]int, len(rules))
 	add := func(n string) {
 		if _, ok := index[n]; !ok {
 			index[n] = len(nodes)
