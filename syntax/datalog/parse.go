@@ -35,6 +35,11 @@ type parser struct {
 	// expanded counts the tokens macro uses produced, shared by the
 	// parsers of nested expansions.
 	expanded *int
+	// args and items are stacks the lists being parsed grow on before
+	// they are copied out at their exact length; nested lists push
+	// above the ones that contain them.
+	args  []*Term
+	items []BodyItem
 }
 
 type parseError struct{}

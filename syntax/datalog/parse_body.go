@@ -10,19 +10,27 @@ import (
 // bodyItems parses a comma-separated list of body items. Inside a
 // disjunction the list ends before "||" or "|".
 func (p *parser) bodyItems() []BodyItem {
-	var items []BodyItem
+	base := len(p.items)
 	for {
-		items = append(items, p.bodyItem()...)
+		p.items = p.bodyItem(p.items)
 		if p.peek().Kind != TokComma {
-			return items
+			break
 		}
 		p.next()
 	}
+	var items []BodyItem
+	if len(p.items) > base {
+		items = make([]BodyItem, len(p.items)-base)
+		copy(items, p.items[base:])
+	}
+	clear(p.items[base:])
+	p.items = p.items[:base]
+	return items
 }
 
 // bodyItem parses one body item; an atom followed by "if" or "let"
 // clauses without a comma ("r(x) if x > 1") gives several items.
-func (p *parser) bodyItem() []BodyItem {
+func (p *parser) bodyItem(items []BodyItem) []BodyItem {
 	t := p.peek()
 	switch {
 	case t.Kind == TokBang:
@@ -30,28 +38,28 @@ func (p *parser) bodyItem() []BodyItem {
 		a := p.atom(false)
 		a.Negated, a.Bang = true, bang.Span
 		a.Sp.Start = bang.Span.Start
-		return []BodyItem{{Atom: a}}
+		return append(items, BodyItem{Atom: a})
 	case t.Kind == TokIdent && (t.Text == "if" || t.Text == "let"):
-		return []BodyItem{p.condClause()}
+		return append(items, p.condClause())
 	case t.Kind == TokIdent && t.Text == "for":
-		return []BodyItem{p.forClause()}
+		return append(items, p.forClause())
 	case t.Kind == TokIdent && t.Text == "agg" && (p.peekAt(1).Kind != TokLParen || p.peekAt(2).Kind == TokRParen && p.peekAt(3).Kind == TokPunct):
-		return []BodyItem{p.aggClause()}
+		return append(items, p.aggClause())
 	case t.Kind == TokLParen:
-		return []BodyItem{p.disjunction()}
+		return append(items, p.disjunction())
 	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang && p.macros[t.Text] != nil && p.peekAt(2).Kind == TokLParen:
-		return []BodyItem{p.macroUse(p.macros[t.Text])}
+		return append(items, p.macroUse(p.macros[t.Text]))
 	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang:
 		p.refuse(syntax.Sp(t.Span.Start, p.peekAt(1).Span.End), fmt.Sprintf("macro invocations (%s!) are", t.Text))
 	case t.Kind == TokIdent:
-		items := []BodyItem{{Atom: p.atom(false)}}
+		items = append(items, BodyItem{Atom: p.atom(false)})
 		for n := p.peek(); n.Kind == TokIdent && (n.Text == "if" || n.Text == "let"); n = p.peek() {
 			items = append(items, p.condClause())
 		}
 		return items
 	}
 	p.fail(t, "expected a relation atom, '!', 'if', 'let', 'for', 'agg' or '(', found %s", describe(t))
-	return nil
+	return items
 }
 
 // condClause parses "if EXPR" or "let VAR = EXPR".
@@ -275,13 +283,19 @@ func (p *parser) atom(head bool) *Atom {
 	a := &Atom{Name: Ident{Name: name.Text, Sp: name.Span}}
 	p.expect(TokLParen, "'('")
 	if p.peek().Kind != TokRParen {
+		base := len(p.args)
 		for {
-			a.Args = append(a.Args, p.arg(head))
+			t := p.arg(head) // may push arguments of its own
+			p.args = append(p.args, t)
 			if p.peek().Kind != TokComma {
 				break
 			}
 			p.next()
 		}
+		a.Args = make([]*Term, len(p.args)-base)
+		copy(a.Args, p.args[base:])
+		clear(p.args[base:])
+		p.args = p.args[:base]
 	}
 	end := p.expect(TokRParen, "',' or ')'")
 	a.Sp = syntax.Sp(name.Span.Start, end.Span.End)
