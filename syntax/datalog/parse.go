@@ -40,6 +40,39 @@ type parser struct {
 	// above the ones that contain them.
 	args  []*Term
 	items []BodyItem
+	// terms and atoms are the free parts of the chunks the parser
+	// allocates its most frequent nodes from.
+	terms []Term
+	atoms []Atom
+	// chunk is the length of the next chunk.
+	chunk int
+}
+
+// maxChunk is the most nodes the parser allocates at once; chunks start
+// small so that a short query holds little memory.
+const maxChunk = 256
+
+// term returns a pointer to a copy of t, allocated from a chunk.
+func (p *parser) term(t Term) *Term {
+	if len(p.terms) == 0 {
+		p.chunk = min(max(2*p.chunk, 4), maxChunk)
+		p.terms = make([]Term, p.chunk)
+	}
+	n := &p.terms[0]
+	*n = t
+	p.terms = p.terms[1:]
+	return n
+}
+
+// newAtom returns a new zero atom, allocated from a chunk.
+func (p *parser) newAtom() *Atom {
+	if len(p.atoms) == 0 {
+		p.chunk = min(max(2*p.chunk, 4), maxChunk)
+		p.atoms = make([]Atom, p.chunk)
+	}
+	n := &p.atoms[0]
+	p.atoms = p.atoms[1:]
+	return n
 }
 
 type parseError struct{}

@@ -115,9 +115,9 @@ func (p *parser) bindVar(what string) *Term {
 			p.refuse(t.Span, "struct and enum patterns are")
 		}
 		if t.Text == "_" {
-			return &Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span}
+			return p.term(Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span})
 		}
-		return &Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span}
+		return p.term(Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span})
 	}
 	p.fail(t, "expected a variable after '%s', found %s", what, describe(t))
 	return nil
@@ -280,7 +280,8 @@ func (p *parser) atom(head bool) *Atom {
 	if strings.HasPrefix(name.Text, "$") {
 		p.fail(name, "macro parameter %s outside a macro's body", name.Text)
 	}
-	a := &Atom{Name: Ident{Name: name.Text, Sp: name.Span}}
+	a := p.newAtom()
+	a.Name = Ident{Name: name.Text, Sp: name.Span}
 	p.expect(TokLParen, "'('")
 	if p.peek().Kind != TokRParen {
 		base := len(p.args)
@@ -631,7 +632,7 @@ func (p *parser) primary() Expr {
 			p.refuse(t.Span, "struct literals are")
 		case t.Text == "true" || t.Text == "false":
 			p.next()
-			return &Term{Kind: Bool, Text: t.Text, Value: t.Text, Sp: t.Span}
+			return p.term(Term{Kind: Bool, Text: t.Text, Value: t.Text, Sp: t.Span})
 		case t.Text == "if" || t.Text == "match" || t.Text == "loop" || t.Text == "while" || t.Text == "return":
 			p.refuse(t.Span, fmt.Sprintf("%s expressions are", t.Text))
 		case IsKeyword(t.Text):
@@ -641,22 +642,22 @@ func (p *parser) primary() Expr {
 		}
 		p.next()
 		if t.Text == "_" {
-			return &Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span}
+			return p.term(Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span})
 		}
-		return &Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span}
+		return p.term(Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span})
 	case TokNumber:
 		p.next()
 		if n := p.peek(); n.Kind == TokIdent && n.Span.Start == t.Span.End {
 			p.refuse(syntax.Sp(t.Span.Start, n.Span.End), "typed number literals ("+t.Text+n.Text+") are")
 		}
-		return &Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Sp: t.Span}
+		return p.term(Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Sp: t.Span})
 	case TokString:
 		p.next()
 		v, ok := Unquote(t.Text)
 		if !ok {
 			p.diags = append(p.diags, syntax.Diagnostic{Span: t.Span, Code: CodeBadEscape, Message: "invalid escape sequence in string literal"})
 		}
-		return &Term{Kind: Str, Text: t.Text, Value: v, Sp: t.Span}
+		return p.term(Term{Kind: Str, Text: t.Text, Value: v, Sp: t.Span})
 	case TokLParen:
 		p.next()
 		if p.peek().Kind == TokRParen {
