@@ -104,8 +104,10 @@ func CheckRule(r *Rule, schema Schema) *Info {
 type checker struct {
 	info  *Info
 	query bool
-	// vars is the variable table ruleTypes fills, reused rule to rule.
-	vars varTab
+	// vars is the variable table ruleTypes fills, reused rule to rule;
+	// bound is the same for the variables a rule binds.
+	vars  varTab
+	bound map[string]bool
 }
 
 func (c *checker) errf(span syntax.Span, code, format string, args ...any) *syntax.Diagnostic {
@@ -139,7 +141,7 @@ func (c *checker) dataStructure(ri *RelationInfo, d *Decl) {
 }
 
 func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
-	c := &checker{info: &Info{Relations: make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))}, query: query}
+	c := &checker{info: &Info{Relations: make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))}, query: query, bound: map[string]bool{}}
 	rels := c.info.Relations
 	for name, types := range schema {
 		rels[name] = &RelationInfo{Name: name, Types: slices.Clone(types), InData: true}
@@ -182,6 +184,11 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 	var srcIndex []int
 	rules = nil
 	for i, r := range srcRules {
+		if r != nil && simple(r) {
+			rules = append(rules, r)
+			srcIndex = append(srcIndex, i)
+			continue
+		}
 		for _, x := range Expand(r) {
 			rules = append(rules, x)
 			srcIndex = append(srcIndex, i)
@@ -300,7 +307,11 @@ func (c *checker) lookup(a *Atom) (*RelationInfo, bool) {
 // by positive atoms (variable arguments), and by the lets, generators and
 // aggregates whose inputs are bound, repeated until nothing changes.
 func RuleBound(r *Rule) map[string]bool {
-	bound := map[string]bool{}
+	return ruleBound(r, map[string]bool{})
+}
+
+// ruleBound is RuleBound filling the empty map bound.
+func ruleBound(r *Rule, bound map[string]bool) map[string]bool {
 	for _, b := range r.Body {
 		if b.Atom != nil && !b.Atom.Negated {
 			for _, t := range b.Atom.Args {
@@ -399,7 +410,8 @@ func (c *checker) rule(_ int, r *Rule) {
 			c.lookup(a)
 		}
 	}
-	bound := RuleBound(r)
+	clear(c.bound)
+	bound := ruleBound(r, c.bound)
 	// needBound reports the unbound variables and the wildcards of an
 	// expression that must be computed.
 	needBound := func(x Expr, where string) {
