@@ -88,7 +88,15 @@ func (in *Info) TypeAt(off int) (VarInfo, bool) {
 // safety, stratification and types. Rules and facts of the program define
 // relations; the data's relations may also be extended by rules.
 func Check(prog *Program, schema Schema) *Info {
-	return check(prog.Rules, prog.Decls, schema, false)
+	// The program's identifiers bound its variable occurrences: the
+	// checker records those in one allocation.
+	idents := 0
+	for i := range prog.Tokens {
+		if prog.Tokens[i].Kind == TokIdent {
+			idents++
+		}
+	}
+	return check(prog.Rules, prog.Decls, schema, false, idents)
 }
 
 // CheckRule checks a single query rule against schema. The head names the
@@ -98,7 +106,7 @@ func CheckRule(r *Rule, schema Schema) *Info {
 	if r == nil {
 		return &Info{Relations: map[string]*RelationInfo{}}
 	}
-	return check([]*Rule{r}, nil, schema, true)
+	return check([]*Rule{r}, nil, schema, true, 0)
 }
 
 type checker struct {
@@ -140,7 +148,9 @@ func (c *checker) dataStructure(ri *RelationInfo, d *Decl) {
 	}
 }
 
-func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
+// check checks rules and declarations; varHint is the expected number of
+// variable occurrences, 0 if unknown.
+func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int) *Info {
 	c := &checker{info: &Info{Relations: make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))}, query: query, bound: map[string]bool{}}
 	rels := c.info.Relations
 	for name, types := range schema {
@@ -258,7 +268,13 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 	for i := len(rules) - 1; i >= 0; i-- {
 		c.info.HeadTypes[srcIndex[i]] = headTypes[i]
 	}
+	if varHint > 0 {
+		c.info.Vars = make([]VarInfo, 0, varHint)
+	}
 	c.types(rules, srcIndex, headTypes)
+	if len(c.info.Vars) == 0 {
+		c.info.Vars = nil // as without the hint
+	}
 	if !c.query {
 		c.stratify(rules)
 	}
