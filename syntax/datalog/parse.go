@@ -40,10 +40,11 @@ type parser struct {
 	// above the ones that contain them.
 	args  []*Term
 	items []BodyItem
-	// terms and atoms are the free parts of the chunks the parser
+	// terms, atoms and binaries are the free parts of the chunks the parser
 	// allocates its most frequent nodes from.
-	terms []Term
-	atoms []Atom
+	terms    []Term
+	atoms    []Atom
+	binaries []Binary
 	// chunk is the length of the next chunk.
 	chunk int
 }
@@ -61,6 +62,18 @@ func (p *parser) term(t Term) *Term {
 	n := &p.terms[0]
 	*n = t
 	p.terms = p.terms[1:]
+	return n
+}
+
+// binary returns a pointer to a copy of b, allocated from a chunk.
+func (p *parser) binary(b Binary) *Binary {
+	if len(p.binaries) == 0 {
+		p.chunk = min(max(2*p.chunk, 4), maxChunk)
+		p.binaries = make([]Binary, p.chunk)
+	}
+	n := &p.binaries[0]
+	*n = b
+	p.binaries = p.binaries[1:]
 	return n
 }
 

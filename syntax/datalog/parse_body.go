@@ -405,7 +405,7 @@ func (p *parser) leftAssoc(level int) Expr {
 	for t := p.peek(); p.binaryOp(level, t); t = p.peek() {
 		p.next()
 		y := p.operand(level)
-		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
+		x = p.binary(Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)})
 	}
 	return x
 }
@@ -419,7 +419,7 @@ func (p *parser) cmpExpr() Expr {
 	if t := p.peek(); t.Kind == TokOp {
 		p.next()
 		y := p.arith()
-		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
+		x = p.binary(Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)})
 		if n := p.peek(); n.Kind == TokOp {
 			p.fail(n, "comparisons do not chain; use && between two comparisons")
 		}
