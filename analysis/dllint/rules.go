@@ -40,14 +40,13 @@ func runSingleton(p *analysis.Pass) error {
 	if f == nil {
 		return nil
 	}
+	count := map[string]int{} // a rule's variable occurrences, reused rule to rule
 	for _, r := range prog.Rules {
 		if r == nil || r.Head == nil || r.IsFact() {
 			continue
 		}
-		count := map[string]int{}
-		for _, t := range ruleVars(r) {
-			count[t.Value]++
-		}
+		clear(count)
+		eachRuleVar(r, func(t *datalog.Term) { count[t.Value]++ })
 		for _, b := range r.Body {
 			if b.Atom == nil || b.Atom.Negated {
 				continue
@@ -80,29 +79,26 @@ func runSingleton(p *analysis.Pass) error {
 	return nil
 }
 
-// ruleVars returns every variable occurrence of a rule, head included.
-func ruleVars(r *datalog.Rule) []*datalog.Term {
-	var out []*datalog.Term
-	for _, t := range r.Terms() {
-		if t != nil && t.Kind == datalog.Var {
-			out = append(out, t)
+// eachRuleVar calls f for every variable occurrence of a rule, head
+// included, in source order, then for those of its macro uses'
+// expansions.
+func eachRuleVar(r *datalog.Rule, f func(*datalog.Term)) {
+	visit := func(n datalog.Node) bool {
+		if t, ok := n.(*datalog.Term); ok && t.Kind == datalog.Var {
+			f(t)
 		}
+		return true
 	}
+	datalog.Inspect(r, visit)
 	// The variables a macro use passes are in its expansion.
 	for _, b := range r.Body {
 		if b.Macro == nil {
 			continue
 		}
 		for _, it := range b.Macro.Items {
-			datalog.Inspect(it.Node(), func(n datalog.Node) bool {
-				if t, ok := n.(*datalog.Term); ok && t.Kind == datalog.Var {
-					out = append(out, t)
-				}
-				return true
-			})
+			datalog.Inspect(it.Node(), visit)
 		}
 	}
-	return out
 }
 
 var unusedRelation = &analysis.Analyzer{

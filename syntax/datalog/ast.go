@@ -457,8 +457,12 @@ func Inspect(n Node, f func(Node) bool) {
 			}
 		}
 	case *Rule:
-		for _, h := range n.AllHeads() {
-			Inspect(h, f)
+		if len(n.Heads) > 0 {
+			for _, h := range n.Heads {
+				Inspect(h, f)
+			}
+		} else if n.Head != nil {
+			Inspect(n.Head, f)
 		}
 		inspectBody(n.Body, f)
 	case *Decl:

@@ -17,6 +17,20 @@ func (r *Rule) Atoms() []*Atom {
 	return out
 }
 
+// simple reports whether the non-nil rule r stands for itself alone:
+// one head, no disjunction and no macro use.
+func simple(r *Rule) bool {
+	if len(r.Heads) > 1 {
+		return false
+	}
+	for _, b := range r.Body {
+		if b.Disj != nil || b.Macro != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Expand returns the simple rules a statement stands for: one per head
 // and per choice of an alternative in each disjunction, every body free
 // of disjunctions. The rules share the statement's nodes and span. A
@@ -25,14 +39,14 @@ func Expand(r *Rule) []*Rule {
 	if r == nil {
 		return nil
 	}
+	if simple(r) {
+		return []*Rule{r}
+	}
 	hasDisj := false
 	for _, b := range r.Body {
 		if b.Disj != nil || b.Macro != nil {
 			hasDisj = true
 		}
-	}
-	if len(r.Heads) <= 1 && !hasDisj {
-		return []*Rule{r}
 	}
 	bodies := [][]BodyItem{r.Body}
 	if hasDisj {

@@ -1,6 +1,7 @@
 package datalog
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -87,7 +88,15 @@ func (in *Info) TypeAt(off int) (VarInfo, bool) {
 // safety, stratification and types. Rules and facts of the program define
 // relations; the data's relations may also be extended by rules.
 func Check(prog *Program, schema Schema) *Info {
-	return check(prog.Rules, prog.Decls, schema, false)
+	// The program's identifiers bound its variable occurrences: the
+	// checker records those in one allocation.
+	idents := 0
+	for i := range prog.Tokens {
+		if prog.Tokens[i].Kind == TokIdent {
+			idents++
+		}
+	}
+	return check(prog.Rules, prog.Decls, schema, false, idents)
 }
 
 // CheckRule checks a single query rule against schema. The head names the
@@ -97,12 +106,16 @@ func CheckRule(r *Rule, schema Schema) *Info {
 	if r == nil {
 		return &Info{Relations: map[string]*RelationInfo{}}
 	}
-	return check([]*Rule{r}, nil, schema, true)
+	return check([]*Rule{r}, nil, schema, true, 0)
 }
 
 type checker struct {
 	info  *Info
 	query bool
+	// vars is the variable table ruleTypes fills, reused rule to rule;
+	// bound is the same for the variables a rule binds.
+	vars  varTab
+	bound map[string]bool
 }
 
 func (c *checker) errf(span syntax.Span, code, format string, args ...any) *syntax.Diagnostic {
@@ -135,8 +148,10 @@ func (c *checker) dataStructure(ri *RelationInfo, d *Decl) {
 	}
 }
 
-func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
-	c := &checker{info: &Info{Relations: map[string]*RelationInfo{}}, query: query}
+// check checks rules and declarations; varHint is the expected number of
+// variable occurrences, 0 if unknown.
+func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int) *Info {
+	c := &checker{info: &Info{Relations: make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))}, query: query, bound: map[string]bool{}}
 	rels := c.info.Relations
 	for name, types := range schema {
 		rels[name] = &RelationInfo{Name: name, Types: slices.Clone(types), InData: true}
@@ -174,11 +189,16 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 	}
 	// Heads define relations; the first head fixes the arity of an
 	// undeclared relation.
-	headDefined := map[string]bool{}
+	headDefined := make(map[string]bool, len(rules))
 	srcRules := rules
 	var srcIndex []int
 	rules = nil
 	for i, r := range srcRules {
+		if r != nil && simple(r) {
+			rules = append(rules, r)
+			srcIndex = append(srcIndex, i)
+			continue
+		}
 		for _, x := range Expand(r) {
 			rules = append(rules, x)
 			srcIndex = append(srcIndex, i)
@@ -209,12 +229,24 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 	}
 	// Infer undeclared head types: repeat while rules over inferred
 	// relations learn more.
+	// A rule's head types depend only on the types of the relations its
+	// body reads: a later pass recomputes them only when one of those
+	// learnt a type since (learnt[name] is the step at which it last did,
+	// computed[i] the step at which rule i's types were computed).
+	learnt := map[string]int{}
+	computed := make([]int, len(rules))
+	step := 0
 	for pass := 0; pass <= len(rules); pass++ {
 		changed := false
 		for i, r := range rules {
 			if r.Head == nil {
 				continue
 			}
+			if pass > 0 && !readsNewer(r, learnt, computed[i]) {
+				// Same inputs, same types, already merged.
+				continue
+			}
+			computed[i] = step
 			types := c.headTypes(r)
 			headTypes[i] = types
 			if ri, ok := rels[r.Head.Name.Name]; ok && headDefined[r.Head.Name.Name] && len(ri.Types) == len(types) {
@@ -222,6 +254,8 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 					if ri.Types[j] == "" && t != "" {
 						ri.Types[j] = t
 						changed = true
+						step++
+						learnt[r.Head.Name.Name] = step
 					}
 				}
 			}
@@ -234,7 +268,13 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 	for i := len(rules) - 1; i >= 0; i-- {
 		c.info.HeadTypes[srcIndex[i]] = headTypes[i]
 	}
+	if varHint > 0 {
+		c.info.Vars = make([]VarInfo, 0, varHint)
+	}
 	c.types(rules, srcIndex, headTypes)
+	if len(c.info.Vars) == 0 {
+		c.info.Vars = nil // as without the hint
+	}
 	if !c.query {
 		c.stratify(rules)
 	}
@@ -245,6 +285,25 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool) *Info {
 		return a.Span == b.Span && a.Code == b.Code && a.Message == b.Message
 	})
 	return c.info
+}
+
+// readsNewer reports whether rule r reads a relation that learnt a type
+// after step since (or has items whose relations it cannot tell).
+func readsNewer(r *Rule, learnt map[string]int, since int) bool {
+	if len(learnt) == 0 {
+		return false
+	}
+	for _, b := range r.Body {
+		switch {
+		case b.Disj != nil || b.Macro != nil:
+			return true
+		case b.Atom != nil && learnt[b.Atom.Name.Name] > since:
+			return true
+		case b.Agg != nil && b.Agg.Atom != nil && learnt[b.Agg.Atom.Name.Name] > since:
+			return true
+		}
+	}
+	return false
 }
 
 func (c *checker) lookup(a *Atom) (*RelationInfo, bool) {
@@ -264,7 +323,11 @@ func (c *checker) lookup(a *Atom) (*RelationInfo, bool) {
 // by positive atoms (variable arguments), and by the lets, generators and
 // aggregates whose inputs are bound, repeated until nothing changes.
 func RuleBound(r *Rule) map[string]bool {
-	bound := map[string]bool{}
+	return ruleBound(r, map[string]bool{})
+}
+
+// ruleBound is RuleBound filling the empty map bound.
+func ruleBound(r *Rule, bound map[string]bool) map[string]bool {
 	for _, b := range r.Body {
 		if b.Atom != nil && !b.Atom.Negated {
 			for _, t := range b.Atom.Args {
@@ -363,7 +426,8 @@ func (c *checker) rule(_ int, r *Rule) {
 			c.lookup(a)
 		}
 	}
-	bound := RuleBound(r)
+	clear(c.bound)
+	bound := ruleBound(r, c.bound)
 	// needBound reports the unbound variables and the wildcards of an
 	// expression that must be computed.
 	needBound := func(x Expr, where string) {
@@ -625,7 +689,7 @@ func (t vtype) verb() string {
 // variable types: an arithmetic result takes the type of its typed
 // operands (as in Rust, x + 1 is x's type), else it is a flexible
 // integer (a decimal when an operand is a decimal literal).
-func (c *checker) valueType(x Expr, vars map[string]vtype) vtype {
+func (c *checker) valueType(x Expr, vars *varTab) vtype {
 	switch x := x.(type) {
 	case *Term:
 		switch x.Kind {
@@ -639,7 +703,7 @@ func (c *checker) valueType(x Expr, vars map[string]vtype) vtype {
 		case Bool:
 			return vtype{"Bool", true}
 		case Var:
-			return vars[x.Value]
+			return vars.typeOf(x.Value)
 		case Computed:
 			return c.valueType(x.X, vars)
 		case Tuple:
@@ -727,7 +791,7 @@ func boundVar(b BodyItem) *Term {
 // (a flexible integer for literal bounds), a count a flexible integer,
 // sum, min and max the aggregated column's type and mean a flexible
 // decimal.
-func (c *checker) boundType(b BodyItem, vars map[string]vtype) vtype {
+func (c *checker) boundType(b BodyItem, vars *varTab) vtype {
 	switch {
 	case b.Let != nil:
 		return c.valueType(b.Let.X, vars)
@@ -769,93 +833,150 @@ func (c *checker) boundType(b BodyItem, vars map[string]vtype) vtype {
 	return vtype{}
 }
 
+// varFirst is what the checker knows of a variable of a rule: its type
+// and where it first got it.
+type varFirst struct {
+	name string
+	vtype
+	span syntax.Span
+	rel  string
+}
+
+// varTab holds the variables of one rule in the order they got a type.
+// Rules have few variables: a lookup scans the list, and an index map is
+// built only for long rules.
+type varTab struct {
+	list  []varFirst
+	index map[string]int
+}
+
+// varTabIndexed is the length from which a varTab keeps an index map.
+const varTabIndexed = 16
+
+func (t *varTab) reset() {
+	clear(t.list)
+	t.list = t.list[:0]
+	t.index = nil
+}
+
+// find returns the position of variable name, or -1.
+func (t *varTab) find(name string) int {
+	if t.index != nil {
+		if i, ok := t.index[name]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range t.list {
+		if t.list[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (t *varTab) add(f varFirst) {
+	t.list = append(t.list, f)
+	switch {
+	case t.index != nil:
+		t.index[f.name] = len(t.list) - 1
+	case len(t.list) >= varTabIndexed:
+		t.index = make(map[string]int, 2*len(t.list))
+		for i := range t.list {
+			t.index[t.list[i].name] = i
+		}
+	}
+}
+
+// typeOf returns the type of variable name, the zero vtype if unknown.
+func (t *varTab) typeOf(name string) vtype {
+	if i := t.find(name); i >= 0 {
+		return t.list[i].vtype
+	}
+	return vtype{}
+}
+
+// ruleTyper infers the variable types of one rule (see ruleTypes).
+type ruleTyper struct {
+	c      *checker
+	report bool
+	seen   *varTab
+}
+
+func (rt *ruleTyper) mismatch(t *Term, here vtype, where string, f varFirst) {
+	if !rt.report {
+		return
+	}
+	rt.c.errf(t.Sp, CodeTypeMismatch, "variable %s %s here (%s) but %s at its first positive use (%s)", t.Value, here.verb(), where, f.describe(), f.rel).Related = []syntax.RelatedInfo{{Span: f.span, Message: fmt.Sprintf("%s first bound as %s here", t.Value, f.describe())}}
+}
+
+// meet records that variable t is used at a column of type col.
+func (rt *ruleTyper) meet(t *Term, col, rel string) {
+	i := rt.seen.find(t.Value)
+	if i < 0 {
+		rt.seen.add(varFirst{t.Value, vtype{typ: col}, t.Sp, rel})
+		return
+	}
+	f := rt.seen.list[i]
+	switch {
+	case f.flex && fits(f.typ, col):
+		rt.seen.list[i].vtype = vtype{typ: col}
+	case f.typ != col:
+		rt.mismatch(t, vtype{typ: col}, rel, f)
+	}
+}
+
+// meetPattern meets the variables of a tuple pattern with the element
+// types of col.
+func (rt *ruleTyper) meetPattern(t *Term, col, rel string) {
+	elems := TupleTypes(col)
+	if len(elems) != len(t.Elems) {
+		if rt.report && typeKind(col) != "" {
+			rt.c.errf(t.Sp, CodeTypeMismatch, "a tuple of %d element(s) where %s has type %s", len(t.Elems), rel, col)
+		}
+		return
+	}
+	for i, e := range t.Elems {
+		switch {
+		case e.Kind == Var && elems[i] != "":
+			rt.meet(e, elems[i], rel)
+		case e.Kind == Tuple:
+			rt.meetPattern(e, elems[i], rel)
+		}
+	}
+}
+
+// atom meets the variables and patterns of an atom with its columns.
+func (rt *ruleTyper) atom(a *Atom) {
+	types := rt.c.relTypes(a)
+	if types == nil {
+		return
+	}
+	for j, t := range a.Args {
+		switch {
+		case t.Kind == Var && types[j] != "":
+			rt.meet(t, types[j], a.Name.Name)
+		case t.Kind == Tuple:
+			rt.meetPattern(t, types[j], a.Name.Name)
+		}
+	}
+}
+
 // ruleTypes infers the type of each variable of a (disjunction-free)
 // rule: positive atoms fix the types of their variables (the first one
 // wins), lets, generators and aggregates give theirs, and a flexible
 // type takes the column type of the first atom, negated or aggregated,
 // that it meets. With report set, a variable used at columns of two
-// kinds is a type mismatch.
-func (c *checker) ruleTypes(r *Rule, report bool) map[string]vtype {
-	type first struct {
-		vtype
-		span syntax.Span
-		rel  string
-	}
-	seen := map[string]first{}
-	mismatch := func(t *Term, here vtype, where string, f first) {
-		if !report {
-			return
+// kinds is a type mismatch. The table returned is the checker's own,
+// valid until the next call.
+func (c *checker) ruleTypes(r *Rule, report bool) *varTab {
+	c.vars.reset()
+	rt := &ruleTyper{c: c, report: report, seen: &c.vars}
+	seen := rt.seen
+	for _, b := range r.Body {
+		if b.Atom != nil && !b.Atom.Negated {
+			rt.atom(b.Atom)
 		}
-		c.errf(t.Sp, CodeTypeMismatch, "variable %s %s here (%s) but %s at its first positive use (%s)", t.Value, here.verb(), where, f.describe(), f.rel).Related = []syntax.RelatedInfo{{Span: f.span, Message: fmt.Sprintf("%s first bound as %s here", t.Value, f.describe())}}
-	}
-	// meet records that variable t is used at a column of type col.
-	meet := func(t *Term, col, rel string) {
-		f, ok := seen[t.Value]
-		switch {
-		case !ok:
-			seen[t.Value] = first{vtype{typ: col}, t.Sp, rel}
-		case f.flex && fits(f.typ, col):
-			f.vtype = vtype{typ: col}
-			seen[t.Value] = f
-		case f.typ != col:
-			mismatch(t, vtype{typ: col}, rel, f)
-		}
-	}
-	// meetPattern meets the variables of a tuple pattern with the
-	// element types of col.
-	var meetPattern func(t *Term, col, rel string)
-	meetPattern = func(t *Term, col, rel string) {
-		elems := TupleTypes(col)
-		if len(elems) != len(t.Elems) {
-			if report && typeKind(col) != "" {
-				c.errf(t.Sp, CodeTypeMismatch, "a tuple of %d element(s) where %s has type %s", len(t.Elems), rel, col)
-			}
-			return
-		}
-		for i, e := range t.Elems {
-			switch {
-			case e.Kind == Var && elems[i] != "":
-				meet(e, elems[i], rel)
-			case e.Kind == Tuple:
-				meetPattern(e, elems[i], rel)
-			}
-		}
-	}
-	atomsOf := func(neg bool) []*Atom {
-		var out []*Atom
-		for _, b := range r.Body {
-			if b.Atom != nil && b.Atom.Negated == neg {
-				out = append(out, b.Atom)
-			}
-			if neg && b.Agg != nil && b.Agg.Atom != nil {
-				out = append(out, b.Agg.Atom)
-			}
-		}
-		return out
-	}
-	atoms := func(list []*Atom) {
-		for _, a := range list {
-			types := c.relTypes(a)
-			if types == nil {
-				continue
-			}
-			for j, t := range a.Args {
-				switch {
-				case t.Kind == Var && types[j] != "":
-					meet(t, types[j], a.Name.Name)
-				case t.Kind == Tuple:
-					meetPattern(t, types[j], a.Name.Name)
-				}
-			}
-		}
-	}
-	atoms(atomsOf(false))
-	vars := func() map[string]vtype {
-		out := make(map[string]vtype, len(seen))
-		for k, f := range seen {
-			out[k] = f.vtype
-		}
-		return out
 	}
 	// Lets, generators and aggregates, repeated while one learns a type
 	// from another; a variable an atom typed is then checked against
@@ -867,35 +988,35 @@ func (c *checker) ruleTypes(r *Rule, report bool) map[string]vtype {
 			if v != nil && v.Kind == Tuple {
 				// let (a, b) = EXPR: the pattern's variables take the
 				// element types of the expression's.
-				news := len(seen)
-				switch t := c.boundType(b, vars()); {
+				news := len(seen.list)
+				switch t := c.boundType(b, seen); {
 				case t.typ == "":
 				case typeKind(t.typ) != "tuple" && typeKind(t.typ) != "":
 					if report {
 						c.errf(v.Sp, CodeTypeMismatch, "a tuple pattern where the %s's value %s", firstWord(b), t.verb())
 					}
 				case !t.flex:
-					meetPattern(v, t.typ, "the "+firstWord(b))
+					rt.meetPattern(v, t.typ, theWord(b))
 				default:
 					for i, et := range TupleTypes(t.typ) {
 						if e := v.Elems[min(i, len(v.Elems)-1)]; i < len(v.Elems) && e.Kind == Var {
-							if _, ok := seen[e.Value]; !ok {
-								seen[e.Value] = first{vtype{et, typeKind(et) != "tuple"}, e.Sp, "the " + firstWord(b)}
+							if seen.find(e.Value) < 0 {
+								seen.add(varFirst{e.Value, vtype{et, typeKind(et) != "tuple"}, e.Sp, theWord(b)})
 							}
 						}
 					}
 				}
-				changed = changed || len(seen) > news
+				changed = changed || len(seen.list) > news
 				continue
 			}
 			if v == nil || v.Kind != Var {
 				continue
 			}
-			if _, ok := seen[v.Value]; ok {
+			if seen.find(v.Value) >= 0 {
 				continue
 			}
-			if t := c.boundType(b, vars()); t.typ != "" {
-				seen[v.Value] = first{t, v.Sp, "the " + firstWord(b)}
+			if t := c.boundType(b, seen); t.typ != "" {
+				seen.add(varFirst{v.Value, t, v.Sp, theWord(b)})
 				changed = true
 			}
 		}
@@ -908,23 +1029,33 @@ func (c *checker) ruleTypes(r *Rule, report bool) map[string]vtype {
 		if v == nil || v.Kind != Var {
 			continue
 		}
-		f, ok := seen[v.Value]
-		t := c.boundType(b, vars())
-		if !ok || t.typ == "" || f.span == v.Sp || f.typ == t.typ {
+		i := seen.find(v.Value)
+		t := c.boundType(b, seen)
+		if i < 0 {
+			continue
+		}
+		f := seen.list[i]
+		if t.typ == "" || f.span == v.Sp || f.typ == t.typ {
 			continue
 		}
 		switch {
 		case t.flex && !f.flex && fits(t.typ, f.typ):
 		case f.flex && !t.flex && fits(f.typ, t.typ):
-			f.vtype = t
-			seen[v.Value] = f
+			seen.list[i].vtype = t
 		case t.flex && f.flex && typeKind(t.typ) == typeKind(f.typ):
 		default:
-			mismatch(v, t, "the "+firstWord(b), f)
+			rt.mismatch(v, t, theWord(b), f)
 		}
 	}
-	atoms(atomsOf(true))
-	return vars()
+	for _, b := range r.Body {
+		if b.Atom != nil && b.Atom.Negated {
+			rt.atom(b.Atom)
+		}
+		if b.Agg != nil && b.Agg.Atom != nil {
+			rt.atom(b.Agg.Atom)
+		}
+	}
+	return seen
 }
 
 // types checks that every variable is used at positions of one type
@@ -937,13 +1068,14 @@ func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string) {
 		}
 		vars := c.ruleTypes(r, true)
 		// Record every occurrence, body and head, with its type.
-		var occ []VarInfo
+		start := len(c.info.Vars)
 		Inspect(r, func(n Node) bool {
 			if t, ok := n.(*Term); ok && t.Kind == Var {
-				occ = append(occ, VarInfo{Name: t.Value, Type: vars[t.Value].typ, Span: t.Sp, Rule: ri})
+				c.info.Vars = append(c.info.Vars, VarInfo{Name: t.Value, Type: vars.typeOf(t.Value).typ, Span: t.Sp, Rule: ri})
 			}
 			return true
 		})
+		occ := c.info.Vars[start:]
 		// Head variables take the head column's type.
 		for i, t := range r.Head.Args {
 			if t.Kind == Var && i < len(headTypes[xi]) {
@@ -954,12 +1086,28 @@ func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string) {
 				}
 			}
 		}
-		c.info.Vars = append(c.info.Vars, occ...)
 	}
-	sort.SliceStable(c.info.Vars, func(i, j int) bool { return c.info.Vars[i].Span.Start < c.info.Vars[j].Span.Start })
+	byStart := func(a, b VarInfo) int { return cmp.Compare(a.Span.Start, b.Span.Start) }
+	if !slices.IsSortedFunc(c.info.Vars, byStart) {
+		slices.SortStableFunc(c.info.Vars, byStart)
+	}
 	// A statement with several heads or alternatives lists each
 	// occurrence once.
 	c.info.Vars = slices.CompactFunc(c.info.Vars, func(a, b VarInfo) bool { return a.Span == b.Span })
+}
+
+// theWord names a body item's clause where a variable got its type:
+// "the let".
+func theWord(b BodyItem) string {
+	switch {
+	case b.Let != nil:
+		return "the let"
+	case b.For != nil:
+		return "the for"
+	case b.Agg != nil:
+		return "the agg"
+	}
+	return "the item"
 }
 
 // firstWord names a body item's clause for messages.
@@ -979,7 +1127,7 @@ func firstWord(b BodyItem) string {
 // through recursion.
 func (c *checker) stratify(rules []*Rule) {
 	var nodes []string
-	index := map[string]int{}
+	index := make(map[string]int, len(rules))
 	add := func(n string) {
 		if _, ok := index[n]; !ok {
 			index[n] = len(nodes)

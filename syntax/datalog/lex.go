@@ -72,7 +72,7 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // Lex splits src into tokens, comments included, ending with an EOF token.
 // It never fails: unknown bytes become Invalid tokens.
 func Lex(src string) []Token {
-	toks := make([]Token, 0, len(src)/2+2)
+	toks := make([]Token, 0, tokenEstimate(src)+1)
 	i := 0
 	add := func(k Kind, start, end int) {
 		toks = append(toks, Token{Kind: k, Span: syntax.Sp(start, end), Text: src[start:end]})
@@ -199,4 +199,22 @@ func Lex(src string) []Token {
 	}
 	toks = append(toks, Token{Kind: TokEOF, Span: syntax.Sp(len(src), len(src))})
 	return toks
+}
+
+// tokenEstimate counts the bytes that can start a token: those that are
+// neither white space nor an identifier character following another.
+// It bounds the token count of ordinary programs, so that Lex allocates
+// its slice once.
+func tokenEstimate(src string) int {
+	n := 0
+	prevIdent := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		ident := isIdentChar(c)
+		if !(ident && prevIdent) && c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			n++
+		}
+		prevIdent = ident
+	}
+	return n
 }

@@ -35,6 +35,57 @@ type parser struct {
 	// expanded counts the tokens macro uses produced, shared by the
 	// parsers of nested expansions.
 	expanded *int
+	// args and items are stacks the lists being parsed grow on before
+	// they are copied out at their exact length; nested lists push
+	// above the ones that contain them.
+	args  []*Term
+	items []BodyItem
+	// terms, atoms and binaries are the free parts of the chunks the parser
+	// allocates its most frequent nodes from.
+	terms    []Term
+	atoms    []Atom
+	binaries []Binary
+	// chunk is the length of the next chunk.
+	chunk int
+}
+
+// maxChunk is the most nodes the parser allocates at once; chunks start
+// small so that a short query holds little memory.
+const maxChunk = 256
+
+// term returns a pointer to a copy of t, allocated from a chunk.
+func (p *parser) term(t Term) *Term {
+	if len(p.terms) == 0 {
+		p.chunk = min(max(2*p.chunk, 4), maxChunk)
+		p.terms = make([]Term, p.chunk)
+	}
+	n := &p.terms[0]
+	*n = t
+	p.terms = p.terms[1:]
+	return n
+}
+
+// binary returns a pointer to a copy of b, allocated from a chunk.
+func (p *parser) binary(b Binary) *Binary {
+	if len(p.binaries) == 0 {
+		p.chunk = min(max(2*p.chunk, 4), maxChunk)
+		p.binaries = make([]Binary, p.chunk)
+	}
+	n := &p.binaries[0]
+	*n = b
+	p.binaries = p.binaries[1:]
+	return n
+}
+
+// newAtom returns a new zero atom, allocated from a chunk.
+func (p *parser) newAtom() *Atom {
+	if len(p.atoms) == 0 {
+		p.chunk = min(max(2*p.chunk, 4), maxChunk)
+		p.atoms = make([]Atom, p.chunk)
+	}
+	n := &p.atoms[0]
+	p.atoms = p.atoms[1:]
+	return n
 }
 
 type parseError struct{}

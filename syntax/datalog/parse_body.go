@@ -10,19 +10,27 @@ import (
 // bodyItems parses a comma-separated list of body items. Inside a
 // disjunction the list ends before "||" or "|".
 func (p *parser) bodyItems() []BodyItem {
-	var items []BodyItem
+	base := len(p.items)
 	for {
-		items = append(items, p.bodyItem()...)
+		p.items = p.bodyItem(p.items)
 		if p.peek().Kind != TokComma {
-			return items
+			break
 		}
 		p.next()
 	}
+	var items []BodyItem
+	if len(p.items) > base {
+		items = make([]BodyItem, len(p.items)-base)
+		copy(items, p.items[base:])
+	}
+	clear(p.items[base:])
+	p.items = p.items[:base]
+	return items
 }
 
 // bodyItem parses one body item; an atom followed by "if" or "let"
 // clauses without a comma ("r(x) if x > 1") gives several items.
-func (p *parser) bodyItem() []BodyItem {
+func (p *parser) bodyItem(items []BodyItem) []BodyItem {
 	t := p.peek()
 	switch {
 	case t.Kind == TokBang:
@@ -30,28 +38,28 @@ func (p *parser) bodyItem() []BodyItem {
 		a := p.atom(false)
 		a.Negated, a.Bang = true, bang.Span
 		a.Sp.Start = bang.Span.Start
-		return []BodyItem{{Atom: a}}
+		return append(items, BodyItem{Atom: a})
 	case t.Kind == TokIdent && (t.Text == "if" || t.Text == "let"):
-		return []BodyItem{p.condClause()}
+		return append(items, p.condClause())
 	case t.Kind == TokIdent && t.Text == "for":
-		return []BodyItem{p.forClause()}
+		return append(items, p.forClause())
 	case t.Kind == TokIdent && t.Text == "agg" && (p.peekAt(1).Kind != TokLParen || p.peekAt(2).Kind == TokRParen && p.peekAt(3).Kind == TokPunct):
-		return []BodyItem{p.aggClause()}
+		return append(items, p.aggClause())
 	case t.Kind == TokLParen:
-		return []BodyItem{p.disjunction()}
+		return append(items, p.disjunction())
 	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang && p.macros[t.Text] != nil && p.peekAt(2).Kind == TokLParen:
-		return []BodyItem{p.macroUse(p.macros[t.Text])}
+		return append(items, p.macroUse(p.macros[t.Text]))
 	case t.Kind == TokIdent && p.peekAt(1).Kind == TokBang:
 		p.refuse(syntax.Sp(t.Span.Start, p.peekAt(1).Span.End), fmt.Sprintf("macro invocations (%s!) are", t.Text))
 	case t.Kind == TokIdent:
-		items := []BodyItem{{Atom: p.atom(false)}}
+		items = append(items, BodyItem{Atom: p.atom(false)})
 		for n := p.peek(); n.Kind == TokIdent && (n.Text == "if" || n.Text == "let"); n = p.peek() {
 			items = append(items, p.condClause())
 		}
 		return items
 	}
 	p.fail(t, "expected a relation atom, '!', 'if', 'let', 'for', 'agg' or '(', found %s", describe(t))
-	return nil
+	return items
 }
 
 // condClause parses "if EXPR" or "let VAR = EXPR".
@@ -107,9 +115,9 @@ func (p *parser) bindVar(what string) *Term {
 			p.refuse(t.Span, "struct and enum patterns are")
 		}
 		if t.Text == "_" {
-			return &Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span}
+			return p.term(Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span})
 		}
-		return &Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span}
+		return p.term(Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span})
 	}
 	p.fail(t, "expected a variable after '%s', found %s", what, describe(t))
 	return nil
@@ -272,16 +280,23 @@ func (p *parser) atom(head bool) *Atom {
 	if strings.HasPrefix(name.Text, "$") {
 		p.fail(name, "macro parameter %s outside a macro's body", name.Text)
 	}
-	a := &Atom{Name: Ident{Name: name.Text, Sp: name.Span}}
+	a := p.newAtom()
+	a.Name = Ident{Name: name.Text, Sp: name.Span}
 	p.expect(TokLParen, "'('")
 	if p.peek().Kind != TokRParen {
+		base := len(p.args)
 		for {
-			a.Args = append(a.Args, p.arg(head))
+			t := p.arg(head) // may push arguments of its own
+			p.args = append(p.args, t)
 			if p.peek().Kind != TokComma {
 				break
 			}
 			p.next()
 		}
+		a.Args = make([]*Term, len(p.args)-base)
+		copy(a.Args, p.args[base:])
+		clear(p.args[base:])
+		p.args = p.args[:base]
 	}
 	end := p.expect(TokRParen, "',' or ')'")
 	a.Sp = syntax.Sp(name.Span.Start, end.Span.End)
@@ -349,32 +364,62 @@ func isComparison(op string) bool {
 // below the prefix "-" and "!".
 func (p *parser) expr() Expr { return p.orExpr() }
 
-// leftAssoc parses "operand {op operand}" for the operators match
-// accepts, grouping to the left.
-func (p *parser) leftAssoc(operand func() Expr, match func(Token) bool) Expr {
-	x := operand()
-	for t := p.peek(); match(t); t = p.peek() {
+// The levels of the left-associative binary operators, loosest first.
+const (
+	levelOr = iota
+	levelAnd
+	levelAdd
+	levelMul
+)
+
+// binaryOp reports whether t is an operator of the given level.
+func (p *parser) binaryOp(level int, t Token) bool {
+	switch level {
+	case levelOr:
+		return t.Kind == TokLogic && t.Text == "||" && !p.noOr
+	case levelAnd:
+		return t.Kind == TokLogic && t.Text == "&&"
+	case levelAdd:
+		return t.Kind == TokArith && (t.Text == "+" || t.Text == "-")
+	}
+	return t.Kind == TokArith && (t.Text == "*" || t.Text == "/" || t.Text == "%")
+}
+
+// operand parses an operand of the operators of the given level.
+func (p *parser) operand(level int) Expr {
+	switch level {
+	case levelOr:
+		return p.andExpr()
+	case levelAnd:
+		return p.cmpExpr()
+	case levelAdd:
+		return p.mulExpr()
+	}
+	return p.unary()
+}
+
+// leftAssoc parses "operand {op operand}" for the operators of a level
+// and builds a left-associative tree.
+func (p *parser) leftAssoc(level int) Expr {
+	x := p.operand(level)
+	for t := p.peek(); p.binaryOp(level, t); t = p.peek() {
 		p.next()
-		y := operand()
-		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
+		y := p.operand(level)
+		x = p.binary(Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)})
 	}
 	return x
 }
 
-func (p *parser) orExpr() Expr {
-	return p.leftAssoc(p.andExpr, func(t Token) bool { return t.Kind == TokLogic && t.Text == "||" && !p.noOr })
-}
+func (p *parser) orExpr() Expr { return p.leftAssoc(levelOr) }
 
-func (p *parser) andExpr() Expr {
-	return p.leftAssoc(p.cmpExpr, func(t Token) bool { return t.Kind == TokLogic && t.Text == "&&" })
-}
+func (p *parser) andExpr() Expr { return p.leftAssoc(levelAnd) }
 
 func (p *parser) cmpExpr() Expr {
 	x := p.arith()
 	if t := p.peek(); t.Kind == TokOp {
 		p.next()
 		y := p.arith()
-		x = &Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)}
+		x = p.binary(Binary{Op: t.Text, OpSpan: t.Span, L: x, R: y, Sp: syntax.Sp(x.Span().Start, y.Span().End)})
 		if n := p.peek(); n.Kind == TokOp {
 			p.fail(n, "comparisons do not chain; use && between two comparisons")
 		}
@@ -384,11 +429,11 @@ func (p *parser) cmpExpr() Expr {
 
 // arith parses "+ -" and "* / %" expressions (a range's bounds).
 func (p *parser) arith() Expr {
-	return p.leftAssoc(p.mulExpr, func(t Token) bool { return t.Kind == TokArith && (t.Text == "+" || t.Text == "-") })
+	return p.leftAssoc(levelAdd)
 }
 
 func (p *parser) mulExpr() Expr {
-	return p.leftAssoc(p.unary, func(t Token) bool { return t.Kind == TokArith && (t.Text == "*" || t.Text == "/" || t.Text == "%") })
+	return p.leftAssoc(levelMul)
 }
 
 func (p *parser) unary() Expr {
@@ -587,7 +632,7 @@ func (p *parser) primary() Expr {
 			p.refuse(t.Span, "struct literals are")
 		case t.Text == "true" || t.Text == "false":
 			p.next()
-			return &Term{Kind: Bool, Text: t.Text, Value: t.Text, Sp: t.Span}
+			return p.term(Term{Kind: Bool, Text: t.Text, Value: t.Text, Sp: t.Span})
 		case t.Text == "if" || t.Text == "match" || t.Text == "loop" || t.Text == "while" || t.Text == "return":
 			p.refuse(t.Span, fmt.Sprintf("%s expressions are", t.Text))
 		case IsKeyword(t.Text):
@@ -597,22 +642,22 @@ func (p *parser) primary() Expr {
 		}
 		p.next()
 		if t.Text == "_" {
-			return &Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span}
+			return p.term(Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span})
 		}
-		return &Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span}
+		return p.term(Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span})
 	case TokNumber:
 		p.next()
 		if n := p.peek(); n.Kind == TokIdent && n.Span.Start == t.Span.End {
 			p.refuse(syntax.Sp(t.Span.Start, n.Span.End), "typed number literals ("+t.Text+n.Text+") are")
 		}
-		return &Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Sp: t.Span}
+		return p.term(Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Sp: t.Span})
 	case TokString:
 		p.next()
 		v, ok := Unquote(t.Text)
 		if !ok {
 			p.diags = append(p.diags, syntax.Diagnostic{Span: t.Span, Code: CodeBadEscape, Message: "invalid escape sequence in string literal"})
 		}
-		return &Term{Kind: Str, Text: t.Text, Value: v, Sp: t.Span}
+		return p.term(Term{Kind: Str, Text: t.Text, Value: v, Sp: t.Span})
 	case TokLParen:
 		p.next()
 		if p.peek().Kind == TokRParen {
