@@ -97,7 +97,7 @@ func TestReleaseArchives(t *testing.T) {
 		base + ".tar.gz", win + ".zip",
 		"ctxql-0.0.0+test.1-py3-none-" + hostWheel + ".whl", "ctxql-0.0.0+test.1-py3-none-win_amd64.whl",
 		"ctxql-cli-" + npmHost + "-0.0.0-test.1.tgz", "ctxql-cli-win32-x64-0.0.0-test.1.tgz", "ctxql-cli-0.0.0-test.1.tgz",
-		"ctxql-ctxql-0.0.0-test.1.tgz",
+		"ctxql-ctxql-0.0.0-test.1.tgz", "ctxql-v0.0.0-test.1-playground.tar.gz",
 	}
 	if !slices.Equal(listed, made) {
 		t.Errorf("SHA256SUMS lists %v, want %v", listed, made)
@@ -106,6 +106,13 @@ func TestReleaseArchives(t *testing.T) {
 	checkNPM(t, filepath.Join(dist, made[5]), "@ctxql/cli-win32-x64", "package/bin/ctxql.exe")
 	checkNPM(t, filepath.Join(dist, made[6]), "@ctxql/cli", "package/bin/ctxql.js")
 	checkNPM(t, filepath.Join(dist, made[7]), "@ctxql/ctxql", "package/ctxql.wasm")
+	// The static playground: the page and the module it runs on.
+	site := untarGz(t, filepath.Join(dist, made[8]), t.TempDir())
+	for _, f := range []string{"ctxql-v0.0.0-test.1-playground/index.html", "ctxql-v0.0.0-test.1-playground/ctxql/ctxql.wasm"} {
+		if !slices.Contains(site, f) {
+			t.Errorf("%s holds %v, not %s", made[8], site, f)
+		}
+	}
 
 	// The Unix archive: unpack it and run the binary.
 	unpacked := t.TempDir()
