@@ -132,6 +132,10 @@ let lastRange: Range | null = null;
 // since the last edit. The server's preview is of the edited query at a
 // version no newer, so it then must not replace the result asked for.
 let ranSinceEdit = false;
+// inFlight: a result asked for at the cursor has not come yet. The cursor
+// moving meanwhile asks again: the answer on its way may be of the query
+// the cursor has left, and lastRange is not yet its range.
+let inFlight = false;
 
 // While the user types, the server evaluates the edited query for its
 // preview; the step counts (the inlay hints and the funnel), which cost
@@ -157,7 +161,7 @@ function refresh() {
 }
 
 function cursorMoved() {
-  if (!view || !lastRange) return refresh();
+  if (!view || !lastRange || inFlight) return refresh();
   const head = view.state.selection.main.head, doc = view.state.doc;
   if (head < offset(doc, lastRange.start) || head > offset(doc, lastRange.end)) refresh();
 }
@@ -166,6 +170,7 @@ async function runAtCursor() {
   if (!view) return;
   const v = view, gen = ++generation, started = performance.now();
   ranSinceEdit = true;
+  inFlight = true;
   client.sync();
   void pullDiagnostics(client, v, uri).catch(() => {});
   void pullSemanticTokens(client, v, uri).catch(() => {});
@@ -182,6 +187,7 @@ async function runAtCursor() {
     } catch { /* keep the first answer */ }
     if (gen !== generation) return;
   }
+  inFlight = false;
   show(res, started);
   saveState();
 }
@@ -264,7 +270,8 @@ function editorExtensions(): Extension[] {
       ...completionKeymap, ...lintKeymap, ...historyKeymap, ...defaultKeymap,
     ]),
     EditorView.updateListener.of((u) => {
-      if (u.docChanged) { lastEdit = performance.now(); ranSinceEdit = false; state.q = u.state.doc.toString(); edited(); }
+      // A range shown before an edit is not a range of the new text.
+      if (u.docChanged) { lastEdit = performance.now(); ranSinceEdit = false; lastRange = null; state.q = u.state.doc.toString(); edited(); }
       else if (u.selectionSet) cursorMoved();
     }),
     EditorView.lineWrapping,
