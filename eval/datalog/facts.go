@@ -333,21 +333,9 @@ func (f *Facts) Load(ctx context.Context) (*DB, error) {
 		if err := loadStopped(ctx); err != nil {
 			return nil, err
 		}
-		tab := newTable(ar)
-		if ar == 0 {
-			if tuples > 0 {
-				tab.append(nil)
-			}
-		} else {
-			set := newTupleSetSized(ar, len(db.strs), tuples)
-			vals, err := set.dedup(sr.vals, func() error { return loadStopped(ctx) })
-			if err != nil {
-				return nil, err
-			}
-			tab = tableOf(ar, vals)
+		if err := db.addLoaded(ctx, ff.rel, sr.types, tuples, sr.vals); err != nil {
+			return nil, err
 		}
-		db.rels[ff.rel] = &relation{types: sr.types, tab: tab}
-		db.base[tab] = map[string]*index{}
 	}
 	for name, types := range f.decls {
 		if _, ok := db.rels[name]; !ok {

@@ -66,21 +66,9 @@ func LoadJSONContext(ctx context.Context, src []byte) (*DB, error) {
 			}
 			tuples += r.count
 		}
-		tab := newTable(ar)
-		if ar == 0 {
-			if tuples > 0 {
-				tab.append(nil)
-			}
-		} else {
-			set := newTupleSetSized(ar, len(db.strs), tuples)
-			vals, err := set.dedup(sr.vals, func() error { return loadStopped(ctx) })
-			if err != nil {
-				return nil, err
-			}
-			tab = tableOf(ar, vals)
+		if err := db.addLoaded(ctx, strings.Clone(name), sr.types, tuples, sr.vals); err != nil {
+			return nil, err
 		}
-		db.rels[strings.Clone(name)] = &relation{types: sr.types, tab: tab}
-		db.base[tab] = map[string]*index{}
 	}
 	return db, nil
 }
@@ -453,4 +441,27 @@ func (sc *scanner) tuples(sr *scanRel) error {
 	})
 	sc.resolve(sr.vals)
 	return err
+}
+
+// addLoaded adds a relation the data gives: its tuples' values, row after
+// row, deduplicated (a relation of no column holds one empty tuple when
+// the data has any).
+func (db *DB) addLoaded(ctx context.Context, name string, types []string, tuples int, vals []uint32) error {
+	ar := len(types)
+	tab := newTable(ar)
+	if ar == 0 {
+		if tuples > 0 {
+			tab.append(nil)
+		}
+	} else {
+		set := newTupleSetSized(ar, len(db.strs), tuples)
+		vals, err := set.dedup(vals, func() error { return loadStopped(ctx) })
+		if err != nil {
+			return err
+		}
+		tab = tableOf(ar, vals)
+	}
+	db.rels[name] = &relation{types: types, tab: tab}
+	db.base[tab] = map[string]*index{}
+	return nil
 }
