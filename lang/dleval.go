@@ -249,6 +249,12 @@ func (datalogEval) EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget
 	if err != nil {
 		return nil, datalogError(err)
 	}
+	return relationResults(p, prog, info, rels), nil
+}
+
+// relationResults is a result per relation the program's rules derive,
+// in the order of their first rules, each with its tuples.
+func relationResults(p *Parsed, prog *datalog.Program, info *datalog.Info, rels map[string][][]string) []Result {
 	var out []Result
 	seen := map[string]bool{}
 	for _, r := range prog.Rules {
@@ -261,7 +267,7 @@ func (datalogEval) EvaluateFile(ctx context.Context, d Data, p *Parsed, b Budget
 		fillTuples(&res, rels[name])
 		out = append(out, res)
 	}
-	return out, nil
+	return out
 }
 
 // columnsOf names the columns of the relation a rule derives after its

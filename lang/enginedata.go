@@ -325,17 +325,5 @@ func (l *Language) datalogFileEngine(ctx context.Context, d *engineData, p *Pars
 	if err != nil {
 		return nil, err
 	}
-	var out []Result
-	seen := map[string]bool{}
-	for _, r := range prog.Rules {
-		if r.Head == nil || r.IsFact() || seen[r.Head.Name.Name] {
-			continue
-		}
-		name := r.Head.Name.Name
-		seen[name] = true
-		res := Result{Lang: p.Lang, File: p.File, Span: r.Sp, Key: name, Relation: name, Columns: columnsOf(r, info)}
-		fillTuples(&res, tuples[name])
-		out = append(out, res)
-	}
-	return out, nil
+	return relationResults(p, prog, info, tuples), nil
 }
