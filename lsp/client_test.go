@@ -135,6 +135,13 @@ func newClientServer(t testing.TB, opts Options) (*testClient, *server) {
 	c.conn.Go(context.Background(), c.handle)
 	t.Cleanup(func() {
 		c.conn.Close()
+		// Let the server finish what it does with the test's files (a
+		// database a diagnosis opened) before the test removes them.
+		select {
+		case code := <-done:
+			done <- code
+		case <-time.After(5 * time.Second):
+		}
 		if t.Failed() {
 			t.Logf("server log:\n%s", stderr.String())
 		}
@@ -276,6 +283,7 @@ func (c *testClient) exitCode() int {
 	c.t.Helper()
 	select {
 	case code := <-c.done:
+		c.done <- code // for the cleanup, which waits for the server
 		return code
 	case <-time.After(20 * time.Second):
 		c.t.Fatal("server did not exit")

@@ -26,6 +26,7 @@ type diagnoser struct {
 	mu      sync.Mutex
 	docs    map[string]*docWork
 	stopped bool
+	workers sync.WaitGroup // the running workers
 }
 
 type docWork struct {
@@ -56,12 +57,14 @@ func (d *diagnoser) schedule(snap *Snapshot) {
 	w.pending = snap
 	if !w.running {
 		w.running = true
+		d.workers.Add(1)
 		go d.run(snap.URI, w)
 	}
 }
 
 // run diagnoses the pending versions of one document until none is left.
 func (d *diagnoser) run(uri string, w *docWork) {
+	defer d.workers.Done()
 	for {
 		d.mu.Lock()
 		snap := w.pending
@@ -253,16 +256,24 @@ func (d *diagnoser) clear(uri string) {
 	}
 }
 
-// stop cancels all work; nothing is published afterwards.
-func (d *diagnoser) stop() {
+// stop cancels all work and waits up to limit for the workers to return,
+// so that no file or database a diagnosis opened is still open when the
+// server ends; nothing is published afterwards.
+func (d *diagnoser) stop(limit time.Duration) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.stopped = true
 	for _, w := range d.docs {
 		if w.cancel != nil {
 			w.cancel()
 		}
 		w.pending = nil
+	}
+	d.mu.Unlock()
+	done := make(chan struct{})
+	go func() { d.workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
 	}
 }
 

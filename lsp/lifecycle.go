@@ -127,7 +127,7 @@ func (s *server) shutdownCall(context.Context, json.RawMessage) (any, error) {
 	s.mu.Lock()
 	s.shutdown = true
 	s.mu.Unlock()
-	s.diags.stop()
+	s.diags.stop(time.Second)
 	s.ws.stopReleases()
 	return nil, nil
 }

@@ -106,7 +106,7 @@ func (s *server) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	case <-ctx.Done():
 	}
 	s.drain(time.Second)
-	s.diags.stop()
+	s.diags.stop(time.Second)
 	s.ws.stopReleases()
 	closed := make(chan struct{})
 	go func() { _ = s.conn.Close(); close(closed) }()
