@@ -114,7 +114,7 @@ func (e *DatalogError) Unwrap() error { return e.UnsupportedError }
 // relations its rules derive; a lattice relation is refused, as its join
 // is not a set union.
 func newDLCompiler(prog *syn.Program, info *syn.Info, schema map[string][]string, d Dialect) (*dlCompiler, error) {
-	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}, consts: programConsts(prog.Rules), sets: map[string]bool{}}
+	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}, consts: programConsts(prog.Rules), sets: map[string]bool{}, computed: computes(prog.Rules)}
 	for _, st := range info.Strata {
 		for _, r := range st {
 			c.derived[r] = true
@@ -190,7 +190,7 @@ func CompileDatalog(prog *syn.Program, info *syn.Info, schema map[string][]strin
 // evaluated once over the data, its body atoms read the relations'
 // tables (the head's too), and its statement returns its own tuples only.
 func CompileDatalogRule(r *syn.Rule, info *syn.Info, d Dialect) (DatalogRelation, error) {
-	c := &dlCompiler{d: d, info: info, derived: map[string]bool{}, consts: programConsts([]*syn.Rule{r})}
+	c := &dlCompiler{d: d, info: info, derived: map[string]bool{}, consts: programConsts([]*syn.Rule{r}), computed: computes([]*syn.Rule{r})}
 	n := len(r.Head.Args)
 	if n == 0 {
 		return DatalogRelation{}, c.refuse(r.Sp, "the relation "+r.Head.Name.Name+" without columns", "a SQL row has at least one")
@@ -219,6 +219,24 @@ type dlCompiler struct {
 	consts map[string]string
 	// sets are the derived relations whose CTE is a UNION (distinct).
 	sets map[string]bool
+	// computed is set when rules compute values (aggregates, for, let)
+	// that the numbers table may lack: their keys are computed too.
+	computed bool
+}
+
+// computes reports whether rules compute values: counts, other
+// aggregates with a result, generators, lets.
+func computes(rules []*syn.Rule) bool {
+	for _, r0 := range rules {
+		for _, r := range syn.Expand(r0) {
+			for _, it := range r.Body {
+				if it.For != nil || it.Let != nil || it.Agg != nil && it.Agg.Var != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func (c *dlCompiler) refuse(sp syntax.Span, construct, why string) error {

@@ -101,7 +101,7 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		case it.For != nil && it.For.Var.Kind == syn.Var:
 			varType[it.For.Var.Value] = "Int"
 		case it.Let != nil && it.Let.Var.Kind == syn.Var:
-			if t, ok := it.Let.X.(*syn.Term); ok && (t.Kind == syn.Num || t.Kind == syn.Var && syn.NumericType(varType[t.Value])) {
+			if t, ok := it.Let.X.(*syn.Term); ok && (t.Kind == syn.Num || t.Kind == syn.Var && syn.NumericType(varType[t.Value])) || isArith(it.Let.X) {
 				varType[it.Let.Var.Value] = "Int"
 			}
 		case it.Agg != nil && it.Agg.Var != nil && it.Agg.Var.Kind == syn.Var:
@@ -154,11 +154,9 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		case it.Atom != nil, it.Cond != nil, it.If != nil:
 		case it.Agg != nil:
 			switch it.Agg.Func.Name {
-			case syn.AggCount, syn.AggNot:
-			case syn.AggMin, syn.AggMax:
-				return "", c.refuse(it.Agg.Sp, "the aggregate agg "+it.Agg.Func.Name, "the evaluator folds a column mixing numbers and strings in its own row order")
+			case syn.AggCount, syn.AggNot, syn.AggMin, syn.AggMax, syn.AggSum, syn.AggMean:
 			default:
-				return "", c.refuse(it.Agg.Sp, "the aggregate agg "+it.Agg.Func.Name, "it needs the evaluator's exact decimal arithmetic")
+				return "", c.refuse(it.Agg.Sp, "the aggregate agg "+it.Agg.Func.Name, "not compiled yet")
 			}
 		case it.Let != nil:
 		case it.For != nil:
@@ -184,15 +182,32 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		if it.Let == nil {
 			continue
 		}
+		v := it.Let.Var
 		t, ok := it.Let.X.(*syn.Term)
 		if !ok || t.Kind == syn.Computed {
-			return "", c.refuse(it.Let.Sp, "let of the expression "+exprText(c, it.Let.X), "only a variable or a constant compiles; arithmetic is the evaluator's exact decimals")
+			// Integer arithmetic, computed in 64 bits where that is
+			// exactly the evaluator's answer.
+			name := "let " + v.Text + " = " + exprText(c, it.Let.X)
+			e, _, err := c.arith(it.Let.X, name, bound)
+			if err != nil {
+				return "", err
+			}
+			if v.Kind != syn.Var {
+				// Its failures are the evaluator's errors: still checked.
+				where = append(where, e+" IS NOT NULL")
+				continue
+			}
+			if _, ok := bound[v.Value]; ok {
+				return "", c.refuse(it.Let.Sp, "let of the variable "+v.Value+" bound elsewhere in the rule", "the evaluator's order of steps decides its meaning")
+			}
+			val := "CAST(" + e + " AS TEXT)"
+			bound[v.Value] = binding{val: val, key: "(SELECT " + c.decKey("r.v") + " FROM (SELECT " + val + " AS v) AS r)"}
+			continue
 		}
 		o, err := c.operand(t, bound, varType)
 		if err != nil {
 			return "", err
 		}
-		v := it.Let.Var
 		if v.Kind != syn.Var {
 			continue
 		}
@@ -253,6 +268,27 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		q := "SELECT %s FROM " + c.source(g.Atom.Name.Name) + " AS g"
 		if len(conds) > 0 {
 			q += " WHERE " + strings.Join(conds, " AND ")
+		}
+		if fn := g.Func.Name; fn != syn.AggCount && fn != syn.AggNot {
+			if len(g.Args) != 1 || g.Args[0].Kind != syn.Var || local[g.Args[0].Value] == "" {
+				return "", c.refuse(g.Sp, "the aggregate "+c.srcText(g.Sp, fn), "it must aggregate a variable of its own atom")
+			}
+			val := c.aggValue(g, strings.TrimPrefix(q, "SELECT %s "), local[g.Args[0].Value])
+			if fn != syn.AggSum {
+				// No tuple, no value: the rule yields nothing.
+				where = append(where, val+" IS NOT NULL")
+			}
+			if g.Var == nil || g.Var.Kind != syn.Var {
+				if fn == syn.AggSum {
+					where = append(where, val+" IS NOT NULL")
+				}
+				continue
+			}
+			if _, ok := bound[g.Var.Value]; ok {
+				return "", c.refuse(g.Var.Sp, "an aggregate result compared with the bound variable "+g.Var.Value, "not compiled yet")
+			}
+			bound[g.Var.Value] = binding{val: val, key: "(SELECT " + c.lookupKey("r.v") + " FROM (SELECT " + val + " AS v) AS r)"}
+			continue
 		}
 		if g.Func.Name == syn.AggNot {
 			where = append(where, "NOT EXISTS ("+fmt.Sprintf(q, "1")+")")
@@ -525,6 +561,9 @@ func (c *dlCompiler) operand(x syn.Expr, bound map[string]binding, varType map[s
 func (c *dlCompiler) lookupKey(e string) string {
 	s := fmt.Sprintf("(SELECT m.k FROM %s AS m WHERE m.v = %s)", NumbersTable, e)
 	if len(c.consts) == 0 {
+		if c.computed {
+			return "COALESCE(" + s + ", " + c.computedKey(e) + ")"
+		}
 		return s
 	}
 	var b strings.Builder
@@ -533,8 +572,32 @@ func (c *dlCompiler) lookupKey(e string) string {
 		lit, _ := c.d.String(v)
 		fmt.Fprintf(&b, " WHEN %s THEN '%s'", lit, c.consts[v])
 	}
-	b.WriteString(" END)")
+	b.WriteString(" END")
+	if c.computed {
+		b.WriteString(", " + c.computedKey(e))
+	}
+	b.WriteString(")")
 	return b.String()
+}
+
+// computedKey is the number key of a value a rule computed (a count, a
+// sum, a let), which neither the numbers table nor the program's
+// constants hold: such values are canonical decimals.
+func (c *dlCompiler) computedKey(e string) string {
+	return "CASE WHEN " + c.isCanon(e) + " THEN " + c.decKey(e) + " END"
+}
+
+// isArith reports whether x is arithmetic (its value a number).
+func isArith(x syn.Expr) bool {
+	switch x := x.(type) {
+	case *syn.Term:
+		return x.Kind == syn.Computed && isArith(x.X)
+	case *syn.Unary:
+		return x.Op == "-"
+	case *syn.Binary:
+		return len(x.Op) == 1 && strings.Contains("+-*/%", x.Op)
+	}
+	return false
 }
 
 // compare compiles "l op r": by number keys when the comparison is
