@@ -157,14 +157,14 @@ func (c *dlCompiler) decKey(v string) string {
 	if c.d == Postgres {
 		pos = "strpos"
 	}
-	a := fmt.Sprintf("ltrim(%s, '-')", v)
-	p := fmt.Sprintf("%s(%s, '.')", pos, a)
-	ip := fmt.Sprintf("(CASE WHEN %[1]s = 0 THEN %[2]s ELSE substr(%[2]s, 1, %[1]s - 1) END)", p, a)
-	fp := fmt.Sprintf("(CASE WHEN %[1]s = 0 THEN '' ELSE substr(%[2]s, %[1]s + 1) END)", p, a)
-	exp := fmt.Sprintf("(CASE WHEN %[1]s <> '0' THEN length(%[1]s) ELSE length(ltrim(%[2]s, '0')) - length(%[2]s) END)", ip, fp)
-	digits := fmt.Sprintf("rtrim(ltrim(%s || %s, '0'), '0')", ip, fp)
-	return fmt.Sprintf("(CASE WHEN %[1]s = '' THEN '1' WHEN %[2]s LIKE '-%%' THEN '0' || CAST(499999999999999999 - %[3]s AS TEXT) || %[4]s || '~' ELSE '2' || CAST(500000000000000000 + %[3]s AS TEXT) || %[1]s END)",
-		digits, v, exp, c.complement(digits))
+	// Each step a derived table, so that nothing is spelled twice: the
+	// text without its sign and the position of its point; its integer
+	// and fraction digits; its digits and exponent (see NumberKey).
+	k1 := fmt.Sprintf("SELECT k0.v, ltrim(k0.v, '-') AS a, %s(ltrim(k0.v, '-'), '.') AS p FROM (SELECT %s AS v) AS k0", pos, v)
+	k2 := "SELECT k1.v, CASE WHEN k1.p = 0 THEN k1.a ELSE substr(k1.a, 1, k1.p - 1) END AS i, CASE WHEN k1.p = 0 THEN '' ELSE substr(k1.a, k1.p + 1) END AS f FROM (" + k1 + ") AS k1"
+	k3 := "SELECT k2.v, rtrim(ltrim(k2.i || k2.f, '0'), '0') AS d, CASE WHEN k2.i <> '0' THEN length(k2.i) ELSE length(ltrim(k2.f, '0')) - length(k2.f) END AS e FROM (" + k2 + ") AS k2"
+	return fmt.Sprintf("(SELECT CASE WHEN k3.d = '' THEN '1' WHEN k3.v LIKE '-%%' THEN '0' || CAST(499999999999999999 - k3.e AS TEXT) || %s || '~' ELSE '2' || CAST(500000000000000000 + k3.e AS TEXT) || k3.d END FROM (%s) AS k3)",
+		c.complement("k3.d"), k3)
 }
 
 // aggValue compiles min, max, sum or mean of column col over the rows
@@ -182,7 +182,7 @@ func (c *dlCompiler) aggValue(g *syn.Agg, from, col string) string {
 		if g.Func.Name == syn.AggMax {
 			fn = "max"
 		}
-		key := c.lookupKey("s0.v")
+		key := c.lookupKey("s0.v", c.computed[g.Atom.Name.Name][aggCol(g)])
 		win := fmt.Sprintf("SELECT s.v, s.k, %s(s.k%s) OVER () AS e FROM (SELECT s0.v, %s AS k FROM (SELECT %s AS v %s) AS s0) AS s", fn, c.coll(), key, col, from)
 		agg := fmt.Sprintf("SELECT count(*) AS n, count(w.k) AS nk, %[1]s(w.v%[2]s) AS b, count(DISTINCT CASE WHEN w.k = w.e THEN w.v END) AS t, min(CASE WHEN w.k = w.e THEN w.v END) AS x FROM (%[3]s) AS w", fn, c.coll(), win)
 		dep := "CAST(a.n AS TEXT)"
@@ -215,6 +215,21 @@ func (c *dlCompiler) aggValue(g *syn.Agg, from, col string) string {
 		c.raise(name, "its values could overflow 64 bits", "CAST(a.n AS TEXT)"), val, check)
 }
 
+// letValue compiles the integer arithmetic of a let to a text
+// expression: a scalar subquery computing arith's expression over a row
+// of its variables read as integers.
+func (c *dlCompiler) letValue(x syn.Expr, name, dep string, bound map[string]binding) (string, error) {
+	c.letVars, c.letConv = map[string]string{}, nil
+	e, _, err := c.arith(x, name, dep, bound)
+	if err != nil {
+		return "", err
+	}
+	if len(c.letConv) == 0 {
+		return "CAST(" + e + " AS TEXT)", nil
+	}
+	return fmt.Sprintf("(SELECT CAST(%s AS TEXT) FROM (SELECT %s) AS l)", e, strings.Join(c.letConv, ", ")), nil
+}
+
 // maxInt is the greatest 64-bit integer.
 var maxInt = big.NewInt(math.MaxInt64)
 
@@ -224,20 +239,30 @@ var maxInt = big.NewInt(math.MaxInt64)
 // most 18 digits; a sum, difference or product that could leave 64 bits
 // is checked first, as is a divisor of zero (the evaluator reports both
 // as errors), and fails with a refusal of the let.
-func (c *dlCompiler) arith(x syn.Expr, name string, bound map[string]binding) (string, *big.Int, error) {
+//
+// dep is a text expression of the row for the refusals (see raise): a
+// refusal of constants alone must not be folded into the statement.
+func (c *dlCompiler) arith(x syn.Expr, name, dep string, bound map[string]binding) (string, *big.Int, error) {
 	switch x := x.(type) {
 	case *syn.Term:
 		switch x.Kind {
 		case syn.Computed:
-			return c.arith(x.X, name, bound)
+			return c.arith(x.X, name, dep, bound)
 		case syn.Var:
 			b, ok := bound[x.Value]
 			if !ok {
 				return "", nil, c.refuse(x.Sp, "the unbound variable "+x.Value+" in a let", "")
 			}
-			e := fmt.Sprintf("(CASE WHEN %s THEN %s ELSE %s END)", c.isInt18(b.val), c.bigint(b.val),
-				c.raiseInt(name, "the value of "+x.Value+" is not an integer of at most 18 digits (the evaluator's exact decimals)", b.val))
-			return e, new(big.Int).SetInt64(999_999_999_999_999_999), nil
+			// Each variable read as an integer once, in the operands'
+			// row (see letValue).
+			col, ok := c.letVars[x.Value]
+			if !ok {
+				col = "l.v" + strconv.Itoa(len(c.letVars)+1)
+				c.letVars[x.Value] = col
+				c.letConv = append(c.letConv, fmt.Sprintf("(CASE WHEN %s THEN %s ELSE %s END) AS %s", c.isInt18(b.val), c.bigint(b.val),
+					c.raiseInt(name, "the value of "+x.Value+" is not an integer of at most 18 digits (the evaluator's exact decimals)", b.val), strings.TrimPrefix(col, "l.")))
+			}
+			return col, new(big.Int).SetInt64(999_999_999_999_999_999), nil
 		case syn.Num:
 			n, err := strconv.ParseInt(x.Value, 10, 64)
 			if err != nil || strconv.FormatInt(n, 10) != x.Value || n > 999_999_999_999_999_999 || n < -999_999_999_999_999_999 {
@@ -250,7 +275,7 @@ func (c *dlCompiler) arith(x syn.Expr, name string, bound map[string]binding) (s
 		if x.Op != "-" {
 			break
 		}
-		e, b, err := c.arith(x.X, name, bound)
+		e, b, err := c.arith(x.X, name, dep, bound)
 		if err != nil {
 			return "", nil, err
 		}
@@ -259,15 +284,15 @@ func (c *dlCompiler) arith(x syn.Expr, name string, bound map[string]binding) (s
 		if !strings.Contains("+-*/%", x.Op) || len(x.Op) != 1 {
 			break
 		}
-		l, lb, err := c.arith(x.L, name, bound)
+		l, lb, err := c.arith(x.L, name, dep, bound)
 		if err != nil {
 			return "", nil, err
 		}
-		r, rb, err := c.arith(x.R, name, bound)
+		r, rb, err := c.arith(x.R, name, dep, bound)
 		if err != nil {
 			return "", nil, err
 		}
-		over := c.raiseInt(name, "it could overflow 64 bits (the evaluator reports an overflow)", "CAST("+l+" AS TEXT)")
+		over := c.raiseInt(name, "it could overflow 64 bits (the evaluator reports an overflow)", dep)
 		const max = "9223372036854775807"
 		switch x.Op {
 		case "+", "-":
@@ -294,7 +319,7 @@ func (c *dlCompiler) arith(x syn.Expr, name string, bound map[string]binding) (s
 			}
 			return fmt.Sprintf("(CASE WHEN %s THEN %s ELSE %s END)", cond, over, e), new(big.Int).Set(maxInt), nil
 		default:
-			zero := c.raiseInt(name, "its divisor is zero (the evaluator reports a division by zero)", "CAST("+l+" AS TEXT)")
+			zero := c.raiseInt(name, "its divisor is zero (the evaluator reports a division by zero)", dep)
 			e := c.idiv(l, r)
 			nb := lb
 			if x.Op == "%" {

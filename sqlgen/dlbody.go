@@ -82,6 +82,8 @@ func numberRows(schema map[string][]string, tuples func(rel string) [][]string, 
 type binding struct {
 	val string
 	key string
+	// comp is set when the value may be one a rule computed.
+	comp bool
 }
 
 // ruleFrom compiles one rule (free of disjunctions: see syn.Expand) for
@@ -122,6 +124,8 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		}
 	}
 	var from, where []string
+	// rowDep is a column of the row, which refusals depend on.
+	rowDep := ""
 	atoms := 0 // positive atoms so far
 	for _, it := range r.Body {
 		switch {
@@ -132,6 +136,9 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 			from = append(from, src+" AS "+alias)
 			for k, t := range it.Atom.Args {
 				col := fmt.Sprintf("%s.c%d", alias, k+1)
+				if rowDep == "" {
+					rowDep = col
+				}
 				if err := c.plain(t); err != nil {
 					return "", err
 				}
@@ -140,7 +147,7 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 					if e, ok := bound[t.Value]; ok {
 						where = append(where, col+" = "+e.val)
 					} else {
-						bound[t.Value] = binding{val: col}
+						bound[t.Value] = binding{val: col, comp: c.computed[it.Atom.Name.Name][k]}
 					}
 				case syn.Wildcard:
 				default:
@@ -171,6 +178,9 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 					return "", c.refuse(v.Sp, "for over the bound variable "+v.Value, "not compiled yet")
 				}
 				bound[v.Value] = binding{val: alias + ".v", key: alias + ".k"}
+				if rowDep == "" {
+					rowDep = alias + ".v"
+				}
 			}
 		case it.Disj != nil:
 			return "", c.refuse(it.Disj.Sp, "a disjunction", "not compiled yet")
@@ -188,19 +198,22 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 			// Integer arithmetic, computed in 64 bits where that is
 			// exactly the evaluator's answer.
 			name := "let " + v.Text + " = " + exprText(c, it.Let.X)
-			e, _, err := c.arith(it.Let.X, name, bound)
+			dep := rowDep
+			if dep == "" {
+				dep = "''"
+			}
+			val, err := c.letValue(it.Let.X, name, dep, bound)
 			if err != nil {
 				return "", err
 			}
 			if v.Kind != syn.Var {
 				// Its failures are the evaluator's errors: still checked.
-				where = append(where, e+" IS NOT NULL")
+				where = append(where, val+" IS NOT NULL")
 				continue
 			}
 			if _, ok := bound[v.Value]; ok {
 				return "", c.refuse(it.Let.Sp, "let of the variable "+v.Value+" bound elsewhere in the rule", "the evaluator's order of steps decides its meaning")
 			}
-			val := "CAST(" + e + " AS TEXT)"
 			bound[v.Value] = binding{val: val, key: "(SELECT " + c.decKey("r.v") + " FROM (SELECT " + val + " AS v) AS r)"}
 			continue
 		}
@@ -223,7 +236,7 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		if o.lit {
 			val = "CAST(" + val + " AS TEXT)"
 		}
-		bound[v.Value] = binding{val: val, key: key}
+		bound[v.Value] = binding{val: val, key: key, comp: !o.lit && bound[t.Value].comp}
 	}
 	// Aggregates next, in body order: their outer variables are bound by
 	// the positive atoms (or an earlier aggregate).
@@ -287,7 +300,11 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 			if _, ok := bound[g.Var.Value]; ok {
 				return "", c.refuse(g.Var.Sp, "an aggregate result compared with the bound variable "+g.Var.Value, "not compiled yet")
 			}
-			bound[g.Var.Value] = binding{val: val, key: "(SELECT " + c.lookupKey("r.v") + " FROM (SELECT " + val + " AS v) AS r)"}
+			key := c.decKey("r.v")
+			if fn == syn.AggMin || fn == syn.AggMax {
+				key = c.lookupKey("r.v", c.computed[g.Atom.Name.Name][aggCol(g)])
+			}
+			bound[g.Var.Value] = binding{val: val, key: "(SELECT " + key + " FROM (SELECT " + val + " AS v) AS r)"}
 			continue
 		}
 		if g.Func.Name == syn.AggNot {
@@ -539,7 +556,7 @@ func (c *dlCompiler) operand(x syn.Expr, bound map[string]binding, varType map[s
 		}
 		key := b.key
 		if key == "" {
-			key = c.lookupKey(b.val)
+			key = c.lookupKey(b.val, b.comp)
 		}
 		return operand{val: b.val, key: key, numeric: syn.NumericType(varType[t.Value])}, nil
 	case syn.Str, syn.Num, syn.Bool:
@@ -558,10 +575,13 @@ func (c *dlCompiler) operand(x syn.Expr, bound map[string]binding, varType map[s
 
 // lookupKey is the number key of a value: from the numbers table, or the
 // program's constants (a derived relation holds them too).
-func (c *dlCompiler) lookupKey(e string) string {
+//
+// A value a rule may have computed (comp) and that is neither has its key
+// computed from its text.
+func (c *dlCompiler) lookupKey(e string, comp bool) string {
 	s := fmt.Sprintf("(SELECT m.k FROM %s AS m WHERE m.v = %s)", NumbersTable, e)
 	if len(c.consts) == 0 {
-		if c.computed {
+		if comp {
 			return "COALESCE(" + s + ", " + c.computedKey(e) + ")"
 		}
 		return s
@@ -573,7 +593,7 @@ func (c *dlCompiler) lookupKey(e string) string {
 		fmt.Fprintf(&b, " WHEN %s THEN '%s'", lit, c.consts[v])
 	}
 	b.WriteString(" END")
-	if c.computed {
+	if comp {
 		b.WriteString(", " + c.computedKey(e))
 	}
 	b.WriteString(")")
@@ -585,6 +605,20 @@ func (c *dlCompiler) lookupKey(e string) string {
 // constants hold: such values are canonical decimals.
 func (c *dlCompiler) computedKey(e string) string {
 	return "CASE WHEN " + c.isCanon(e) + " THEN " + c.decKey(e) + " END"
+}
+
+// aggCol is the column of an aggregate's atom holding its argument, or
+// -1.
+func aggCol(g *syn.Agg) int {
+	if len(g.Args) != 1 {
+		return -1
+	}
+	for k, t := range g.Atom.Args {
+		if t.Kind == syn.Var && t.Value == g.Args[0].Value {
+			return k
+		}
+	}
+	return -1
 }
 
 // isArith reports whether x is arithmetic (its value a number).
