@@ -140,9 +140,12 @@ func newDLCompiler(prog *syn.Program, info *syn.Info, schema map[string][]string
 // recursive ones (set semantics). Negated atoms read lower strata only
 // (the check guarantees it) and become NOT EXISTS. A relation the data
 // also holds unites its table with its rules. What is refused, by name,
-// at its span: conditions, let, for, aggregates, disjunctions, computed
-// and lattice terms, relations without columns, and recursion that is not
-// linear (mutual, or a rule reading its own relation twice).
+// at its span: what docs/sql.md lists (lets of expressions other than
+// integer arithmetic, computed and lattice terms, relations without
+// columns, …), and recursion that is not linear (mutual, or a rule
+// reading its own relation twice). Aggregates and lets the database
+// cannot compute as the evaluator does on the data are refused by the
+// statement when it runs (see Refused).
 func CompileDatalog(prog *syn.Program, info *syn.Info, schema map[string][]string, d Dialect, outputs []string) ([]DatalogRelation, error) {
 	c, err := newDLCompiler(prog, info, schema, d)
 	if err != nil {

@@ -15,7 +15,8 @@ import (
 // compute in the database what the evaluator computes, on the values a
 // database computes exactly: integers of at most 18 digits, sums and
 // products checked before they could leave 64 bits, means that are
-// decimals of at most 9 fractional digits, minima and maxima of values
+// decimals of at most 9 fractional digits (or, in PostgreSQL and DuckDB,
+// floats they print as the evaluator does), minima and maxima of values
 // that all read as numbers (the least or greatest spelled one way) or
 // none. Elsewhere the evaluator's answer depends on its exact decimals,
 // its row order or an error it reports, and the statement fails with a
@@ -205,9 +206,21 @@ func (c *dlCompiler) aggValue(g *syn.Agg, from, col string) string {
 			frac = "lpad(" + frac + ", 9, '0')"
 		}
 		dep := "CAST(b.n AS TEXT)"
+		noDecimal := c.raise(name, "its mean has no decimal of at most 9 fractional digits (the evaluator prints a float)", dep)
+		if c.d != SQLite {
+			// Over fewer than 1024 values a mean with a decimal has at
+			// most 9 fractional digits: else the evaluator prints the
+			// nearest float, shortest, which the database's division of
+			// two exact doubles and its text of a double are, for
+			// magnitudes it prints without an exponent as Go does.
+			dbl := c.d.SQLType(Float)
+			f := fmt.Sprintf("(CAST(b.s AS %[1]s) / CAST(b.n AS %[1]s))", dbl)
+			noDecimal = fmt.Sprintf("CASE WHEN b.n < 1024 AND abs(b.s) < 9007199254740992 AND abs(%[1]s) >= 0.0001 AND abs(%[1]s) < 1000000 THEN CAST(%[1]s AS TEXT) ELSE %[2]s END", f,
+				c.raise(name, "its mean is no decimal of at most 9 fractional digits, nor a float the database prints as the evaluator does", dep))
+		}
 		val = fmt.Sprintf("(SELECT CASE WHEN b.n = 0 THEN NULL WHEN b.n >= 1000000000 THEN %[1]s WHEN %[3]s %% %[4]s = 0 THEN CAST(%[5]s AS TEXT) WHEN (abs(%[3]s %% %[4]s) * 1000000000) %% %[4]s <> 0 THEN %[2]s ELSE (CASE WHEN %[3]s < 0 THEN '-' ELSE '' END) || CAST(abs(%[5]s) AS TEXT) || '.' || rtrim(%[6]s, '0') END FROM (SELECT %[7]s AS s, count(*) AS n %[8]s) AS b)",
 			c.raise(name, "it averages 1,000,000,000 values or more", dep),
-			c.raise(name, "its mean has no decimal of at most 9 fractional digits (the evaluator prints a float)", dep),
+			noDecimal,
 			s, n, c.idiv(s, n), frac, c.bigint(fmt.Sprintf("CASE WHEN abs(%[1]s) < 9000000000000000000 THEN %[1]s END", exact)), from)
 	}
 	return fmt.Sprintf("(SELECT CASE WHEN a.ni < a.n THEN %s WHEN a.m >= 9.0e18 THEN %s ELSE %s END FROM (%s) AS a)",

@@ -89,7 +89,8 @@ type binding struct {
 // ruleFrom compiles one rule (free of disjunctions: see syn.Expand) for
 // its head to a SELECT whose k-th positive atom (from 0), of the relation
 // name, reads src(k, name). Conditions become WHERE tests, count and
-// not() aggregates correlated subqueries over their (lower) relation.
+// not() aggregates correlated subqueries over their (lower) relation, as
+// are min, max, sum and mean (aggValue); lets bind expressions.
 func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name string) string) (string, error) {
 	bound := map[string]binding{}
 	// A variable compares as a number when its first positive atom
