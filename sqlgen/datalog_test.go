@@ -76,6 +76,10 @@ func TestRefused(t *testing.T) {
 	if u.Error() != want {
 		t.Fatalf("%q, want %q", u.Error(), want)
 	}
+	u = sqlgen.Refused(errors.New(`engine: SQL logic error: bad JSON path: '[ctxql refuses: let q = x|it''s why]' (1)`), sqlgen.SQLite)
+	if u == nil || u.Construct != "let q = x" || u.Why != "it's why" {
+		t.Fatalf("%#v", u)
+	}
 	if u := sqlgen.Refused(errors.New("engine: SQL logic error: bad JSON path: 'x' (1)"), sqlgen.SQLite); u != nil {
 		t.Fatalf("%#v", u)
 	}

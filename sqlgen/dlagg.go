@@ -40,6 +40,10 @@ func Refused(err error, d Dialect) *UnsupportedError {
 		return nil
 	}
 	rest := s[i+len(refusalOpen):]
+	if d == SQLite {
+		// SQLite quotes the path it names, doubling its quotes.
+		rest = strings.ReplaceAll(rest, "''", "'")
+	}
 	j := strings.LastIndex(rest, "]")
 	if j < 0 {
 		return nil
@@ -224,7 +228,7 @@ func (c *dlCompiler) aggValue(g *syn.Agg, from, col string) string {
 			s, n, c.idiv(s, n), frac, c.bigint(fmt.Sprintf("CASE WHEN abs(%[1]s) < 9000000000000000000 THEN %[1]s END", exact)), from)
 	}
 	return fmt.Sprintf("(SELECT CASE WHEN a.ni < a.n THEN %s WHEN a.m >= 9.0e18 THEN %s ELSE %s END FROM (%s) AS a)",
-		c.raise(name, "a value is not an integer of at most 18 digits (the evaluator's exact decimals)", "CAST(a.n AS TEXT)"),
+		c.raise(name, "a value is not an integer of at most 18 digits (the evaluator computes exact decimals)", "CAST(a.n AS TEXT)"),
 		c.raise(name, "its values could overflow 64 bits", "CAST(a.n AS TEXT)"), val, check)
 }
 
@@ -273,7 +277,7 @@ func (c *dlCompiler) arith(x syn.Expr, name, dep string, bound map[string]bindin
 				col = "l.v" + strconv.Itoa(len(c.letVars)+1)
 				c.letVars[x.Value] = col
 				c.letConv = append(c.letConv, fmt.Sprintf("(CASE WHEN %s THEN %s ELSE %s END) AS %s", c.isInt18(b.val), c.bigint(b.val),
-					c.raiseInt(name, "the value of "+x.Value+" is not an integer of at most 18 digits (the evaluator's exact decimals)", b.val), strings.TrimPrefix(col, "l.")))
+					c.raiseInt(name, "the value of "+x.Value+" is not an integer of at most 18 digits (the evaluator computes exact decimals)", b.val), strings.TrimPrefix(col, "l.")))
 			}
 			return col, new(big.Int).SetInt64(999_999_999_999_999_999), nil
 		case syn.Num:

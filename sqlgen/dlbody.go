@@ -127,6 +127,8 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 	var from, where []string
 	// rowDep is a column of the row, which refusals depend on.
 	rowDep := ""
+	// late are the tests after the conditions and negations.
+	var late []string
 	atoms := 0 // positive atoms so far
 	for _, it := range r.Body {
 		switch {
@@ -289,12 +291,14 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 			}
 			val := c.aggValue(g, strings.TrimPrefix(q, "SELECT %s "), local[g.Args[0].Value])
 			if fn != syn.AggSum {
-				// No tuple, no value: the rule yields nothing.
-				where = append(where, val+" IS NOT NULL")
+				// No tuple, no value: the rule yields nothing. Tested
+				// last, so that a database testing in order reaches it
+				// (and its refusals) for the rows the conditions keep.
+				late = append(late, val+" IS NOT NULL")
 			}
 			if g.Var == nil || g.Var.Kind != syn.Var {
 				if fn == syn.AggSum {
-					where = append(where, val+" IS NOT NULL")
+					late = append(late, val+" IS NOT NULL")
 				}
 				continue
 			}
@@ -372,6 +376,7 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		}
 		where = append(where, "NOT EXISTS ("+q+")")
 	}
+	where = append(where, late...)
 	var sel []string
 	for _, t := range head.Args {
 		if err := c.plain(t); err != nil {
