@@ -189,8 +189,15 @@ func (db *DB) Texts(ctx context.Context, query string) ([][]byte, error) {
 
 // Rows runs a query and returns every row, each value as the driver gives
 // it (int64, float64, string, []byte, bool or nil).
+// A statement failing with a refusal (a construct that, on this data,
+// would not give the in-process answer: see sqlgen.Refused) returns the
+// *sqlgen.UnsupportedError.
 func (db *DB) Rows(ctx context.Context, query string) ([][]any, error) {
-	return queryRows(ctx, db.db, query)
+	rows, err := queryRows(ctx, db.db, query)
+	if u := sqlgen.Refused(err, db.dialect); u != nil {
+		return nil, u
+	}
+	return rows, err
 }
 
 // Exec runs statements, in order, in one transaction.
@@ -230,6 +237,9 @@ func (db *DB) RunScript(ctx context.Context, sc *sqlgen.Script, queries []string
 		for {
 			for _, s := range st.Stmts {
 				if _, err := conn.ExecContext(ctx, s); err != nil {
+					if u := sqlgen.Refused(err, db.dialect); u != nil {
+						return nil, u
+					}
 					return nil, fmt.Errorf("engine: %s: %w", s, err)
 				}
 			}
@@ -248,6 +258,9 @@ func (db *DB) RunScript(ctx context.Context, sc *sqlgen.Script, queries []string
 	for _, q := range queries {
 		rows, err := queryRows(ctx, conn, q)
 		if err != nil {
+			if u := sqlgen.Refused(err, db.dialect); u != nil {
+				return nil, u
+			}
 			return nil, err
 		}
 		out = append(out, rows)

@@ -199,13 +199,13 @@ func runRelations(ctx context.Context, db Engine, sc *sqlgen.Script, rels []sqlg
 		}
 		var err error
 		if results, err = db.RunScript(ctx, sc, qs); err != nil {
-			return nil, &DataError{Err: err}
+			return nil, engineError(err)
 		}
 	} else {
 		for _, r := range rels {
 			rows, err := db.Rows(ctx, r.SQL)
 			if err != nil {
-				return nil, &DataError{Err: fmt.Errorf("%s: %w", r.Name, err)}
+				return nil, engineError(fmt.Errorf("%s: %w", r.Name, err))
 			}
 			results = append(results, rows)
 		}
@@ -223,6 +223,18 @@ func runRelations(ctx context.Context, db Engine, sc *sqlgen.Script, rels []sqlg
 		out[r.Name] = ts
 	}
 	return out, nil
+}
+
+// engineError is the error of a compiled program's run: a construct the
+// database refused on this data (an aggregate or a let it cannot compute
+// as the evaluator does) is an *UnsupportedError as a refusal at compile
+// time is; anything else a *DataError.
+func engineError(err error) error {
+	var ue *UnsupportedError
+	if errors.As(err, &ue) {
+		return ue
+	}
+	return &DataError{Err: err}
 }
 
 // evaluateFileEngine is EvaluateFile over a database: each JQL query of

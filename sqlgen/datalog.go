@@ -114,7 +114,7 @@ func (e *DatalogError) Unwrap() error { return e.UnsupportedError }
 // relations its rules derive; a lattice relation is refused, as its join
 // is not a set union.
 func newDLCompiler(prog *syn.Program, info *syn.Info, schema map[string][]string, d Dialect) (*dlCompiler, error) {
-	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}, consts: programConsts(prog.Rules), sets: map[string]bool{}}
+	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}, consts: programConsts(prog.Rules), sets: map[string]bool{}, computed: computedCols(prog.Rules)}
 	for _, st := range info.Strata {
 		for _, r := range st {
 			c.derived[r] = true
@@ -140,9 +140,12 @@ func newDLCompiler(prog *syn.Program, info *syn.Info, schema map[string][]string
 // recursive ones (set semantics). Negated atoms read lower strata only
 // (the check guarantees it) and become NOT EXISTS. A relation the data
 // also holds unites its table with its rules. What is refused, by name,
-// at its span: conditions, let, for, aggregates, disjunctions, computed
-// and lattice terms, relations without columns, and recursion that is not
-// linear (mutual, or a rule reading its own relation twice).
+// at its span: what docs/sql.md lists (lets of expressions other than
+// integer arithmetic, computed and lattice terms, relations without
+// columns, …), and recursion that is not linear (mutual, or a rule
+// reading its own relation twice). Aggregates and lets the database
+// cannot compute as the evaluator does on the data are refused by the
+// statement when it runs (see Refused).
 func CompileDatalog(prog *syn.Program, info *syn.Info, schema map[string][]string, d Dialect, outputs []string) ([]DatalogRelation, error) {
 	c, err := newDLCompiler(prog, info, schema, d)
 	if err != nil {
@@ -190,7 +193,7 @@ func CompileDatalog(prog *syn.Program, info *syn.Info, schema map[string][]strin
 // evaluated once over the data, its body atoms read the relations'
 // tables (the head's too), and its statement returns its own tuples only.
 func CompileDatalogRule(r *syn.Rule, info *syn.Info, d Dialect) (DatalogRelation, error) {
-	c := &dlCompiler{d: d, info: info, derived: map[string]bool{}, consts: programConsts([]*syn.Rule{r})}
+	c := &dlCompiler{d: d, info: info, derived: map[string]bool{}, consts: programConsts([]*syn.Rule{r}), computed: computedCols([]*syn.Rule{r})}
 	n := len(r.Head.Args)
 	if n == 0 {
 		return DatalogRelation{}, c.refuse(r.Sp, "the relation "+r.Head.Name.Name+" without columns", "a SQL row has at least one")
@@ -219,6 +222,57 @@ type dlCompiler struct {
 	consts map[string]string
 	// sets are the derived relations whose CTE is a UNION (distinct).
 	sets map[string]bool
+	// computed are the columns of derived relations that may hold
+	// values rules compute (counts, sums, generators, lets), which the
+	// numbers table lacks: their keys are computed in SQL.
+	computed map[string]map[int]bool
+	// letVars and letConv are the variables of the let being compiled
+	// and their conversions to integers (letValue).
+	letVars map[string]string
+	letConv []string
+}
+
+// computedCols returns, per relation, the columns that may hold values
+// the rules compute: a head column of a variable bound by a generator, a
+// let or an aggregate, or read from such a column.
+func computedCols(rules []*syn.Rule) map[string]map[int]bool {
+	out := map[string]map[int]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, r0 := range rules {
+			for _, r := range syn.Expand(r0) {
+				vars := map[string]bool{}
+				for _, it := range r.Body {
+					switch {
+					case it.For != nil && it.For.Var.Kind == syn.Var:
+						vars[it.For.Var.Value] = true
+					case it.Let != nil && it.Let.Var.Kind == syn.Var:
+						vars[it.Let.Var.Value] = true
+					case it.Agg != nil && it.Agg.Var != nil && it.Agg.Var.Kind == syn.Var:
+						vars[it.Agg.Var.Value] = true
+					case it.Atom != nil && !it.Atom.Negated:
+						for k, t := range it.Atom.Args {
+							if t.Kind == syn.Var && out[it.Atom.Name.Name][k] {
+								vars[t.Value] = true
+							}
+						}
+					}
+				}
+				for _, h := range r.AllHeads() {
+					for k, t := range h.Args {
+						if t.Kind == syn.Var && vars[t.Value] && !out[h.Name.Name][k] {
+							if out[h.Name.Name] == nil {
+								out[h.Name.Name] = map[int]bool{}
+							}
+							out[h.Name.Name][k] = true
+							changed = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 func (c *dlCompiler) refuse(sp syntax.Span, construct, why string) error {

@@ -82,12 +82,15 @@ func numberRows(schema map[string][]string, tuples func(rel string) [][]string, 
 type binding struct {
 	val string
 	key string
+	// comp is set when the value may be one a rule computed.
+	comp bool
 }
 
 // ruleFrom compiles one rule (free of disjunctions: see syn.Expand) for
 // its head to a SELECT whose k-th positive atom (from 0), of the relation
 // name, reads src(k, name). Conditions become WHERE tests, count and
-// not() aggregates correlated subqueries over their (lower) relation.
+// not() aggregates correlated subqueries over their (lower) relation, as
+// are min, max, sum and mean (aggValue); lets bind expressions.
 func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name string) string) (string, error) {
 	bound := map[string]binding{}
 	// A variable compares as a number when its first positive atom
@@ -101,7 +104,7 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		case it.For != nil && it.For.Var.Kind == syn.Var:
 			varType[it.For.Var.Value] = "Int"
 		case it.Let != nil && it.Let.Var.Kind == syn.Var:
-			if t, ok := it.Let.X.(*syn.Term); ok && (t.Kind == syn.Num || t.Kind == syn.Var && syn.NumericType(varType[t.Value])) {
+			if t, ok := it.Let.X.(*syn.Term); ok && (t.Kind == syn.Num || t.Kind == syn.Var && syn.NumericType(varType[t.Value])) || isArith(it.Let.X) {
 				varType[it.Let.Var.Value] = "Int"
 			}
 		case it.Agg != nil && it.Agg.Var != nil && it.Agg.Var.Kind == syn.Var:
@@ -122,6 +125,10 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		}
 	}
 	var from, where []string
+	// rowDep is a column of the row, which refusals depend on.
+	rowDep := ""
+	// late are the tests after the conditions and negations.
+	var late []string
 	atoms := 0 // positive atoms so far
 	for _, it := range r.Body {
 		switch {
@@ -132,6 +139,9 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 			from = append(from, src+" AS "+alias)
 			for k, t := range it.Atom.Args {
 				col := fmt.Sprintf("%s.c%d", alias, k+1)
+				if rowDep == "" {
+					rowDep = col
+				}
 				if err := c.plain(t); err != nil {
 					return "", err
 				}
@@ -140,7 +150,7 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 					if e, ok := bound[t.Value]; ok {
 						where = append(where, col+" = "+e.val)
 					} else {
-						bound[t.Value] = binding{val: col}
+						bound[t.Value] = binding{val: col, comp: c.computed[it.Atom.Name.Name][k]}
 					}
 				case syn.Wildcard:
 				default:
@@ -154,11 +164,9 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		case it.Atom != nil, it.Cond != nil, it.If != nil:
 		case it.Agg != nil:
 			switch it.Agg.Func.Name {
-			case syn.AggCount, syn.AggNot:
-			case syn.AggMin, syn.AggMax:
-				return "", c.refuse(it.Agg.Sp, "the aggregate agg "+it.Agg.Func.Name, "the evaluator folds a column mixing numbers and strings in its own row order")
+			case syn.AggCount, syn.AggNot, syn.AggMin, syn.AggMax, syn.AggSum, syn.AggMean:
 			default:
-				return "", c.refuse(it.Agg.Sp, "the aggregate agg "+it.Agg.Func.Name, "it needs the evaluator's exact decimal arithmetic")
+				return "", c.refuse(it.Agg.Sp, "the aggregate agg "+it.Agg.Func.Name, "not compiled yet")
 			}
 		case it.Let != nil:
 		case it.For != nil:
@@ -173,6 +181,9 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 					return "", c.refuse(v.Sp, "for over the bound variable "+v.Value, "not compiled yet")
 				}
 				bound[v.Value] = binding{val: alias + ".v", key: alias + ".k"}
+				if rowDep == "" {
+					rowDep = alias + ".v"
+				}
 			}
 		case it.Disj != nil:
 			return "", c.refuse(it.Disj.Sp, "a disjunction", "not compiled yet")
@@ -184,15 +195,35 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		if it.Let == nil {
 			continue
 		}
+		v := it.Let.Var
 		t, ok := it.Let.X.(*syn.Term)
 		if !ok || t.Kind == syn.Computed {
-			return "", c.refuse(it.Let.Sp, "let of the expression "+exprText(c, it.Let.X), "only a variable or a constant compiles; arithmetic is the evaluator's exact decimals")
+			// Integer arithmetic, computed in 64 bits where that is
+			// exactly the evaluator's answer.
+			name := "let " + v.Text + " = " + exprText(c, it.Let.X)
+			dep := rowDep
+			if dep == "" {
+				dep = "''"
+			}
+			val, err := c.letValue(it.Let.X, name, dep, bound)
+			if err != nil {
+				return "", err
+			}
+			if v.Kind != syn.Var {
+				// Its failures are the evaluator's errors: still checked.
+				where = append(where, val+" IS NOT NULL")
+				continue
+			}
+			if _, ok := bound[v.Value]; ok {
+				return "", c.refuse(it.Let.Sp, "let of the variable "+v.Value+" bound elsewhere in the rule", "the evaluator's order of steps decides its meaning")
+			}
+			bound[v.Value] = binding{val: val, key: "(SELECT " + c.decKey("r.v") + " FROM (SELECT " + val + " AS v) AS r)"}
+			continue
 		}
 		o, err := c.operand(t, bound, varType)
 		if err != nil {
 			return "", err
 		}
-		v := it.Let.Var
 		if v.Kind != syn.Var {
 			continue
 		}
@@ -208,7 +239,7 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		if o.lit {
 			val = "CAST(" + val + " AS TEXT)"
 		}
-		bound[v.Value] = binding{val: val, key: key}
+		bound[v.Value] = binding{val: val, key: key, comp: !o.lit && bound[t.Value].comp}
 	}
 	// Aggregates next, in body order: their outer variables are bound by
 	// the positive atoms (or an earlier aggregate).
@@ -253,6 +284,33 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		q := "SELECT %s FROM " + c.source(g.Atom.Name.Name) + " AS g"
 		if len(conds) > 0 {
 			q += " WHERE " + strings.Join(conds, " AND ")
+		}
+		if fn := g.Func.Name; fn != syn.AggCount && fn != syn.AggNot {
+			if len(g.Args) != 1 || g.Args[0].Kind != syn.Var || local[g.Args[0].Value] == "" {
+				return "", c.refuse(g.Sp, "the aggregate "+c.srcText(g.Sp, fn), "it must aggregate a variable of its own atom")
+			}
+			val := c.aggValue(g, strings.TrimPrefix(q, "SELECT %s "), local[g.Args[0].Value])
+			if fn != syn.AggSum {
+				// No tuple, no value: the rule yields nothing. Tested
+				// last, so that a database testing in order reaches it
+				// (and its refusals) for the rows the conditions keep.
+				late = append(late, val+" IS NOT NULL")
+			}
+			if g.Var == nil || g.Var.Kind != syn.Var {
+				if fn == syn.AggSum {
+					late = append(late, val+" IS NOT NULL")
+				}
+				continue
+			}
+			if _, ok := bound[g.Var.Value]; ok {
+				return "", c.refuse(g.Var.Sp, "an aggregate result compared with the bound variable "+g.Var.Value, "not compiled yet")
+			}
+			key := c.decKey("r.v")
+			if fn == syn.AggMin || fn == syn.AggMax {
+				key = c.lookupKey("r.v", c.computed[g.Atom.Name.Name][aggCol(g)])
+			}
+			bound[g.Var.Value] = binding{val: val, key: "(SELECT " + key + " FROM (SELECT " + val + " AS v) AS r)"}
+			continue
 		}
 		if g.Func.Name == syn.AggNot {
 			where = append(where, "NOT EXISTS ("+fmt.Sprintf(q, "1")+")")
@@ -318,6 +376,7 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 		}
 		where = append(where, "NOT EXISTS ("+q+")")
 	}
+	where = append(where, late...)
 	var sel []string
 	for _, t := range head.Args {
 		if err := c.plain(t); err != nil {
@@ -503,7 +562,7 @@ func (c *dlCompiler) operand(x syn.Expr, bound map[string]binding, varType map[s
 		}
 		key := b.key
 		if key == "" {
-			key = c.lookupKey(b.val)
+			key = c.lookupKey(b.val, b.comp)
 		}
 		return operand{val: b.val, key: key, numeric: syn.NumericType(varType[t.Value])}, nil
 	case syn.Str, syn.Num, syn.Bool:
@@ -522,9 +581,15 @@ func (c *dlCompiler) operand(x syn.Expr, bound map[string]binding, varType map[s
 
 // lookupKey is the number key of a value: from the numbers table, or the
 // program's constants (a derived relation holds them too).
-func (c *dlCompiler) lookupKey(e string) string {
+//
+// A value a rule may have computed (comp) and that is neither has its key
+// computed from its text.
+func (c *dlCompiler) lookupKey(e string, comp bool) string {
 	s := fmt.Sprintf("(SELECT m.k FROM %s AS m WHERE m.v = %s)", NumbersTable, e)
 	if len(c.consts) == 0 {
+		if comp {
+			return "COALESCE(" + s + ", " + c.computedKey(e) + ")"
+		}
 		return s
 	}
 	var b strings.Builder
@@ -533,8 +598,46 @@ func (c *dlCompiler) lookupKey(e string) string {
 		lit, _ := c.d.String(v)
 		fmt.Fprintf(&b, " WHEN %s THEN '%s'", lit, c.consts[v])
 	}
-	b.WriteString(" END)")
+	b.WriteString(" END")
+	if comp {
+		b.WriteString(", " + c.computedKey(e))
+	}
+	b.WriteString(")")
 	return b.String()
+}
+
+// computedKey is the number key of a value a rule computed (a count, a
+// sum, a let), which neither the numbers table nor the program's
+// constants hold: such values are canonical decimals.
+func (c *dlCompiler) computedKey(e string) string {
+	return "CASE WHEN " + c.isCanon(e) + " THEN " + c.decKey(e) + " END"
+}
+
+// aggCol is the column of an aggregate's atom holding its argument, or
+// -1.
+func aggCol(g *syn.Agg) int {
+	if len(g.Args) != 1 {
+		return -1
+	}
+	for k, t := range g.Atom.Args {
+		if t.Kind == syn.Var && t.Value == g.Args[0].Value {
+			return k
+		}
+	}
+	return -1
+}
+
+// isArith reports whether x is arithmetic (its value a number).
+func isArith(x syn.Expr) bool {
+	switch x := x.(type) {
+	case *syn.Term:
+		return x.Kind == syn.Computed && isArith(x.X)
+	case *syn.Unary:
+		return x.Op == "-"
+	case *syn.Binary:
+		return len(x.Op) == 1 && strings.Contains("+-*/%", x.Op)
+	}
+	return false
 }
 
 // compare compiles "l op r": by number keys when the comparison is

@@ -61,10 +61,11 @@ func TestSQLDifferential(t *testing.T) {
 					seen[f]++
 				}
 			}
-			if compiled < 80 || tuples < 300 || scripts < 10 || seen["if"] < 40 || seen["count"] < 10 || seen["not"] < 10 || seen["||"] < 5 || seen["for"] < 5 || seen["let"] < 5 {
+			if compiled < 70 || tuples < 300 || scripts < 10 || seen["if"] < 40 || seen["count"] < 10 || seen["not"] < 10 || seen["||"] < 5 || seen["for"] < 4 || seen["let"] < 5 ||
+				seen["min"] < 5 || seen["max"] < 5 || seen["sum"] < 5 || seen["mean"] < 3 || seen["arith"] < 10 {
 				t.Fatalf("only %d programs compiled, %d tuples compared, constructs %v (refused: %v)", compiled, tuples, seen, refused)
 			}
-			t.Logf("%s: %d generated programs compiled (%d of them to a semi-naive script; programs with each construct: %v), %d derived tuples identical; refused by construct: %v", name, compiled, scripts, seen, tuples, refused)
+			t.Logf("%s: %d generated programs answered (%d of them by a semi-naive script; programs with each construct: %v), %d derived tuples identical, 0 disagreements; refused by construct (at compile time, or on the data): %v", name, compiled, scripts, seen, tuples, refused)
 		})
 	}
 }
@@ -114,15 +115,89 @@ func sqlProgram(seed uint64) (string, *gen) {
 	for range g.rng.IntN(3) {
 		src.WriteString(aggRule(g, func(n string) int { return len(typesOf(n)) }) + "\n")
 	}
+	if g.rng.IntN(4) > 0 {
+		src.WriteString(arithRules(g, func(n string) int { return len(typesOf(n)) }))
+	}
 	return src.String(), g
+}
+
+// sqlNums are the values of the relation m: integers mostly, at the
+// edges of 18 digits and of 64 bits, and now and then a decimal, another
+// spelling of a number or a string (which the database refuses to sum,
+// or to order among numbers, as it cannot give the evaluator's answer).
+var sqlNums = []string{"0", "1", "2", "3", "-1", "-7", "10", "12", "100", "999999999999999999", "-999999999999999999", "4611686018427387904",
+	"0.5", "-0", "007", "1e2", "a", "2.50"}
+
+// arithRules adds the data relation m (two integer columns) and rules
+// of relations a1… above the others: min, max, sum and mean aggregates
+// over m or a lower relation, lets of integer arithmetic, each result
+// compared in a rule reading it back.
+func arithRules(g *gen, arity func(string) int) string {
+	m := &gRel{name: "m", types: []string{"Int", "Int"}}
+	keys := []string{"0", "1", "2", "-1"}
+	width := 4 + g.rng.IntN(len(sqlNums)-3)
+	for range 2 + g.rng.IntN(10) {
+		v := sqlNums[g.rng.IntN(width)]
+		if g.rng.IntN(8) > 0 {
+			v = sqlNums[g.rng.IntN(9)]
+		}
+		m.tuples = append(m.tuples, []string{keys[g.rng.IntN(len(keys))], v})
+	}
+	g.rels["m"] = m
+	var src strings.Builder
+	ops := []string{"==", "!=", "<", "<=", ">", ">="}
+	lower := []string{"m", "m", "m", "m", "m", "m", "e", "h", "d1", "d3"}
+	for i := range 1 + g.rng.IntN(3) {
+		head := fmt.Sprintf("a%d", i+1)
+		switch k := g.rng.IntN(10); {
+		case k < 6:
+			fn := []string{"min", "max", "sum", "mean"}[g.rng.IntN(4)]
+			in := lower[g.rng.IntN(len(lower))]
+			if arity(in) < 2 && in != "m" {
+				in = "m"
+			}
+			args := make([]string, 2)
+			if in != "m" {
+				args = make([]string, arity(in))
+			}
+			for j := range args {
+				args[j] = []string{"x", "_"}[g.rng.IntN(2)]
+			}
+			args[len(args)-1] = "v"
+			if g.rng.IntN(4) == 0 {
+				args[0] = "_" // one group: the whole relation
+			}
+			fmt.Fprintf(&src, "%s(x, n) <-- m(x, _), agg n = %s(v) in %s(%s);\n", head, fn, in, strings.Join(args, ", "))
+		default:
+			opnd := func() string {
+				if g.rng.IntN(2) == 0 {
+					return []string{"x", "y"}[g.rng.IntN(2)]
+				}
+				return []string{"0", "1", "2", "7", "-3", "999999999999999999", "3037000500"}[g.rng.IntN(7)]
+			}
+			op := []string{"+", "-", "*", "/", "%"}
+			x := opnd() + " " + op[g.rng.IntN(5)] + " " + opnd()
+			if g.rng.IntN(3) == 0 {
+				x = "(" + x + ") " + op[g.rng.IntN(5)] + " " + opnd()
+			}
+			if g.rng.IntN(5) == 0 {
+				x = "-" + opnd() + " * " + opnd()
+			}
+			fmt.Fprintf(&src, "%s(x, q) <-- m(x, y), let q = %s;\n", head, x)
+		}
+		lit := []string{"0", "1", "2", "5", "-1", "10", "1.5", "100"}[g.rng.IntN(8)]
+		fmt.Fprintf(&src, "b%d(x, n) <-- %s(x, n), if n %s %s;\n", i+1, head, ops[g.rng.IntN(len(ops))], lit)
+	}
+	return src.String()
 }
 
 // features names the constructs of a generated program beyond atoms and
 // negation.
 func features(src string) []string {
 	var out []string
-	for _, f := range []string{"if", "count", "not", "||", "for", "let"} {
-		if strings.Contains(src, map[string]string{"if": "if ", "count": "count()", "not": "not()", "||": "||", "for": "for ", "let": "let "}[f]) {
+	for _, f := range []string{"if", "count", "not", "||", "for", "let", "min", "max", "sum", "mean", "arith"} {
+		if strings.Contains(src, map[string]string{"if": "if ", "count": "count()", "not": "not()", "||": "||", "for": "for ", "let": "let ",
+			"min": "min(", "max": "max(", "sum": "sum(", "mean": "mean(", "arith": "let q = "}[f]) {
 			out = append(out, f)
 		}
 	}
@@ -212,6 +287,11 @@ func aggRule(g *gen, arity func(string) int) string {
 // process and compiles it for dialect d: the data, the in-process result,
 // the relations' schema, and the compiler's answer (a script when the
 // recursion needs the driven loop).
+//
+// A program whose evaluation fails (an aggregate or a let computing on a
+// value that is not a number, a division by zero, an overflow) has a
+// result holding the error as its diagnostic: the database must refuse
+// it too.
 func compileCase(t *testing.T, ctx context.Context, seed uint64, src string, g *gen, d sqlgen.Dialect) (*Data, *ProgramResult, map[string][]string, *sqlgen.Script, []sqlgen.DatalogRelation, error) {
 	t.Helper()
 	data := g.data()
@@ -220,7 +300,7 @@ func compileCase(t *testing.T, ctx context.Context, seed uint64, src string, g *
 		t.Fatal(err)
 	}
 	res, err := EvalProgram(ctx, mem, "p", src)
-	if err != nil || len(res.Diagnostics) > 0 {
+	if err != nil || len(res.Diagnostics) > 0 && (len(res.Info.Diagnostics) > 0 || len(res.Program.Diagnostics) > 0 || res.Relations != nil) {
 		t.Fatalf("seed %d: %s: %v %v", seed, src, err, res.Diagnostics)
 	}
 	schema := map[string][]string{}
@@ -250,11 +330,7 @@ func sqlCase(t *testing.T, ctx context.Context, db *engine.DB, seed uint64, src 
 	data, res, schema, script, rels, err := compileCase(t, ctx, seed, src, g, db.Dialect())
 	var ue *sqlgen.UnsupportedError
 	if errors.As(err, &ue) {
-		construct := ue.Construct
-		if i := strings.IndexByte(construct, '('); i > 0 {
-			construct = strings.TrimSpace(construct[:i])
-		}
-		return 0, construct, false
+		return 0, refusedName(ue), false
 	}
 	if err != nil {
 		t.Fatalf("seed %d: %s: %v", seed, src, err)
@@ -272,17 +348,27 @@ func sqlCase(t *testing.T, ctx context.Context, db *engine.DB, seed uint64, src 
 		for _, r := range rels {
 			qs = append(qs, r.SQL)
 		}
-		if results, err = db.RunScript(ctx, script, qs); err != nil {
-			t.Fatalf("seed %d: %s\n%s: %v", seed, src, script.Text(), err)
-		}
+		results, err = db.RunScript(ctx, script, qs)
 	} else {
 		for _, r := range rels {
-			rows, err := db.Rows(ctx, r.SQL)
-			if err != nil {
-				t.Fatalf("seed %d: %s\n%s: %v", seed, src, r.SQL, err)
+			var rows [][]any
+			if rows, err = db.Rows(ctx, r.SQL); err != nil {
+				break
 			}
 			results = append(results, rows)
 		}
+	}
+	// A construct the database cannot compute as the evaluator does on
+	// this data is refused by the statement: the evaluator may fail on
+	// it too, or answer.
+	if errors.As(err, &ue) {
+		return 0, "on the data: " + refusedName(ue), false
+	}
+	if err != nil {
+		t.Fatalf("seed %d: %s\n%v", seed, src, err)
+	}
+	if len(res.Diagnostics) > 0 {
+		t.Fatalf("seed %d: %s\nthe evaluator fails (%v), the database answers", seed, src, res.Diagnostics)
 	}
 	for i, r := range rels {
 		rows := results[i]
@@ -308,6 +394,22 @@ func sqlCase(t *testing.T, ctx context.Context, db *engine.DB, seed uint64, src 
 	return n, "", script != nil
 }
 
+// refusedName is the construct a refusal names, without its arguments:
+// "agg sum", "let q = x / y" → "let q".
+func refusedName(ue *sqlgen.UnsupportedError) string {
+	construct := ue.Construct
+	if strings.HasPrefix(construct, "agg ") {
+		// agg n = sum(v) in r(x, v): agg sum
+		if _, fn, ok := strings.Cut(construct, "= "); ok {
+			construct = "agg " + fn
+		}
+	}
+	if i := strings.IndexAny(construct, "(="); i > 0 {
+		construct = strings.TrimSpace(construct[:i])
+	}
+	return construct
+}
+
 func textValue(v any) any {
 	if b, ok := v.([]byte); ok {
 		return string(b)
@@ -326,10 +428,11 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 	duckdbtest.Available(t)
 	ctx := context.Background()
 	type program struct {
-		seed uint64
-		src  string
-		want map[string][][]string
-		rels []sqlgen.DatalogRelation
+		seed    uint64
+		src     string
+		want    map[string][][]string
+		rels    []sqlgen.DatalogRelation
+		evalErr bool
 	}
 	var progs []program
 	var items []duckdbtest.Item
@@ -345,10 +448,8 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range features(src) {
-			seen[f]++
-		}
 		schemaName := fmt.Sprintf("p%d", seed)
+		first := len(items)
 		items = append(items, duckdbtest.Item{Exec: "CREATE SCHEMA " + schemaName}, duckdbtest.Item{Exec: "SET schema = '" + schemaName + "'"})
 		tables := map[string]sqlgen.Table{}
 		for _, tb := range sqlgen.DatalogTables(schema) {
@@ -365,6 +466,7 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		first = len(items)
 		if script != nil {
 			scripts++
 			for _, st := range script.Steps {
@@ -382,18 +484,36 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 		for _, r := range rels {
 			items = append(items, duckdbtest.Item{Read: r.SQL})
 		}
+		// The statements of a program after its tables are filled fail
+		// as a group: a refusal on the data ends the program only.
+		for i := first; i < len(items); i++ {
+			items[i].Group = schemaName
+		}
 		want := map[string][][]string{}
 		for k, v := range res.Relations {
 			want[k] = nonEmpty(v)
 		}
-		progs = append(progs, program{seed, src, want, rels})
+		progs = append(progs, program{seed, src, want, rels, len(res.Diagnostics) > 0})
 	}
-	results, err := duckdbtest.RunItems(t, items)
+	results, failed, err := duckdbtest.RunGroups(t, items)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tuples := 0
+	tuples, onData := 0, 0
 	for _, p := range progs {
+		if msg, ok := failed[fmt.Sprintf("p%d", p.seed)]; ok {
+			ue := sqlgen.Refused(errors.New(msg), sqlgen.DuckDB)
+			if ue == nil {
+				t.Fatalf("seed %d:\n%s\nduckdb: %s", p.seed, p.src, msg)
+			}
+			refused["on the data: "+refusedName(ue)]++
+			onData++
+			results = results[len(p.rels):]
+			continue
+		}
+		if p.evalErr {
+			t.Fatalf("seed %d:\n%s\nthe evaluator fails, DuckDB answers", p.seed, p.src)
+		}
 		got := map[string][][]string{}
 		for _, r := range p.rels {
 			ts := [][]string{}
@@ -412,9 +532,13 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 		if d := cmp.Diff(p.want, got); d != "" {
 			t.Fatalf("seed %d:\n%s\n(-in process +duckdb):\n%s", p.seed, p.src, d)
 		}
+		for _, f := range features(p.src) {
+			seen[f]++
+		}
 	}
-	if len(progs) < 80 || scripts < 10 || tuples < 300 || seen["if"] < 40 || seen["count"] < 10 || seen["not"] < 10 || seen["||"] < 5 || seen["for"] < 5 || seen["let"] < 5 {
+	if len(progs)-onData < 70 || scripts < 10 || tuples < 300 || seen["if"] < 40 || seen["count"] < 10 || seen["not"] < 10 || seen["||"] < 5 || seen["for"] < 4 || seen["let"] < 5 ||
+		seen["min"] < 5 || seen["max"] < 5 || seen["sum"] < 5 || seen["mean"] < 3 || seen["arith"] < 10 {
 		t.Fatalf("only %d programs compiled (%d scripts), %d tuples compared, constructs %v (refused: %v)", len(progs), scripts, tuples, seen, refused)
 	}
-	t.Logf("duckdb: %d generated programs compiled (%d of them to a semi-naive script; programs with each construct: %v), %d derived tuples identical; refused by construct: %v", len(progs), scripts, seen, tuples, refused)
+	t.Logf("duckdb: %d generated programs compiled, %d of them answered (%d to a semi-naive script; answered programs with each construct: %v), %d derived tuples identical, 0 disagreements; refused by construct (at compile time, or on the data): %v", len(progs), len(progs)-onData, scripts, seen, tuples, refused)
 }

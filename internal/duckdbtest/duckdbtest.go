@@ -72,6 +72,21 @@ type Item struct {
 	N     int      `json:"n,omitempty"`
 	// Quiet makes a Time item's rows an empty result.
 	Quiet bool `json:"quiet,omitempty"`
+	// Group, when set, makes a failure of the item end its group only:
+	// RunGroups reports it, the group's later items are skipped (a Read
+	// then gives a nil result).
+	Group string `json:"group,omitempty"`
+}
+
+// RunGroups is RunItems for items in groups: it also returns the error
+// message of every group that failed.
+func RunGroups(t testing.TB, items []Item) ([][][]*string, map[string]string, error) {
+	t.Helper()
+	res, err := run(t, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res.Results, res.Failed, nil
 }
 
 // RunItems runs the items in order in one in-memory DuckDB database and
@@ -86,10 +101,27 @@ func RunItems(t testing.TB, items []Item) ([][][]*string, error) {
 // median time of its timed runs in milliseconds (the rows read included).
 func RunTimed(t testing.TB, items []Item) ([][][]*string, []float64, error) {
 	t.Helper()
+	res, err := run(t, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res.Results, res.Times, nil
+}
+
+type result struct {
+	Results [][][]*string     `json:"results"`
+	Times   []float64         `json:"times"`
+	Failed  map[string]string `json:"failed"`
+	Error   string            `json:"error"`
+	SQL     string            `json:"sql"`
+}
+
+func run(t testing.TB, items []Item) (*result, error) {
+	t.Helper()
 	Available(t)
 	job, err := json.Marshal(map[string][]Item{"items": items})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cmd := exec.Command("node", "run.mjs")
 	cmd.Dir = dir()
@@ -98,21 +130,16 @@ func RunTimed(t testing.TB, items []Item) ([][][]*string, []float64, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, nil, fmt.Errorf("node run.mjs: %w\n%s", err, stderr.Bytes())
+		return nil, fmt.Errorf("node run.mjs: %w\n%s", err, stderr.Bytes())
 	}
-	var res struct {
-		Results [][][]*string `json:"results"`
-		Times   []float64     `json:"times"`
-		Error   string        `json:"error"`
-		SQL     string        `json:"sql"`
-	}
+	var res result
 	if err := json.Unmarshal(out, &res); err != nil {
-		return nil, nil, fmt.Errorf("node run.mjs: %w\n%s", err, out)
+		return nil, fmt.Errorf("node run.mjs: %w\n%s", err, out)
 	}
 	if res.Error != "" {
-		return nil, nil, fmt.Errorf("duckdb: %s\n%s", res.Error, res.SQL)
+		return nil, fmt.Errorf("duckdb: %s\n%s", res.Error, res.SQL)
 	}
-	return res.Results, res.Times, nil
+	return &res, nil
 }
 
 // Pairs are the Time items of rounds of two queries in turns (a first,

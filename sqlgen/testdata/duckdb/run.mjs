@@ -7,7 +7,9 @@
 // returned). The output is {"results": [[row, ...], ...], "times": [ms,
 // ...]}, one result per query, read or time item, every value as text
 // and null as null, and the median time of each time item; or {"error":
-// message, "sql": statement}.
+// message, "sql": statement}. An item with a "group" that fails records
+// its message in "failed" (by group) and the group's later items are
+// skipped, a read giving null, instead of ending the job.
 import { DuckDBInstance } from '@duckdb/node-api';
 
 const chunks = [];
@@ -25,7 +27,26 @@ const read = async (sql) => {
 try {
   const results = [];
   const times = [];
+  const failed = {};
   for (const it of items) {
+    if (it.group !== undefined && failed[it.group] !== undefined) {
+      if (it.read !== undefined || it.time !== undefined) results.push(null);
+      continue;
+    }
+    try {
+      await runItem(it, results, times);
+    } catch (e) {
+      if (it.group === undefined) throw e;
+      failed[it.group] = String(e && e.message ? e.message : e);
+      if (it.read !== undefined || it.time !== undefined) results.push(null);
+    }
+  }
+  process.stdout.write(JSON.stringify({ results, times, failed }));
+} catch (e) {
+  process.stdout.write(JSON.stringify({ error: String(e && e.message ? e.message : e), sql: current }));
+}
+
+async function runItem(it, results, times) {
     if (it.exec !== undefined) {
       current = it.exec;
       await conn.run(it.exec);
@@ -51,8 +72,4 @@ try {
         if (Number((await read(it.count))[0][0]) === 0) break;
       }
     }
-  }
-  process.stdout.write(JSON.stringify({ results, times }));
-} catch (e) {
-  process.stdout.write(JSON.stringify({ error: String(e && e.message ? e.message : e), sql: current }));
 }
