@@ -327,7 +327,37 @@ func (p *parser) arg(head bool) *Term {
 	if t.Kind == TokIdent && t.Text == "Dual" && p.peekAt(1).Kind == TokLParen {
 		return p.dual(func() *Term { return toTerm(p.src, p.expr()) })
 	}
+	// The most frequent argument, a variable, "_" or a number before ","
+	// or ")", is the term the expression parser would return for it.
+	if n := p.peekAt(1).Kind; n == TokComma || n == TokRParen {
+		switch {
+		case t.Kind == TokIdent && plainVar(t.Text):
+			p.next()
+			k := Var
+			if t.Text == "_" {
+				k = Wildcard
+			}
+			return p.term(Term{Kind: k, Text: t.Text, Value: t.Text, Sp: t.Span})
+		case t.Kind == TokNumber:
+			p.next()
+			return p.term(Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Sp: t.Span})
+		}
+	}
 	return toTerm(p.src, p.expr())
+}
+
+// plainVar reports whether an identifier standing alone is a variable
+// (or "_") for primary: not a keyword, a macro parameter or a name it
+// refuses.
+func plainVar(s string) bool {
+	if s == "" || s[0] == '$' || IsKeyword(s) {
+		return false
+	}
+	switch s {
+	case "Some", "None", "Ok", "Err", "match", "loop", "while", "return", "move":
+		return false
+	}
+	return true
 }
 
 // dual parses "Dual(INNER)".
