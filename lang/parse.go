@@ -125,7 +125,7 @@ func ParseFileIn(ar *Arena, name, src string, s Settings) (*Parsed, error) {
 		f := pact.ParseFileTreeIn(&ar.pact, name, src, d)
 		return &Parsed{Lang: l, File: f.Src, Dialect: f.Dialect, AST: f, Diagnostics: Validate(f)}, nil
 	case ar != nil && l.ID == Datalog:
-		p := checkDatalog(name, src, datalog.ParseProgramIn(&ar.datalog, name, src))
+		p := checkDatalog(&ar.datalog, name, src, datalog.ParseProgramIn(&ar.datalog, name, src))
 		p.Lang = l
 		return s.withSchema(name, p), nil
 	}
@@ -246,19 +246,19 @@ func parseJQL(name, src string, _ pact.Dialect) *Parsed {
 }
 
 func parseDatalog(name, src string, _ pact.Dialect) *Parsed {
-	return checkDatalog(name, src, datalog.ParseProgram(name, src))
+	return checkDatalog(nil, name, src, datalog.ParseProgram(name, src))
 }
 
-// checkDatalog is the parse of a Datalog program: the program checked
-// when it has no syntax error.
-func checkDatalog(name, src string, prog *datalog.Program) *Parsed {
+// checkDatalog is the parse of a Datalog program: the program checked,
+// in ar when not nil, when it has no syntax error.
+func checkDatalog(ar *datalog.Arena, name, src string, prog *datalog.Program) *Parsed {
 	file := prog.File
 	if file == nil {
 		file = syntax.NewFile(name, src)
 	}
 	var info *datalog.Info
 	if !syntax.HasErrors(prog.Diagnostics) {
-		info = datalog.Check(prog, nil)
+		info = datalog.CheckIn(ar, prog, nil)
 	}
 	return &Parsed{File: file, AST: prog, Diagnostics: ValidateProgram(prog, info), Info: info}
 }

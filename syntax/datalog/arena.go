@@ -10,6 +10,7 @@ type Arena struct {
 	terms        chunks[Term]
 	atoms        chunks[Atom]
 	binaries     chunks[Binary]
+	vars         []VarInfo // the variable occurrences of CheckIn
 }
 
 // Reset frees everything parsed in ar for reuse: the programs parsed

@@ -2,17 +2,21 @@ package datalog
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/ctxql/ctxql/syntax"
 )
 
 // TestParseProgramInReusesArena parses every parse golden's input, and a
 // program large enough for several chunks of each node, with one arena
 // reset between programs, three rounds over, and compares each dump and
-// diagnostic list with ParseProgram's: memory reused from the programs
-// before changes nothing.
+// diagnostic list with ParseProgram's, and the check of each program
+// without syntax errors (CheckIn in the same arena) with Check's: memory
+// reused from the programs before changes nothing.
 func TestParseProgramInReusesArena(t *testing.T) {
 	paths, err := filepath.Glob("../../testdata/datalog/parse/*.txtar")
 	if err != nil || len(paths) == 0 {
@@ -53,6 +57,12 @@ func TestParseProgramInReusesArena(t *testing.T) {
 			}
 			if len(got.Tokens) != len(want.Tokens) {
 				t.Fatalf("round %d, program %d: %d tokens, want %d", round, i, len(got.Tokens), len(want.Tokens))
+			}
+			if syntax.HasErrors(want.Diagnostics) {
+				continue
+			}
+			if w, g := Check(want, nil), CheckIn(&ar, got, nil); !reflect.DeepEqual(w, g) {
+				t.Fatalf("round %d, program %d: the check differs with a reused arena:\n%+v\nwant:\n%+v", round, i, g, w)
 			}
 		}
 	}
