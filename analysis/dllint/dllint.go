@@ -63,17 +63,6 @@ func complete(prog *datalog.Program) bool {
 			return false
 		}
 	}
-	atomOK := func(a *datalog.Atom) bool {
-		if a == nil {
-			return false
-		}
-		for _, t := range a.Args {
-			if t == nil {
-				return false
-			}
-		}
-		return true
-	}
 	for _, r := range prog.Rules {
 		if r == nil || !atomOK(r.Head) {
 			return false
@@ -83,7 +72,20 @@ func complete(prog *datalog.Program) bool {
 				return false
 			}
 		}
-		if !itemsOK(r.Body, atomOK) {
+		if !itemsOK(r.Body) {
+			return false
+		}
+	}
+	return true
+}
+
+// atomOK reports whether an atom and its arguments are present.
+func atomOK(a *datalog.Atom) bool {
+	if a == nil {
+		return false
+	}
+	for _, t := range a.Args {
+		if t == nil {
 			return false
 		}
 	}
@@ -91,7 +93,7 @@ func complete(prog *datalog.Program) bool {
 }
 
 // itemsOK reports whether every node of a body is present.
-func itemsOK(items []datalog.BodyItem, atomOK func(*datalog.Atom) bool) bool {
+func itemsOK(items []datalog.BodyItem) bool {
 	for _, b := range items {
 		switch {
 		case b.Atom != nil:
@@ -120,7 +122,7 @@ func itemsOK(items []datalog.BodyItem, atomOK func(*datalog.Atom) bool) bool {
 			}
 		case b.Disj != nil:
 			for _, alt := range b.Disj.Alts {
-				if !itemsOK(alt, atomOK) {
+				if !itemsOK(alt) {
 					return false
 				}
 			}
