@@ -130,3 +130,55 @@ func (sc *scanner) empty(sr *scanRel) {
 	sr.vals = grown(sr.vals, sr.n)
 	sr.vals[at] = sc.db.intern("")
 }
+
+// splitDedupMin is the number of rows from which a loaded relation is
+// deduplicated by two goroutines (with more than one processor).
+const splitDedupMin = 1 << 16
+
+// dedupSplit is dedup of a loaded relation's rows by two goroutines: the
+// rows are split by the parity of their first value, so that equal rows
+// go to the same one, and each keeps the first of its equal rows in a
+// set of its own; the rows kept are then moved to the front of vals in
+// order. The result is dedup's. idSpace bounds the values (for the
+// sets' bitmaps); stop is called every stopEvery rows of each part.
+func dedupSplit(ar, idSpace int, vals []uint32, stop func() error) ([]uint32, error) {
+	n := len(vals) / ar
+	keep := make([]bool, n)
+	errs := make([]error, 2)
+	done := make(chan struct{}, 2)
+	part := func(w uint32) {
+		defer func() { done <- struct{}{} }()
+		s := newTupleSetSized(ar, idSpace, n/2)
+		seen := 0
+		for i := range n {
+			row := vals[i*ar : (i+1)*ar]
+			if row[0]&1 != w {
+				continue
+			}
+			if seen++; seen%stopEvery == 0 && stop != nil {
+				if err := stop(); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+			keep[i] = s.add(row)
+		}
+	}
+	go part(1)
+	part(0)
+	<-done
+	<-done
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	w := 0
+	for i := range n {
+		if keep[i] {
+			copy(vals[w*ar:], vals[i*ar:(i+1)*ar])
+			w++
+		}
+	}
+	return vals[:w*ar], nil
+}

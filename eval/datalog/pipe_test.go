@@ -107,3 +107,33 @@ func TestPipelinedFactsLoadIsTheSame(t *testing.T) {
 		t.Errorf("the pipelined load differs:\n%.500s\nwant:\n%.500s", p, d)
 	}
 }
+
+// TestDedupSplitIsDedup compares the deduplication by two goroutines with
+// a set's, on random rows of arity 1 to 3 over small and large value
+// spaces (bitmap and hashed sets): the same rows, in the same order.
+func TestDedupSplitIsDedup(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, ar := range []int{1, 2, 3} {
+		for _, space := range []int{50, 1 << 20} {
+			vals := make([]uint32, 200_000*ar)
+			for i := range vals {
+				vals[i] = uint32(rng.IntN(space))
+			}
+			want, err := newTupleSetSized(ar, space, len(vals)/ar).dedup(slices.Clone(vals), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := dedupSplit(ar, space, slices.Clone(vals), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("arity %d, %d values: %d values kept, want %d (or another order)", ar, space, len(got), len(want))
+			}
+		}
+	}
+	stop := fmt.Errorf("stopped")
+	if _, err := dedupSplit(2, 1<<20, make([]uint32, 2*3*stopEvery), func() error { return stop }); err != stop {
+		t.Errorf("a stopped deduplication returns %v, want %v", err, stop)
+	}
+}

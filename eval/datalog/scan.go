@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"unsafe"
@@ -504,8 +505,13 @@ func (db *DB) addLoaded(ctx context.Context, name string, types []string, tuples
 			tab.append(nil)
 		}
 	} else {
-		set := newTupleSetSized(ar, len(db.strs), tuples)
-		vals, err := set.dedup(vals, func() error { return loadStopped(ctx) })
+		var err error
+		stop := func() error { return loadStopped(ctx) }
+		if tuples >= splitDedupMin && runtime.GOMAXPROCS(0) > 1 {
+			vals, err = dedupSplit(ar, len(db.strs), vals, stop)
+		} else {
+			vals, err = newTupleSetSized(ar, len(db.strs), tuples).dedup(vals, stop)
+		}
 		if err != nil {
 			return err
 		}
