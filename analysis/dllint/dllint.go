@@ -16,6 +16,8 @@
 package dllint
 
 import (
+	"slices"
+
 	"github.com/ctxql/ctxql/analysis"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
@@ -159,6 +161,19 @@ func info(p *analysis.Pass) *datalog.Info {
 	return datalog.Check(prog, nil)
 }
 
+// precomputed returns the check the driver made (Pass.Data), or nil.
+func precomputed(p *analysis.Pass) *datalog.Info {
+	switch d := p.Data.(type) {
+	case *datalog.Info:
+		return d
+	case *Sample:
+		if d != nil {
+			return d.Info
+		}
+	}
+	return nil
+}
+
 // Sample is the Pass.Data of a run with sample data: what the rules that
 // look at values need, besides the check.
 type Sample struct {
@@ -192,6 +207,11 @@ func NumericColumns(tuples [][]string, ar int) []bool {
 // code checkerCode under the running analyzer's code.
 func fromChecker(checkerCode string) func(*analysis.Pass) error {
 	return func(p *analysis.Pass) error {
+		if pre := precomputed(p); pre != nil && !slices.ContainsFunc(pre.Diagnostics, func(d syntax.Diagnostic) bool { return d.Code == checkerCode }) {
+			// Nothing to report, complete or not: no walk of the
+			// program.
+			return nil
+		}
 		in := info(p)
 		if in == nil {
 			return nil
