@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ctxql/ctxql/syntax"
@@ -32,7 +33,12 @@ const datalogIndent = "    "
 // blank lines and ends in exactly one newline.
 func Datalog(src []byte) ([]byte, error) {
 	text := string(src)
-	prog, out, err := printDatalog(text)
+	ar := dlArenas.Get().(*datalog.Arena)
+	defer func() {
+		ar.Reset()
+		dlArenas.Put(ar)
+	}()
+	prog, out, err := printDatalog(ar, text)
 	if err != nil {
 		return nil, err
 	}
@@ -57,13 +63,24 @@ func DatalogIsCanonical(src []byte) (bool, error) {
 		return canonicalCR(src, Datalog)
 	}
 	text := string(src)
-	_, out, err := printDatalog(text)
+	ar := dlArenas.Get().(*datalog.Arena)
+	defer func() {
+		ar.Reset()
+		dlArenas.Put(ar)
+	}()
+	_, out, err := printDatalog(ar, text)
 	return err == nil && out == text, err
 }
 
-// printDatalog parses text and prints it canonically.
-func printDatalog(text string) (*datalog.Program, string, error) {
-	prog := datalog.ParseProgram("", text)
+// dlArenas holds Datalog parse arenas for reuse (a cache: which one a
+// call gets changes nothing it returns). A program parsed in one lives
+// only until its text is printed and compared: nothing returned points
+// into it (the diagnostics are values, the output a new string).
+var dlArenas = sync.Pool{New: func() any { return new(datalog.Arena) }}
+
+// printDatalog parses text in ar and prints it canonically.
+func printDatalog(ar *datalog.Arena, text string) (*datalog.Program, string, error) {
+	prog := datalog.ParseProgramIn(ar, "", text)
 	if syntax.HasErrors(prog.Diagnostics) {
 		return nil, "", &SyntaxError{Diagnostics: prog.Diagnostics}
 	}

@@ -94,21 +94,42 @@ func ParseFile(name, src string, s Settings) (*Parsed, error) {
 	return s.withSchema(name, l.Parse(name, src, s.Dialect(name, pact.DialectUnset))), nil
 }
 
+// Arena is memory for parsing files one after the other (ParseFileIn):
+// PACT trees and Datalog programs are allocated in it. The zero value is
+// ready to use; an Arena is not safe for concurrent use.
+type Arena struct {
+	pact    pact.Arena
+	datalog datalog.Arena
+}
+
+// Reset frees everything parsed in ar for reuse: the parses made before
+// must no longer be used.
+func (ar *Arena) Reset() {
+	ar.pact.Reset()
+	ar.datalog.Reset()
+}
+
 // ParseFileIn is ParseFile for a caller that is done with the parse before
-// it parses the next file: a PACT tree is allocated in ar, holds no token
-// list, and must not be used once ar is reset. Other languages parse as
+// it parses the next file: a PACT tree (which holds no token list) and a
+// Datalog program's tokens and most frequent nodes are allocated in ar,
+// and must not be used once ar is reset. Other languages parse as
 // ParseFile does.
-func ParseFileIn(ar *pact.Arena, name, src string, s Settings) (*Parsed, error) {
+func ParseFileIn(ar *Arena, name, src string, s Settings) (*Parsed, error) {
 	l := ForName(name)
 	if l == nil {
 		return nil, fmt.Errorf("%s: %w", name, ErrUnsupported)
 	}
 	d := s.Dialect(name, pact.DialectUnset)
-	if l.ID != PACT || ar == nil {
-		return s.withSchema(name, l.Parse(name, src, d)), nil
+	switch {
+	case ar != nil && l.ID == PACT:
+		f := pact.ParseFileTreeIn(&ar.pact, name, src, d)
+		return &Parsed{Lang: l, File: f.Src, Dialect: f.Dialect, AST: f, Diagnostics: Validate(f)}, nil
+	case ar != nil && l.ID == Datalog:
+		p := checkDatalog(&ar.datalog, name, src, datalog.ParseProgramIn(&ar.datalog, name, src))
+		p.Lang = l
+		return s.withSchema(name, p), nil
 	}
-	f := pact.ParseFileTreeIn(ar, name, src, d)
-	return &Parsed{Lang: l, File: f.Src, Dialect: f.Dialect, AST: f, Diagnostics: Validate(f)}, nil
+	return s.withSchema(name, l.Parse(name, src, d)), nil
 }
 
 // Validate returns the diagnostics that decide whether an already parsed
@@ -225,14 +246,19 @@ func parseJQL(name, src string, _ pact.Dialect) *Parsed {
 }
 
 func parseDatalog(name, src string, _ pact.Dialect) *Parsed {
-	prog := datalog.ParseProgram(name, src)
+	return checkDatalog(nil, name, src, datalog.ParseProgram(name, src))
+}
+
+// checkDatalog is the parse of a Datalog program: the program checked,
+// in ar when not nil, when it has no syntax error.
+func checkDatalog(ar *datalog.Arena, name, src string, prog *datalog.Program) *Parsed {
 	file := prog.File
 	if file == nil {
 		file = syntax.NewFile(name, src)
 	}
 	var info *datalog.Info
 	if !syntax.HasErrors(prog.Diagnostics) {
-		info = datalog.Check(prog, nil)
+		info = datalog.CheckIn(ar, prog, nil)
 	}
 	return &Parsed{File: file, AST: prog, Diagnostics: ValidateProgram(prog, info), Info: info}
 }

@@ -35,7 +35,7 @@ func All() (*analysis.Registry, error) { return lang.Registry() }
 type Linter struct {
 	reg      *analysis.Registry
 	settings lang.Settings // the editor's dialect and the configuration (nil: every rule at its default severity)
-	arenas   *sync.Pool    // *pact.Arena: Check is done with a PACT tree before it returns
+	arenas   *sync.Pool    // *lang.Arena: Check is done with a parse before it returns
 	schema   *jql.Schema   // the JQL schema the rules read; nothing modifies it
 }
 
@@ -112,7 +112,7 @@ func New(editor pact.Dialect) (*Linter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rule registry: %w", err)
 	}
-	return &Linter{reg: reg, settings: lang.Settings{Editor: editor}, arenas: &sync.Pool{New: func() any { return new(pact.Arena) }}, schema: jql.NewSchema()}, nil
+	return &Linter{reg: reg, settings: lang.Settings{Editor: editor}, arenas: &sync.Pool{New: func() any { return new(lang.Arena) }}, schema: jql.NewSchema()}, nil
 }
 
 // Registry returns the linter's rules.
@@ -128,9 +128,9 @@ func (l *Linter) Parse(name, src string) (*lang.Parsed, error) {
 // the evaluator's refusals and every rule's findings, in source order, with
 // the file for positions. It returns ErrUnsupported for other file types.
 func (l *Linter) Check(ctx context.Context, name string, src string) (*syntax.File, []syntax.Diagnostic, error) {
-	var ar *pact.Arena
+	var ar *lang.Arena
 	if l.arenas != nil {
-		ar = l.arenas.Get().(*pact.Arena)
+		ar = l.arenas.Get().(*lang.Arena)
 		defer func() {
 			ar.Reset()
 			l.arenas.Put(ar)

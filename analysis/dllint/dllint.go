@@ -16,6 +16,8 @@
 package dllint
 
 import (
+	"slices"
+
 	"github.com/ctxql/ctxql/analysis"
 	"github.com/ctxql/ctxql/syntax"
 	"github.com/ctxql/ctxql/syntax/datalog"
@@ -63,17 +65,6 @@ func complete(prog *datalog.Program) bool {
 			return false
 		}
 	}
-	atomOK := func(a *datalog.Atom) bool {
-		if a == nil {
-			return false
-		}
-		for _, t := range a.Args {
-			if t == nil {
-				return false
-			}
-		}
-		return true
-	}
 	for _, r := range prog.Rules {
 		if r == nil || !atomOK(r.Head) {
 			return false
@@ -83,7 +74,20 @@ func complete(prog *datalog.Program) bool {
 				return false
 			}
 		}
-		if !itemsOK(r.Body, atomOK) {
+		if !itemsOK(r.Body) {
+			return false
+		}
+	}
+	return true
+}
+
+// atomOK reports whether an atom and its arguments are present.
+func atomOK(a *datalog.Atom) bool {
+	if a == nil {
+		return false
+	}
+	for _, t := range a.Args {
+		if t == nil {
 			return false
 		}
 	}
@@ -91,7 +95,7 @@ func complete(prog *datalog.Program) bool {
 }
 
 // itemsOK reports whether every node of a body is present.
-func itemsOK(items []datalog.BodyItem, atomOK func(*datalog.Atom) bool) bool {
+func itemsOK(items []datalog.BodyItem) bool {
 	for _, b := range items {
 		switch {
 		case b.Atom != nil:
@@ -120,7 +124,7 @@ func itemsOK(items []datalog.BodyItem, atomOK func(*datalog.Atom) bool) bool {
 			}
 		case b.Disj != nil:
 			for _, alt := range b.Disj.Alts {
-				if !itemsOK(alt, atomOK) {
+				if !itemsOK(alt) {
 					return false
 				}
 			}
@@ -157,6 +161,19 @@ func info(p *analysis.Pass) *datalog.Info {
 	return datalog.Check(prog, nil)
 }
 
+// precomputed returns the check the driver made (Pass.Data), or nil.
+func precomputed(p *analysis.Pass) *datalog.Info {
+	switch d := p.Data.(type) {
+	case *datalog.Info:
+		return d
+	case *Sample:
+		if d != nil {
+			return d.Info
+		}
+	}
+	return nil
+}
+
 // Sample is the Pass.Data of a run with sample data: what the rules that
 // look at values need, besides the check.
 type Sample struct {
@@ -190,6 +207,11 @@ func NumericColumns(tuples [][]string, ar int) []bool {
 // code checkerCode under the running analyzer's code.
 func fromChecker(checkerCode string) func(*analysis.Pass) error {
 	return func(p *analysis.Pass) error {
+		if pre := precomputed(p); pre != nil && !slices.ContainsFunc(pre.Diagnostics, func(d syntax.Diagnostic) bool { return d.Code == checkerCode }) {
+			// Nothing to report, complete or not: no walk of the
+			// program.
+			return nil
+		}
 		in := info(p)
 		if in == nil {
 			return nil

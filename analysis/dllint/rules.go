@@ -117,11 +117,23 @@ var unusedRelation = &analysis.Analyzer{
 		if !complete(prog) {
 			return nil
 		}
-		used := map[string]bool{}
+		// used holds the declared relations, true once an atom names
+		// them; the walk stops when every one is.
+		used := make(map[string]bool, len(prog.Decls))
+		for _, d := range prog.Decls {
+			used[d.Name.Name] = false
+		}
+		left := len(used)
 		for _, r := range prog.Rules {
+			if left == 0 {
+				break
+			}
 			for _, x := range datalog.Expand(r) { // macro uses included
 				for _, a := range x.Atoms() {
-					used[a.Name.Name] = true
+					if u, ok := used[a.Name.Name]; ok && !u {
+						used[a.Name.Name] = true
+						left--
+					}
 				}
 			}
 		}

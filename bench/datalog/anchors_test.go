@@ -438,3 +438,114 @@ func BenchmarkAnchors(b *testing.B) {
 		fmt.Println("ratio: ctxql time / anchor time (< 1: ctxql faster); DuckDB and PostgreSQL time count(*) over the query")
 	}
 }
+
+// BenchmarkLoadCLI measures loading as a whole process: `ctxql eval
+// datalog --rules P --data D` over the negation workload's data (11 MB of
+// JSON; BenchmarkAnchors) as a JSON file, a directory of CSV files and one
+// of tab-separated .facts files, with a program whose one rule reads only
+// the small relation and derives nothing, so that the time is the
+// process's start, the load and the print of an empty result. The anchor
+// in the same run is the same process over an empty JSON file (the start
+// alone). Each form is run DL_LOAD_REPS times (default 5), the forms
+// alternating; it reports the JSON's MB/s per wall and per CPU second
+// (user + system; median runs) and each facts directory's time relative to
+// the JSON's (target: ≥ 200 MB/s wall, facts ≤ 1). With DL_LOAD_BASELINE
+// set to a ctxql binary, that binary runs alternately with the current
+// one and is reported beside it.
+func BenchmarkLoadCLI(b *testing.B) {
+	reps := 5
+	if s := os.Getenv("DL_LOAD_REPS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		reps = n
+	}
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "ctxql")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxql/ctxql/cmd/ctxql").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	bins := []string{bin}
+	if base := os.Getenv("DL_LOAD_BASELINE"); base != "" {
+		bins = append(bins, base)
+	}
+	w := anchorWorkloads()[0]
+	w.write(b, dir) // negation.json, negation/*.csv
+	tsv := filepath.Join(dir, "tsv")
+	if err := os.MkdirAll(tsv, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for name, tuples := range w.rels {
+		var buf bytes.Buffer
+		for _, t := range tuples {
+			buf.WriteString(strings.Join(t, "\t"))
+			buf.WriteByte('\n')
+		}
+		if err := os.WriteFile(filepath.Join(tsv, name+".facts"), buf.Bytes(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	empty := filepath.Join(dir, "empty.json")
+	rules := filepath.Join(dir, "load.dl")
+	for p, s := range map[string]string{empty: `{"relations": {}}`, rules: "relation path(Proc, Proc);\nrelation rw_proc(Proc, Proc);\nq(x) <-- rw_proc(x, x);\n"} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	forms := []struct{ name, path string }{{"json", filepath.Join(dir, "negation.json")}, {"csv", filepath.Join(dir, "negation")}, {"tsv", tsv}, {"start", empty}}
+	st, err := os.Stat(forms[0].path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mb := float64(st.Size()) / 1e6
+	run := func(bin, data string) (wall, cpu time.Duration) {
+		cmd := exec.Command(bin, "eval", "datalog", "--data", data, "--rules", rules, "--relations", "q")
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		s := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%s %s: %v\n%s", bin, data, err, errb.String())
+		}
+		wall = time.Since(s)
+		if got := strings.TrimSpace(out.String()); got != `{"q":[]}` {
+			b.Fatalf("%s %s: output %.200q, want an empty q", bin, data, got)
+		}
+		return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	fmt.Printf("load average at the start: %s (%d CPUs); JSON %.1f MB\n", loadAvg(), runtime.NumCPU(), mb)
+	for b.Loop() {
+		walls := map[string][]time.Duration{}
+		cpus := map[string][]time.Duration{}
+		for range reps {
+			for _, f := range forms {
+				for i, bn := range bins {
+					k := fmt.Sprintf("%d %s", i, f.name)
+					wl, c := run(bn, f.path)
+					walls[k], cpus[k] = append(walls[k], wl), append(cpus[k], c)
+				}
+			}
+		}
+		for i, bn := range bins {
+			med := func(f string) (time.Duration, time.Duration) {
+				k := fmt.Sprintf("%d %s", i, f)
+				return medianD(walls[k]), medianD(cpus[k])
+			}
+			jw, jc := med("json")
+			cw, cc := med("csv")
+			tw, tc := med("tsv")
+			sw, sc := med("start")
+			fmt.Printf("%s: JSON %.0f ms wall, %.0f ms CPU: %.0f MB/s wall, %.0f MB/s CPU; CSV %.0f / %.0f ms (%.2fx, %.2fx JSON); TSV %.0f / %.0f ms (%.2fx, %.2fx); start alone %.0f / %.0f ms\n",
+				bn, msOf(jw), msOf(jc), mb/jw.Seconds(), mb/jc.Seconds(), msOf(cw), msOf(cc), float64(cw)/float64(jw), float64(cc)/float64(jc),
+				msOf(tw), msOf(tc), float64(tw)/float64(jw), float64(tc)/float64(jc), msOf(sw), msOf(sc))
+			if i == 0 {
+				b.ReportMetric(mb/jw.Seconds(), "json-MB/s")
+				b.ReportMetric(mb/jc.Seconds(), "json-cpu-MB/s")
+				b.ReportMetric(float64(cw)/float64(jw), "csv-x-json")
+				b.ReportMetric(float64(tw)/float64(jw), "tsv-x-json")
+				b.ReportMetric(msOf(sw), "start-ms")
+			}
+		}
+		fmt.Printf("load average at the end: %s\n", loadAvg())
+	}
+}

@@ -85,3 +85,55 @@ func BenchmarkPACTFmtCheckFile(b *testing.B) {
 	}
 	reportCPU(b, start)
 }
+
+// datalogFile returns a .dl file of about 256 KB, the Datalog part of
+// BenchmarkVsGofmt's corpus: a declared edge relation and rules joining
+// it, every twentieth one unformatted.
+func datalogFile() string {
+	var sb strings.Builder
+	sb.WriteString("relation edge(i32, i32);\n")
+	for i := 0; sb.Len() < 256<<10; i++ {
+		if i%20 == 0 {
+			fmt.Fprintf(&sb, "p%d(x,y)<--edge(x,y);\n", i)
+			continue
+		}
+		fmt.Fprintf(&sb, "p%d(x, z) <-- edge(x, y), edge(y, z), if x != z;\n", i)
+	}
+	return sb.String()
+}
+
+// BenchmarkDatalogCheckFile is the per-file work of `ctxql check` on one
+// 256 KB .dl file of BenchmarkVsGofmt's corpus, in process (no anchor: a
+// profiling aid for BenchmarkVsGofmt).
+func BenchmarkDatalogCheckFile(b *testing.B) {
+	src := datalogFile()
+	l, err := lint.New(pact.DialectUnset)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	start := cpuTime(b)
+	for b.Loop() {
+		if _, _, err := l.Check(ctx, "a.dl", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, start)
+}
+
+// BenchmarkDatalogFmtCheckFile is the per-file work of `ctxql fmt
+// --check` on the same file, in process.
+func BenchmarkDatalogFmtCheckFile(b *testing.B) {
+	src := []byte(datalogFile())
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	start := cpuTime(b)
+	for b.Loop() {
+		if ok, err := format.DatalogIsCanonical(src); err != nil || ok {
+			b.Fatal(err, ok)
+		}
+	}
+	reportCPU(b, start)
+}

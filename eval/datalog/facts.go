@@ -21,6 +21,9 @@ type Facts struct {
 	dir   string
 	decls map[string][]string // relation -> declared parameter types
 	files []factsFile         // sorted by relation name
+	// pipeMin is the size of a file from which Load interns its values
+	// on a goroutine of its own (usePipe).
+	pipeMin int
 }
 
 // factsFile is one file of tuples of a facts directory.
@@ -46,7 +49,7 @@ func ReadFacts(ctx context.Context, r *files.Reader, dir string) (*Facts, error)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", dir, err)
 	}
-	f := &Facts{dir: dir, decls: map[string][]string{}}
+	f := &Facts{dir: dir, decls: map[string][]string{}, pipeMin: pipeMin}
 	seen := map[string]string{}
 	for _, e := range ents {
 		if err := loadStopped(ctx); err != nil {
@@ -320,13 +323,17 @@ func (f *Facts) Load(ctx context.Context) (*DB, error) {
 		sr := &scanRel{types: slices.Clone(types)}
 		clear(last)
 		tuples := 0
+		if usePipe(len(ff.src), f.pipeMin) {
+			sc.startPipe()
+		}
 		err = f.records(ctx, ff, bytesString(ff.src), ar, func(vals []string) {
 			for j, v := range vals {
 				sc.value(sr, last, j, v)
 			}
 			tuples++
 		})
-		sc.resolve(sr.vals)
+		sc.resolve(sr)
+		sc.stopPipe()
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"unsafe"
@@ -25,6 +26,12 @@ func LoadJSON(src []byte) (*DB, error) { return LoadJSONContext(context.Backgrou
 // bytes (jsonscan.CheckEvery) since its previous look, and before it
 // deduplicates each relation; the error wraps ctx's.
 func LoadJSONContext(ctx context.Context, src []byte) (*DB, error) {
+	return loadJSON(ctx, src, pipeMin)
+}
+
+// loadJSON is LoadJSONContext interning on a goroutine of its own when
+// src has at least pipeMin bytes (negative: never; usePipe).
+func loadJSON(ctx context.Context, src []byte, pipeMin int) (*DB, error) {
 	if len(src) == 0 {
 		return nil, fmt.Errorf("decode data: %w", io.EOF)
 	}
@@ -35,7 +42,11 @@ func LoadJSONContext(ctx context.Context, src []byte) (*DB, error) {
 	// bytes), so that the table rarely grows while it fills.
 	db := &DB{ids: newInterner(len(src) / 128), rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
 	sc.db = db
+	if usePipe(len(src), pipeMin) {
+		sc.startPipe()
+	}
 	rels, err := sc.top()
+	sc.stopPipe()
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, err
@@ -117,6 +128,10 @@ type scanRel struct {
 	types []string
 	vals  []uint32
 	lens  []lenRun
+	// n counts the values scanned: the positions of vals, whose ids are
+	// set when they are interned (by the scanner, or the interning
+	// goroutine of a pipelined load, which alone writes vals then).
+	n int32
 }
 
 // lenRun is a run of count consecutive tuples of len values each.
@@ -144,6 +159,7 @@ type lastVal struct {
 // equal value it takes the id of (-1: none).
 type pendingVal struct {
 	s        string
+	h        uint64 // the hash of s, when from is -1
 	at, from int32
 }
 
@@ -203,8 +219,8 @@ func (sc *scanner) fastTuple(sr *scanRel, last []lastVal) bool {
 // Tuples often repeat the previous tuple's value in a column (grouped
 // data): that one takes the id of the earlier value.
 func (sc *scanner) value(sr *scanRel, last []lastVal, n int, v string) {
-	at := int32(len(sr.vals))
-	sr.vals = append(sr.vals, 0)
+	at := sr.n
+	sr.n++
 	from := int32(-1)
 	if n < len(last) {
 		if last[n].ok && last[n].s == v {
@@ -213,45 +229,75 @@ func (sc *scanner) value(sr *scanRel, last []lastVal, n int, v string) {
 			last[n] = lastVal{s: v, at: at, ok: true}
 		}
 	}
-	sc.pend = append(sc.pend, pendingVal{s: v, at: at, from: from})
-	if len(sc.pend) == internBatch {
-		sc.resolve(sr.vals)
+	var h uint64
+	if from < 0 {
+		h = maphash.String(sc.db.ids.seed, v)
+	}
+	sc.pend = append(sc.pend, pendingVal{s: v, h: h, at: at, from: from})
+	switch {
+	case sc.pipe == nil && len(sc.pend) == internBatch:
+		sc.resolve(sr)
+	case sc.pipe != nil && len(sc.pend) == pipeBatch:
+		sc.ship(sr, len(sc.pend))
 	}
 }
 
-// resolve interns the pending values into vals.
-func (sc *scanner) resolve(vals []uint32) {
-	db := sc.db
-	var hs [internBatch]uint64
-	in := &db.ids
-	mask := uint64(len(in.slots) - 1)
-	var touch uint64
-	// Compute the hashes and read the slots, then the strings the slots
-	// name, as independent loads; then intern in order, from the cache.
-	for k, p := range sc.pend {
-		if p.from < 0 {
-			hs[k] = maphash.String(in.seed, p.s)
-			touch += in.slots[hs[k]&mask]
-		}
+// resolve interns the pending values into sr.vals (or hands them to the
+// interning goroutine).
+func (sc *scanner) resolve(sr *scanRel) {
+	if sc.pipe != nil {
+		sc.ship(sr, len(sc.pend))
+		return
 	}
-	for k, p := range sc.pend {
-		if p.from < 0 {
-			if e := in.slots[hs[k]&mask]; e != 0 {
-				if s := db.strs[uint32(e)-1]; len(s) > 0 {
-					touch += uint64(s[0])
+	sr.vals = grown(sr.vals, sr.n)
+	sc.touched += sc.db.resolveInto(sr.vals, sc.pend)
+	sc.pend = sc.pend[:0]
+}
+
+// grown returns vals with a length of at least n.
+func grown(vals []uint32, n int32) []uint32 {
+	if len(vals) >= int(n) {
+		return vals
+	}
+	return slices.Grow(vals, int(n)-len(vals))[:n]
+}
+
+// resolveInto interns values into vals (at their positions, which it
+// holds), internBatch at a time, and returns the sum of what it read
+// ahead.
+func (db *DB) resolveInto(vals []uint32, pend []pendingVal) uint64 {
+	var touch uint64
+	for len(pend) > 0 {
+		b := pend[:min(len(pend), internBatch)]
+		pend = pend[len(b):]
+		in := &db.ids
+		mask := uint64(len(in.slots) - 1)
+		// Read the slots of the hashes, then the strings the slots
+		// name, as independent loads; then intern in order, from the
+		// cache.
+		for _, p := range b {
+			if p.from < 0 {
+				touch += in.slots[p.h&mask]
+			}
+		}
+		for _, p := range b {
+			if p.from < 0 {
+				if e := in.slots[p.h&mask]; e != 0 {
+					if s := db.strs[uint32(e)-1]; len(s) > 0 {
+						touch += uint64(s[0])
+					}
 				}
 			}
 		}
-	}
-	for k, p := range sc.pend {
-		if p.from >= 0 {
-			vals[p.at] = vals[p.from]
-		} else {
-			vals[p.at] = db.internHashed(p.s, hs[k])
+		for _, p := range b {
+			if p.from >= 0 {
+				vals[p.at] = vals[p.from]
+			} else {
+				vals[p.at] = db.internHashed(p.s, p.h)
+			}
 		}
 	}
-	sc.touched += touch
-	sc.pend = sc.pend[:0]
+	return touch
 }
 
 // scanner reads the data's JSON text. Like encoding/json it matches keys
@@ -264,6 +310,9 @@ type scanner struct {
 	pend []pendingVal
 	// touched sums what resolve read ahead, so that the reads are kept.
 	touched uint64
+	// pipe, when not nil, interns the scanned values on a goroutine of
+	// its own while the scanner goes on (pipe.go).
+	pipe *internPipe
 }
 
 const maxScanDepth = 10000
@@ -401,10 +450,12 @@ func (sc *scanner) relation(sr *scanRel) error {
 // was not inlined where top inlines relation.)
 func (sc *scanner) tuples(sr *scanRel) error {
 	if ok, err := sc.null(); ok || err != nil {
-		sr.vals, sr.lens = nil, nil
+		sc.setVals(sr, false)
+		sr.lens = nil
 		return err
 	}
-	sr.vals, sr.lens = sr.vals[:0], sr.lens[:0]
+	sc.setVals(sr, true)
+	sr.lens = sr.lens[:0]
 	last := make([]lastVal, maxFastValues)
 	err := sc.Array(func(int) error {
 		if err := sc.Check(); err != nil {
@@ -421,7 +472,7 @@ func (sc *scanner) tuples(sr *scanRel) error {
 		err := sc.Array(func(int) error {
 			if ok, err := sc.null(); ok || err != nil {
 				// encoding/json leaves a string unset for null.
-				sr.vals = append(sr.vals, sc.db.intern(""))
+				sc.empty(sr)
 				n++
 				return err
 			}
@@ -439,7 +490,7 @@ func (sc *scanner) tuples(sr *scanRel) error {
 		sr.tuple(n)
 		return err
 	})
-	sc.resolve(sr.vals)
+	sc.resolve(sr)
 	return err
 }
 
@@ -454,8 +505,13 @@ func (db *DB) addLoaded(ctx context.Context, name string, types []string, tuples
 			tab.append(nil)
 		}
 	} else {
-		set := newTupleSetSized(ar, len(db.strs), tuples)
-		vals, err := set.dedup(vals, func() error { return loadStopped(ctx) })
+		var err error
+		stop := func() error { return loadStopped(ctx) }
+		if tuples >= splitDedupMin && runtime.GOMAXPROCS(0) > 1 {
+			vals, err = dedupSplit(ar, len(db.strs), vals, stop)
+		} else {
+			vals, err = newTupleSetSized(ar, len(db.strs), tuples).dedup(vals, stop)
+		}
 		if err != nil {
 			return err
 		}

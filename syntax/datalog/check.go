@@ -87,7 +87,13 @@ func (in *Info) TypeAt(off int) (VarInfo, bool) {
 // Check checks a whole program against schema: unknown relations, arity,
 // safety, stratification and types. Rules and facts of the program define
 // relations; the data's relations may also be extended by rules.
-func Check(prog *Program, schema Schema) *Info {
+func Check(prog *Program, schema Schema) *Info { return CheckIn(nil, prog, schema) }
+
+// CheckIn is Check for a caller that is done with the result before it
+// checks the next program: the variable occurrences (Info.Vars) are
+// recorded in ar's memory (nil: on the heap) and must not be used once
+// the arena is reset.
+func CheckIn(ar *Arena, prog *Program, schema Schema) *Info {
 	// The program's identifiers bound its variable occurrences: the
 	// checker records those in one allocation.
 	idents := 0
@@ -96,7 +102,14 @@ func Check(prog *Program, schema Schema) *Info {
 			idents++
 		}
 	}
-	return check(prog.Rules, prog.Decls, schema, false, idents)
+	if ar == nil {
+		return check(prog.Rules, prog.Decls, schema, false, idents, nil)
+	}
+	info := check(prog.Rules, prog.Decls, schema, false, idents, ar.vars)
+	if cap(info.Vars) > cap(ar.vars) {
+		ar.vars = info.Vars[:0]
+	}
+	return info
 }
 
 // CheckRule checks a single query rule against schema. The head names the
@@ -106,7 +119,7 @@ func CheckRule(r *Rule, schema Schema) *Info {
 	if r == nil {
 		return &Info{Relations: map[string]*RelationInfo{}}
 	}
-	return check([]*Rule{r}, nil, schema, true, 0)
+	return check([]*Rule{r}, nil, schema, true, 0, nil)
 }
 
 type checker struct {
@@ -150,7 +163,7 @@ func (c *checker) dataStructure(ri *RelationInfo, d *Decl) {
 
 // check checks rules and declarations; varHint is the expected number of
 // variable occurrences, 0 if unknown.
-func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int) *Info {
+func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int, vars []VarInfo) *Info {
 	c := &checker{info: &Info{Relations: make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))}, query: query, bound: map[string]bool{}}
 	rels := c.info.Relations
 	for name, types := range schema {
@@ -268,7 +281,10 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int)
 	for i := len(rules) - 1; i >= 0; i-- {
 		c.info.HeadTypes[srcIndex[i]] = headTypes[i]
 	}
-	if varHint > 0 {
+	switch {
+	case varHint > 0 && cap(vars) >= varHint:
+		c.info.Vars = vars[:0]
+	case varHint > 0:
 		c.info.Vars = make([]VarInfo, 0, varHint)
 	}
 	c.types(rules, srcIndex, headTypes)
@@ -1180,6 +1196,9 @@ func (c *checker) stratify(rules []*Rule) {
 	comp := make([]int, len(nodes))
 	counter := 0
 	var strata [][]int
+	// The components' members, one after the other: a component is a
+	// part of it (capped, so that appending to one copies it).
+	members := make([]int, 0, len(nodes))
 	var visit func(v int)
 	visit = func(v int) {
 		idx[v], low[v] = counter, counter
@@ -1195,17 +1214,18 @@ func (c *checker) stratify(rules []*Rule) {
 			}
 		}
 		if low[v] == idx[v] {
-			var cs []int
+			start := len(members)
 			for {
 				w := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
 				on[w] = false
 				comp[w] = len(strata)
-				cs = append(cs, w)
+				members = append(members, w)
 				if w == v {
 					break
 				}
 			}
+			cs := members[start:len(members):len(members)]
 			sort.Ints(cs)
 			strata = append(strata, cs)
 		}
@@ -1258,8 +1278,13 @@ func (c *checker) stratify(rules []*Rule) {
 			}
 		}
 	}
+	if len(strata) > 0 {
+		c.info.Strata = make([][]string, 0, len(strata))
+	}
+	all := make([]string, len(members))
 	for _, cs := range strata {
-		names := make([]string, len(cs))
+		names := all[:len(cs):len(cs)]
+		all = all[len(cs):]
 		for i, v := range cs {
 			names[i] = nodes[v]
 		}

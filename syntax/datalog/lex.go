@@ -71,8 +71,15 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // Lex splits src into tokens, comments included, ending with an EOF token.
 // It never fails: unknown bytes become Invalid tokens.
-func Lex(src string) []Token {
-	toks := make([]Token, 0, tokenEstimate(src)+1)
+func Lex(src string) []Token { return lexInto(nil, src) }
+
+// lexInto is Lex appending to buf[:0] when it has room for the tokens of
+// ordinary programs (tokenEstimate), to a new slice otherwise.
+func lexInto(buf []Token, src string) []Token {
+	toks := buf[:0]
+	if n := tokenEstimate(src) + 1; cap(buf) < n {
+		toks = make([]Token, 0, n)
+	}
 	i := 0
 	add := func(k Kind, start, end int) {
 		toks = append(toks, Token{Kind: k, Span: syntax.Sp(start, end), Text: src[start:end]})

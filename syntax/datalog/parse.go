@@ -47,6 +47,8 @@ type parser struct {
 	binaries []Binary
 	// chunk is the length of the next chunk.
 	chunk int
+	// ar, when not nil, gives the chunks (ParseProgramIn).
+	ar *Arena
 }
 
 // maxChunk is the most nodes the parser allocates at once; chunks start
@@ -56,8 +58,12 @@ const maxChunk = 256
 // term returns a pointer to a copy of t, allocated from a chunk.
 func (p *parser) term(t Term) *Term {
 	if len(p.terms) == 0 {
-		p.chunk = min(max(2*p.chunk, 4), maxChunk)
-		p.terms = make([]Term, p.chunk)
+		if p.ar != nil {
+			p.terms = p.ar.terms.next()
+		} else {
+			p.chunk = min(max(2*p.chunk, 4), maxChunk)
+			p.terms = make([]Term, p.chunk)
+		}
 	}
 	n := &p.terms[0]
 	*n = t
@@ -68,8 +74,12 @@ func (p *parser) term(t Term) *Term {
 // binary returns a pointer to a copy of b, allocated from a chunk.
 func (p *parser) binary(b Binary) *Binary {
 	if len(p.binaries) == 0 {
-		p.chunk = min(max(2*p.chunk, 4), maxChunk)
-		p.binaries = make([]Binary, p.chunk)
+		if p.ar != nil {
+			p.binaries = p.ar.binaries.next()
+		} else {
+			p.chunk = min(max(2*p.chunk, 4), maxChunk)
+			p.binaries = make([]Binary, p.chunk)
+		}
 	}
 	n := &p.binaries[0]
 	*n = b
@@ -80,8 +90,12 @@ func (p *parser) binary(b Binary) *Binary {
 // newAtom returns a new zero atom, allocated from a chunk.
 func (p *parser) newAtom() *Atom {
 	if len(p.atoms) == 0 {
-		p.chunk = min(max(2*p.chunk, 4), maxChunk)
-		p.atoms = make([]Atom, p.chunk)
+		if p.ar != nil {
+			p.atoms = p.ar.atoms.next()
+		} else {
+			p.chunk = min(max(2*p.chunk, 4), maxChunk)
+			p.atoms = make([]Atom, p.chunk)
+		}
 	}
 	n := &p.atoms[0]
 	p.atoms = p.atoms[1:]
@@ -92,23 +106,43 @@ type parseError struct{}
 
 // ParseProgram parses a whole .dl text: rules, facts and declarations.
 // It returns a partial program and every syntax error (one per bad rule).
-func ParseProgram(name, src string) *Program {
-	all := Lex(src) // ends with the one TokEOF
+func ParseProgram(name, src string) *Program { return ParseProgramIn(nil, name, src) }
+
+// ParseProgramIn is ParseProgram for a caller that is done with the
+// program before it parses the next one: its tokens and most frequent
+// nodes are allocated in ar (nil: on the heap), and it must not be used
+// once ar is reset.
+func ParseProgramIn(ar *Arena, name, src string) *Program {
+	var buf []Token
+	if ar != nil {
+		buf = ar.toks
+	}
+	all := lexInto(buf, src) // ends with the one TokEOF
 	// The program's tokens are the lexer's but the end; the parser's are
 	// those without the comments, the same slice when there are none.
 	prog := &Program{File: syntax.NewFile(name, src), Tokens: all[: len(all)-1 : len(all)-1]}
-	p := &parser{src: src, toks: all}
+	p := &parser{src: src, toks: all, ar: ar}
+	if ar != nil {
+		ar.toks = all
+	}
 	for _, t := range all {
 		if t.Kind == TokComment {
 			prog.Comments = append(prog.Comments, t.Span)
 		}
 	}
 	if len(prog.Comments) > 0 {
-		p.toks = make([]Token, 0, len(all)-len(prog.Comments))
+		if n := len(all) - len(prog.Comments); ar != nil && cap(ar.parsed) >= n {
+			p.toks = ar.parsed[:0]
+		} else {
+			p.toks = make([]Token, 0, n)
+		}
 		for _, t := range all {
 			if t.Kind != TokComment {
 				p.toks = append(p.toks, t)
 			}
+		}
+		if ar != nil {
+			ar.parsed = p.toks
 		}
 	}
 	p.macros, p.expanded = map[string]*MacroDef{}, new(int)

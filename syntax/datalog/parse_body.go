@@ -69,6 +69,9 @@ func (p *parser) condClause() BodyItem {
 		if n := p.peek(); n.Kind == TokIdent && n.Text == "let" {
 			p.refuse(kw.Span, "if let patterns are")
 		}
+		if c, ok := p.simpleCond(kw); ok {
+			return BodyItem{Cond: c}
+		}
 		x := p.expr()
 		sp := syntax.Sp(kw.Span.Start, x.Span().End)
 		if b, ok := x.(*Binary); ok && isComparison(b.Op) {
@@ -84,6 +87,41 @@ func (p *parser) condClause() BodyItem {
 	p.expectText(TokPunct, "=", "'=' after the let variable")
 	x := p.expr()
 	return BodyItem{Let: &Let{Let: kw.Span, Var: v, X: x, Sp: syntax.Sp(kw.Span.Start, x.Span().End)}}
+}
+
+// simpleCond parses the most frequent condition, "if A OP B" with A and
+// B each a lone variable or number and "," or ";" after it, into the
+// Cond the expression parser's comparison would give, and reports
+// whether it did; otherwise it consumes nothing.
+func (p *parser) simpleCond(kw Token) (*Cond, bool) {
+	if p.pos+3 >= len(p.toks) {
+		return nil, false
+	}
+	a, op, b, next := p.toks[p.pos], p.toks[p.pos+1], p.toks[p.pos+2], p.toks[p.pos+3].Kind
+	if op.Kind != TokOp || next != TokComma && next != TokSemi || !plainOperand(a) || !plainOperand(b) {
+		return nil, false
+	}
+	p.pos += 3
+	l, r := p.operandTerm(a), p.operandTerm(b)
+	return &Cond{If: kw.Span, Left: l, Op: op.Text, OpSpan: op.Span, Right: r, Sp: syntax.Sp(kw.Span.Start, r.Sp.End)}, true
+}
+
+// plainOperand reports whether t alone is an operand primary makes a
+// term of: a variable, "_" or a number.
+func plainOperand(t Token) bool {
+	return t.Kind == TokIdent && plainVar(t.Text) || t.Kind == TokNumber
+}
+
+// operandTerm returns the term of a plainOperand token, as primary
+// makes it.
+func (p *parser) operandTerm(t Token) *Term {
+	switch {
+	case t.Kind == TokNumber:
+		return p.term(Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Sp: t.Span})
+	case t.Text == "_":
+		return p.term(Term{Kind: Wildcard, Text: t.Text, Value: t.Text, Sp: t.Span})
+	}
+	return p.term(Term{Kind: Var, Text: t.Text, Value: t.Text, Sp: t.Span})
 }
 
 // expectText consumes a token of kind k and text text, or fails
@@ -327,7 +365,37 @@ func (p *parser) arg(head bool) *Term {
 	if t.Kind == TokIdent && t.Text == "Dual" && p.peekAt(1).Kind == TokLParen {
 		return p.dual(func() *Term { return toTerm(p.src, p.expr()) })
 	}
+	// The most frequent argument, a variable, "_" or a number before ","
+	// or ")", is the term the expression parser would return for it.
+	if n := p.peekAt(1).Kind; n == TokComma || n == TokRParen {
+		switch {
+		case t.Kind == TokIdent && plainVar(t.Text):
+			p.next()
+			k := Var
+			if t.Text == "_" {
+				k = Wildcard
+			}
+			return p.term(Term{Kind: k, Text: t.Text, Value: t.Text, Sp: t.Span})
+		case t.Kind == TokNumber:
+			p.next()
+			return p.term(Term{Kind: Num, Text: t.Text, Value: CanonicalNumber(t.Text), Sp: t.Span})
+		}
+	}
 	return toTerm(p.src, p.expr())
+}
+
+// plainVar reports whether an identifier standing alone is a variable
+// (or "_") for primary: not a keyword, a macro parameter or a name it
+// refuses.
+func plainVar(s string) bool {
+	if s == "" || s[0] == '$' || IsKeyword(s) {
+		return false
+	}
+	switch s {
+	case "Some", "None", "Ok", "Err", "match", "loop", "while", "return", "move":
+		return false
+	}
+	return true
 }
 
 // dual parses "Dual(INNER)".

@@ -1,0 +1,72 @@
+package datalog
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/ctxql/ctxql/syntax"
+)
+
+// TestParseProgramInReusesArena parses every parse golden's input, and a
+// program large enough for several chunks of each node, with one arena
+// reset between programs, three rounds over, and compares each dump and
+// diagnostic list with ParseProgram's, and the check of each program
+// without syntax errors (CheckIn in the same arena) with Check's: memory
+// reused from the programs before changes nothing.
+func TestParseProgramInReusesArena(t *testing.T) {
+	paths, err := filepath.Glob("../../testdata/datalog/parse/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no parse goldens: %v", err)
+	}
+	var srcs []string
+	for _, p := range paths {
+		a, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range a.Files {
+			if f.Name == "input" {
+				srcs = append(srcs, string(f.Data))
+			}
+		}
+	}
+	var big strings.Builder
+	big.WriteString("// a program of many rules\nrelation edge(i32, i32);\n")
+	for i := range 2000 {
+		big.WriteString("p(x, z) <-- edge(x, y), edge(y, z), if x + 1 != z * 2; // rule\n")
+		if i%500 == 0 {
+			big.WriteString("q(x) <-- edge(x, \"a\\n\"), !edge(x, 3);\n")
+		}
+	}
+	srcs = append(srcs, big.String(), "p(x) <-- q(x", "")
+	var ar Arena
+	for round := range 3 {
+		for i, src := range srcs {
+			want := ParseProgram("input", src)
+			ar.Reset()
+			got := ParseProgramIn(&ar, "input", src)
+			if w, g := dumpProgram(want), dumpProgram(got); w != g {
+				t.Fatalf("round %d, program %d: the dump differs with a reused arena:\n%s\nwant:\n%s", round, i, g, w)
+			}
+			if w, g := dumpDiags(want.File, want.Diagnostics), dumpDiags(got.File, got.Diagnostics); w != g {
+				t.Fatalf("round %d, program %d: diagnostics differ with a reused arena:\n%s\nwant:\n%s", round, i, g, w)
+			}
+			if len(got.Tokens) != len(want.Tokens) {
+				t.Fatalf("round %d, program %d: %d tokens, want %d", round, i, len(got.Tokens), len(want.Tokens))
+			}
+			if syntax.HasErrors(want.Diagnostics) {
+				continue
+			}
+			if w, g := Check(want, nil), CheckIn(&ar, got, nil); !reflect.DeepEqual(w, g) {
+				t.Fatalf("round %d, program %d: the check differs with a reused arena:\n%+v\nwant:\n%+v", round, i, g, w)
+			}
+		}
+	}
+	if len(ar.terms.all) < 2 || len(ar.atoms.all) < 2 || len(ar.binaries.all) < 2 {
+		t.Errorf("the arena holds %d term, %d atom and %d binary chunks: the large program should need several", len(ar.terms.all), len(ar.atoms.all), len(ar.binaries.all))
+	}
+}
