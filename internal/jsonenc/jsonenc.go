@@ -34,6 +34,31 @@ func Marshal(v any) ([]byte, error) {
 	return MarshalIndent(v, "", "")
 }
 
+// PlainStrings is Marshal of a list of strings each of which is printable
+// ASCII without quotes and backslashes (the caller knows it): each is
+// written between quotes as it is, without a look at its bytes.
+func PlainStrings(ss []string) []byte {
+	n := 2 + len(ss)
+	for _, s := range ss {
+		n += len(s) + 2
+	}
+	out := make([]byte, n)
+	out[0] = '['
+	i := 1
+	for k, s := range ss {
+		if k > 0 {
+			out[i] = ','
+			i++
+		}
+		out[i] = '"'
+		i += 1 + copy(out[i+1:], s)
+		out[i] = '"'
+		i++
+	}
+	out[i] = ']'
+	return out[:i+1]
+}
+
 // appendString appends s as Marshal writes it: a string of printable
 // ASCII without quotes or backslashes as it is, any other through the
 // encoder.

@@ -82,3 +82,22 @@ func TestMarshalStrings(t *testing.T) {
 		t.Errorf("Marshal(nil []string) = %s, %v", got, err)
 	}
 }
+
+// TestPlainStrings checks PlainStrings against Marshal on lists of
+// printable ASCII strings without quotes and backslashes.
+func TestPlainStrings(t *testing.T) {
+	for _, ss := range [][]string{
+		{},
+		{""},
+		{"a"},
+		{"cb:1:2:3", "", "<&>", " ~!#$%'()*+,-./:;=?@[]^_`{|}"},
+	} {
+		want, err := Marshal(ss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := PlainStrings(ss); string(got) != string(want) {
+			t.Errorf("PlainStrings(%q) = %s, want %s", ss, got, want)
+		}
+	}
+}

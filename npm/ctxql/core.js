@@ -78,11 +78,13 @@ function invoke(method, params, data) {
   if (call === null) {
     throw new CtxqlError("usage", "ctxql is not initialized: await init() first");
   }
-  const out = JSON.parse(data === undefined ? call(method, JSON.stringify(params)) : call(method, JSON.stringify(params), data));
-  if (out.error) {
-    throw new CtxqlError(out.error.code, out.error.message, out.error.range);
+  // The module returns the result's JSON text, or {error: the error's JSON text}.
+  const out = data === undefined ? call(method, JSON.stringify(params)) : call(method, JSON.stringify(params), data);
+  if (typeof out !== "string") {
+    const e = JSON.parse(out.error);
+    throw new CtxqlError(e.code, e.message, e.range);
   }
-  return out.result;
+  return JSON.parse(out);
 }
 
 /** Calls an operation of the protocol by name (api/doc.go): the escape hatch the typed functions are built on. */
