@@ -2,8 +2,9 @@
 // package in Node — the module's ready time (init), the loads, and RUNS
 // evaluations of each query — and prints them as one JSON object
 // (milliseconds; each evaluation the median of RUNS after WARMUP untimed
-// ones, default 10). The queries are
-// given as JSON in the environment (PACT_QUERIES, JQL_QUERY).
+// ones, default 10: the median and least wall time, the median CPU time
+// of the process and of its main thread). The queries are given as JSON
+// in the environment (PACT_QUERIES, JQL_QUERY).
 //
 // node bench.mjs PACKAGE_DIR ready: prints the module's ready time alone
 // (the import, then `await init()`), one fresh process per measure.
@@ -35,16 +36,36 @@ if (pactPath === "ready") {
 // the background while they run (on a loaded machine the JQL query
 // reaches its steady time only after about ten evaluations).
 const warmup = Number(process.env.WARMUP ?? 10);
+// Each evaluation is also timed in CPU time: the process's (every thread:
+// V8's collector and compiler threads too) and, where Linux gives it, the
+// main thread's alone (/proc/thread-self/schedstat), on which the module
+// runs. Both move less than the wall time on a loaded machine.
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+let threadCPU = () => Number(readFileSync("/proc/thread-self/schedstat", "latin1").split(" ")[0]) / 1e6;
+try {
+  if (!(threadCPU() >= 0)) threadCPU = () => NaN;
+} catch {
+  threadCPU = () => NaN;
+}
 const time = (fn) => {
   const xs = [];
+  const cs = [];
+  const ts = [];
   let n = 0;
   for (let i = 0; i < warmup; i++) fn();
   for (let i = 0; i < runs; i++) {
     const t0 = now();
+    const c0 = cpu();
+    const h0 = threadCPU();
     n = fn();
+    ts.push(threadCPU() - h0);
+    cs.push(cpu() - c0);
     xs.push(now() - t0);
   }
-  return { ms: median(xs), results: n };
+  return { ms: median(xs), minMs: Math.min(...xs), cpuMs: median(cs), threadCpuMs: median(ts), results: n };
 };
 
 const pactBytes = readFileSync(pactPath);

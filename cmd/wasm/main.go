@@ -8,16 +8,20 @@
 // default "__ctxql") to a function call(method, params, data?) and then
 // waits for calls: method is an operation of package api, params its
 // parameters as JSON text, and data, for load and evaluateOnce, the data
-// as a string or a Uint8Array beside the parameters. call returns JSON
-// text, {"result": ...} or {"error": {"code", "message", "range"}}. The
-// loader takes the function and deletes the property, so several
-// instances can live in one page.
+// as a string or a Uint8Array beside the parameters. call returns the
+// result's JSON text (a string), or for an error an object whose error
+// property is the JSON text of {"code", "message", "range"}: the result,
+// which can be megabytes, is handed over as it is, without a copy into a
+// wrapper for the JavaScript side to parse around. The loader takes the
+// function and deletes the property, so several instances can live in one
+// page.
 package main
 
 import (
 	"context"
 	"os"
 	"syscall/js"
+	"unsafe"
 
 	"github.com/ctxql/ctxql/api"
 	"github.com/ctxql/ctxql/internal/jsonenc"
@@ -44,7 +48,7 @@ func main() {
 }
 
 // answer runs one call from JavaScript.
-func answer(s *api.Session, args []js.Value) string {
+func answer(s *api.Session, args []js.Value) any {
 	if len(args) < 2 || args[0].Type() != js.TypeString || args[1].Type() != js.TypeString {
 		return reply(nil, &api.Error{Code: api.CodeUsage, Message: "call(method, paramsJSON, data?) takes a method name and JSON text"})
 	}
@@ -65,15 +69,20 @@ func answer(s *api.Session, args []js.Value) string {
 	return reply(res, aerr)
 }
 
-// reply is the JSON text of a result or an error, built with one copy of
-// the result (which can be megabytes).
-func reply(res []byte, aerr *api.Error) string {
+// reply is what call returns: the result's JSON text, or an object with
+// the error's JSON text as its error property.
+func reply(res []byte, aerr *api.Error) any {
 	if aerr != nil {
 		e, err := jsonenc.Marshal(aerr)
 		if err != nil {
 			e = []byte(`{"code":"internal","message":"unencodable error"}`)
 		}
-		return `{"error":` + string(e) + "}"
+		return map[string]any{"error": string(e)}
 	}
-	return `{"result":` + string(res) + "}"
+	if len(res) == 0 {
+		return "null"
+	}
+	// The text goes to JavaScript as a string (js.ValueOf decodes it out
+	// of the module's memory), and res is not kept nor changed: no Go copy.
+	return unsafe.String(&res[0], len(res))
 }

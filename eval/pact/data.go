@@ -49,6 +49,7 @@ type Snapshot struct {
 	typeKind []uint8            // root kinds (kind* bits) of each type
 	byType   map[string][]int32 // nodes of each nodeType, in pre-order
 	escIDs   map[int32]string   // ids with escapes, decoded
+	jsonIDs  int                // nodes whose id is not printable ASCII without quotes and backslashes (flagIDJSON)
 
 	bufs   sync.Pool // *[]int32 scratch sets reused across evaluations
 	idOnce sync.Once
@@ -69,12 +70,15 @@ type strRef struct{ rel, n uint16 }
 // value is cached in strs[k] and flagStrSlow<<k that the node has the key
 // with a value that is not (escapes, or text too far into the object);
 // for numericKeys[k], flagNumOK<<k says nums[k] holds its value, an
-// integer within the int32 range; flagIDEsc says the id is in escIDs.
+// integer within the int32 range; flagIDEsc says the id is in escIDs;
+// flagIDJSON says the id is not printable ASCII without quotes and
+// backslashes, the text of its JSON string.
 const (
 	flagStrOK   = 1 << 0
 	flagStrSlow = 1 << len(stringKeys)
 	flagNumOK   = 1 << (2 * len(stringKeys))
 	flagIDEsc   = 1 << (2*len(stringKeys) + len(numericKeys))
+	flagIDJSON  = flagIDEsc << 1
 )
 
 // Root kinds of a nodeType: "^seq" and "seq" are the ^seq region root, and

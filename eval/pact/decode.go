@@ -304,7 +304,14 @@ func (d *decoder) header(i int32, key, raw string, at int) error {
 	switch key {
 	case "id", "nodeType":
 		str := ""
-		if raw != "null" {
+		// plain: the string is printable ASCII without quotes and
+		// backslashes (the scan refused control bytes), its own JSON text.
+		plain := false
+		switch {
+		case raw == "null":
+		case len(raw) >= 2 && raw[0] == '"' && simpleString(raw):
+			str, plain = raw[1:len(raw)-1], true
+		default:
 			v, ok := decodeString(raw)
 			if !ok {
 				return fmt.Errorf("invalid data: %s.%s must be a string", s.where(i), key)
@@ -315,11 +322,18 @@ func (d *decoder) header(i int32, key, raw string, at int) error {
 			s.typ[i] = d.typeIndex(str)
 			return nil
 		}
-		s.flags[i] &^= flagIDEsc
+		if s.flags[i]&flagIDJSON != 0 {
+			s.jsonIDs--
+		}
+		s.flags[i] &^= flagIDEsc | flagIDJSON
 		delete(s.escIDs, i)
 		s.id[i] = span32{}
 		if str == "" {
 			return nil
+		}
+		if !plain {
+			s.flags[i] |= flagIDJSON
+			s.jsonIDs++
 		}
 		if len(raw) == len(str)+2 && raw[1:len(raw)-1] == str {
 			lo := uint32(d.I - len(raw) + 1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -123,6 +124,11 @@ func ParseOptions(b []byte) (Options, error) {
 type Result struct {
 	IDs   []string
 	Range *RangeDiffLatestResult
+
+	// plain says every id is printable ASCII without quotes and
+	// backslashes (known from the load), so that it is written into the
+	// JSON as it is.
+	plain bool
 }
 
 // MarshalJSON implements json.Marshaler.
@@ -132,6 +138,9 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	}
 	if r.IDs == nil {
 		return []byte("[]"), nil
+	}
+	if r.plain {
+		return jsonenc.PlainStrings(r.IDs), nil
 	}
 	return jsonenc.Marshal(r.IDs)
 }
@@ -170,12 +179,14 @@ func (p *Plan) Eval(ctx context.Context, d *Data, opts Options) (Result, error) 
 	if t != nil && t.From.Kind == syn.TimeAll {
 		ids := []string{}
 		seen := map[string]bool{}
+		plain := true
 		for i := len(d.Snapshots) - 1; i >= 0; i-- {
 			nodes, err := ev.evalSnapshot(d.Snapshots[i])
 			if err != nil {
 				return Result{}, err
 			}
 			s := d.Snapshots[i]
+			plain = plain && s.jsonIDs == 0
 			for _, n := range nodes {
 				if id := s.nodeID(n); id != "" && !seen[id] {
 					seen[id] = true
@@ -183,7 +194,7 @@ func (p *Plan) Eval(ctx context.Context, d *Data, opts Options) (Result, error) 
 				}
 			}
 		}
-		return Result{IDs: ids}, nil
+		return Result{IDs: ids, plain: plain}, nil
 	}
 	idx, err := resolveAtom(d, t, nil)
 	if err != nil {
@@ -194,14 +205,23 @@ func (p *Plan) Eval(ctx context.Context, d *Data, opts Options) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{IDs: s.idsOf(nodes)}, nil
+	return Result{IDs: s.idsOf(nodes), plain: s.jsonIDs == 0}, nil
 }
 
 // idsOf returns the ids of a set of nodes, leaving out nodes without one.
 func (s *Snapshot) idsOf(nodes []int32) []string {
 	ids := make([]string, 0, len(nodes))
 	for _, n := range nodes {
-		if id := s.nodeID(n); id != "" {
+		// nodeID, written out: a call per node costs most where nothing
+		// is inlined (WebAssembly).
+		var id string
+		if s.flags[n]&flagIDEsc != 0 {
+			id = s.escIDs[n]
+		} else {
+			sp := s.id[n]
+			id = s.src[sp.lo:sp.hi]
+		}
+		if id != "" {
 			ids = append(ids, id)
 		}
 	}
@@ -651,11 +671,44 @@ func (ev *evaluator) filter(c *syn.Compound, src, dst []int32, typed bool) ([]in
 	if t := m.soleNumeric(skip); t != nil {
 		return ev.filterNumeric(t, src, dst)
 	}
+	if t, typ := m.soleString(ev, skip); t != nil {
+		return ev.filterString(t, typ, src, dst)
+	}
 	for _, n := range src {
 		if err := ev.check(); err != nil {
 			return dst, err
 		}
 		if m.matchFrom(ev, n, skip) {
+			dst = append(dst, n)
+		}
+	}
+	return dst, nil
+}
+
+// filterString is filter for a compound that soleString answers: the
+// loop tests the type and reads the header's column itself, and only
+// nodes whose value is not cached take the general comparison. A call per
+// node costs most where nothing is inlined (WebAssembly).
+func (ev *evaluator) filterString(t *attrTest, typ int32, src, dst []int32) ([]int32, error) {
+	s := ev.s
+	col, bit := s.strs[t.strIdx], uint16(flagStrOK<<t.strIdx)
+	text, eq := t.a.Value.Text, t.a.Op == syn.OpEq
+	for k, n := range src {
+		if k&1023 == 0 {
+			if err := ev.err(); err != nil {
+				return dst, err
+			}
+		}
+		if typ != -2 && s.typ[n] != typ {
+			continue
+		}
+		if s.flags[n]&bit != 0 {
+			r := col[n]
+			lo := s.obj[n].lo + uint32(r.rel)
+			if (s.src[lo:lo+uint32(r.n)] == text) == eq {
+				dst = append(dst, n)
+			}
+		} else if t.match(s, n) {
 			dst = append(dst, n)
 		}
 	}
@@ -669,21 +722,26 @@ func (ev *evaluator) filter(c *syn.Compound, src, dst []int32, typed bool) ([]in
 func (ev *evaluator) filterNumeric(t *attrTest, src, dst []int32) ([]int32, error) {
 	s := ev.s
 	col, bit := s.nums[t.numIdx], uint16(flagNumOK<<t.numIdx)
+	// Each comparison is x in [lo, hi], or not in it for !=, with the
+	// same answer for every x and y (NaN too): x < y is x <= the
+	// largest float below y. A test in the loop rather than a function
+	// value called per node, which costs most where nothing is inlined
+	// (WebAssembly).
 	y := t.a.Value.Num
-	var test func(x float64) bool
+	lo, hi, out := math.Inf(-1), math.Inf(1), false
 	switch t.a.Op {
 	case syn.OpEq:
-		test = func(x float64) bool { return x == y }
+		lo, hi = y, y
 	case syn.OpNe:
-		test = func(x float64) bool { return x != y }
+		lo, hi, out = y, y, true
 	case syn.OpLt:
-		test = func(x float64) bool { return x < y }
+		hi = math.Nextafter(y, math.Inf(-1))
 	case syn.OpLe:
-		test = func(x float64) bool { return x <= y }
+		hi = y
 	case syn.OpGt:
-		test = func(x float64) bool { return x > y }
+		lo = math.Nextafter(y, math.Inf(1))
 	default:
-		test = func(x float64) bool { return x >= y }
+		lo = y
 	}
 	for k, n := range src {
 		if k&1023 == 0 {
@@ -692,7 +750,7 @@ func (ev *evaluator) filterNumeric(t *attrTest, src, dst []int32) ([]int32, erro
 			}
 		}
 		if s.flags[n]&bit != 0 {
-			if test(float64(col[n])) {
+			if x := float64(col[n]); (x >= lo && x <= hi) != out {
 				dst = append(dst, n)
 			}
 		} else if matchAttr(Node{s, n}, t.a) {
@@ -729,6 +787,9 @@ func (ev *evaluator) filterChildren(c *syn.Compound, parents, dst []int32) ([]in
 		}
 		return dst, nil
 	}
+	if t, typ := m.soleString(ev, 0); t != nil {
+		return ev.filterChildrenString(t, typ, parents, dst)
+	}
 	for _, p := range parents {
 		n := p + 1
 		for k := s.nkids[p]; k > 0; k-- {
@@ -736,6 +797,47 @@ func (ev *evaluator) filterChildren(c *syn.Compound, parents, dst []int32) ([]in
 				return dst, err
 			}
 			if m.match(ev, n) {
+				if len(dst) > from && dst[len(dst)-1] > n {
+					sorted = false
+				}
+				dst = append(dst, n)
+			}
+			n = s.end[n] + 1
+		}
+	}
+	if !sorted {
+		slices.Sort(dst[from:])
+	}
+	return dst, nil
+}
+
+// filterChildrenString is filterChildren for a compound that soleString
+// answers, tested as filterString tests it.
+func (ev *evaluator) filterChildrenString(t *attrTest, typ int32, parents, dst []int32) ([]int32, error) {
+	s := ev.s
+	col, bit := s.strs[t.strIdx], uint16(flagStrOK<<t.strIdx)
+	text, eq := t.a.Value.Text, t.a.Op == syn.OpEq
+	from := len(dst)
+	sorted := true
+	for _, p := range parents {
+		n := p + 1
+		for k := s.nkids[p]; k > 0; k-- {
+			if ev.steps++; ev.steps&1023 == 0 {
+				if err := ev.err(); err != nil {
+					return dst, err
+				}
+			}
+			match := false
+			switch {
+			case typ != -2 && s.typ[n] != typ:
+			case s.flags[n]&bit != 0:
+				r := col[n]
+				lo := s.obj[n].lo + uint32(r.rel)
+				match = (s.src[lo:lo+uint32(r.n)] == text) == eq
+			default:
+				match = t.match(s, n)
+			}
+			if match {
 				if len(dst) > from && dst[len(dst)-1] > n {
 					sorted = false
 				}

@@ -169,3 +169,26 @@ func (m *matcher) soleNumeric(skip int) *attrTest {
 	}
 	return nil
 }
+
+// soleString returns the matcher's attribute test and its type's index in
+// its snapshot (-1: a type no node has; -2: no type) when it is all the
+// matcher tests beyond the first skip types: at most one type and one
+// equality or inequality of a cached string header with a string
+// (".cb[role='assistant']").
+func (m *matcher) soleString(ev *evaluator, skip int) (t *attrTest, typ int32) {
+	if m.rest || len(m.attrs) != 1 || len(m.types)-skip > 1 {
+		return nil, 0
+	}
+	t = &m.attrs[0]
+	if t.flag || t.strIdx < 0 {
+		return nil, 0
+	}
+	if m.snap != ev.s {
+		m.resolve(ev.s)
+	}
+	typ = -2
+	if len(m.types) > skip {
+		typ = m.typeIdxs[skip]
+	}
+	return t, typ
+}

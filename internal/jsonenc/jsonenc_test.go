@@ -82,3 +82,40 @@ func TestMarshalStrings(t *testing.T) {
 		t.Errorf("Marshal(nil []string) = %s, %v", got, err)
 	}
 }
+
+// TestPlainStrings checks PlainStrings against Marshal on lists of
+// printable ASCII strings without quotes and backslashes.
+func TestPlainStrings(t *testing.T) {
+	for _, ss := range [][]string{
+		{},
+		{""},
+		{"a"},
+		{"cb:1:2:3", "", "<&>", " ~!#$%'()*+,-./:;=?@[]^_`{|}"},
+		lengths(40),
+	} {
+		want, err := Marshal(ss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := PlainStrings(ss); string(got) != string(want) {
+			t.Errorf("PlainStrings(%q) = %s, want %s", ss, got, want)
+		}
+	}
+}
+
+// lengths is a list of strings of each length up to n, each of its own
+// bytes (the copy a word at a time must not mix them up).
+func lengths(n int) []string {
+	var ss []string
+	for l := 0; l <= n; l++ {
+		b := make([]byte, l)
+		for i := range b {
+			b[i] = byte('!' + (l*7+i)%90)
+			if b[i] == '"' || b[i] == '\\' {
+				b[i] = 'x'
+			}
+		}
+		ss = append(ss, string(b))
+	}
+	return ss
+}

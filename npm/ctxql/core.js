@@ -74,15 +74,41 @@ export async function instantiate(src, imports) {
   return WebAssembly.instantiate(src, imports);
 }
 
-function invoke(method, params, data) {
+function invoke(method, params, data, parse = JSON.parse) {
   if (call === null) {
     throw new CtxqlError("usage", "ctxql is not initialized: await init() first");
   }
-  const out = JSON.parse(data === undefined ? call(method, JSON.stringify(params)) : call(method, JSON.stringify(params), data));
-  if (out.error) {
-    throw new CtxqlError(out.error.code, out.error.message, out.error.range);
+  // The module returns the result's JSON text, or {error: the error's JSON text}.
+  const out = data === undefined ? call(method, JSON.stringify(params)) : call(method, JSON.stringify(params), data);
+  if (typeof out !== "string") {
+    const e = JSON.parse(out.error);
+    throw new CtxqlError(e.code, e.message, e.range);
   }
-  return out.result;
+  return parse(out);
+}
+
+// parseEvaluation is JSON.parse for an evaluation's result in language. A
+// PACT selection's result, when it is an array, is an array of ids, all
+// strings, written compactly: without a backslash in the text no string
+// has an escape, so the ids are the text between `["` and `"]` split at
+// `","` — the same strings, made faster than JSON.parse makes them for
+// the hundreds of thousands of ids of a large selection.
+function parseEvaluation(language) {
+  if (language !== "pact") return JSON.parse;
+  return (text) => {
+    const n = text.length;
+    if (
+      n >= 4 &&
+      text.charCodeAt(0) === 91 && // [
+      text.charCodeAt(1) === 34 && // "
+      text.charCodeAt(n - 2) === 34 &&
+      text.charCodeAt(n - 1) === 93 && // ]
+      text.indexOf("\\") < 0
+    ) {
+      return text.slice(2, n - 2).split('","');
+    }
+    return JSON.parse(text);
+  };
 }
 
 /** Calls an operation of the protocol by name (api/doc.go): the escape hatch the typed functions are built on. */
@@ -161,7 +187,7 @@ export class DataSet {
   }
   /** The JSON value `ctxql eval <language>` prints (with explain, the explanation). */
   evaluate(query, options = {}) {
-    return invoke("evaluate", { handle: this.#live(), query, ...evalOptions(options) });
+    return invoke("evaluate", { handle: this.#live(), query, ...evalOptions(options) }, undefined, parseEvaluation(this.language));
   }
   /** How the Datalog program rules derives tuple (`--why`). */
   why(tuple, options = {}) {
@@ -202,5 +228,5 @@ export function load(language, data, options = {}) {
 
 /** Evaluates one query on data loaded for this call only. */
 export function evaluate(language, query, data, options = {}) {
-  return invoke("evaluateOnce", clean({ language, query, name: options.name, options: evalOptions(options) }), dataArg(data));
+  return invoke("evaluateOnce", clean({ language, query, name: options.name, options: evalOptions(options) }), dataArg(data), parseEvaluation(language));
 }

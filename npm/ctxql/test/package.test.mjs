@@ -63,6 +63,26 @@ test("evaluate gives what ctxql eval prints, through a handle and once, from tex
   assert.deepEqual(ctxql.evaluate("datalog", read("reach.dl"), JSON.parse(read("graph.json")), { program: true }), want);
 });
 
+test("a PACT selection's ids are the strings ctxql eval prints, whatever their characters", () => {
+  // Ids that the package splits out of the result's text and ids that
+  // need JSON.parse (escapes), alone and together; an empty selection.
+  const ids = ["cb:1", "a,b", "[x]", "é", "日本", "a\u2028b", 'q"uote', "back\\slash", "tab\t", "<&>", '","', "x".repeat(40)];
+  const sets = [ids.slice(0, 6), ids, ids.slice(6), ids.slice(0, 1), ["a\u2028b"]];
+  for (const set of sets) {
+    const data = JSON.stringify({ root: { id: "root", children: set.map((id) => ({ id, nodeType: "cb" })) } });
+    const file = join(ex, "ids.json");
+    writeFileSync(file, data);
+    for (const query of [".cb", ".zz"]) {
+      const want = JSON.parse(native(["eval", "pact", "--data", file, query]).stdout);
+      assert.deepEqual(want, query === ".cb" ? set : []);
+      assert.deepEqual(ctxql.evaluate("pact", query, data), want, `${query} over ${JSON.stringify(set)}`);
+      const ds = ctxql.load("pact", data);
+      assert.deepEqual(ds.evaluate(query), want, `${query} over ${JSON.stringify(set)}, loaded`);
+      ds.release();
+    }
+  }
+});
+
 test("explain gives the text of --explain and its steps", () => {
   const r = native(["eval", "pact", "--dialect", "v1", "--explain", "--data", join(ex, "context.json"), ".mt > .cb"]);
   const x = ctxql.evaluate("pact", ".mt > .cb", read("context.json"), { dialect: "v1", explain: true });
