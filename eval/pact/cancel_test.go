@@ -214,3 +214,26 @@ func TestContentDiffBounded(t *testing.T) {
 		t.Logf("%d lines a side: %s", c.lines, took)
 	}
 }
+
+// TestIDIndexCancelled cancels while a selection by id builds the
+// snapshot's id index: the selection returns the context's error at the
+// next look, the index is not kept half built, and the next selection
+// finds the node.
+func TestIDIndexCancelled(t *testing.T) {
+	d := historyData(t, 1, 20000)
+	src := "#b19999"
+	cancelAtCheck(t, 3, 0, func(ctx context.Context) error {
+		_, err := Select(ctx, d, src, syn.V1, Options{})
+		return err
+	})
+	if m := d.Snapshots[0].byID.Load(); m != nil {
+		t.Fatalf("the id index was kept after a cancelled build (%d ids)", len(*m))
+	}
+	res, err := Select(context.Background(), d, src, syn.V1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.IDs, []string{"b19999"}) {
+		t.Fatalf("after the cancelled build: %v", res.IDs)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/ctxql/ctxql/internal/files"
@@ -51,9 +52,9 @@ type Snapshot struct {
 	escIDs   map[int32]string   // ids with escapes, decoded
 	jsonIDs  int                // nodes whose id is not printable ASCII without quotes and backslashes (flagIDJSON)
 
-	bufs   sync.Pool // *[]int32 scratch sets reused across evaluations
-	idOnce sync.Once
-	byID   map[string]int32 // first node with each id, built on first use
+	bufs sync.Pool                        // *[]int32 scratch sets reused across evaluations
+	idMu sync.Mutex                       // held while the id index is built
+	byID atomic.Pointer[map[string]int32] // first node with each id, built on first use
 
 	allOnce sync.Once
 	allIdx  []int32 // every node, built on first use
@@ -300,7 +301,8 @@ func (s *Snapshot) putBuf(b []int32) {
 // Lookup returns the first node with the given id, or the zero Node when
 // there is none.
 func (s *Snapshot) Lookup(id string) Node {
-	i, ok := s.ids()[id]
+	m, _ := s.ids(context.Background())
+	i, ok := m[id]
 	if !ok {
 		return Node{}
 	}
@@ -309,18 +311,32 @@ func (s *Snapshot) Lookup(id string) Node {
 
 // ids returns the id index, building it on first use: loading does not pay
 // for it, and every later lookup is O(1). It is safe for concurrent use.
-func (s *Snapshot) ids() map[string]int32 {
-	s.idOnce.Do(func() {
-		s.byID = make(map[string]int32, len(s.parent))
-		for i := range int32(len(s.parent)) {
-			if id := s.nodeID(i); id != "" {
-				if _, dup := s.byID[id]; !dup {
-					s.byID[id] = i
-				}
+// Building it looks at ctx every 4,096 nodes; when ctx is done it returns
+// nil and ctx's error and keeps nothing, so a later call builds it again.
+func (s *Snapshot) ids(ctx context.Context) (map[string]int32, error) {
+	if m := s.byID.Load(); m != nil {
+		return *m, nil
+	}
+	s.idMu.Lock()
+	defer s.idMu.Unlock()
+	if m := s.byID.Load(); m != nil {
+		return *m, nil
+	}
+	m := make(map[string]int32, len(s.parent))
+	for i := range int32(len(s.parent)) {
+		if i&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
 		}
-	})
-	return s.byID
+		if id := s.nodeID(i); id != "" {
+			if _, dup := m[id]; !dup {
+				m[id] = i
+			}
+		}
+	}
+	s.byID.Store(&m)
+	return m, nil
 }
 
 // LoadFile reads snapshot data from a regular file of any size.

@@ -268,6 +268,7 @@ func resolveAtom(d *Data, t *syn.Time, a *syn.TimeAtom) (int, error) {
 // evaluator carries one evaluation.
 type evaluator struct {
 	ctx      context.Context
+	stopped  error // ctx's error, seen by a step that cannot return it
 	p        *Plan
 	s        *Snapshot
 	steps    int
@@ -305,6 +306,9 @@ func (ev *evaluator) check() error {
 // deadline has passed: a busy machine may deliver the deadline's timer late,
 // and an evaluation must stop at its deadline all the same.
 func (ev *evaluator) err() error {
+	if ev.stopped != nil {
+		return ev.stopped
+	}
 	if err := ev.ctx.Err(); err != nil {
 		return err
 	}
@@ -358,6 +362,9 @@ func (ev *evaluator) evalSnapshot(s *Snapshot) ([]int32, error) {
 			}
 		}
 		set = out
+	}
+	if err := ev.err(); err != nil {
+		return nil, err
 	}
 	if ev.p.order == "id" {
 		sort.SliceStable(set, func(i, j int) bool { return s.nodeID(set[i]) < s.nodeID(set[j]) })
@@ -952,7 +959,13 @@ func (ev *evaluator) baseSet(c *syn.Compound) []int32 {
 func (ev *evaluator) baseSetTyped(c *syn.Compound) (base []int32, typed bool) {
 	switch {
 	case ev.p.q.Dialect == syn.V1 && len(c.Hashes) > 0:
-		n, ok := ev.s.ids()[c.Hashes[0].Value]
+		// When ctx is done while the index is built, nothing is found and
+		// the evaluation reports ctx's error before it returns.
+		ids, err := ev.s.ids(ev.ctx)
+		if err != nil {
+			ev.stopped = err
+		}
+		n, ok := ids[c.Hashes[0].Value]
 		if !ok {
 			return nil, false
 		}

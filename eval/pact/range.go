@@ -227,8 +227,12 @@ func (ev *evaluator) evalRange(d *Data, opts Options) (*RangeDiffLatestResult, e
 				}
 			}
 		}
-		sortByFrom(blk.AddedIDs, from)
-		sortByFrom(blk.RemovedIDs, from)
+		idx, err := from.ids(ev.ctx)
+		if err != nil {
+			return nil, err
+		}
+		sortByFrom(blk.AddedIDs, idx)
+		sortByFrom(blk.RemovedIDs, idx)
 		blk.Stats = Stats{Added: len(blk.AddedIDs), Removed: len(blk.RemovedIDs), Changed: len(blk.Changed)}
 		if opts.MaxChangesPerSnapshot != nil {
 			budget := *opts.MaxChangesPerSnapshot
@@ -252,11 +256,11 @@ func (ev *evaluator) evalRange(d *Data, opts Options) (*RangeDiffLatestResult, e
 	return res, nil
 }
 
-// sortByFrom orders ids by their document position in the from snapshot;
-// ids absent there follow, ordered by id.
-func sortByFrom(ids []string, from *Snapshot) {
+// sortByFrom orders ids by their document position in the from snapshot,
+// whose id index is from; ids absent there follow, ordered by id.
+func sortByFrom(ids []string, from map[string]int32) {
 	pos := func(id string) int {
-		if n, ok := from.ids()[id]; ok {
+		if n, ok := from[id]; ok {
 			return int(n)
 		}
 		return int(^uint(0) >> 1)
