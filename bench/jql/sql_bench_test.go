@@ -41,6 +41,7 @@ type sqlSettings struct {
 	rounds  int      // timed rounds of the two queries in turns (JQL_SQL_ROUNDS, default 7)
 	evalMax int      // up to this size the in-process evaluator checks the rows too (JQL_SQL_EVAL_MAX, default 200,000)
 	dir     string   // where the CSV files and databases go (JQL_SQL_DIR, default a temporary directory)
+	csv     string   // where the CSV files are kept and reused (JQL_SQL_CSV, default dir, removed at the end)
 }
 
 func envInt(tb testing.TB, name string, def int) int {
@@ -62,6 +63,7 @@ func readSettings(b *testing.B) sqlSettings {
 		rounds:  envInt(b, "JQL_SQL_ROUNDS", 7),
 		evalMax: envInt(b, "JQL_SQL_EVAL_MAX", 200_000),
 		dir:     os.Getenv("JQL_SQL_DIR"),
+		csv:     os.Getenv("JQL_SQL_CSV"),
 	}
 	if e := os.Getenv("JQL_SQL_ENGINES"); e != "" {
 		s.engines = strings.Split(e, ",")
@@ -75,6 +77,9 @@ func readSettings(b *testing.B) sqlSettings {
 		}
 		b.Cleanup(func() { os.RemoveAll(d) })
 		s.dir = d
+	}
+	if s.csv == "" {
+		s.csv = s.dir
 	}
 	return s
 }
@@ -106,19 +111,8 @@ func BenchmarkSQLCompiledVsHand(b *testing.B) {
 	if s.n <= s.evalMax {
 		want = inProcess(b, ctx, q, filepath.Join(s.dir, "activities.jsonl"), s.n)
 	}
-	if slices.Contains(s.engines, "postgres") || slices.Contains(s.engines, "duckdb") {
-		start := time.Now()
-		counts, err := writeCSV(ctx, s.dir, s.n)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var size int64
-		for _, t := range csvTables() {
-			if fi, err := os.Stat(csvFile(s.dir, t.Name)); err == nil {
-				size += fi.Size()
-			}
-		}
-		fmt.Printf("rows %v, %.0f MB of gzipped CSV in %v\n", counts, float64(size)/1e6, time.Since(start).Round(time.Second))
+	if slices.Contains(s.engines, "postgres") || slices.Contains(s.engines, "duckdb") || slices.Contains(s.engines, "none") {
+		prepareCSV(b, ctx, s)
 	}
 	for _, name := range s.engines {
 		b.Run(name, func(b *testing.B) {
@@ -128,6 +122,8 @@ func BenchmarkSQLCompiledVsHand(b *testing.B) {
 				tc, th = benchDuckDB(b, ctx, s, q, ds, want)
 			case "postgres", "sqlite":
 				tc, th = benchEngine(b, ctx, s, name, q, ds, want)
+			case "none":
+				b.Skip("JQL_SQL_ENGINES=none: the CSV files only")
 			default:
 				b.Fatalf("JQL_SQL_ENGINES: no engine %s (postgres, duckdb, sqlite)", name)
 			}
@@ -139,6 +135,32 @@ func BenchmarkSQLCompiledVsHand(b *testing.B) {
 			b.ReportMetric(tc/th, "compiled/hand")
 		})
 	}
+}
+
+// prepareCSV writes the CSV files of the tables, unless s.csv holds
+// those of the same number of activities (its file n says how many).
+func prepareCSV(b *testing.B, ctx context.Context, s sqlSettings) {
+	stamp := filepath.Join(s.csv, "n")
+	if old, err := os.ReadFile(stamp); err == nil && string(old) == strconv.Itoa(s.n) {
+		fmt.Printf("the CSV files of %s\n", s.csv)
+		return
+	}
+	os.Remove(stamp)
+	start := time.Now()
+	counts, err := writeCSV(ctx, s.csv, s.n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(stamp, []byte(strconv.Itoa(s.n)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var size int64
+	for _, t := range csvTables() {
+		if fi, err := os.Stat(csvFile(s.csv, t.Name)); err == nil {
+			size += fi.Size()
+		}
+	}
+	fmt.Printf("rows %v, %.0f MB of gzipped CSV in %v\n", counts, float64(size)/1e6, time.Since(start).Round(time.Second))
 }
 
 // inProcess evaluates q over n generated activities with the in-process
@@ -185,7 +207,7 @@ func benchEngine(b *testing.B, ctx context.Context, s sqlSettings, name string, 
 	if name == "postgres" {
 		roomFor(b, os.TempDir(), int64(s.n)*pgBytesPerActivity)
 		url = pgtest.Start(b)
-		if err := loadPostgres(ctx, url, s.dir); err != nil {
+		if err := loadPostgres(ctx, url, s.csv); err != nil {
 			b.Fatal(err)
 		}
 	} else {
@@ -306,7 +328,7 @@ func benchDuckDB(b *testing.B, ctx context.Context, s sqlSettings, q *syn.Query,
 	if err != nil {
 		b.Fatal(err)
 	}
-	items := duckDBLoadItems(s.dir)
+	items := duckDBLoadItems(s.dir, s.csv)
 	items = append(items,
 		duckdbtest.Item{Read: c.SQL}, duckdbtest.Item{Read: handSQL},
 		duckdbtest.Item{Time: c.SQL, N: 1, Quiet: true}, duckdbtest.Item{Time: handSQL, N: 1, Quiet: true})

@@ -254,8 +254,8 @@ func loadPostgres(ctx context.Context, url, dir string) error {
 // duckDBLoadItems are the items that attach a DuckDB database file in dir
 // (the tables of ten million activities do not fit the memory of an
 // in-memory database), create the tables of the layout there and fill
-// them from the CSV files in dir, then build the indexes.
-func duckDBLoadItems(dir string) []duckdbtest.Item {
+// them from the CSV files in csvDir, then build the indexes.
+func duckDBLoadItems(dir, csvDir string) []duckdbtest.Item {
 	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 	items := []duckdbtest.Item{
 		{Exec: "ATTACH " + q(filepath.Join(dir, "bench.duckdb")) + " AS bench"},
@@ -286,7 +286,7 @@ func duckDBLoadItems(dir string) []duckdbtest.Item {
 		}
 		items = append(items, duckdbtest.Item{Exec: fmt.Sprintf(
 			`INSERT INTO %s SELECT * FROM read_csv(%s, header = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, columns = {%s})`,
-			sqlgen.Ident(t.Name), q(csvFile(dir, t.Name)), strings.Join(cols, ", "))})
+			sqlgen.Ident(t.Name), q(csvFile(csvDir, t.Name)), strings.Join(cols, ", "))})
 		for _, s := range t.CreateIndexes(sqlgen.DuckDB) {
 			items = append(items, duckdbtest.Item{Exec: s})
 		}
