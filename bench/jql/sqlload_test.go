@@ -287,8 +287,14 @@ func duckDBLoadItems(dir, csvDir string) []duckdbtest.Item {
 		items = append(items, duckdbtest.Item{Exec: fmt.Sprintf(
 			`INSERT INTO %s SELECT * FROM read_csv(%s, header = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, columns = {%s})`,
 			sqlgen.Ident(t.Name), q(csvFile(csvDir, t.Name)), strings.Join(cols, ", "))})
-		for _, s := range t.CreateIndexes(sqlgen.DuckDB) {
-			items = append(items, duckdbtest.Item{Exec: s})
+		// DuckDB answers both queries with table scans and hash joins,
+		// with or without the indexes (EXPLAIN ANALYZE); building them on
+		// 141 million node rows takes most of the load, so
+		// JQL_SQL_DUCKDB_INDEXES=0 leaves them out.
+		if os.Getenv("JQL_SQL_DUCKDB_INDEXES") != "0" {
+			for _, s := range t.CreateIndexes(sqlgen.DuckDB) {
+				items = append(items, duckdbtest.Item{Exec: s})
+			}
 		}
 		items = append(items, duckdbtest.Item{Exec: "ANALYZE " + sqlgen.Ident(t.Name)})
 	}
