@@ -97,7 +97,10 @@ func readSettings(b *testing.B) sqlSettings {
 // JQL_SQL_ROUNDS rounds run the two in turns (each first every other
 // round) after a warm-up run of each; it prints the medians and their
 // ratio (the goal: compiled within 1.25x of hand-written). Run it with
-// -benchtime=1x: the rounds are the repetitions.
+// -benchtime=1x: the rounds are the repetitions. JQL_SQL_CSV keeps the
+// CSV files in a directory and reuses them (JQL_SQL_ENGINES=none only
+// writes them); JQL_SQL_DUCKDB_MEMORY (default 8GB) and
+// JQL_SQL_DUCKDB_INDEXES=0 are for DuckDB.
 func BenchmarkSQLCompiledVsHand(b *testing.B) {
 	s := readSettings(b)
 	ctx := context.Background()
