@@ -68,7 +68,11 @@ func barData(terms int) (map[string][]string, map[string][][]string) {
 // @duckdb/node-api), over the relations of barData(DL_SQL_TERMS) (default
 // 10,000 terms: 100,000 path tuples) loaded as `ctxql load` loads them.
 // Both must return the same tuples; it prints the time of each and their
-// ratio (the goal: compiled within 1.25x of hand-written).
+// ratio (the goal: compiled within 1.25x of hand-written). In DuckDB
+// (DL_SQL_DUCKDB_THREADS threads, default 1) each query's pair is timed
+// in DL_SQL_ROUNDS rounds (default 11) of medians of DL_SQL_INNER runs
+// (default 5) after a warm-up (duckDBBarItems); the ratio is the median
+// of the rounds' ratios. Run it with -benchtime=1x.
 func BenchmarkSQLBars(b *testing.B) {
 	terms := 10_000
 	if s := os.Getenv("DL_SQL_TERMS"); s != "" {
@@ -161,25 +165,82 @@ func BenchmarkSQLBars(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			// Rounds of the compiled and the hand-written query in turns,
-			// so that a change of the machine's load falls on both.
-			rounds := max(b.N, 5)
-			for _, q := range sqlBars {
-				items = append(items, duckdbtest.Pairs(compile(b, sqlgen.DuckDB, q), q.hand, rounds)...)
-			}
+			rounds, inner := max(b.N, envInt(b, "DL_SQL_ROUNDS", 11)), envInt(b, "DL_SQL_INNER", 5)
+			items = append(items, duckdbtest.Item{Exec: fmt.Sprintf("SET threads = %d", envInt(b, "DL_SQL_DUCKDB_THREADS", 1))})
+			items = append(items, duckDBBarItems(b, compile, rounds, inner)...)
 			res, times, err := duckdbtest.RunTimed(b, items)
 			if err != nil {
 				b.Fatal(err)
 			}
 			for i, q := range sqlBars {
-				r, ts := res[2*rounds*i:2*rounds*(i+1)], times[2*rounds*i:2*rounds*(i+1)]
-				sameTuples(b, strRows(r[0]), strRows(r[1]))
-				tc, th := duckdbtest.PairMedians(ts)
-				b.Logf("%s: %d tuples, compiled %.2f ms, hand %.2f ms, compiled/hand %.2f", q.name, len(r[0]), tc, th, tc/th)
-				b.ReportMetric(tc/th, q.name+"-compiled/hand")
+				sameTuples(b, strRows(res[2*i]), strRows(res[2*i+1]))
+				var cs, hs []float64
+				for r := range rounds {
+					// Round r's pair of query i, compiled first in even rounds.
+					k := 2*len(sqlBars) + 2*(r*len(sqlBars)+i)
+					c, h := times[k], times[k+1]
+					if r%2 == 1 {
+						c, h = h, c
+					}
+					cs, hs = append(cs, c), append(hs, h)
+				}
+				ratios := make([]float64, rounds)
+				for r := range rounds {
+					ratios[r] = cs[r] / hs[r]
+				}
+				ratio := medianOf(ratios)
+				b.Logf("%s: %d tuples, compiled %.2f ms, hand %.2f ms (medians), compiled/hand %.3f (median of the rounds' ratios, %.2f–%.2f)",
+					q.name, len(res[2*i]), medianOf(cs), medianOf(hs), ratio, slices.Min(ratios), slices.Max(ratios))
+				b.ReportMetric(ratio, q.name+"-compiled/hand")
 			}
 		})
 	}
+}
+
+// duckDBBarItems are the DuckDB items of the bar queries after the load:
+// each query compiled and by hand read once (the rows compared), a
+// warm-up of each (3 runs, the plans and the buffers warm), then rounds
+// of every query's pair in turns — the compiled query first in even
+// rounds — each item the median of inner runs. The result is the median
+// of the rounds' ratios: a round slowed by the machine's load falls out.
+func duckDBBarItems(b *testing.B, compile func(*testing.B, sqlgen.Dialect, sqlBar) string, rounds, inner int) []duckdbtest.Item {
+	var items []duckdbtest.Item
+	compiled := make([]string, len(sqlBars))
+	for i, q := range sqlBars {
+		compiled[i] = compile(b, sqlgen.DuckDB, q)
+		items = append(items, duckdbtest.Item{Read: compiled[i]}, duckdbtest.Item{Read: q.hand})
+	}
+	for i, q := range sqlBars {
+		items = append(items, duckdbtest.Item{Time: compiled[i], N: 3, Quiet: true}, duckdbtest.Item{Time: q.hand, N: 3, Quiet: true})
+	}
+	for r := range rounds {
+		for i, q := range sqlBars {
+			x, y := duckdbtest.Item{Time: compiled[i], N: inner, Quiet: true}, duckdbtest.Item{Time: q.hand, N: inner, Quiet: true}
+			if r%2 == 1 {
+				x, y = y, x
+			}
+			items = append(items, x, y)
+		}
+	}
+	return items
+}
+
+func envInt(b *testing.B, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		b.Fatalf("%s: %v", name, err)
+	}
+	return v
+}
+
+func medianOf(xs []float64) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }
 
 func anyRows(rows [][]any) []string {

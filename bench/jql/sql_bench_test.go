@@ -3,17 +3,24 @@ package jql_test
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ctxql/ctxql/bench/internal/gen"
 	"github.com/ctxql/ctxql/engine"
+	evaljql "github.com/ctxql/ctxql/eval/jql"
 	"github.com/ctxql/ctxql/internal/duckdbtest"
 	"github.com/ctxql/ctxql/internal/pgtest"
 	"github.com/ctxql/ctxql/sqlgen"
+	"github.com/ctxql/ctxql/syntax"
 	syn "github.com/ctxql/ctxql/syntax/jql"
 )
 
@@ -26,147 +33,279 @@ WHERE t.ord IN (SELECT ord FROM activities_nodes WHERE path = '["sessionId"]' AN
 ORDER BY t.ct_rank DESC, t.ct_sec DESC, t.ct_nsec DESC, t.ct_str DESC, t.id, t.ord
 LIMIT 100`
 
-// BenchmarkSQLCompiledVsHand runs benchQuery compiled by ctxql and the
-// same query written by hand (handSQL) in SQLite and, with
-// JQL_SQL_POSTGRES=1, a temporary PostgreSQL cluster and, with
-// JQL_SQL_DUCKDB=1, DuckDB (through @duckdb/node-api), over JQL_SQL_N
-// activities (default 20,000) loaded with the layout of docs/sql.md; both
-// must return the same documents. It prints the time of each and their
-// ratio (the goal: compiled within 1.25x of hand-written).
-func BenchmarkSQLCompiledVsHand(b *testing.B) {
-	n := 20000
-	if s := os.Getenv("JQL_SQL_N"); s != "" {
-		v, err := strconv.Atoi(s)
+// sqlSettings are the knobs of BenchmarkSQLCompiledVsHand, read from the
+// environment.
+type sqlSettings struct {
+	n       int      // activities (JQL_SQL_N, default 10,000,000)
+	engines []string // JQL_SQL_ENGINES, default duckdb,postgres (in that order: DuckDB's file is gone before PostgreSQL loads)
+	rounds  int      // timed rounds of the two queries in turns (JQL_SQL_ROUNDS, default 7)
+	evalMax int      // up to this size the in-process evaluator checks the rows too (JQL_SQL_EVAL_MAX, default 200,000)
+	dir     string   // where the CSV files and databases go (JQL_SQL_DIR, default a temporary directory)
+	csv     string   // where the CSV files are kept and reused (JQL_SQL_CSV, default dir, removed at the end)
+}
+
+func envInt(tb testing.TB, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		tb.Fatalf("%s: %v", name, err)
+	}
+	return v
+}
+
+func readSettings(b *testing.B) sqlSettings {
+	s := sqlSettings{
+		n:       envInt(b, "JQL_SQL_N", 10_000_000),
+		engines: []string{"duckdb", "postgres"},
+		rounds:  envInt(b, "JQL_SQL_ROUNDS", 7),
+		evalMax: envInt(b, "JQL_SQL_EVAL_MAX", 200_000),
+		dir:     os.Getenv("JQL_SQL_DIR"),
+		csv:     os.Getenv("JQL_SQL_CSV"),
+	}
+	if e := os.Getenv("JQL_SQL_ENGINES"); e != "" {
+		s.engines = strings.Split(e, ",")
+	}
+	if s.dir == "" {
+		s.dir = b.TempDir()
+	} else {
+		d, err := os.MkdirTemp(s.dir, "jql-sql-")
 		if err != nil {
 			b.Fatal(err)
 		}
-		n = v
+		b.Cleanup(func() { os.RemoveAll(d) })
+		s.dir = d
 	}
-	dir := b.TempDir()
-	data := filepath.Join(dir, "activities.jsonl")
-	generate(b, data, n)
+	if s.csv == "" {
+		s.csv = s.dir
+	}
+	return s
+}
+
+// BenchmarkSQLCompiledVsHand runs benchQuery compiled by ctxql and the
+// same query written by hand (handSQL) over JQL_SQL_N generated
+// activities (default 10,000,000) in the engines of JQL_SQL_ENGINES
+// (default duckdb,postgres, run in that order; sqlite too): a temporary PostgreSQL cluster,
+// DuckDB through @duckdb/node-api (a database file), SQLite through the
+// engine package. The tables have the layout `ctxql load` writes, filled
+// in bulk (see sqlload_test.go; SQLite through engine.Load, one
+// transaction). Before timing, the compiled and the hand-written query
+// must return the same documents, and up to JQL_SQL_EVAL_MAX activities
+// the compiled query's result must be the in-process evaluator's. Then
+// JQL_SQL_ROUNDS rounds run the two in turns (each first every other
+// round) after a warm-up run of each; it prints the medians and their
+// ratio (the goal: compiled within 1.25x of hand-written). Run it with
+// -benchtime=1x: the rounds are the repetitions. JQL_SQL_CSV keeps the
+// CSV files in a directory and reuses them (JQL_SQL_ENGINES=none only
+// writes them); JQL_SQL_DUCKDB_MEMORY (default 8GB) and
+// JQL_SQL_DUCKDB_INDEXES=0 are for DuckDB.
+func BenchmarkSQLCompiledVsHand(b *testing.B) {
+	s := readSettings(b)
 	ctx := context.Background()
-	urls := map[string]string{"sqlite": "sqlite:" + filepath.Join(dir, "a.db")}
-	if os.Getenv("JQL_SQL_POSTGRES") != "" {
-		urls["postgres"] = pgtest.Start(b)
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("JQL SQL: %d activities, engines %s, %d rounds, load average %s", s.n, strings.Join(s.engines, ","), s.rounds, load)
+	q, ds := syn.ParseQuery(benchQuery)
+	if len(ds) > 0 {
+		b.Fatal(ds)
 	}
-	if os.Getenv("JQL_SQL_DUCKDB") != "" {
-		b.Run("duckdb", func(b *testing.B) { benchDuckDB(b, dir, data) })
+	var want *evaljql.Result
+	if s.n <= s.evalMax {
+		want = inProcess(b, ctx, q, filepath.Join(s.dir, "activities.jsonl"), s.n)
 	}
-	for name, url := range urls {
+	if slices.Contains(s.engines, "postgres") || slices.Contains(s.engines, "duckdb") || slices.Contains(s.engines, "none") {
+		prepareCSV(b, ctx, s)
+	}
+	for _, name := range s.engines {
 		b.Run(name, func(b *testing.B) {
-			db, err := engine.Open(ctx, url)
-			if err != nil {
-				b.Fatal(err)
+			var tc, th float64
+			switch name {
+			case "duckdb":
+				tc, th = benchDuckDB(b, ctx, s, q, ds, want)
+			case "postgres", "sqlite":
+				tc, th = benchEngine(b, ctx, s, name, q, ds, want)
+			case "none":
+				b.Skip("JQL_SQL_ENGINES=none: the CSV files only")
+			default:
+				b.Fatalf("JQL_SQL_ENGINES: no engine %s (postgres, duckdb, sqlite)", name)
 			}
-			defer db.Close()
-			load(b, ctx, db, data)
-			q, ds := syn.ParseQuery(benchQuery)
-			c, err := sqlgen.CompileJQL(q, ds, db.Dialect())
-			if err != nil {
-				b.Fatal(err)
-			}
-			compiled, err := db.Texts(ctx, c.SQL)
-			if err != nil {
-				b.Fatal(err)
-			}
-			hand, err := db.Texts(ctx, handSQL)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(compiled) == 0 || !slices.EqualFunc(compiled, hand, func(x, y []byte) bool { return string(x) == string(y) }) {
-				b.Fatalf("compiled and hand-written SQL disagree: %d and %d rows", len(compiled), len(hand))
-			}
-			var tc, th time.Duration
-			b.ResetTimer()
-			run := func(query string, total *time.Duration) {
-				start := time.Now()
-				if _, err := db.Texts(ctx, query); err != nil {
-					b.Fatal(err)
-				}
-				*total += time.Since(start)
-			}
-			// The two in turns, each first every other round.
-			for i := range b.N {
-				if i%2 == 0 {
-					run(c.SQL, &tc)
-					run(handSQL, &th)
-				} else {
-					run(handSQL, &th)
-					run(c.SQL, &tc)
-				}
-			}
-			b.ReportMetric(float64(tc.Microseconds())/float64(b.N)/1000, "compiled-ms/op")
-			b.ReportMetric(float64(th.Microseconds())/float64(b.N)/1000, "hand-ms/op")
-			b.ReportMetric(float64(tc)/float64(th), "compiled/hand")
+			load, _ := os.ReadFile("/proc/loadavg")
+			fmt.Printf("%s: compiled %.1f ms, hand-written %.1f ms, compiled/hand %.3f (medians of %d rounds), load average %s",
+				name, tc, th, tc/th, s.rounds, load)
+			b.ReportMetric(tc, "compiled-ms")
+			b.ReportMetric(th, "hand-ms")
+			b.ReportMetric(tc/th, "compiled/hand")
 		})
 	}
 }
 
-// benchDuckDB is BenchmarkSQLCompiledVsHand in DuckDB: the tables filled
-// from JSON Lines files, each query read once and timed over b.N runs in
-// the same DuckDB process.
-func benchDuckDB(b *testing.B, dir, data string) {
-	var tables []sqlgen.Table
-	for _, dom := range sqlgen.JQLDomains() {
-		tables = append(tables, sqlgen.JQLTables(dom)...)
+// prepareCSV writes the CSV files of the tables, unless s.csv holds
+// those of the same number of activities (its file n says how many).
+func prepareCSV(b *testing.B, ctx context.Context, s sqlSettings) {
+	stamp := filepath.Join(s.csv, "n")
+	if old, err := os.ReadFile(stamp); err == nil && string(old) == strconv.Itoa(s.n) {
+		fmt.Printf("the CSV files of %s\n", s.csv)
+		return
 	}
-	items, err := duckdbtest.LoadItems(dir, tables, func(emit func(string, []any) error) error { return scanRows(data, emit) })
+	os.Remove(stamp)
+	start := time.Now()
+	counts, err := writeCSV(ctx, s.csv, s.n)
 	if err != nil {
 		b.Fatal(err)
 	}
-	q, ds := syn.ParseQuery(benchQuery)
-	c, err := sqlgen.CompileJQL(q, ds, sqlgen.DuckDB)
-	if err != nil {
+	if err := os.WriteFile(stamp, []byte(strconv.Itoa(s.n)), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	items = append(items, duckdbtest.Pairs(c.SQL, handSQL, max(b.N, 5))...)
-	res, times, err := duckdbtest.RunTimed(b, items)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(res[0]) == 0 || !slices.EqualFunc(res[0], res[1], func(x, y []*string) bool { return *x[0] == *y[0] }) {
-		b.Fatalf("compiled and hand-written SQL disagree: %d and %d rows", len(res[0]), len(res[1]))
-	}
-	tc, th := duckdbtest.PairMedians(times)
-	b.ReportMetric(tc, "compiled-ms/op")
-	b.ReportMetric(th, "hand-ms/op")
-	b.ReportMetric(tc/th, "compiled/hand")
-}
-
-// scanRows hands emit the rows of the activities of a JSON Lines file.
-func scanRows(path string, emit func(string, []any) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	var ord int64
-	for sc.Scan() {
-		if err := sqlgen.JQLRows("activities", ord, sc.Bytes(), emit); err != nil {
-			return err
+	var size int64
+	for _, t := range csvTables() {
+		if fi, err := os.Stat(csvFile(s.csv, t.Name)); err == nil {
+			size += fi.Size()
 		}
-		ord++
 	}
-	return sc.Err()
+	fmt.Printf("rows %v, %.0f MB of gzipped CSV in %v\n", counts, float64(size)/1e6, time.Since(start).Round(time.Second))
 }
 
-// load fills the tables of the layout from a JSON Lines file.
-func load(b *testing.B, ctx context.Context, db *engine.DB, path string) {
-	b.Helper()
-	f, err := os.Open(path)
+// inProcess evaluates q over n generated activities with the in-process
+// evaluator.
+func inProcess(b *testing.B, ctx context.Context, q *syn.Query, path string, n int) *evaljql.Result {
+	generate(b, path, n)
+	t, err := evaljql.Load(ctx, evaljql.File{Path: path})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.Close()
-	var tables []sqlgen.Table
-	for _, dom := range sqlgen.JQLDomains() {
-		tables = append(tables, sqlgen.JQLTables(dom)...)
+	res, err := evaljql.EvalQueryOptions(ctx, q, nil, t, evaljql.Options{})
+	if err != nil {
+		b.Fatal(err)
 	}
-	_, err = db.Load(ctx, tables, func(emit func(string, []any) error) error {
-		sc := bufio.NewScanner(f)
+	os.Remove(path)
+	return res
+}
+
+// checkRows fails unless the compiled and the hand-written query returned
+// the same documents, some, and (with want) the compiled ones make the
+// in-process evaluator's result.
+func checkRows(b *testing.B, ctx context.Context, q *syn.Query, ds []syntax.Diagnostic, compiled, hand [][]byte, want *evaljql.Result) {
+	b.Helper()
+	if len(compiled) == 0 || !slices.EqualFunc(compiled, hand, func(x, y []byte) bool { return string(x) == string(y) }) {
+		b.Fatalf("compiled and hand-written SQL disagree: %d and %d rows", len(compiled), len(hand))
+	}
+	if want == nil {
+		return
+	}
+	got, err := evaljql.Finish(ctx, q, ds, compiled, evaljql.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !slices.EqualFunc(got.Docs, want.Docs, func(x, y []byte) bool { return string(x) == string(y) }) {
+		b.Fatalf("the compiled query's result differs from the in-process evaluator's: %d and %d documents", len(got.Docs), len(want.Docs))
+	}
+}
+
+// benchEngine is the benchmark in PostgreSQL or SQLite, reached through
+// the engine package as `ctxql eval --engine` reaches them.
+func benchEngine(b *testing.B, ctx context.Context, s sqlSettings, name string, q *syn.Query, ds []syntax.Diagnostic, want *evaljql.Result) (tc, th float64) {
+	start := time.Now()
+	var url string
+	if name == "postgres" {
+		roomFor(b, os.TempDir(), int64(s.n)*pgBytesPerActivity)
+		url = pgtest.Start(b)
+		if err := loadPostgres(ctx, url, s.csv); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		url = "sqlite:" + filepath.Join(s.dir, "a.db")
+		defer os.Remove(filepath.Join(s.dir, "a.db"))
+	}
+	db, err := engine.Open(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if name == "sqlite" {
+		loadSQLite(b, ctx, db, s.n)
+	} else {
+		rows, err := db.Texts(ctx, "SELECT pg_database_size(current_database())")
+		if err == nil && len(rows) == 1 {
+			mb, _ := strconv.ParseFloat(string(rows[0]), 64)
+			fmt.Printf("postgres: database %.0f MB\n", mb/1e6)
+		}
+	}
+	fmt.Printf("%s: loaded in %v\n", name, time.Since(start).Round(time.Second))
+	c, err := sqlgen.CompileJQL(q, ds, db.Dialect())
+	if err != nil {
+		b.Fatal(err)
+	}
+	compiled, err := db.Texts(ctx, c.SQL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hand, err := db.Texts(ctx, handSQL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	checkRows(b, ctx, q, ds, compiled, hand, want)
+	fmt.Printf("%s: %d documents\n", name, len(compiled))
+	run := func(query string) float64 {
+		start := time.Now()
+		if _, err := db.Texts(ctx, query); err != nil {
+			b.Fatal(err)
+		}
+		return float64(time.Since(start).Microseconds()) / 1000
+	}
+	// A warm-up run of each, then rounds in turns.
+	run(c.SQL)
+	run(handSQL)
+	var cs, hs []float64
+	for i := range s.rounds {
+		if i%2 == 0 {
+			cs = append(cs, run(c.SQL))
+			hs = append(hs, run(handSQL))
+		} else {
+			hs = append(hs, run(handSQL))
+			cs = append(cs, run(c.SQL))
+		}
+	}
+	return medianOf(cs), medianOf(hs)
+}
+
+// pgBytesPerActivity is about what PostgreSQL's cluster takes per
+// activity, tables and indexes, at the peak of the load (measured: 3.8 GB
+// for a million activities, plus the sort files of the index builds).
+const pgBytesPerActivity = 4600
+
+// roomFor skips the benchmark when the file system of dir has less than
+// need bytes free and 5 GB to spare: a full disk stops everything else on
+// the machine. TMPDIR moves PostgreSQL's temporary cluster.
+func roomFor(b *testing.B, dir string, need int64) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		b.Fatal(err)
+	}
+	free := int64(st.Bavail) * st.Bsize
+	if free < need+5e9 {
+		b.Skipf("%s has %.1f GB free; the database needs about %.1f GB and 5 GB are kept free (set JQL_SQL_N lower or TMPDIR elsewhere)",
+			dir, float64(free)/1e9, float64(need)/1e9)
+	}
+}
+
+func medianOf(xs []float64) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+// loadSQLite fills the tables through engine.Load (batched INSERTs in
+// one transaction), the rows derived from the generator's stream.
+func loadSQLite(b *testing.B, ctx context.Context, db *engine.DB, n int) {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := gen.Activities(pw, n)
+		pw.CloseWithError(err)
+	}()
+	defer pr.Close()
+	_, err := db.Load(ctx, csvTables(), func(emit func(string, []any) error) error {
+		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 1<<20), 1<<26)
 		var ord int64
 		for sc.Scan() {
@@ -180,4 +319,41 @@ func load(b *testing.B, ctx context.Context, db *engine.DB, path string) {
 	if err != nil {
 		b.Fatal(err)
 	}
+}
+
+// benchDuckDB is the benchmark in DuckDB: one node process loads the
+// CSV files into a database file, reads each query once, runs a warm-up
+// of each and then the rounds in turns.
+func benchDuckDB(b *testing.B, ctx context.Context, s sqlSettings, q *syn.Query, ds []syntax.Diagnostic, want *evaljql.Result) (tc, th float64) {
+	defer os.Remove(filepath.Join(s.dir, "bench.duckdb"))
+	defer os.RemoveAll(filepath.Join(s.dir, "duckdb.tmp"))
+	c, err := sqlgen.CompileJQL(q, ds, sqlgen.DuckDB)
+	if err != nil {
+		b.Fatal(err)
+	}
+	items := duckDBLoadItems(s.dir, s.csv)
+	items = append(items,
+		duckdbtest.Item{Read: c.SQL}, duckdbtest.Item{Read: handSQL},
+		duckdbtest.Item{Time: c.SQL, N: 1, Quiet: true}, duckdbtest.Item{Time: handSQL, N: 1, Quiet: true})
+	items = append(items, duckdbtest.Pairs(c.SQL, handSQL, s.rounds)...)
+	start := time.Now()
+	res, times, err := duckdbtest.RunTimed(b, items)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fi, _ := os.Stat(filepath.Join(s.dir, "bench.duckdb"))
+	if fi != nil {
+		fmt.Printf("duckdb: database file %.0f MB\n", float64(fi.Size())/1e6)
+	}
+	fmt.Printf("duckdb: loaded, checked and timed in %v\n", time.Since(start).Round(time.Second))
+	text := func(rows [][]*string) [][]byte {
+		out := make([][]byte, len(rows))
+		for i, r := range rows {
+			out[i] = []byte(*r[0])
+		}
+		return out
+	}
+	checkRows(b, ctx, q, ds, text(res[0]), text(res[1]), want)
+	fmt.Printf("duckdb: %d documents\n", len(res[0]))
+	return duckdbtest.PairMedians(times[2:])
 }
