@@ -449,7 +449,6 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 			t.Fatal(err)
 		}
 		schemaName := fmt.Sprintf("p%d", seed)
-		first := len(items)
 		items = append(items, duckdbtest.Item{Exec: "CREATE SCHEMA " + schemaName}, duckdbtest.Item{Exec: "SET schema = '" + schemaName + "'"})
 		tables := map[string]sqlgen.Table{}
 		for _, tb := range sqlgen.DatalogTables(schema) {
@@ -466,7 +465,7 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		first = len(items)
+		first := len(items)
 		if script != nil {
 			scripts++
 			for _, st := range script.Steps {
