@@ -41,7 +41,7 @@ func runEngineJQL(ctx context.Context, env Env, url, data, queryFile string, arg
 		return Usagef("%s%w", prefix, err)
 	}
 	defer db.Close()
-	m, err := engineMapping(ctx, db)
+	m, err := lang.EngineMapping(ctx, db)
 	if err != nil {
 		return Usagef("%s%w", prefix, err)
 	}
@@ -90,21 +90,6 @@ func openEngine(ctx context.Context, url string) (lang.Engine, error) {
 	return db, nil
 }
 
-// engineMapping reads the JQL mapping a database was loaded with; a
-// database filled before mappings were recorded has none.
-func engineMapping(ctx context.Context, db *engine.DB) (lang.JQLMapping, error) {
-	rows, err := db.Rows(ctx, lang.JQLMappingSQL())
-	if err != nil {
-		// No such table: the database has no mapping.
-		return nil, nil
-	}
-	rs := make([][3]string, len(rows))
-	for i, r := range rows {
-		rs[i] = [3]string{textOf(r[0]), textOf(r[1]), textOf(r[2])}
-	}
-	return lang.JQLMappingFromRows(rs)
-}
-
 // readQueryText reads a query given as an argument or with --query-file.
 func readQueryText(ctx context.Context, prefix, queryFile string, args []string) (lang.Query, error) {
 	switch {
@@ -143,14 +128,9 @@ func runEngineDatalog(ctx context.Context, env Env, url, data, rulesPath, rule s
 		return Usagef("%s%w", prefix, err)
 	}
 	defer db.Close()
-	cat, err := db.Rows(ctx, lang.SchemaSQL())
+	schema, err := lang.EngineSchema(ctx, db)
 	if err != nil {
 		return Usagef("%sread the relations of %s (load them with ctxql load --lang datalog): %w", prefix, url, err)
-	}
-	schema := map[string][]string{}
-	for _, r := range cat {
-		name, typ := textOf(r[0]), textOf(r[2])
-		schema[name] = append(schema[name], typ)
 	}
 	comp, err := datalogLang().Compile(q, db.Dialect(), schema)
 	if err != nil {
@@ -188,7 +168,7 @@ func runEngineDatalog(ctx context.Context, env Env, url, data, rulesPath, rule s
 		for i, row := range rows {
 			ts[i] = make([]string, len(row))
 			for k, v := range row {
-				ts[i][k] = textOf(v)
+				ts[i][k] = lang.EngineText(v)
 			}
 		}
 		tuples[r.Name] = ts
@@ -203,17 +183,4 @@ func runEngineDatalog(ctx context.Context, env Env, url, data, rulesPath, rule s
 	}
 	_, err = fmt.Fprintf(env.Stdout, "%s\n", out)
 	return err
-}
-
-// textOf is a text column's value as the driver returns it.
-func textOf(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case []byte:
-		return string(v)
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(v)
 }

@@ -98,32 +98,49 @@ func (l *Language) LoadEngine(ctx context.Context, open EngineOpener, url string
 	d := &engineData{id: l.ID, url: url, open: open, dialect: db.Dialect()}
 	switch l.ID {
 	case Datalog:
-		rows, err := db.Rows(ctx, SchemaSQL())
-		if err != nil {
+		if d.schema, err = EngineSchema(ctx, db); err != nil {
 			return nil, &DataError{Err: fmt.Errorf("%s: read the relations (load them with ctxql load --lang datalog): %w", url, err)}
 		}
-		d.schema = map[string][]string{}
-		for _, r := range rows {
-			name := engineText(r[0])
-			d.schema[name] = append(d.schema[name], engineText(r[2]))
-		}
 	case JQL:
-		// A database filled before mappings were recorded has none.
-		if rows, err := db.Rows(ctx, JQLMappingSQL()); err == nil {
-			rs := make([][3]string, len(rows))
-			for i, r := range rows {
-				rs[i] = [3]string{engineText(r[0]), engineText(r[1]), engineText(r[2])}
-			}
-			if d.mapping, err = JQLMappingFromRows(rs); err != nil {
-				return nil, &DataError{Err: err}
-			}
+		if d.mapping, err = EngineMapping(ctx, db); err != nil {
+			return nil, &DataError{Err: err}
 		}
 	}
 	return d, nil
 }
 
-// engineText is a text column's value as a driver returns it.
-func engineText(v any) string {
+// EngineSchema reads the catalog of the relations a database filled by
+// ctxql load holds: each relation's column types, in order.
+func EngineSchema(ctx context.Context, db Engine) (map[string][]string, error) {
+	rows, err := db.Rows(ctx, SchemaSQL())
+	if err != nil {
+		return nil, err
+	}
+	schema := map[string][]string{}
+	for _, r := range rows {
+		name := EngineText(r[0])
+		schema[name] = append(schema[name], EngineText(r[2]))
+	}
+	return schema, nil
+}
+
+// EngineMapping reads the JQL mapping a database was loaded with; a
+// database filled before mappings were recorded has none (nil).
+func EngineMapping(ctx context.Context, db Engine) (JQLMapping, error) {
+	rows, err := db.Rows(ctx, JQLMappingSQL())
+	if err != nil {
+		// No such table: the database has no mapping.
+		return nil, nil
+	}
+	rs := make([][3]string, len(rows))
+	for i, r := range rows {
+		rs[i] = [3]string{EngineText(r[0]), EngineText(r[1]), EngineText(r[2])}
+	}
+	return JQLMappingFromRows(rs)
+}
+
+// EngineText is a text column's value as a driver returns it.
+func EngineText(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
@@ -216,7 +233,7 @@ func runRelations(ctx context.Context, db Engine, sc *sqlgen.Script, rels []sqlg
 		for j, row := range results[i] {
 			ts[j] = make([]string, len(row))
 			for k, v := range row {
-				ts[j][k] = engineText(v)
+				ts[j][k] = EngineText(v)
 			}
 		}
 		sqlgen.SortTuples(ts)
