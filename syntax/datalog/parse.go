@@ -45,6 +45,13 @@ type parser struct {
 	terms    []Term
 	atoms    []Atom
 	binaries []Binary
+	// rules, conds, argLists, atomLists and itemLists are the same for
+	// the arena's (ar) rules, conditions and lists.
+	rules     []Rule
+	conds     []Cond
+	argLists  []*Term
+	atomLists []*Atom
+	itemLists []BodyItem
 	// chunk is the length of the next chunk.
 	chunk int
 	// ar, when not nil, gives the chunks (ParseProgramIn).
@@ -100,6 +107,58 @@ func (p *parser) newAtom() *Atom {
 	n := &p.atoms[0]
 	p.atoms = p.atoms[1:]
 	return n
+}
+
+// newRule returns a new zero rule, from the arena's chunks when there is
+// one.
+func (p *parser) newRule() *Rule {
+	if p.ar == nil {
+		return new(Rule)
+	}
+	if len(p.rules) == 0 {
+		p.rules = p.ar.rules.next()
+	}
+	n := &p.rules[0]
+	p.rules = p.rules[1:]
+	return n
+}
+
+// newCond returns a pointer to a copy of c, from the arena's chunks when
+// there is one.
+func (p *parser) newCond(c Cond) *Cond {
+	if p.ar == nil {
+		return &c
+	}
+	if len(p.conds) == 0 {
+		p.conds = p.ar.conds.next()
+	}
+	n := &p.conds[0]
+	*n = c
+	p.conds = p.conds[1:]
+	return n
+}
+
+// argList, atomList and itemList return a copy of a list being parsed
+// at its exact length (see list).
+func (p *parser) argList(src []*Term) []*Term {
+	if p.ar == nil {
+		return list(nil, nil, src)
+	}
+	return list(&p.ar.argLists, &p.argLists, src)
+}
+
+func (p *parser) atomList(src []*Atom) []*Atom {
+	if p.ar == nil {
+		return list(nil, nil, src)
+	}
+	return list(&p.ar.atomLists, &p.atomLists, src)
+}
+
+func (p *parser) itemList(src []BodyItem) []BodyItem {
+	if p.ar == nil {
+		return list(nil, nil, src)
+	}
+	return list(&p.ar.itemLists, &p.itemLists, src)
 }
 
 type parseError struct{}
@@ -767,7 +826,8 @@ func (p *parser) rule() Node {
 	}
 	start := p.peek().Span.Start
 	heads := p.headAtoms()
-	r := &Rule{Head: heads[0], Sp: syntax.Sp(start, p.toks[p.pos-1].Span.End)}
+	r := p.newRule()
+	*r = Rule{Head: heads[0], Sp: syntax.Sp(start, p.toks[p.pos-1].Span.End)}
 	if len(heads) > 1 {
 		r.Heads = heads
 	}
@@ -803,7 +863,8 @@ func (p *parser) rule() Node {
 // headAtoms parses the comma-separated atoms of a rule head, macro uses
 // among them expanded.
 func (p *parser) headAtoms() []*Atom {
-	var heads []*Atom
+	var buf [4]*Atom
+	heads := buf[:0]
 	for {
 		t := p.peek()
 		if d := p.macros[t.Text]; t.Kind == TokIdent && d != nil && p.peekAt(1).Kind == TokBang && p.peekAt(2).Kind == TokLParen {
@@ -812,7 +873,7 @@ func (p *parser) headAtoms() []*Atom {
 			heads = append(heads, p.atom(true))
 		}
 		if p.peek().Kind != TokComma {
-			return heads
+			return p.atomList(heads)
 		}
 		p.next()
 	}

@@ -20,8 +20,7 @@ func (p *parser) bodyItems() []BodyItem {
 	}
 	var items []BodyItem
 	if len(p.items) > base {
-		items = make([]BodyItem, len(p.items)-base)
-		copy(items, p.items[base:])
+		items = p.itemList(p.items[base:])
 	}
 	clear(p.items[base:])
 	p.items = p.items[:base]
@@ -103,7 +102,7 @@ func (p *parser) simpleCond(kw Token) (*Cond, bool) {
 	}
 	p.pos += 3
 	l, r := p.operandTerm(a), p.operandTerm(b)
-	return &Cond{If: kw.Span, Left: l, Op: op.Text, OpSpan: op.Span, Right: r, Sp: syntax.Sp(kw.Span.Start, r.Sp.End)}, true
+	return p.newCond(Cond{If: kw.Span, Left: l, Op: op.Text, OpSpan: op.Span, Right: r, Sp: syntax.Sp(kw.Span.Start, r.Sp.End)}), true
 }
 
 // plainOperand reports whether t alone is an operand primary makes a
@@ -331,8 +330,7 @@ func (p *parser) atom(head bool) *Atom {
 			}
 			p.next()
 		}
-		a.Args = make([]*Term, len(p.args)-base)
-		copy(a.Args, p.args[base:])
+		a.Args = p.argList(p.args[base:])
 		clear(p.args[base:])
 		p.args = p.args[:base]
 	}
