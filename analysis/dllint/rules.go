@@ -40,26 +40,26 @@ func runSingleton(p *analysis.Pass) error {
 	if f == nil {
 		return nil
 	}
-	count := map[string]int{} // a rule's variable occurrences, reused rule to rule
+	var count varCount // a rule's variable occurrences, reused rule to rule
 	for _, r := range prog.Rules {
 		if r == nil || r.Head == nil || r.IsFact() {
 			continue
 		}
-		clear(count)
-		eachRuleVar(r, func(t *datalog.Term) { count[t.Value]++ })
+		count.reset()
+		eachRuleVar(r, count.add)
 		for _, b := range r.Body {
 			if b.Atom == nil || b.Atom.Negated {
 				continue
 			}
 			for _, t := range b.Atom.Args {
-				if t == nil || t.Kind != datalog.Var || count[t.Value] != 1 || strings.HasPrefix(t.Value, "_") {
+				if t == nil || t.Kind != datalog.Var || count.of(t.Value) != 1 || strings.HasPrefix(t.Value, "_") {
 					continue
 				}
 				if !t.Sp.Valid(f.Len()) || f.Slice(t.Sp) != t.Value {
 					continue
 				}
 				name := "_" + t.Value
-				for count[name] > 0 {
+				for count.of(name) > 0 {
 					name = "_" + name
 				}
 				p.Report(syntax.Diagnostic{
@@ -79,25 +79,97 @@ func runSingleton(p *analysis.Pass) error {
 	return nil
 }
 
+// varCount counts the occurrences of a rule's variables. Rules have few:
+// a lookup scans a list, and a map takes over for long rules.
+type varCount struct {
+	names []string
+	n     []int
+	index map[string]int
+}
+
+// varCountIndexed is the number of variables from which a varCount keeps
+// a map.
+const varCountIndexed = 32
+
+func (c *varCount) reset() {
+	clear(c.names)
+	c.names, c.n, c.index = c.names[:0], c.n[:0], nil
+}
+
+func (c *varCount) find(name string) int {
+	if c.index != nil {
+		if i, ok := c.index[name]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, x := range c.names {
+		if x == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// add counts an occurrence of variable t.
+func (c *varCount) add(t *datalog.Term) {
+	if i := c.find(t.Value); i >= 0 {
+		c.n[i]++
+		return
+	}
+	c.names, c.n = append(c.names, t.Value), append(c.n, 1)
+	switch {
+	case c.index != nil:
+		c.index[t.Value] = len(c.names) - 1
+	case len(c.names) >= varCountIndexed:
+		c.index = make(map[string]int, 2*len(c.names))
+		for i, x := range c.names {
+			c.index[x] = i
+		}
+	}
+}
+
+// of returns the number of occurrences of variable name.
+func (c *varCount) of(name string) int {
+	if i := c.find(name); i >= 0 {
+		return c.n[i]
+	}
+	return 0
+}
+
 // eachRuleVar calls f for every variable occurrence of a rule, head
 // included, in source order, then for those of its macro uses'
 // expansions.
 func eachRuleVar(r *datalog.Rule, f func(*datalog.Term)) {
-	visit := func(n datalog.Node) bool {
-		if t, ok := n.(*datalog.Term); ok && t.Kind == datalog.Var {
-			f(t)
-		}
-		return true
-	}
-	datalog.Inspect(r, visit)
+	datalog.EachVar(r, f)
 	// The variables a macro use passes are in its expansion.
+	var visit func(n datalog.Node) bool
 	for _, b := range r.Body {
 		if b.Macro == nil {
 			continue
 		}
+		if visit == nil {
+			visit = func(n datalog.Node) bool {
+				if t, ok := n.(*datalog.Term); ok && t.Kind == datalog.Var {
+					f(t)
+				}
+				return true
+			}
+		}
 		for _, it := range b.Macro.Items {
 			datalog.Inspect(it.Node(), visit)
 		}
+	}
+}
+
+// eachHead calls f for each head of a rule (AllHeads without its list).
+func eachHead(r *datalog.Rule, f func(*datalog.Atom)) {
+	if len(r.Heads) > 0 {
+		for _, h := range r.Heads {
+			f(h)
+		}
+	} else if r.Head != nil {
+		f(r.Head)
 	}
 }
 
@@ -181,7 +253,7 @@ func runNeverFires(p *analysis.Pass) error {
 	for _, ri := range in.Relations {
 		withSchema = withSchema || ri.InData
 	}
-	nonEmpty := map[string]bool{}
+	nonEmpty := make(map[string]bool, len(in.Relations))
 	for name, ri := range in.Relations {
 		if ri.InData {
 			nonEmpty[name] = true
@@ -199,9 +271,7 @@ func runNeverFires(p *analysis.Pass) error {
 	contra := make([]*why, len(prog.Rules))
 	for i, r := range prog.Rules {
 		if r.IsFact() {
-			for _, h := range r.AllHeads() {
-				nonEmpty[h.Name.Name] = true
-			}
+			eachHead(r, func(h *datalog.Atom) { nonEmpty[h.Name.Name] = true })
 			continue
 		}
 		if span, msg, ok := contradiction(r); ok {
@@ -227,12 +297,12 @@ func runNeverFires(p *analysis.Pass) error {
 				continue
 			}
 			fired[i] = true
-			for _, h := range r.AllHeads() {
+			eachHead(r, func(h *datalog.Atom) {
 				if !nonEmpty[h.Name.Name] {
 					nonEmpty[h.Name.Name] = true
 					changed = true
 				}
-			}
+			})
 		}
 	}
 	for i, r := range prog.Rules {
@@ -401,9 +471,12 @@ var numericTextComparison = &analysis.Analyzer{
 
 func runNumericText(p *analysis.Pass) error {
 	sample, _ := p.Data.(*Sample)
+	if sample == nil {
+		return nil
+	}
 	prog := program(p)
 	in := info(p)
-	if sample == nil || in == nil {
+	if in == nil {
 		return nil
 	}
 	for _, r := range prog.Rules {

@@ -109,3 +109,56 @@ func ExprVars(x Expr, f func(*Term)) {
 		return true
 	})
 }
+
+// EachVar calls f for every variable term of rule r (a Term of kind Var),
+// in the order Inspect visits them. Atoms and conditions of plain terms,
+// the most frequent body, are walked without Inspect's calls per node.
+func EachVar(r *Rule, f func(*Term)) {
+	if r == nil {
+		return
+	}
+	visit := func(n Node) bool {
+		if t, ok := n.(*Term); ok && t.Kind == Var {
+			f(t)
+		}
+		return true
+	}
+	term := func(t *Term) {
+		switch {
+		case t == nil:
+		case t.X == nil && len(t.Elems) == 0:
+			if t.Kind == Var {
+				f(t)
+			}
+		default:
+			Inspect(t, visit)
+		}
+	}
+	atom := func(a *Atom) {
+		if a == nil {
+			return
+		}
+		for _, t := range a.Args {
+			term(t)
+		}
+	}
+	if len(r.Heads) > 0 {
+		for _, h := range r.Heads {
+			atom(h)
+		}
+	} else {
+		atom(r.Head)
+	}
+	for i, b := range r.Body {
+		switch n := b.Node(); n := n.(type) {
+		case *Atom:
+			atom(n)
+		case *Cond:
+			term(n.Left)
+			term(n.Right)
+		case nil:
+		default:
+			inspectBody(r.Body[i:i+1], visit)
+		}
+	}
+}

@@ -129,6 +129,32 @@ type checker struct {
 	// bound is the same for the variables a rule binds.
 	vars  varTab
 	bound map[string]bool
+	// ran is set by ruleTypes; flagged when the rule it typed has a
+	// finding to report (whether or not it reported it).
+	ran, flagged bool
+}
+
+// typings keeps, per rule, the variable table its head types were
+// inferred from, for the check of the rule's types to reuse when the
+// relations the rule reads learnt no type since: the table is the same,
+// and a rule without findings has nothing more to report. Tables are
+// stored one after the other in all.
+type typings struct {
+	all []varFirst
+	// at is the part of all holding rule i's table; a zero end: none.
+	at [][2]int32
+}
+
+// keep records c.vars as rule i's table when the last ruleTypes run
+// found nothing to report and the table needs no index.
+func (ty *typings) keep(c *checker, i int) {
+	if !c.ran || c.flagged || len(c.vars.list) >= varTabIndexed {
+		ty.at[i] = [2]int32{}
+		return
+	}
+	start := len(ty.all)
+	ty.all = append(ty.all, c.vars.list...)
+	ty.at[i] = [2]int32{int32(start), int32(len(ty.all))}
 }
 
 func (c *checker) errf(span syntax.Span, code, format string, args ...any) *syntax.Diagnostic {
@@ -164,6 +190,13 @@ func (c *checker) dataStructure(ri *RelationInfo, d *Decl) {
 // check checks rules and declarations; varHint is the expected number of
 // variable occurrences, 0 if unknown.
 func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int, vars []VarInfo) *Info {
+	return checkTyping(rules, decls, schema, query, varHint, vars, false)
+}
+
+// checkTyping is check; with retype set it types every rule again for the
+// check of its types instead of reusing the table its head types were
+// inferred from (the tests compare both).
+func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int, vars []VarInfo, retype bool) *Info {
 	c := &checker{info: &Info{Relations: make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))}, query: query, bound: map[string]bool{}}
 	rels := c.info.Relations
 	for name, types := range schema {
@@ -249,6 +282,7 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int,
 	learnt := map[string]int{}
 	computed := make([]int, len(rules))
 	step := 0
+	ty := typings{all: make([]varFirst, 0, 4*len(rules)), at: make([][2]int32, len(rules))}
 	for pass := 0; pass <= len(rules); pass++ {
 		changed := false
 		for i, r := range rules {
@@ -260,7 +294,9 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int,
 				continue
 			}
 			computed[i] = step
+			c.ran = false
 			types := c.headTypes(r)
+			ty.keep(c, i)
 			headTypes[i] = types
 			if ri, ok := rels[r.Head.Name.Name]; ok && headDefined[r.Head.Name.Name] && len(ri.Types) == len(types) {
 				for j, t := range types {
@@ -287,7 +323,14 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int,
 	case varHint > 0:
 		c.info.Vars = make([]VarInfo, 0, varHint)
 	}
-	c.types(rules, srcIndex, headTypes)
+	// The tables of rules whose inputs learnt a type after them are
+	// stale.
+	for i, r := range rules {
+		if ty.at[i][1] > 0 && (retype || r.Head != nil && readsNewer(r, learnt, computed[i])) {
+			ty.at[i] = [2]int32{}
+		}
+	}
+	c.types(rules, srcIndex, headTypes, &ty)
 	if len(c.info.Vars) == 0 {
 		c.info.Vars = nil // as without the hint
 	}
@@ -920,6 +963,7 @@ type ruleTyper struct {
 }
 
 func (rt *ruleTyper) mismatch(t *Term, here vtype, where string, f varFirst) {
+	rt.c.flagged = true
 	if !rt.report {
 		return
 	}
@@ -947,6 +991,9 @@ func (rt *ruleTyper) meet(t *Term, col, rel string) {
 func (rt *ruleTyper) meetPattern(t *Term, col, rel string) {
 	elems := TupleTypes(col)
 	if len(elems) != len(t.Elems) {
+		if typeKind(col) != "" {
+			rt.c.flagged = true
+		}
 		if rt.report && typeKind(col) != "" {
 			rt.c.errf(t.Sp, CodeTypeMismatch, "a tuple of %d element(s) where %s has type %s", len(t.Elems), rel, col)
 		}
@@ -987,6 +1034,7 @@ func (rt *ruleTyper) atom(a *Atom) {
 // valid until the next call.
 func (c *checker) ruleTypes(r *Rule, report bool) *varTab {
 	c.vars.reset()
+	c.ran, c.flagged = true, false
 	rt := &ruleTyper{c: c, report: report, seen: &c.vars}
 	seen := rt.seen
 	for _, b := range r.Body {
@@ -1008,6 +1056,7 @@ func (c *checker) ruleTypes(r *Rule, report bool) *varTab {
 				switch t := c.boundType(b, seen); {
 				case t.typ == "":
 				case typeKind(t.typ) != "tuple" && typeKind(t.typ) != "":
+					c.flagged = true
 					if report {
 						c.errf(v.Sp, CodeTypeMismatch, "a tuple pattern where the %s's value %s", firstWord(b), t.verb())
 					}
@@ -1075,21 +1124,26 @@ func (c *checker) ruleTypes(r *Rule, report bool) *varTab {
 }
 
 // types checks that every variable is used at positions of one type
-// and records each occurrence's type for hover.
-func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string) {
+// and records each occurrence's type for hover. A rule with a table in
+// ty is not typed again.
+func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string, ty *typings) {
+	var kept varTab
 	for xi, r := range rules {
 		ri := srcIndex[xi]
 		if r.Head == nil {
 			continue
 		}
-		vars := c.ruleTypes(r, true)
+		var vars *varTab
+		if at := ty.at[xi]; at[1] > 0 {
+			kept.list = ty.all[at[0]:at[1]:at[1]]
+			vars = &kept
+		} else {
+			vars = c.ruleTypes(r, true)
+		}
 		// Record every occurrence, body and head, with its type.
 		start := len(c.info.Vars)
-		Inspect(r, func(n Node) bool {
-			if t, ok := n.(*Term); ok && t.Kind == Var {
-				c.info.Vars = append(c.info.Vars, VarInfo{Name: t.Value, Type: vars.typeOf(t.Value).typ, Span: t.Sp, Rule: ri})
-			}
-			return true
+		EachVar(r, func(t *Term) {
+			c.info.Vars = append(c.info.Vars, VarInfo{Name: t.Value, Type: vars.typeOf(t.Value).typ, Span: t.Sp, Rule: ri})
 		})
 		occ := c.info.Vars[start:]
 		// Head variables take the head column's type.

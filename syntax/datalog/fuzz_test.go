@@ -2,6 +2,7 @@ package datalog
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -62,6 +63,24 @@ r(x) <-- s(x), !t(x, 1), if x >= -2.5`,
 		}
 		if !reflect.DeepEqual(info, Check(p2, schema)) {
 			t.Fatalf("check is not deterministic")
+		}
+		// The check's types are those of a check typing each rule anew.
+		if again := checkTyping(p.Rules, p.Decls, schema, false, 0, nil, true); !reflect.DeepEqual(info, again) {
+			t.Fatalf("check reusing rule types differs from typing again:\n%+v\n%+v", info, again)
+		}
+		// EachVar visits the variables Inspect does, in its order.
+		for _, r := range p.Rules {
+			var want, got []*Term
+			Inspect(r, func(n Node) bool {
+				if v, ok := n.(*Term); ok && v.Kind == Var {
+					want = append(want, v)
+				}
+				return true
+			})
+			EachVar(r, func(v *Term) { got = append(got, v) })
+			if !slices.Equal(want, got) {
+				t.Fatalf("EachVar visits %v, Inspect %v", got, want)
+			}
 		}
 	})
 }

@@ -3,6 +3,7 @@ package datalog
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -243,6 +244,9 @@ func TestCheckGolden(t *testing.T) {
 			p := ParseProgram("program", src)
 			parseDiags = p.Diagnostics
 			info = Check(p, schema)
+			if again := checkTyping(p.Rules, p.Decls, schema, false, 0, nil, true); !reflect.DeepEqual(info.Diagnostics, again.Diagnostics) || !reflect.DeepEqual(info.Vars, again.Vars) || !reflect.DeepEqual(info.HeadTypes, again.HeadTypes) {
+				t.Errorf("check reusing rule types differs from typing again")
+			}
 		}
 		f := syntax.NewFile("x", src)
 		all := append(parseDiags, info.Diagnostics...)
