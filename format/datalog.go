@@ -68,8 +68,12 @@ func DatalogIsCanonical(src []byte) (bool, error) {
 		ar.Reset()
 		dlArenas.Put(ar)
 	}()
-	_, out, err := printDatalog(ar, text)
-	return err == nil && out == text, err
+	prog := datalog.ParseProgramIn(ar, "", text)
+	if syntax.HasErrors(prog.Diagnostics) {
+		return false, &SyntaxError{Diagnostics: prog.Diagnostics}
+	}
+	p := &dlPrinter{src: text, file: prog.File, prog: prog, check: true}
+	return p.canonical(), nil
 }
 
 // dlArenas holds Datalog parse arenas for reuse (a cache: which one a
@@ -108,9 +112,54 @@ type dlPrinter struct {
 	// lastLine is the source line of the last thing printed, -1 before
 	// anything was printed.
 	lastLine int
+	// check is set when the printer only compares its output with src
+	// (canonical): each line, once the next one starts (only the last
+	// line can still change), is compared with src from off; differs
+	// is set at the first difference, and printing stops there.
+	check   bool
+	off     int
+	differs bool
+}
+
+// canonical reports whether the printed program is src, printing only up
+// to the first line that differs.
+func (p *dlPrinter) canonical() bool {
+	p.items()
+	if p.differs {
+		return false
+	}
+	if len(p.lines) == 0 {
+		return p.src == ""
+	}
+	p.compareLast()
+	return !p.differs && p.off == len(p.src)
+}
+
+// compareLast compares the last printed line, and its newline, with the
+// source at off.
+func (p *dlPrinter) compareLast() {
+	if p.differs || len(p.lines) == 0 {
+		return
+	}
+	last := p.lines[len(p.lines)-1]
+	if rest := p.src[p.off:]; len(rest) > len(last) && rest[len(last)] == '\n' && rest[:len(last)] == last {
+		p.off += len(last) + 1
+		return
+	}
+	p.differs = true
 }
 
 func (p *dlPrinter) print() string {
+	p.items()
+	if len(p.lines) == 0 {
+		return ""
+	}
+	return strings.Join(p.lines, "\n") + "\n"
+}
+
+// items prints the program's items into lines (with check set, up to the
+// first line that differs from the source).
+func (p *dlPrinter) items() {
 	var items []dlItem
 	for _, r := range p.prog.Rules {
 		if !r.Init { // printed with its declaration
@@ -131,6 +180,9 @@ func (p *dlPrinter) print() string {
 	ci := 0
 	p.lastLine = -1
 	for n, it := range items {
+		if p.differs {
+			return
+		}
 		next := len(p.src) + 1
 		if n+1 < len(items) {
 			next = items[n+1].span.Start
@@ -170,14 +222,13 @@ func (p *dlPrinter) print() string {
 		c := comments[ci]
 		p.line(p.file.LineOf(c.Start), p.file.LineOf(c.Start), p.comment(c))
 	}
-	if len(p.lines) == 0 {
-		return ""
-	}
-	return strings.Join(p.lines, "\n") + "\n"
 }
 
 // emit prints one output line.
 func (p *dlPrinter) emit(text string, commented bool) {
+	if p.check {
+		p.compareLast()
+	}
 	p.lines = append(p.lines, text)
 	p.commented = commented
 }

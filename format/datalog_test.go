@@ -231,6 +231,14 @@ func FuzzDatalog(f *testing.F) {
 		if canonical != (string(out) == src) {
 			t.Fatalf("%q: DatalogIsCanonical says %v, Datalog returns %q", src, canonical, out)
 		}
+		// The output is canonical, and no text that only starts like it.
+		for _, text := range []string{string(out), string(out) + "\n", string(out) + "// c\n", strings.TrimSuffix(string(out), "\n")} {
+			again, aerr := Datalog([]byte(text))
+			c, cerr := DatalogIsCanonical([]byte(text))
+			if aerr != nil || cerr != nil || c != (string(again) == text) {
+				t.Fatalf("%q: DatalogIsCanonical says %v (%v), Datalog returns %q (%v)", text, c, cerr, again, aerr)
+			}
+		}
 		checkDatalog(t, src, out)
 	})
 }

@@ -41,12 +41,13 @@ func runSingleton(p *analysis.Pass) error {
 		return nil
 	}
 	var count varCount // a rule's variable occurrences, reused rule to rule
+	add := count.add
 	for _, r := range prog.Rules {
 		if r == nil || r.Head == nil || r.IsFact() {
 			continue
 		}
 		count.reset()
-		eachRuleVar(r, count.add)
+		eachRuleVar(r, add)
 		for _, b := range r.Body {
 			if b.Atom == nil || b.Atom.Negated {
 				continue

@@ -117,48 +117,55 @@ func EachVar(r *Rule, f func(*Term)) {
 	if r == nil {
 		return
 	}
-	visit := func(n Node) bool {
+	if len(r.Heads) > 0 {
+		for _, h := range r.Heads {
+			atomVars(h, f)
+		}
+	} else {
+		atomVars(r.Head, f)
+	}
+	for i, b := range r.Body {
+		switch {
+		case b.Atom != nil:
+			atomVars(b.Atom, f)
+		case b.Cond != nil:
+			termVars(b.Cond.Left, f)
+			termVars(b.Cond.Right, f)
+		default:
+			inspectBody(r.Body[i:i+1], varVisitor(f))
+		}
+	}
+}
+
+// atomVars is EachVar for the arguments of an atom.
+func atomVars(a *Atom, f func(*Term)) {
+	if a == nil {
+		return
+	}
+	for _, t := range a.Args {
+		termVars(t, f)
+	}
+}
+
+// termVars is EachVar for a term.
+func termVars(t *Term, f func(*Term)) {
+	switch {
+	case t == nil:
+	case t.X == nil && len(t.Elems) == 0:
+		if t.Kind == Var {
+			f(t)
+		}
+	default:
+		Inspect(t, varVisitor(f))
+	}
+}
+
+// varVisitor returns an Inspect function calling f for each variable.
+func varVisitor(f func(*Term)) func(Node) bool {
+	return func(n Node) bool {
 		if t, ok := n.(*Term); ok && t.Kind == Var {
 			f(t)
 		}
 		return true
-	}
-	term := func(t *Term) {
-		switch {
-		case t == nil:
-		case t.X == nil && len(t.Elems) == 0:
-			if t.Kind == Var {
-				f(t)
-			}
-		default:
-			Inspect(t, visit)
-		}
-	}
-	atom := func(a *Atom) {
-		if a == nil {
-			return
-		}
-		for _, t := range a.Args {
-			term(t)
-		}
-	}
-	if len(r.Heads) > 0 {
-		for _, h := range r.Heads {
-			atom(h)
-		}
-	} else {
-		atom(r.Head)
-	}
-	for i, b := range r.Body {
-		switch n := b.Node(); n := n.(type) {
-		case *Atom:
-			atom(n)
-		case *Cond:
-			term(n.Left)
-			term(n.Right)
-		case nil:
-		default:
-			inspectBody(r.Body[i:i+1], visit)
-		}
 	}
 }

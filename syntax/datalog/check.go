@@ -129,9 +129,40 @@ type checker struct {
 	// bound is the same for the variables a rule binds.
 	vars  varTab
 	bound map[string]bool
+	// strs and rels are the free parts of the blocks the checker takes
+	// its type lists and relation entries from.
+	strs []string
+	rels []RelationInfo
 	// ran is set by ruleTypes; flagged when the rule it typed has a
 	// finding to report (whether or not it reported it).
 	ran, flagged bool
+}
+
+// checkBlock is the number of type names or relation entries the checker
+// allocates at once.
+const checkBlock = 128
+
+// strings returns n empty type names, the list's capacity its length.
+func (c *checker) strings(n int) []string {
+	if n == 0 || n > checkBlock/4 {
+		return make([]string, n) // never nil, as before
+	}
+	if len(c.strs) < n {
+		c.strs = make([]string, checkBlock)
+	}
+	out := c.strs[:n:n]
+	c.strs = c.strs[n:]
+	return out
+}
+
+// newRelation returns a new zero relation entry.
+func (c *checker) newRelation() *RelationInfo {
+	if len(c.rels) == 0 {
+		c.rels = make([]RelationInfo, checkBlock/4)
+	}
+	ri := &c.rels[0]
+	c.rels = c.rels[1:]
+	return ri
 }
 
 // typings keeps, per rule, the variable table its head types were
@@ -266,7 +297,9 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 			ri.Derived = true
 			continue
 		}
-		rels[name] = &RelationInfo{Name: name, Types: make([]string, len(r.Head.Args)), Derived: true}
+		ri := c.newRelation()
+		*ri = RelationInfo{Name: name, Types: c.strings(len(r.Head.Args)), Derived: true}
+		rels[name] = ri
 		headDefined[name] = true
 	}
 	headTypes := make([][]string, len(rules))
@@ -631,7 +664,7 @@ func (c *checker) relTypes(a *Atom) []string {
 // headTypes infers the head argument types: a variable takes the type of
 // its first occurrence in a positive body atom, a literal its literal type.
 func (c *checker) headTypes(r *Rule) []string {
-	out := make([]string, len(r.Head.Args))
+	out := c.strings(len(r.Head.Args))
 	if !c.query {
 		if ri, ok := c.info.Relations[r.Head.Name.Name]; ok && !ri.Decl.IsZero() && len(ri.Types) == len(out) {
 			copy(out, ri.Types)

@@ -127,7 +127,9 @@ func (p *parser) newRule() *Rule {
 // there is one.
 func (p *parser) newCond(c Cond) *Cond {
 	if p.ar == nil {
-		return &c
+		n := new(Cond)
+		*n = c
+		return n
 	}
 	if len(p.conds) == 0 {
 		p.conds = p.ar.conds.next()
