@@ -18,6 +18,7 @@ type Arena struct {
 	atomLists chunks[*Atom]
 	itemLists chunks[BodyItem]
 	vars      []VarInfo // the variable occurrences of CheckIn
+	check     checkMem  // the working memory of CheckIn
 }
 
 // Reset frees everything parsed in ar for reuse: the programs parsed
@@ -37,12 +38,11 @@ type chunks[T any] struct {
 	used int
 }
 
-// next returns a chunk of maxChunk zero nodes: one of an earlier parse,
-// cleared, or a new one.
+// next returns a chunk of maxChunk nodes: one of an earlier parse, not
+// cleared (every taker overwrites what it takes), or a new one.
 func (c *chunks[T]) next() []T {
 	if c.used < len(c.all) {
 		ch := c.all[c.used]
-		clear(ch)
 		c.used++
 		return ch
 	}
@@ -73,5 +73,58 @@ func list[T any](c *chunks[T], free *[]T, src []T) []T {
 	out := (*free)[:n:n]
 	*free = (*free)[n:]
 	copy(out, src)
+	return out
+}
+
+// checkMem is working memory of the checker that an Arena keeps from one
+// check to the next: nothing a check returns points into it.
+type checkMem struct {
+	headDefined map[string]bool
+	learnt      map[string]int
+	index       map[string]int // stratify's node numbers
+	kept        []keptVar
+	at          [][2]int32
+	computed    []int
+}
+
+// boolMap returns *m cleared, or a new map for about n keys when there is
+// none (mem nil: always a new one).
+func boolMap(mem *checkMem, m *map[string]bool, n int) map[string]bool {
+	if mem == nil || *m == nil {
+		out := make(map[string]bool, n)
+		if mem != nil {
+			*m = out
+		}
+		return out
+	}
+	clear(*m)
+	return *m
+}
+
+// intMap is boolMap for a map to ints.
+func intMap(mem *checkMem, m *map[string]int, n int) map[string]int {
+	if mem == nil || *m == nil {
+		out := make(map[string]int, n)
+		if mem != nil {
+			*m = out
+		}
+		return out
+	}
+	clear(*m)
+	return *m
+}
+
+// ints returns a zeroed slice of n ints, *s's memory when it has room
+// (mem nil: new memory).
+func ints[T any](mem *checkMem, s *[]T, n int) []T {
+	if mem == nil || cap(*s) < n {
+		out := make([]T, n)
+		if mem != nil {
+			*s = out
+		}
+		return out
+	}
+	out := (*s)[:n]
+	clear(out)
 	return out
 }

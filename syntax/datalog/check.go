@@ -105,7 +105,7 @@ func CheckIn(ar *Arena, prog *Program, schema Schema) *Info {
 	if ar == nil {
 		return check(prog.Rules, prog.Decls, schema, false, idents, nil)
 	}
-	info := check(prog.Rules, prog.Decls, schema, false, idents, ar.vars)
+	info := checkTyping(prog.Rules, prog.Decls, schema, false, idents, ar.vars, &ar.check, false)
 	if cap(info.Vars) > cap(ar.vars) {
 		ar.vars = info.Vars[:0]
 	}
@@ -129,13 +129,31 @@ type checker struct {
 	// bound is the same for the variables a rule binds.
 	vars  varTab
 	bound map[string]bool
+	mem   *checkMem // working memory kept between checks; nil: none
 	// strs and rels are the free parts of the blocks the checker takes
 	// its type lists and relation entries from.
 	strs []string
 	rels []RelationInfo
+	// last and lastName are the relation entry the last relation call
+	// found (atoms of a rule often read the same relation).
+	last     *RelationInfo
+	lastName string
 	// ran is set by ruleTypes; flagged when the rule it typed has a
 	// finding to report (whether or not it reported it).
 	ran, flagged bool
+}
+
+// relation returns the entry of relation name. It is for the checks of
+// the rules, once every relation has its entry.
+func (c *checker) relation(name string) (*RelationInfo, bool) {
+	if c.last != nil && c.lastName == name {
+		return c.last, true
+	}
+	ri, ok := c.info.Relations[name]
+	if ok {
+		c.last, c.lastName = ri, name
+	}
+	return ri, ok
 }
 
 // checkBlock is the number of type names or relation entries the checker
@@ -171,7 +189,7 @@ func (c *checker) newRelation() *RelationInfo {
 // and a rule without findings has nothing more to report. Tables are
 // stored one after the other in all.
 type typings struct {
-	all []varFirst
+	all []keptVar
 	// at is the part of all holding rule i's table; a zero end: none.
 	at [][2]int32
 }
@@ -184,8 +202,23 @@ func (ty *typings) keep(c *checker, i int) {
 		return
 	}
 	start := len(ty.all)
-	ty.all = append(ty.all, c.vars.list...)
+	for _, v := range c.vars.list {
+		ty.all = append(ty.all, keptVar{v.name, v.typ})
+	}
 	ty.at[i] = [2]int32{int32(start), int32(len(ty.all))}
+}
+
+// keptVar is a variable of a rule and its type, as typings keeps them.
+type keptVar struct{ name, typ string }
+
+// keptType returns the type of variable name in a kept table.
+func keptType(vars []keptVar, name string) string {
+	for _, v := range vars {
+		if v.name == name {
+			return v.typ
+		}
+	}
+	return ""
 }
 
 func (c *checker) errf(span syntax.Span, code, format string, args ...any) *syntax.Diagnostic {
@@ -221,14 +254,15 @@ func (c *checker) dataStructure(ri *RelationInfo, d *Decl) {
 // check checks rules and declarations; varHint is the expected number of
 // variable occurrences, 0 if unknown.
 func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int, vars []VarInfo) *Info {
-	return checkTyping(rules, decls, schema, query, varHint, vars, false)
+	return checkTyping(rules, decls, schema, query, varHint, vars, nil, false)
 }
 
-// checkTyping is check; with retype set it types every rule again for the
-// check of its types instead of reusing the table its head types were
-// inferred from (the tests compare both).
-func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int, vars []VarInfo, retype bool) *Info {
-	c := &checker{info: &Info{Relations: make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))}, query: query, bound: map[string]bool{}}
+// checkTyping is check with working memory mem (nil: its own); with
+// retype set it types every rule again for the check of its types instead
+// of reusing the table its head types were inferred from (the tests
+// compare both).
+func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int, vars []VarInfo, mem *checkMem, retype bool) *Info {
+	c := &checker{info: &Info{Relations: make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))}, query: query, bound: map[string]bool{}, mem: mem}
 	rels := c.info.Relations
 	for name, types := range schema {
 		rels[name] = &RelationInfo{Name: name, Types: slices.Clone(types), InData: true}
@@ -266,16 +300,24 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 	}
 	// Heads define relations; the first head fixes the arity of an
 	// undeclared relation.
-	headDefined := make(map[string]bool, len(rules))
+	var headDefined map[string]bool
+	if mem != nil {
+		headDefined = boolMap(mem, &mem.headDefined, len(rules))
+	} else {
+		headDefined = make(map[string]bool, len(rules))
+	}
 	srcRules := rules
 	var srcIndex []int
-	rules = nil
+	rules = make([]*Rule, 0, len(srcRules))
+	srcIndex = make([]int, 0, len(srcRules))
+	expanded := false // some statement stands for other rules than itself
 	for i, r := range srcRules {
 		if r != nil && simple(r) {
 			rules = append(rules, r)
 			srcIndex = append(srcIndex, i)
 			continue
 		}
+		expanded = true
 		for _, x := range Expand(r) {
 			rules = append(rules, x)
 			srcIndex = append(srcIndex, i)
@@ -312,10 +354,19 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 	// body reads: a later pass recomputes them only when one of those
 	// learnt a type since (learnt[name] is the step at which it last did,
 	// computed[i] the step at which rule i's types were computed).
-	learnt := map[string]int{}
-	computed := make([]int, len(rules))
+	var learnt map[string]int
+	var computed []int
+	var ty typings
+	if mem != nil {
+		learnt = intMap(mem, &mem.learnt, len(headDefined))
+		computed = ints(mem, &mem.computed, len(rules))
+		ty = typings{all: mem.kept[:0], at: ints(mem, &mem.at, len(rules))}
+	} else {
+		learnt = make(map[string]int, len(headDefined))
+		computed = make([]int, len(rules))
+		ty = typings{at: make([][2]int32, len(rules))}
+	}
 	step := 0
-	ty := typings{all: make([]varFirst, 0, 4*len(rules)), at: make([][2]int32, len(rules))}
 	for pass := 0; pass <= len(rules); pass++ {
 		changed := false
 		for i, r := range rules {
@@ -363,7 +414,10 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 			ty.at[i] = [2]int32{}
 		}
 	}
-	c.types(rules, srcIndex, headTypes, &ty)
+	c.types(rules, srcIndex, headTypes, &ty, expanded)
+	if mem != nil {
+		mem.kept = ty.all[:0]
+	}
 	if len(c.info.Vars) == 0 {
 		c.info.Vars = nil // as without the hint
 	}
@@ -399,7 +453,7 @@ func readsNewer(r *Rule, learnt map[string]int, since int) bool {
 }
 
 func (c *checker) lookup(a *Atom) (*RelationInfo, bool) {
-	ri, ok := c.info.Relations[a.Name.Name]
+	ri, ok := c.relation(a.Name.Name)
 	if !ok {
 		c.errf(a.Name.Sp, CodeUnknownRelation, "unknown relation %s", a.Name.Name)
 		return nil, false
@@ -423,6 +477,10 @@ func ruleBound(r *Rule, bound map[string]bool) map[string]bool {
 	for _, b := range r.Body {
 		if b.Atom != nil && !b.Atom.Negated {
 			for _, t := range b.Atom.Args {
+				if t != nil && t.Kind == Var {
+					bound[t.Value] = true // PatternVars' answer
+					continue
+				}
 				PatternVars(t, func(v *Term) { bound[v.Value] = true })
 			}
 		}
@@ -511,7 +569,7 @@ func (c *checker) rule(_ int, r *Rule) {
 		if a == nil {
 			continue
 		}
-		_, inData := c.info.Relations[a.Name.Name]
+		_, inData := c.relation(a.Name.Name)
 		if !(c.query && a.Negated && !inData && a.Name.Name == r.Head.Name.Name) {
 			// A query negating its own head is reported once, as
 			// unstratifiable, below.
@@ -654,7 +712,7 @@ func (c *checker) aggregate(r *Rule, g *Agg, bound map[string]bool) {
 }
 
 func (c *checker) relTypes(a *Atom) []string {
-	ri, ok := c.info.Relations[a.Name.Name]
+	ri, ok := c.relation(a.Name.Name)
 	if !ok || len(ri.Types) != len(a.Args) {
 		return nil
 	}
@@ -666,11 +724,11 @@ func (c *checker) relTypes(a *Atom) []string {
 func (c *checker) headTypes(r *Rule) []string {
 	out := c.strings(len(r.Head.Args))
 	if !c.query {
-		if ri, ok := c.info.Relations[r.Head.Name.Name]; ok && !ri.Decl.IsZero() && len(ri.Types) == len(out) {
+		if ri, ok := c.relation(r.Head.Name.Name); ok && !ri.Decl.IsZero() && len(ri.Types) == len(out) {
 			copy(out, ri.Types)
 			return out
 		}
-		if ri, ok := c.info.Relations[r.Head.Name.Name]; ok && ri.InData && len(ri.Types) == len(out) {
+		if ri, ok := c.relation(r.Head.Name.Name); ok && ri.InData && len(ri.Types) == len(out) {
 			copy(out, ri.Types)
 			return out
 		}
@@ -1159,25 +1217,32 @@ func (c *checker) ruleTypes(r *Rule, report bool) *varTab {
 // types checks that every variable is used at positions of one type
 // and records each occurrence's type for hover. A rule with a table in
 // ty is not typed again.
-func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string, ty *typings) {
-	var kept varTab
+func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string, ty *typings, expanded bool) {
+	var vars *varTab
+	var kept []keptVar
+	typeOf := func(name string) string {
+		if vars == nil {
+			return keptType(kept, name)
+		}
+		return vars.typeOf(name).typ
+	}
+	ri := 0 // the statement of the rule being recorded
+	record := func(t *Term) {
+		c.info.Vars = append(c.info.Vars, VarInfo{Name: t.Value, Type: typeOf(t.Value), Span: t.Sp, Rule: ri})
+	}
 	for xi, r := range rules {
-		ri := srcIndex[xi]
+		ri = srcIndex[xi]
 		if r.Head == nil {
 			continue
 		}
-		var vars *varTab
 		if at := ty.at[xi]; at[1] > 0 {
-			kept.list = ty.all[at[0]:at[1]:at[1]]
-			vars = &kept
+			vars, kept = nil, ty.all[at[0]:at[1]:at[1]]
 		} else {
 			vars = c.ruleTypes(r, true)
 		}
 		// Record every occurrence, body and head, with its type.
 		start := len(c.info.Vars)
-		EachVar(r, func(t *Term) {
-			c.info.Vars = append(c.info.Vars, VarInfo{Name: t.Value, Type: vars.typeOf(t.Value).typ, Span: t.Sp, Rule: ri})
-		})
+		EachVar(r, record)
 		occ := c.info.Vars[start:]
 		// Head variables take the head column's type.
 		for i, t := range r.Head.Args {
@@ -1196,6 +1261,9 @@ func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string, ty 
 	}
 	// A statement with several heads or alternatives lists each
 	// occurrence once.
+	if !expanded {
+		return
+	}
 	c.info.Vars = slices.CompactFunc(c.info.Vars, func(a, b VarInfo) bool { return a.Span == b.Span })
 }
 
@@ -1229,8 +1297,13 @@ func firstWord(b BodyItem) string {
 // stratify orders the derived relations into strata and reports negation
 // through recursion.
 func (c *checker) stratify(rules []*Rule) {
-	var nodes []string
-	index := make(map[string]int, len(rules))
+	nodes := make([]string, 0, len(rules))
+	var index map[string]int
+	if c.mem != nil {
+		index = intMap(c.mem, &c.mem.index, len(rules))
+	} else {
+		index = make(map[string]int, len(rules))
+	}
 	add := func(n string) {
 		if _, ok := index[n]; !ok {
 			index[n] = len(nodes)

@@ -65,7 +65,7 @@ r(x) <-- s(x), !t(x, 1), if x >= -2.5`,
 			t.Fatalf("check is not deterministic")
 		}
 		// The check's types are those of a check typing each rule anew.
-		if again := checkTyping(p.Rules, p.Decls, schema, false, 0, nil, true); !reflect.DeepEqual(info, again) {
+		if again := checkTyping(p.Rules, p.Decls, schema, false, 0, nil, nil, true); !reflect.DeepEqual(info, again) {
 			t.Fatalf("check reusing rule types differs from typing again:\n%+v\n%+v", info, again)
 		}
 		// EachVar visits the variables Inspect does, in its order.

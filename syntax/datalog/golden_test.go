@@ -244,7 +244,7 @@ func TestCheckGolden(t *testing.T) {
 			p := ParseProgram("program", src)
 			parseDiags = p.Diagnostics
 			info = Check(p, schema)
-			if again := checkTyping(p.Rules, p.Decls, schema, false, 0, nil, true); !reflect.DeepEqual(info.Diagnostics, again.Diagnostics) || !reflect.DeepEqual(info.Vars, again.Vars) || !reflect.DeepEqual(info.HeadTypes, again.HeadTypes) {
+			if again := checkTyping(p.Rules, p.Decls, schema, false, 0, nil, nil, true); !reflect.DeepEqual(info.Diagnostics, again.Diagnostics) || !reflect.DeepEqual(info.Vars, again.Vars) || !reflect.DeepEqual(info.HeadTypes, again.HeadTypes) {
 				t.Errorf("check reusing rule types differs from typing again")
 			}
 		}

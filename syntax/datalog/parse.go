@@ -105,6 +105,7 @@ func (p *parser) newAtom() *Atom {
 		}
 	}
 	n := &p.atoms[0]
+	*n = Atom{} // a chunk's memory may hold an earlier parse's atom
 	p.atoms = p.atoms[1:]
 	return n
 }
@@ -119,6 +120,7 @@ func (p *parser) newRule() *Rule {
 		p.rules = p.ar.rules.next()
 	}
 	n := &p.rules[0]
+	*n = Rule{} // a chunk's memory may hold an earlier parse's rule
 	p.rules = p.rules[1:]
 	return n
 }
