@@ -111,8 +111,8 @@ func (ar *Arena) Reset() {
 
 // ParseFileIn is ParseFile for a caller that is done with the parse before
 // it parses the next file: a PACT tree (which holds no token list) and a
-// Datalog program's tokens and most frequent nodes are allocated in ar,
-// and must not be used once ar is reset. Other languages parse as
+// Datalog program's tokens, most frequent nodes and check (Parsed.Info)
+// are allocated in ar, and must not be used once ar is reset. Other languages parse as
 // ParseFile does.
 func ParseFileIn(ar *Arena, name, src string, s Settings) (*Parsed, error) {
 	l := ForName(name)

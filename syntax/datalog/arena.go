@@ -81,10 +81,19 @@ func list[T any](c *chunks[T], free *[]T, src []T) []T {
 type checkMem struct {
 	headDefined map[string]bool
 	learnt      map[string]int
-	index       map[string]int // stratify's node numbers
+	index       map[string]int           // stratify's node numbers
+	relations   map[string]*RelationInfo // Info.Relations
+	rels        []RelationInfo           // entries of Info.Relations
+	strs        []string                 // type lists of those and of Info.HeadTypes
 	kept        []keptVar
 	at          [][2]int32
 	computed    []int
+	// stratify's graph and the state of its walk.
+	nodes                  []string
+	adj                    [][]depEdge
+	tarjan, stack, members []int
+	on                     []bool
+	strata                 [][]int
 }
 
 // boolMap returns *m cleared, or a new map for about n keys when there is
@@ -101,6 +110,16 @@ func boolMap(mem *checkMem, m *map[string]bool, n int) map[string]bool {
 	return *m
 }
 
+// relMap returns *m cleared, or a new map for about n keys.
+func relMap(m *map[string]*RelationInfo, n int) map[string]*RelationInfo {
+	if *m == nil {
+		*m = make(map[string]*RelationInfo, n)
+	} else {
+		clear(*m)
+	}
+	return *m
+}
+
 // intMap is boolMap for a map to ints.
 func intMap(mem *checkMem, m *map[string]int, n int) map[string]int {
 	if mem == nil || *m == nil {
@@ -114,9 +133,9 @@ func intMap(mem *checkMem, m *map[string]int, n int) map[string]int {
 	return *m
 }
 
-// ints returns a zeroed slice of n ints, *s's memory when it has room
-// (mem nil: new memory).
-func ints[T any](mem *checkMem, s *[]T, n int) []T {
+// scratch returns a zeroed slice of n elements, *s's memory when it has
+// room (mem nil: new memory).
+func scratch[T any](mem *checkMem, s *[]T, n int) []T {
 	if mem == nil || cap(*s) < n {
 		out := make([]T, n)
 		if mem != nil {

@@ -90,9 +90,10 @@ func (in *Info) TypeAt(off int) (VarInfo, bool) {
 func Check(prog *Program, schema Schema) *Info { return CheckIn(nil, prog, schema) }
 
 // CheckIn is Check for a caller that is done with the result before it
-// checks the next program: the variable occurrences (Info.Vars) are
-// recorded in ar's memory (nil: on the heap) and must not be used once
-// the arena is reset.
+// checks the next program: the result (its relations, head types and
+// variable occurrences) is recorded in ar's memory (nil: on the heap),
+// with the checker's working memory, and must not be used once the arena
+// is reset or checks another program.
 func CheckIn(ar *Arena, prog *Program, schema Schema) *Info {
 	// The program's identifiers bound its variable occurrences: the
 	// checker records those in one allocation.
@@ -262,7 +263,22 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int,
 // of reusing the table its head types were inferred from (the tests
 // compare both).
 func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int, vars []VarInfo, mem *checkMem, retype bool) *Info {
-	c := &checker{info: &Info{Relations: make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))}, query: query, bound: map[string]bool{}, mem: mem}
+	c := &checker{info: &Info{}, query: query, bound: map[string]bool{}, mem: mem}
+	if mem != nil {
+		// The relation entries and type lists of the rules' heads come
+		// from the arena's memory, as much of them as it holds.
+		c.info.Relations = relMap(&mem.relations, len(schema)+len(decls)+len(rules))
+		c.rels = scratch(mem, &mem.rels, len(rules))
+		heads := 0
+		for _, r := range rules {
+			if r != nil && r.Head != nil {
+				heads += len(r.Head.Args)
+			}
+		}
+		c.strs = scratch(mem, &mem.strs, 2*heads)
+	} else {
+		c.info.Relations = make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))
+	}
 	rels := c.info.Relations
 	for name, types := range schema {
 		rels[name] = &RelationInfo{Name: name, Types: slices.Clone(types), InData: true}
@@ -359,8 +375,8 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 	var ty typings
 	if mem != nil {
 		learnt = intMap(mem, &mem.learnt, len(headDefined))
-		computed = ints(mem, &mem.computed, len(rules))
-		ty = typings{all: mem.kept[:0], at: ints(mem, &mem.at, len(rules))}
+		computed = scratch(mem, &mem.computed, len(rules))
+		ty = typings{all: mem.kept[:0], at: scratch(mem, &mem.at, len(rules))}
 	} else {
 		learnt = make(map[string]int, len(headDefined))
 		computed = make([]int, len(rules))
@@ -1294,16 +1310,24 @@ func firstWord(b BodyItem) string {
 	return "item"
 }
 
+// depEdge is an edge of the dependency graph stratify builds: the
+// relation a rule's head depends on, and the negated atom or aggregate
+// that reads it, if any.
+type depEdge struct {
+	to  int
+	neg *Atom
+	agg *Agg
+}
+
 // stratify orders the derived relations into strata and reports negation
 // through recursion.
 func (c *checker) stratify(rules []*Rule) {
-	nodes := make([]string, 0, len(rules))
-	var index map[string]int
-	if c.mem != nil {
-		index = intMap(c.mem, &c.mem.index, len(rules))
-	} else {
-		index = make(map[string]int, len(rules))
+	mem := c.mem
+	if mem == nil {
+		mem = &checkMem{}
 	}
+	nodes := scratch(c.mem, &mem.nodes, len(rules))[:0]
+	index := intMap(c.mem, &mem.index, len(rules))
 	add := func(n string) {
 		if _, ok := index[n]; !ok {
 			index[n] = len(nodes)
@@ -1315,12 +1339,8 @@ func (c *checker) stratify(rules []*Rule) {
 			add(r.Head.Name.Name)
 		}
 	}
-	type edge struct {
-		to  int
-		neg *Atom
-		agg *Agg
-	}
-	adj := make([][]edge, len(nodes))
+	type edge = depEdge
+	adj := scratch(c.mem, &mem.adj, len(nodes))
 	for _, r := range rules {
 		if r.Head == nil {
 			continue
@@ -1346,19 +1366,18 @@ func (c *checker) stratify(rules []*Rule) {
 		}
 	}
 	// Tarjan's algorithm emits components dependencies-first.
-	idx := make([]int, len(nodes))
-	low := make([]int, len(nodes))
-	on := make([]bool, len(nodes))
+	tarjan := scratch(c.mem, &mem.tarjan, 3*len(nodes))
+	idx, low, comp := tarjan[:len(nodes)], tarjan[len(nodes):2*len(nodes)], tarjan[2*len(nodes):]
+	on := scratch(c.mem, &mem.on, len(nodes))
 	for i := range idx {
 		idx[i] = -1
 	}
-	var stack []int
-	comp := make([]int, len(nodes))
+	stack := scratch(c.mem, &mem.stack, len(nodes))[:0]
 	counter := 0
-	var strata [][]int
+	strata := scratch(c.mem, &mem.strata, len(nodes))[:0]
 	// The components' members, one after the other: a component is a
 	// part of it (capped, so that appending to one copies it).
-	members := make([]int, 0, len(nodes))
+	members := scratch(c.mem, &mem.members, len(nodes))[:0]
 	var visit func(v int)
 	visit = func(v int) {
 		idx[v], low[v] = counter, counter
