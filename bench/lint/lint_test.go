@@ -110,7 +110,8 @@ func copyGoCorpus(b *testing.B, dir string) int64 {
 // `ctxql fmt --check` over a generated 50 MB corpus of PACT, JQL and
 // Datalog files and `gofmt -l` over 50 MB of Go from GOROOT, as separate
 // processes, and reports the throughput of each and ctxql's relative to
-// gofmt (target: ctxql ≥ gofmt).
+// gofmt, per wall second and per CPU second (user and system time, which
+// moves far less with the load of a shared machine).
 func BenchmarkVsGofmt(b *testing.B) {
 	gofmt := gofmtPath()
 	dir := b.TempDir()
@@ -123,12 +124,14 @@ func BenchmarkVsGofmt(b *testing.B) {
 		}
 	}
 	qBytes, goBytes := writeQueryCorpus(b, queries), copyGoCorpus(b, gos)
-	run := func(name string, args ...string) time.Duration { return run(b, name, args...) }
-	var tCheck, tFmt, tGofmt time.Duration
+	var tCheck, tFmt, tGofmt, cCheck, cFmt, cGofmt time.Duration
 	for b.Loop() {
-		tCheck += run(bin, "check", "--format", "json", queries)
-		tFmt += run(bin, "fmt", "--check", queries)
-		tGofmt += run(gofmt, "-l", gos)
+		w, c := runCPU(b, "", bin, "check", "--format", "json", queries)
+		tCheck, cCheck = tCheck+w, cCheck+c
+		w, c = runCPU(b, "", bin, "fmt", "--check", queries)
+		tFmt, cFmt = tFmt+w, cFmt+c
+		w, c = runCPU(b, "", gofmt, "-l", gos)
+		tGofmt, cGofmt = tGofmt+w, cGofmt+c
 	}
 	n := float64(b.N)
 	mbps := func(bytes int64, d time.Duration) float64 { return float64(bytes) / (float64(d) / n / 1e9) / 1e6 }
@@ -137,6 +140,14 @@ func BenchmarkVsGofmt(b *testing.B) {
 	b.ReportMetric(mbps(goBytes, tGofmt), "gofmt-MB/s")
 	b.ReportMetric(mbps(qBytes, tCheck)/mbps(goBytes, tGofmt), "check-x-gofmt")
 	b.ReportMetric(mbps(qBytes, tFmt)/mbps(goBytes, tGofmt), "fmt-x-gofmt")
+	b.ReportMetric(mbps(qBytes, cCheck)/mbps(goBytes, cGofmt), "check-x-gofmt-cpu")
+	b.ReportMetric(mbps(qBytes, cFmt)/mbps(goBytes, cGofmt), "fmt-x-gofmt-cpu")
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("queries %.1f MB, Go %.1f MB; wall: check %.1f MB/s, fmt --check %.1f MB/s, gofmt -l %.1f MB/s (%.2fx, %.2fx); CPU: check %.1f s, fmt --check %.1f s, gofmt -l %.1f s (%.2fx, %.2fx); load average %s",
+		float64(qBytes)/1e6, float64(goBytes)/1e6, mbps(qBytes, tCheck), mbps(qBytes, tFmt), mbps(goBytes, tGofmt),
+		mbps(qBytes, tCheck)/mbps(goBytes, tGofmt), mbps(qBytes, tFmt)/mbps(goBytes, tGofmt),
+		cCheck.Seconds()/n, cFmt.Seconds()/n, cGofmt.Seconds()/n,
+		mbps(qBytes, cCheck)/mbps(goBytes, cGofmt), mbps(qBytes, cFmt)/mbps(goBytes, cGofmt), load)
 }
 
 func gofmtPath() string {
@@ -178,17 +189,11 @@ func buildCtxql(b *testing.B, bin string) {
 	}
 }
 
-// run runs a command and returns how long it took; exit status 1
-// (findings, files to format) is the expected outcome of some runs.
-func run(b *testing.B, name string, args ...string) time.Duration {
-	b.Helper()
-	d, _ := runCPU(b, "", name, args...)
-	return d
-}
-
-// runCPU is run in directory dir ("": the current one) that also returns
-// the CPU time (user and system) the process used: on a shared machine it
-// moves far less with the load than the wall time does.
+// runCPU runs a command in directory dir ("": the current one) and
+// returns how long it took and the CPU time (user and system) the process
+// used: on a shared machine it moves far less with the load than the wall
+// time does. Exit status 1 (findings, files to format) is the expected
+// outcome of some runs.
 func runCPU(b *testing.B, dir, name string, args ...string) (wall, cpu time.Duration) {
 	b.Helper()
 	start := time.Now()
