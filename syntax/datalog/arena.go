@@ -17,6 +17,7 @@ type Arena struct {
 	argLists  chunks[*Term]
 	atomLists chunks[*Atom]
 	itemLists chunks[BodyItem]
+	ruleList  []*Rule   // Program.Rules
 	vars      []VarInfo // the variable occurrences of CheckIn
 	check     checkMem  // the working memory of CheckIn
 }
@@ -85,9 +86,15 @@ type checkMem struct {
 	relations   map[string]*RelationInfo // Info.Relations
 	rels        []RelationInfo           // entries of Info.Relations
 	strs        []string                 // type lists of those and of Info.HeadTypes
-	kept        []keptVar
-	at          [][2]int32
-	computed    []int
+	rules       []*Rule                  // the simple rules checked
+	srcIndex    []int                    // their statements
+	headTypes   [][]string               // their head types
+	// Info.HeadTypes and Info.Strata, and the names of the latter.
+	infoHeadTypes, infoStrata [][]string
+	strataNames               []string
+	kept                      []keptVar
+	at                        [][2]int32
+	computed                  []int
 	// stratify's graph and the state of its walk.
 	nodes                  []string
 	adj                    [][]depEdge
@@ -136,7 +143,7 @@ func intMap(mem *checkMem, m *map[string]int, n int) map[string]int {
 // scratch returns a zeroed slice of n elements, *s's memory when it has
 // room (mem nil: new memory).
 func scratch[T any](mem *checkMem, s *[]T, n int) []T {
-	if mem == nil || cap(*s) < n {
+	if mem == nil || *s == nil || cap(*s) < n { // never nil, as make's
 		out := make([]T, n)
 		if mem != nil {
 			*s = out

@@ -324,8 +324,13 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 	}
 	srcRules := rules
 	var srcIndex []int
-	rules = make([]*Rule, 0, len(srcRules))
-	srcIndex = make([]int, 0, len(srcRules))
+	// A nil mem gives scratch new memory; any gives it a place to keep it.
+	m := mem
+	if m == nil {
+		m = &checkMem{}
+	}
+	rules = scratch(mem, &m.rules, len(srcRules))[:0]
+	srcIndex = scratch(mem, &m.srcIndex, len(srcRules))[:0]
 	expanded := false // some statement stands for other rules than itself
 	for i, r := range srcRules {
 		if r != nil && simple(r) {
@@ -360,7 +365,7 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 		rels[name] = ri
 		headDefined[name] = true
 	}
-	headTypes := make([][]string, len(rules))
+	headTypes := scratch(mem, &m.headTypes, len(rules))
 	for i, r := range rules {
 		c.rule(i, r)
 	}
@@ -413,7 +418,7 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 			break
 		}
 	}
-	c.info.HeadTypes = make([][]string, len(srcRules))
+	c.info.HeadTypes = scratch(mem, &m.infoHeadTypes, len(srcRules))
 	for i := len(rules) - 1; i >= 0; i-- {
 		c.info.HeadTypes[srcIndex[i]] = headTypes[i]
 	}
@@ -1458,9 +1463,9 @@ func (c *checker) stratify(rules []*Rule) {
 		}
 	}
 	if len(strata) > 0 {
-		c.info.Strata = make([][]string, 0, len(strata))
+		c.info.Strata = scratch(c.mem, &mem.infoStrata, len(strata))[:0]
 	}
-	all := make([]string, len(members))
+	all := scratch(c.mem, &mem.strataNames, len(members))
 	for _, cs := range strata {
 		names := all[:len(cs):len(cs)]
 		all = all[len(cs):]

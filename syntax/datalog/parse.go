@@ -217,6 +217,9 @@ func ParseProgramIn(ar *Arena, name, src string) *Program {
 			}
 		}
 	}
+	if ar != nil {
+		prog.Rules = ar.ruleList[:0]
+	}
 	for p.peek().Kind != TokEOF {
 		start := p.pos
 		if p.startsMacro(p.pos) {
@@ -244,6 +247,12 @@ func ParseProgramIn(ar *Arena, name, src string) *Program {
 		}
 		if p.pos == start { // never loop without progress
 			p.pos++
+		}
+	}
+	if ar != nil {
+		ar.ruleList = prog.Rules
+		if len(prog.Rules) == 0 {
+			prog.Rules = nil // as without an arena
 		}
 	}
 	prog.Diagnostics = p.diags
