@@ -375,6 +375,9 @@ func sqlCase(t *testing.T, ctx context.Context, db *engine.DB, seed uint64, src 
 	// this data is refused by the statement: the evaluator may fail on
 	// it too, or answer.
 	if errors.As(err, &ue) {
+		if strings.Contains(ue.Why, "does not terminate") && len(res.Diagnostics) == 0 {
+			t.Fatalf("seed %d: %s\nthe database refuses (%v), the evaluator answers", seed, src, ue)
+		}
 		return 0, "on the data: " + refusedName(ue), false
 	}
 	if err != nil {
@@ -545,6 +548,9 @@ func duckDBDiff(t *testing.T, n uint64, generate func(uint64) (string, *gen), op
 			ue := sqlgen.Refused(errors.New(msg), sqlgen.DuckDB)
 			if ue == nil {
 				t.Fatalf("seed %d:\n%s\nduckdb: %s", p.seed, p.src, msg)
+			}
+			if strings.Contains(ue.Why, "does not terminate") && !p.evalErr {
+				t.Fatalf("seed %d:\n%s\nDuckDB refuses (%v), the evaluator answers", p.seed, p.src, ue)
 			}
 			refused["on the data: "+refusedName(ue)]++
 			onData++
