@@ -167,8 +167,17 @@ func latticeProgram(seed uint64) (src string, g *gen, mono bool) {
 			fmt.Fprintf(&b, "lattice o(Int, %s);\no(z, %s) <-- %s;\np(%s%s) <-- o(z, d), e(z, x, w);\n", other, ow("d"), body, key, wrap("d"))
 		}
 	}
-	// Higher strata read the final values: a condition, an aggregate.
+	// Higher strata read the final values: a condition, an aggregate, a
+	// lattice of one column (the best value of all).
 	arity3 := strings.HasPrefix(b.String(), "lattice p(Int, Int,")
+	if rng.IntN(3) == 0 {
+		fmt.Fprintf(&b, "lattice top(%s);\n", dual)
+		if arity3 {
+			b.WriteString("top(d) <-- p(_, _, d);\n")
+		} else {
+			b.WriteString("top(d) <-- p(_, d);\n")
+		}
+	}
 	if arity3 {
 		fmt.Fprintf(&b, "far(x, y) <-- p(x, y, d), if d > %d;\n", rng.IntN(8))
 		if rng.IntN(2) == 0 {
@@ -219,7 +228,7 @@ func TestSQLLattice(t *testing.T) {
 				}
 			}
 			checkLatticeCounts(t, answered, tuples, nonMono, refused)
-			if seen["Dual"] < 30 || seen["max"] < 30 || seen["paths"] < 30 || seen["propagation"] < 20 || seen["two lattices"] < 10 || seen["with a set relation"] < 5 {
+			if seen["Dual"] < 30 || seen["max"] < 30 || seen["paths"] < 30 || seen["propagation"] < 20 || seen["two lattices"] < 10 || seen["with a set relation"] < 5 || seen["one column"] < 20 {
 				t.Fatalf("answered programs with each construct: %v", seen)
 			}
 			t.Logf("%s: %d generated lattice programs, %d answered (programs with each construct: %v; %d derived tuples identical), 0 disagreements; refused (at compile time, or on the data): %v", name, latticeSeeds, answered, seen, tuples, refused)
@@ -234,7 +243,7 @@ const latticeSeeds = 200
 func latticeFeatures(src string) []string {
 	var out []string
 	for _, f := range []struct{ name, text string }{{"Dual", "Dual<"}, {"max", ", Int);"}, {"paths", "lattice p(Int, Int,"}, {"propagation", "v(x, m)"},
-		{"two lattices", "lattice q"}, {"with a set relation", "\nr(x, y) <--"}} {
+		{"two lattices", "lattice q"}, {"with a set relation", "\nr(x, y) <--"}, {"one column", "lattice top"}} {
 		if strings.Contains(src, f.text) {
 			out = append(out, f.name)
 		}
