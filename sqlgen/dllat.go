@@ -19,9 +19,10 @@ import (
 //
 //   - a rule of the stratum reads a lattice value of the stratum into a
 //     variable that it uses once more only, in the value column of its
-//     head, which is a lattice of the same order, as the value itself or
+//     head, which is a lattice of the same order, as the value itself,
 //     that value plus or minus a constant or a variable bound otherwise
-//     (v ↦ v + e is monotone whatever the sign of e): what the evaluator
+//     (v ↦ v + e is monotone whatever the sign of e), or the sum of two
+//     such values (monotone in each): what the evaluator
 //     derives from a value that is later improved on is never better
 //     than what the improved value derives, so the best values are the
 //     best over all derivations in both;
@@ -169,16 +170,25 @@ func (c *dlCompiler) latticeRule(r *syn.Rule, lat map[string]bool) error {
 			}
 			return c.refuse(arg.Sp, "the lattice value "+t.Value+" of "+lv[t.Value]+" through "+exprText(c, x), "only the value itself, or plus or minus a constant or a variable that is not a lattice value of the stratum, keeps the answer independent of the order improvements arrive")
 		}
-		if c.dual(h.Name.Name) != c.dual(lv[t.Value]) {
-			return c.refuse(t.Sp, "the lattice value "+t.Value+" of "+lv[t.Value]+" in "+h.Name.Name+", a lattice of the opposite order", why)
+		var opp *syn.Term
+		syn.Inspect(arg, func(m syn.Node) bool {
+			if u, ok := m.(*syn.Term); ok && u.Kind == syn.Var && opp == nil {
+				if rel, ok := lv[u.Value]; ok && c.dual(rel) != c.dual(h.Name.Name) {
+					opp = u
+				}
+			}
+			return opp == nil
+		})
+		if opp != nil {
+			return c.refuse(opp.Sp, "the lattice value "+opp.Value+" of "+lv[opp.Value]+" in "+h.Name.Name+", a lattice of the opposite order", why)
 		}
 	}
 	return nil
 }
 
-// monotone reports whether a head's value term reads exactly one
-// variable of lv, as v, v + e, v - e or e + v with e a constant or a
-// variable not in lv.
+// monotone reports whether a head's value term is v, v + e, v - e or
+// e + v with v a variable of lv and e a constant or a variable not in
+// lv, or v + u with v and u two variables of lv: monotone in each.
 func (c *dlCompiler) monotone(t *syn.Term, lv map[string]string) bool {
 	var x syn.Expr = t
 	for {
@@ -210,7 +220,7 @@ func (c *dlCompiler) monotone(t *syn.Term, lv map[string]string) bool {
 	case *syn.Binary:
 		switch x.Op {
 		case "+":
-			return isLV(x.L) && other(x.R) || other(x.L) && isLV(x.R)
+			return isLV(x.L) && (other(x.R) || isLV(x.R)) || other(x.L) && isLV(x.R)
 		case "-":
 			return isLV(x.L) && other(x.R)
 		}
