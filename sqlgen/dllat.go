@@ -168,7 +168,7 @@ func (c *dlCompiler) latticeRule(r *syn.Rule, lat map[string]bool) error {
 			if arg.Kind == syn.Computed {
 				x = arg.X
 			}
-			return c.refuse(arg.Sp, "the lattice value "+t.Value+" of "+lv[t.Value]+" through "+exprText(c, x), "only the value itself, or plus or minus a constant or a variable that is not a lattice value of the stratum, keeps the answer independent of the order improvements arrive")
+			return c.refuse(arg.Sp, "the lattice value "+t.Value+" of "+lv[t.Value]+" through "+exprText(c, x), "only the value itself, it plus or minus a constant or a variable that is not a lattice value of the stratum, or the sum of two lattice values keeps the answer independent of the order improvements arrive")
 		}
 		var opp *syn.Term
 		syn.Inspect(arg, func(m syn.Node) bool {
