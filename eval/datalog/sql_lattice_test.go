@@ -25,7 +25,7 @@ var latticeOpts = Options{MaxTuples: 20_000}
 // graphs: shortest paths (Dual, from every node or from sources), longest
 // paths and max (or min) propagation of node values, now and then in a
 // stratum with a relation that is not a lattice, read by a higher
-// stratum with a condition or an aggregate; and, in about one program of
+// stratum with a condition, an aggregate or arithmetic in a head; and, in about one program of
 // four, a rule that is not monotone (the value doubled, subtracted from
 // a weight, compared, negated, put in a key column, read by a relation
 // of its stratum that is not a lattice, or by a lattice of the opposite
@@ -190,6 +190,14 @@ func latticeProgram(seed uint64) (src string, g *gen, mono bool) {
 			b.WriteString("top(d) <-- p(_, d);\n")
 		}
 	}
+	if rng.IntN(2) == 0 {
+		// Arithmetic in the head of a set relation.
+		if arity3 {
+			b.WriteString("less(x, y, d - 1) <-- p(x, y, d);\n")
+		} else {
+			b.WriteString("less(x, m - 1) <-- p(x, m);\n")
+		}
+	}
 	if arity3 {
 		fmt.Fprintf(&b, "far(x, y) <-- p(x, y, d), if d > %d;\n", rng.IntN(8))
 		if rng.IntN(2) == 0 {
@@ -240,7 +248,7 @@ func TestSQLLattice(t *testing.T) {
 				}
 			}
 			checkLatticeCounts(t, answered, tuples, nonMono, refused)
-			if seen["Dual"] < 30 || seen["max"] < 30 || seen["paths"] < 30 || seen["propagation"] < 20 || seen["two lattices"] < 10 || seen["with a set relation"] < 5 || seen["one column"] < 20 || seen["non-linear"] < 10 {
+			if seen["Dual"] < 30 || seen["max"] < 25 || seen["paths"] < 30 || seen["propagation"] < 20 || seen["two lattices"] < 10 || seen["with a set relation"] < 5 || seen["one column"] < 20 || seen["non-linear"] < 10 || seen["head arithmetic"] < 30 {
 				t.Fatalf("answered programs with each construct: %v", seen)
 			}
 			t.Logf("%s: %d generated lattice programs, %d answered (programs with each construct: %v; %d derived tuples identical), 0 disagreements; refused (at compile time, or on the data): %v", name, latticeSeeds, answered, seen, tuples, refused)
@@ -255,7 +263,7 @@ const latticeSeeds = 200
 func latticeFeatures(src string) []string {
 	var out []string
 	for _, f := range []struct{ name, text string }{{"Dual", "Dual<"}, {"max", ", Int);"}, {"paths", "lattice p(Int, Int,"}, {"propagation", "v(x, m)"},
-		{"two lattices", "lattice q"}, {"with a set relation", "\nr(x, y) <--"}, {"one column", "lattice top"}, {"non-linear", "d + l"}} {
+		{"two lattices", "lattice q"}, {"with a set relation", "\nr(x, y) <--"}, {"one column", "lattice top"}, {"non-linear", "d + l"}, {"head arithmetic", "less("}} {
 		if strings.Contains(src, f.text) {
 			out = append(out, f.name)
 		}
