@@ -119,6 +119,18 @@ func newDLCompiler(prog *syn.Program, info *syn.Info, schema map[string][]string
 			c.derived[r] = true
 		}
 	}
+	// The tables and CTEs of a derived relation R are named d_R, n_R,
+	// w_R, c_R and r_R: a relation of such a name would be shadowed.
+	for _, rel := range sortedKeys(c.derived) {
+		for _, p := range []string{"d_", "n_", "w_", "c_", "r_"} {
+			if _, ok := info.Relations[p+rel]; ok {
+				return nil, c.refuse(c.firstRule(rel), "the relation "+p+rel+" beside the derived relation "+rel, "the compiled SQL names its own tables of "+rel+" so")
+			}
+			if _, ok := schema[p+rel]; ok {
+				return nil, c.refuse(c.firstRule(rel), "the relation "+p+rel+" beside the derived relation "+rel, "the compiled SQL names its own tables of "+rel+" so")
+			}
+		}
+	}
 	for _, decl := range prog.Decls {
 		if decl.DS != nil {
 			return nil, c.refuse(decl.Sp, "the "+decl.DS.Name+" relation "+decl.Name.Name, "its closure is not compiled")
