@@ -111,8 +111,7 @@ type DatalogError struct {
 func (e *DatalogError) Unwrap() error { return e.UnsupportedError }
 
 // newDLCompiler returns the compiler of prog for dialect d, knowing which
-// relations its rules derive; a lattice relation is refused, as its join
-// is not a set union.
+// relations its rules derive.
 func newDLCompiler(prog *syn.Program, info *syn.Info, schema map[string][]string, d Dialect) (*dlCompiler, error) {
 	c := &dlCompiler{d: d, prog: prog, info: info, schema: schema, derived: map[string]bool{}, consts: programConsts(prog.Rules), sets: map[string]bool{}, computed: computedCols(prog.Rules)}
 	for _, st := range info.Strata {
@@ -120,10 +119,19 @@ func newDLCompiler(prog *syn.Program, info *syn.Info, schema map[string][]string
 			c.derived[r] = true
 		}
 	}
-	for _, decl := range prog.Decls {
-		if decl.Lattice {
-			return nil, c.refuse(decl.Sp, "a lattice relation", "its join is not a set union")
+	// The tables and CTEs of a derived relation R are named d_R, n_R,
+	// w_R, c_R and r_R: a relation of such a name would be shadowed.
+	for _, rel := range sortedKeys(c.derived) {
+		for _, p := range []string{"d_", "n_", "w_", "c_", "r_"} {
+			if _, ok := info.Relations[p+rel]; ok {
+				return nil, c.refuse(c.firstRule(rel), "the relation "+p+rel+" beside the derived relation "+rel, "the compiled SQL names its own tables of "+rel+" so")
+			}
+			if _, ok := schema[p+rel]; ok {
+				return nil, c.refuse(c.firstRule(rel), "the relation "+p+rel+" beside the derived relation "+rel, "the compiled SQL names its own tables of "+rel+" so")
+			}
 		}
+	}
+	for _, decl := range prog.Decls {
 		if decl.DS != nil {
 			return nil, c.refuse(decl.Sp, "the "+decl.DS.Name+" relation "+decl.Name.Name, "its closure is not compiled")
 		}
@@ -155,6 +163,9 @@ func CompileDatalog(prog *syn.Program, info *syn.Info, schema map[string][]strin
 	for _, st := range info.Strata {
 		if len(st) > 1 {
 			return nil, c.refuse(c.firstRule(st[0]), "mutual recursion ("+strings.Join(st, ", ")+")", "a recursive CTE defines one relation; see CompileDatalogScript")
+		}
+		if c.lattice(st[0]) {
+			return nil, c.refuse(c.firstRule(st[0]), "the lattice relation "+st[0], "its join is not a set union; see CompileDatalogScript")
 		}
 		cte, err := c.relation(st[0])
 		if err != nil {
@@ -260,7 +271,7 @@ func computedCols(rules []*syn.Rule) map[string]map[int]bool {
 				}
 				for _, h := range r.AllHeads() {
 					for k, t := range h.Args {
-						if t.Kind == syn.Var && vars[t.Value] && !out[h.Name.Name][k] {
+						if (t.Kind == syn.Var && vars[t.Value] || t.Kind == syn.Computed) && !out[h.Name.Name][k] {
 							if out[h.Name.Name] == nil {
 								out[h.Name.Name] = map[int]bool{}
 							}
@@ -401,9 +412,13 @@ func (c *dlCompiler) rule(r *syn.Rule, head *syn.Atom, rel, self string) (string
 	})
 }
 
-// plain refuses the lattice and pattern forms of a term.
+// plain refuses the lattice and pattern forms of a term other than a
+// variable, a wildcard or a constant, which stand for the term itself
+// ("Dual(x)", "?x", "?Dual(x)").
 func (c *dlCompiler) plain(t *syn.Term) error {
 	switch {
+	case t.Kind == syn.Var || t.Kind == syn.Wildcard || t.IsConst():
+		return nil
 	case !t.Dual.IsZero():
 		return c.refuse(t.Sp, "the lattice term "+t.Text, "not compiled yet")
 	case !t.Pattern.IsZero():
@@ -493,6 +508,10 @@ func CompileDatalogScript(prog *syn.Program, info *syn.Info, schema map[string][
 	}
 	sc := &Script{}
 	for _, st := range info.Strata {
+		if err := c.latticeStratum(st); err != nil {
+			return nil, nil, err
+		}
+		lat := len(latticesOf(c, st)) > 0
 		for _, rel := range st {
 			n := len(info.Relations[rel].Types)
 			if n == 0 {
@@ -502,10 +521,19 @@ func CompileDatalogScript(prog *syn.Program, info *syn.Info, schema map[string][
 			for i := range n {
 				cols = append(cols, fmt.Sprintf("c%d %s", i+1, d.SQLType(Value)))
 			}
-			for _, t := range []string{cteName(rel), deltaName(rel), newName(rel)} {
+			tables := []string{cteName(rel), deltaName(rel), newName(rel)}
+			if c.lattice(rel) {
+				tables = append(tables, latticeTable(rel))
+			}
+			for _, t := range tables {
 				sc.Steps = append(sc.Steps, Step{Stmts: []string{"DROP TABLE IF EXISTS " + t, fmt.Sprintf("CREATE TEMPORARY TABLE %s (%s)", t, strings.Join(cols, ", "))}})
 				sc.Cleanup = append(sc.Cleanup, "DROP TABLE IF EXISTS "+t)
 			}
+		}
+		if lat {
+			t := roundTable(st[0])
+			sc.Steps = append(sc.Steps, Step{Stmts: []string{"DROP TABLE IF EXISTS " + t, fmt.Sprintf("CREATE TEMPORARY TABLE %s (n %s)", t, d.SQLType(Int)), "INSERT INTO " + t + " VALUES (0)"}})
+			sc.Cleanup = append(sc.Cleanup, "DROP TABLE IF EXISTS "+t)
 		}
 		in := map[string]bool{}
 		for _, rel := range st {
@@ -560,11 +588,26 @@ func CompileDatalogScript(prog *syn.Program, info *syn.Info, schema map[string][
 					}
 				}
 			}
-			if len(base) > 0 {
+			n := len(info.Relations[rel].Types)
+			switch {
+			case c.lattice(rel):
+				// The candidates' best values per key.
+				if len(base) > 0 {
+					init.Stmts = append(init.Stmts, fmt.Sprintf("INSERT INTO %s SELECT DISTINCT * FROM (%s) AS b", latticeTable(rel), strings.Join(base, " UNION ")),
+						c.latticeBest(rel, n), fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", cteName(rel), newName(rel)), "DELETE FROM "+newName(rel))
+				}
+			case len(base) > 0:
 				init.Stmts = append(init.Stmts, fmt.Sprintf("INSERT INTO %s SELECT DISTINCT * FROM (%s) AS b", cteName(rel), strings.Join(base, " UNION ")))
 			}
 			init.Stmts = append(init.Stmts, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", deltaName(rel), cteName(rel)))
-			if len(variants) > 0 {
+			switch {
+			case len(variants) == 0:
+			case c.lattice(rel):
+				// A round's delta: the keys whose best value improved.
+				loop = append(loop, "DELETE FROM "+latticeTable(rel),
+					fmt.Sprintf("INSERT INTO %s SELECT * FROM (%s) AS v", latticeTable(rel), strings.Join(variants, " UNION ")),
+					"DELETE FROM "+newName(rel), c.latticeBest(rel, n))
+			default:
 				loop = append(loop, "DELETE FROM "+newName(rel),
 					fmt.Sprintf("INSERT INTO %s SELECT * FROM (%s) AS v EXCEPT SELECT * FROM %s", newName(rel), strings.Join(variants, " UNION "), cteName(rel)))
 			}
@@ -574,9 +617,16 @@ func CompileDatalogScript(prog *syn.Program, info *syn.Info, schema map[string][
 			continue
 		}
 		var counts []string
+		if lat {
+			loop = append(loop, c.latticeGuard(st))
+		}
 		for _, rel := range st {
-			loop = append(loop, "DELETE FROM "+deltaName(rel), fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", deltaName(rel), newName(rel)),
-				fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", cteName(rel), newName(rel)))
+			loop = append(loop, "DELETE FROM "+deltaName(rel), fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", deltaName(rel), newName(rel)))
+			if c.lattice(rel) {
+				loop = append(loop, latticeReplace(rel, len(info.Relations[rel].Types))...)
+			} else {
+				loop = append(loop, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", cteName(rel), newName(rel)))
+			}
 			counts = append(counts, "(SELECT count(*) FROM "+deltaName(rel)+")")
 		}
 		sc.Steps = append(sc.Steps, Step{Stmts: loop, Loop: true, Count: "SELECT " + strings.Join(counts, " + ")})
@@ -601,6 +651,9 @@ func CompileDatalogScript(prog *syn.Program, info *syn.Info, schema map[string][
 func NeedsScript(prog *syn.Program, info *syn.Info) bool {
 	for _, st := range info.Strata {
 		if len(st) > 1 {
+			return true
+		}
+		if ri := info.Relations[st[0]]; ri != nil && ri.Lattice && len(ri.Types) > 0 {
 			return true
 		}
 		for _, r0 := range prog.Rules {

@@ -44,7 +44,9 @@ func Refused(err error, d Dialect) *UnsupportedError {
 		// SQLite quotes the path it names, doubling its quotes.
 		rest = strings.ReplaceAll(rest, "''", "'")
 	}
-	j := strings.LastIndex(rest, "]")
+	// The first "]" closes it (neither the construct nor the reason holds
+	// one): a message may quote the statement's text after it.
+	j := strings.Index(rest, "]")
 	if j < 0 {
 		return nil
 	}

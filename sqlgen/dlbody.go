@@ -379,6 +379,19 @@ func (c *dlCompiler) ruleFrom(r *syn.Rule, head *syn.Atom, src func(k int, name 
 	where = append(where, late...)
 	var sel []string
 	for _, t := range head.Args {
+		if t.Kind == syn.Computed && isArith(t.X) {
+			// Integer arithmetic, as a let computes it.
+			dep := rowDep
+			if dep == "" {
+				dep = "''"
+			}
+			val, err := c.letValue(t.X, "the head term "+c.srcText(t.Sp, t.Text), dep, bound)
+			if err != nil {
+				return "", err
+			}
+			sel = append(sel, val)
+			continue
+		}
 		if err := c.plain(t); err != nil {
 			return "", err
 		}
