@@ -303,6 +303,12 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 				// applies to them.
 				c.dataStructure(old, d)
 			}
+			if old.Decl == d.Sp && d.Lattice && len(old.Types) > 0 {
+				// So does "lattice": the data's tuples keep, per key,
+				// their best value as derived ones do.
+				old.Lattice = true
+				old.Dual = strings.HasPrefix(old.Types[len(old.Types)-1], "Dual<")
+			}
 			continue
 		}
 		ri := &RelationInfo{Name: d.Name.Name, Types: types, Decl: d.Sp, Lattice: d.Lattice}
