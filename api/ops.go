@@ -291,6 +291,9 @@ type EvalOptions struct {
 	// Printed asks for the result as the text `ctxql eval` prints (a
 	// string) rather than as the JSON value.
 	Printed bool `json:"printed,omitempty"`
+	// nodes, when not nil, asks a PACT selection of one snapshot for its
+	// nodes, in *nodes's storage (EvaluateNodes).
+	nodes *[]int32
 }
 
 // EvaluateParams are the parameters of evaluate.
@@ -383,7 +386,11 @@ func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, er
 		return nil, usagef("maxTuples and maxBytes must not be negative")
 	}
 	// A language that does not stream its results ignores Stream.
-	q := lang.Query{Name: queryName, Src: src, Dialect: dl, Program: o.Program, Options: o.RangeOptions, Stream: true}
+	q := lang.Query{Name: queryName, Src: src, Dialect: dl, Program: o.Program, Options: o.RangeOptions, Stream: true,
+		Nodes: o.nodes}
+	if o.Printed {
+		q.Nodes = nil
+	}
 	b := lang.Budget{MaxTuples: o.MaxTuples, MaxBytes: o.MaxBytes}
 	if o.Explain {
 		x, err := l.Explain(ctx, d.data, q, lang.Explain{Budget: b})
@@ -401,6 +408,9 @@ func evaluate(ctx context.Context, d loaded, src string, o EvalOptions) (any, er
 	}
 	if res.Invalid() {
 		return nil, diagError(res.File, res.Diagnostics)
+	}
+	if res.Nodes != nil {
+		return res.Nodes, nil
 	}
 	if o.Printed {
 		var buf bytes.Buffer

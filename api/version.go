@@ -12,7 +12,7 @@ import (
 // records — "-dirty" marks a build of a modified tree — else "unknown")
 // and the platform. The doors pass the values their link flags set.
 func VersionLine(version, commit string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	if bi, ok := readBuildInfo(); ok {
 		if version == "devel" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			version = bi.Main.Version
 		}

@@ -76,6 +76,12 @@ type Query struct {
 	// Options are PACT's range options as a JSON object (includeContent,
 	// contentMode, contextLines, maxSnapshots, maxChangesPerSnapshot).
 	Options []byte
+	// Nodes, when not nil, asks a PACT selection of one snapshot for its
+	// nodes (Result.Nodes, and no Items), for a caller that keeps the ids
+	// of a data set's nodes itself, written over *Nodes's storage, which
+	// the caller reuses from one evaluation to the next; other results
+	// are unchanged.
+	Nodes *[]int32
 }
 
 // Budget bounds an evaluation; zero fields take the defaults.
@@ -132,6 +138,9 @@ type Result struct {
 	// column per argument.
 	Relation string
 	Columns  []Column
+	// Nodes, when Query.Nodes asked for them, are a PACT selection's
+	// nodes, one per id of Value.
+	Nodes *Nodes
 }
 
 // Invalid reports whether the query did not run because of its errors.

@@ -91,6 +91,7 @@ func (e pactEval) Evaluate(ctx context.Context, d Data, q Query, _ Budget) (*Res
 	if err != nil || plan == nil {
 		return res, err
 	}
+	opts.Nodes = q.Nodes
 	r, err := plan.Eval(ctx, d.(pactData).d, opts)
 	if err != nil {
 		if res.Diagnostics = pactRefusal(err, res.Span); res.Diagnostics != nil {
@@ -98,15 +99,19 @@ func (e pactEval) Evaluate(ctx context.Context, d Data, q Query, _ Budget) (*Res
 		}
 		return nil, err
 	}
-	fillPACT(res, r)
+	fillPACT(res, d.(pactData).d, r)
 	return res, nil
 }
 
 // fillPACT sets the result of a PACT evaluation.
-func fillPACT(res *Result, r evpact.Result) {
+func fillPACT(res *Result, d *evpact.Data, r evpact.Result) {
 	res.Value = r
 	if r.Range != nil {
 		res.Range, res.Count, res.Items = true, len(r.Range.Diffs), valueItems{r.Range}
+		return
+	}
+	if r.Nodes != nil {
+		res.Nodes, res.Count = &Nodes{Snapshot: r.Snapshot, Nodes: r.Nodes, snap: d.Snapshots[r.Snapshot]}, len(r.Nodes)
 		return
 	}
 	res.Count = len(r.IDs)
@@ -133,7 +138,7 @@ func (pactEval) EvaluateFile(ctx context.Context, d Data, p *Parsed, _ Budget) (
 		if err == nil {
 			var v evpact.Result
 			if v, err = plan.Eval(ctx, d.(pactData).d, evpact.Options{}); err == nil {
-				fillPACT(&r, v)
+				fillPACT(&r, d.(pactData).d, v)
 			}
 		}
 		if err != nil {
@@ -172,6 +177,24 @@ func (e pactEval) Explain(ctx context.Context, d Data, q Query, xo Explain) (*Ex
 		x.Summary = fmt.Sprintf("%d match(es)", len(ex.IDs))
 	}
 	return x, nil
+}
+
+// Nodes are the nodes a PACT selection of one snapshot chose, in the
+// order of its ids: the snapshot's index in the data and each node's
+// index in the snapshot (document order). ID gives their ids.
+type Nodes struct {
+	Snapshot int
+	Nodes    []int32
+	snap     *evpact.Snapshot
+}
+
+// ID returns the id of node n of the snapshot ("" when it has none or is
+// not in it).
+func (ns *Nodes) ID(n int32) string {
+	if n < 0 || int(n) >= ns.snap.Len() {
+		return ""
+	}
+	return ns.snap.Node(int(n)).ID()
 }
 
 // NodeSummary describes one node a PACT query selected, for a results

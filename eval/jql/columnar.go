@@ -377,6 +377,22 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 		h := &heaps[w]
 		segRanks := ranks[sg.lo:sg.hi]
 		m := sg.hi - sg.lo
+		// The first group of one condition is tested first, from slices
+		// held in locals: where nothing is inlined (WebAssembly) every
+		// field read through g and its column is a load from memory, and
+		// most documents fail one group. A document it passes, or whose
+		// value is not one string, is tested with every group below.
+		var off0 []int32
+		var kind0 []uint8
+		var sid0 []uint32
+		var str0 []bool
+		for i := range gs {
+			if t := gs[i].one; t != nil {
+				c := gs[i].col
+				off0, kind0, sid0, str0 = c.off, c.kind, c.sid, t.str
+				break
+			}
+		}
 	docs:
 		for jj := range m {
 			j := jj
@@ -385,6 +401,11 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 			}
 			if !sg.obj[j] || int(segRanks[j]) <= after {
 				continue
+			}
+			if off0 != nil {
+				if k := off0[j]; off0[j+1] == k+1 && kind0[k] == kString && !str0[sid0[k]] {
+					continue
+				}
 			}
 			x := hit{rank: segRanks[j], idx: int32(sg.lo + j)}
 			full := len(h.items) == q.Limit

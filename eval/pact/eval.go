@@ -88,6 +88,13 @@ type Options struct {
 	Materialize           []string `json:"materialize,omitempty"`
 	MaxSnapshots          *int     `json:"maxSnapshots,omitempty"`
 	MaxChangesPerSnapshot *int     `json:"maxChangesPerSnapshot,omitempty"`
+
+	// Nodes, when not nil, makes a selection of one snapshot return its
+	// nodes (Result.Nodes) rather than their ids, for a caller that keeps
+	// the ids of a snapshot's nodes itself: they are written over
+	// *Nodes's storage, which the caller reuses from one evaluation to
+	// the next (*Nodes is left holding them). It is not read from JSON.
+	Nodes *[]int32 `json:"-"`
 }
 
 // ParseOptions decodes options from JSON, rejecting unknown keys.
@@ -125,6 +132,14 @@ type Result struct {
 	IDs   []string
 	Range *RangeDiffLatestResult
 
+	// Nodes, when Options.Nodes asked for them, are the nodes of a
+	// selection of one snapshot that have an id, in the order of their
+	// ids, and Snapshot is that snapshot's index in Data.Snapshots; IDs
+	// is then nil (the result marshals to the same ids all the same).
+	Nodes    []int32
+	Snapshot int
+	snap     *Snapshot
+
 	// plain says every id is printable ASCII without quotes and
 	// backslashes (known from the load), so that it is written into the
 	// JSON as it is.
@@ -135,6 +150,9 @@ type Result struct {
 func (r Result) MarshalJSON() ([]byte, error) {
 	if r.Range != nil {
 		return jsonenc.Marshal(r.Range)
+	}
+	if r.snap != nil {
+		r.IDs = r.snap.idsOf(r.Nodes)
 	}
 	if r.IDs == nil {
 		return []byte("[]"), nil
@@ -205,7 +223,23 @@ func (p *Plan) Eval(ctx context.Context, d *Data, opts Options) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
+	if opts.Nodes != nil {
+		*opts.Nodes = s.withIDs((*opts.Nodes)[:0], nodes)
+		return Result{Nodes: *opts.Nodes, Snapshot: idx, snap: s, plain: s.jsonIDs == 0}, nil
+	}
 	return Result{IDs: s.idsOf(nodes), plain: s.jsonIDs == 0}, nil
+}
+
+// withIDs appends to out the nodes of a set that have an id: the nodes of
+// idsOf's ids.
+func (s *Snapshot) withIDs(out, nodes []int32) []int32 {
+	for _, n := range nodes {
+		// An id with an escape is not empty.
+		if sp := s.id[n]; sp.hi > sp.lo || s.flags[n]&flagIDEsc != 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // idsOf returns the ids of a set of nodes, leaving out nodes without one.

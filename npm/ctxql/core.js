@@ -15,6 +15,7 @@ export class CtxqlError extends Error {
 
 let ready = null; // the promise of init
 let call = null; // call(method, paramsJSON, data?) of the instance
+let memory = null; // the instance's memory
 let instances = 0;
 
 /**
@@ -56,6 +57,7 @@ function run(go, instance, name) {
     throw new CtxqlError("internal", "ctxql.wasm did not start");
   }
   call = fn;
+  memory = instance.exports.mem;
 }
 
 /** Instantiates wasm bytes or a Response. */
@@ -74,17 +76,37 @@ export async function instantiate(src, imports) {
   return WebAssembly.instantiate(src, imports);
 }
 
-function invoke(method, params, data, parse = JSON.parse) {
+function invoke(method, params, data, parse = JSON.parse, ids) {
   if (call === null) {
     throw new CtxqlError("usage", "ctxql is not initialized: await init() first");
   }
-  // The module returns the result's JSON text, or {error: the error's JSON text}.
+  // The module returns the result's JSON text, or {error: the error's JSON
+  // text}, or for evaluateNodes [at, n, fresh] (cmd/wasm).
   const out = data === undefined ? call(method, JSON.stringify(params)) : call(method, JSON.stringify(params), data);
-  if (typeof out !== "string") {
+  if (typeof out === "string") return parse(out);
+  if (!Array.isArray(out)) {
     const e = JSON.parse(out.error);
     throw new CtxqlError(e.code, e.message, e.range);
   }
-  return parse(out);
+  return handedIDs(out, ids);
+}
+
+// handedIDs is a PACT selection's ids from evaluateNodes' answer [at, n,
+// fresh]: fresh, unless empty, the ids the data set's array ids does not
+// hold yet, are appended to it, and the n int32s at address at of the
+// module's memory index that array, one per id of the result. The
+// strings are those made when each id was first handed over (strings are
+// values: the result is the same). The indices are read where they are
+// (a view, not a copy: a new buffer of megabytes per call would make V8
+// collect its whole heap each time).
+function handedIDs([at, n, fresh], ids) {
+  if (fresh !== "") {
+    for (const id of parseIDs(fresh)) ids.push(id);
+  }
+  const idx = new Int32Array(memory.buffer, at, n);
+  const res = new Array(n);
+  for (let i = 0; i < n; i++) res[i] = ids[idx[i]];
+  return res;
 }
 
 // parseEvaluation is JSON.parse for an evaluation's result in language. A
@@ -94,25 +116,30 @@ function invoke(method, params, data, parse = JSON.parse) {
 // `","` — the same strings, made faster than JSON.parse makes them for
 // the hundreds of thousands of ids of a large selection.
 function parseEvaluation(language) {
-  if (language !== "pact") return JSON.parse;
-  return (text) => {
-    const n = text.length;
-    if (
-      n >= 4 &&
-      text.charCodeAt(0) === 91 && // [
-      text.charCodeAt(1) === 34 && // "
-      text.charCodeAt(n - 2) === 34 &&
-      text.charCodeAt(n - 1) === 93 && // ]
-      text.indexOf("\\") < 0
-    ) {
-      return text.slice(2, n - 2).split('","');
-    }
-    return JSON.parse(text);
-  };
+  return language === "pact" ? parseIDs : JSON.parse;
+}
+
+function parseIDs(text) {
+  const n = text.length;
+  if (
+    n >= 4 &&
+    text.charCodeAt(0) === 91 && // [
+    text.charCodeAt(1) === 34 && // "
+    text.charCodeAt(n - 2) === 34 &&
+    text.charCodeAt(n - 1) === 93 && // ]
+    text.indexOf("\\") < 0
+  ) {
+    return text.slice(2, n - 2).split('","');
+  }
+  return JSON.parse(text);
 }
 
 /** Calls an operation of the protocol by name (api/doc.go): the escape hatch the typed functions are built on. */
 export function callRaw(method, params = {}, data) {
+  if (method === "evaluateNodes") {
+    // It answers for a DataSet's own array of ids.
+    throw new CtxqlError("usage", "evaluateNodes is DataSet.evaluate's: call evaluate");
+  }
   return invoke(method, params, data);
 }
 
@@ -173,6 +200,8 @@ const registry =
 export class DataSet {
   #handle;
   #released = false;
+  // A PACT data set's ids handed over by evaluateNodes, each once.
+  #ids = [];
   constructor(language, handle) {
     this.language = language;
     this.#handle = handle;
@@ -187,7 +216,9 @@ export class DataSet {
   }
   /** The JSON value `ctxql eval <language>` prints (with explain, the explanation). */
   evaluate(query, options = {}) {
-    return invoke("evaluate", { handle: this.#live(), query, ...evalOptions(options) }, undefined, parseEvaluation(this.language));
+    const params = { handle: this.#live(), query, ...evalOptions(options) };
+    if (this.language !== "pact") return invoke("evaluate", params);
+    return invoke("evaluateNodes", params, undefined, parseIDs, this.#ids);
   }
   /** How the Datalog program rules derives tuple (`--why`). */
   why(tuple, options = {}) {
@@ -202,6 +233,7 @@ export class DataSet {
     if (this.#released) return;
     this.#released = true;
     registry?.unregister(this);
+    this.#ids = [];
     invoke("release", { handle: this.#handle });
   }
 }

@@ -83,6 +83,24 @@ test("a PACT selection's ids are the strings ctxql eval prints, whatever their c
   }
 });
 
+test("a loaded PACT data set gives every selection what ctxql eval prints, its ids handed over once", () => {
+  // Selections whose ids the data set holds already, partly and not at
+  // all, in turn; nodes without an id; ids that need JSON.parse.
+  const ids = ["cb:1", "a,b", 'q"uote', "back\\slash", "é", "x".repeat(40), "a\u2028b", "mt:2"];
+  const children = ids.map((id, i) => ({ id, nodeType: i % 2 ? "cb" : "mt" }));
+  children.push({ nodeType: "cb" }, { id: "", nodeType: "mt" });
+  const data = JSON.stringify({ root: { id: "root", children } });
+  const file = join(ex, "handed.json");
+  writeFileSync(file, data);
+  const ds = ctxql.load("pact", data);
+  for (const query of [".mt", ".mt", ".cb", ".zz", "@t0 .cb", ".mt", "@* .cb"]) {
+    const want = JSON.parse(native(["eval", "pact", "--data", file, query]).stdout);
+    assert.deepEqual(ds.evaluate(query), want, query);
+  }
+  ds.release();
+  assert.throws(() => ctxql.callRaw("evaluateNodes", { handle: 1, query: ".cb" }), (e) => e.code === "usage");
+});
+
 test("explain gives the text of --explain and its steps", () => {
   const r = native(["eval", "pact", "--dialect", "v1", "--explain", "--data", join(ex, "context.json"), ".mt > .cb"]);
   const x = ctxql.evaluate("pact", ".mt > .cb", read("context.json"), { dialect: "v1", explain: true });
