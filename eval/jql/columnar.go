@@ -419,11 +419,15 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 	// before their conditions are tested. The result does not depend on
 	// it.
 	desc := q.Order != "asc"
-	err = parallel(ctx, s, n, desc, func(w, si int, _ *fastjson.Parser) error {
+	// skip reports whether segment si cannot enter the result.
+	skip := func(si int) bool {
+		return (hit{rank: best[si], idx: int32(s.segs[si].lo)}).key() >= bound.Load()
+	}
+	scan := func(w, si int) {
 		sg := s.segs[si]
 		lim := bound.Load()
-		if (hit{rank: best[si], idx: int32(sg.lo)}).key() >= lim {
-			return nil
+		if skip(si) {
+			return
 		}
 		c := cols[si]
 		var gs []gtest // compiled when a document first reaches its tests
@@ -480,10 +484,39 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 				lim = lower(h.items[0].key())
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	}
+	// The first segment in the order's direction is scanned alone: over
+	// data stored in time order its documents usually fill the heap, and
+	// the bound then skips every other segment, which leaves nothing to
+	// split (starting workers would only cost). The others are split
+	// among the workers when any of them can still enter the result.
+	if len(s.segs) > 0 {
+		first := 0
+		if desc {
+			first = len(s.segs) - 1
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		scan(0, first)
+		rest := false
+		for si := range s.segs {
+			if si != first && !skip(si) {
+				rest = true
+				break
+			}
+		}
+		if rest {
+			err = parallel(ctx, s, n, desc, func(w, si int, _ *fastjson.Parser) error {
+				if si != first {
+					scan(w, si)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
 	}
 	var all []hit
 	for _, h := range heaps {
