@@ -373,14 +373,21 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 	paths, pidx := pl.groupPaths()
 	n := opts.workers()
 	cols := make([][]*column, len(s.segs))
-	err := parallel(ctx, s, n, false, func(_, i int, p *fastjson.Parser) error {
+	prep := func(_, i int, p *fastjson.Parser) error {
 		c, err := s.segs[i].prepare(s.docs, paths, p)
 		cols[i] = c
 		return err
-	})
-	if err != nil {
+	}
+	// Columns already built are only looked up: no worker is started.
+	workers := n
+	if s.allBuilt(paths) {
+		workers = 1
+	}
+	if err := parallel(ctx, s, workers, false, prep); err != nil {
 		return nil, err
 	}
+	s.setBuilt(paths)
+	var err error
 	q := pl.q
 	ranks, best := s.ranks(q.Order != "asc")
 	after := -1 // the cursor's rank: only documents placed after it count

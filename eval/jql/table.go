@@ -47,6 +47,11 @@ type docSet struct {
 	docs [][]byte
 	segs []*segment
 
+	// built holds the path keys whose columns every segment has (with the
+	// sort keys): a query on them prepares the segments without workers.
+	builtMu sync.Mutex
+	built   map[string]bool
+
 	rankOnce sync.Once
 	// asc and desc are each document's place in the order of a query
 	// with order asc or desc: documents with equal sort keys share it.
@@ -121,6 +126,33 @@ func (s *docSet) ranks(desc bool) (ranks, best []uint32) {
 		return s.desc, s.bestDesc
 	}
 	return s.asc, s.bestAsc
+}
+
+// allBuilt reports whether every segment has the columns of paths.
+func (s *docSet) allBuilt(paths [][]string) bool {
+	s.builtMu.Lock()
+	defer s.builtMu.Unlock()
+	if s.built == nil { // not even the sort keys yet
+		return false
+	}
+	for _, p := range paths {
+		if !s.built[pathKey(p)] {
+			return false
+		}
+	}
+	return true
+}
+
+// setBuilt records that every segment has the columns of paths.
+func (s *docSet) setBuilt(paths [][]string) {
+	s.builtMu.Lock()
+	defer s.builtMu.Unlock()
+	if s.built == nil {
+		s.built = map[string]bool{}
+	}
+	for _, p := range paths {
+		s.built[pathKey(p)] = true
+	}
 }
 
 // segSize is the number of documents of a segment: the unit of column
