@@ -3,6 +3,7 @@ package jql
 import (
 	"cmp"
 	"context"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -24,12 +25,32 @@ func (o Options) workers() int {
 }
 
 // vtest is a condition compiled against one segment's column: its truth
-// for each string of the column's dictionary and for each constant kind;
-// numbers are tested one by one.
+// for each string of the column's dictionary, found the first time a
+// document holds that string (a time column's dictionary has about one
+// string per document, most of which a query with a limit never reaches),
+// and for each constant kind; numbers are tested one by one.
 type vtest struct {
 	c     *cond
-	str   []bool
+	col   *column
+	str   []uint8 // per dictionary string: strUnknown, strFalse or strTrue
 	kinds [nKinds]bool
+}
+
+// The truth of a condition for a dictionary string.
+const (
+	strUnknown uint8 = iota
+	strFalse
+	strTrue
+)
+
+// fill tests the condition on dictionary string id and records the truth.
+func (t *vtest) fill(id uint32) uint8 {
+	v := strFalse
+	if t.c.testStr(t.col.dict[id], t.col.times[id]) {
+		v = strTrue
+	}
+	t.str[id] = v
+	return v
 }
 
 // gtest is a where group compiled against one segment.
@@ -58,7 +79,12 @@ func (g *gtest) match(j int) bool {
 			t := &g.tests[i]
 			switch kd := col.kind[k]; kd {
 			case kString:
-				ok = t.str[col.sid[k]]
+				id := col.sid[k]
+				v := t.str[id]
+				if v == strUnknown {
+					v = t.fill(id)
+				}
+				ok = v == strTrue
 			case kNumber:
 				ok = t.c.testNum(col.num[k])
 			default:
@@ -75,11 +101,8 @@ func (g *gtest) match(j int) bool {
 	return false
 }
 
-func (c *cond) compileFor(col *column, scratch []bool) vtest {
-	t := vtest{c: c, str: scratch[:0]}
-	for i, s := range col.dict {
-		t.str = append(t.str, c.testStr(s, col.times[i]))
-	}
+func (c *cond) compileFor(col *column) vtest {
+	t := vtest{c: c, col: col, str: make([]uint8, len(col.dict))}
 	for k := kTrue; k < nKinds; k++ {
 		t.kinds[k] = c.testKind(k)
 	}
@@ -202,6 +225,9 @@ func (a hit) before(b hit) bool {
 	return a.rank < b.rank || a.rank == b.rank && a.idx < b.idx
 }
 
+// key packs the hit into one integer that orders as before does.
+func (a hit) key() uint64 { return uint64(a.rank)<<32 | uint64(uint32(a.idx)) }
+
 // hits is a max-heap of the best hits seen: its root is the worst kept.
 type hits struct{ items []hit }
 
@@ -260,9 +286,9 @@ func (pl *plan) groupPaths() ([][]string, []int) {
 	return paths, idx
 }
 
-// parallel runs fn on every segment of s, on up to n goroutines, each
+// parallel runs fn on the index of every segment of s, on up to n goroutines, each
 // with its own parser; the first error stops the others.
-func parallel(ctx context.Context, s *docSet, n int, reverse bool, fn func(w int, sg *segment, p *fastjson.Parser) error) error {
+func parallel(ctx context.Context, s *docSet, n int, reverse bool, fn func(w, i int, p *fastjson.Parser) error) error {
 	n = max(1, min(n, len(s.segs)))
 	var next atomic.Int64
 	var stop atomic.Bool
@@ -282,7 +308,7 @@ func parallel(ctx context.Context, s *docSet, n int, reverse bool, fn func(w int
 			if reverse {
 				i = len(s.segs) - 1 - i
 			}
-			if err := fn(w, s.segs[i], &p); err != nil {
+			if err := fn(w, i, &p); err != nil {
 				errs[w] = err
 				stop.Store(true)
 				return
@@ -310,6 +336,30 @@ func parallel(ctx context.Context, s *docSet, n int, reverse bool, fn func(w int
 	return nil
 }
 
+// compileGroups compiles the plan's where groups against the columns of
+// one segment (pidx maps a group to its column).
+func compileGroups(pl *plan, c []*column, pidx []int) []gtest {
+	gs := make([]gtest, len(pl.groups))
+	for i, g := range pl.groups {
+		gt := gtest{col: c[pidx[i]]}
+		for _, cd := range g.conds {
+			if cd.op == syn.OpExists {
+				gt.exists = append(gt.exists, cd.exists)
+			} else {
+				gt.tests = append(gt.tests, cd.compileFor(gt.col))
+			}
+		}
+		gs[i] = gt
+	}
+	// one points into gs, whose place is now fixed.
+	for i := range gs {
+		if gt := &gs[i]; len(gt.exists) == 0 && len(gt.tests) == 1 {
+			gt.one = &gt.tests[0]
+		}
+	}
+	return gs
+}
+
 // evalTable evaluates a compiled query over a loaded Table: the segments'
 // keys and columns are built where missing, the cursor is found, then each
 // worker filters whole segments on the columns into its own bounded heap,
@@ -323,20 +373,23 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 	paths, pidx := pl.groupPaths()
 	n := opts.workers()
 	cols := make([][]*column, len(s.segs))
-	segIndex := make(map[*segment]int, len(s.segs))
-	for i, sg := range s.segs {
-		segIndex[sg] = i
-	}
-	err := parallel(ctx, s, n, false, func(_ int, sg *segment, p *fastjson.Parser) error {
-		c, err := sg.prepare(s.docs, paths, p)
-		cols[segIndex[sg]] = c
+	prep := func(_, i int, p *fastjson.Parser) error {
+		c, err := s.segs[i].prepare(s.docs, paths, p)
+		cols[i] = c
 		return err
-	})
-	if err != nil {
+	}
+	// Columns already built are only looked up: no worker is started.
+	workers := n
+	if s.allBuilt(paths) {
+		workers = 1
+	}
+	if err := parallel(ctx, s, workers, false, prep); err != nil {
 		return nil, err
 	}
+	s.setBuilt(paths)
+	var err error
 	q := pl.q
-	ranks := s.ranks(q.Order != "asc")
+	ranks, best := s.ranks(q.Order != "asc")
 	after := -1 // the cursor's rank: only documents placed after it count
 	if q.StartAfter != "" {
 	find:
@@ -353,27 +406,38 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 		}
 	}
 	heaps := make([]hits, max(1, min(n, len(s.segs))))
-	// The scan runs in the direction of the order: over data stored in
-	// time order the heap's bound then rejects most documents before
-	// their conditions are tested. The result does not depend on it.
-	desc := q.Order != "asc"
-	err = parallel(ctx, s, n, desc, func(w int, sg *segment, _ *fastjson.Parser) error {
-		c := cols[segIndex[sg]]
-		gs := make([]gtest, len(pl.groups))
-		for i, g := range pl.groups {
-			gt := gtest{col: c[pidx[i]]}
-			for _, cd := range g.conds {
-				if cd.op == syn.OpExists {
-					gt.exists = append(gt.exists, cd.exists)
-				} else {
-					gt.tests = append(gt.tests, cd.compileFor(gt.col, make([]bool, 0, len(gt.col.dict))))
-				}
+	// bound is the key of the worst hit kept in the fullest heap: the
+	// root of a heap of limit hits, the best the workers have seen. A
+	// document whose hit is not before it cannot be in the result, so the
+	// workers share it and drop such documents, and whole segments whose
+	// best place is not before it, without testing them.
+	var bound atomic.Uint64
+	bound.Store(math.MaxUint64)
+	lower := func(k uint64) uint64 {
+		for {
+			old := bound.Load()
+			if k >= old || bound.CompareAndSwap(old, k) {
+				return min(k, old)
 			}
-			if len(gt.exists) == 0 && len(gt.tests) == 1 {
-				gt.one = &gt.tests[0]
-			}
-			gs[i] = gt
 		}
+	}
+	// The scan runs in the direction of the order: over data stored in
+	// time order the bound then rejects most documents (and segments)
+	// before their conditions are tested. The result does not depend on
+	// it.
+	desc := q.Order != "asc"
+	// skip reports whether segment si cannot enter the result.
+	skip := func(si int) bool {
+		return (hit{rank: best[si], idx: int32(s.segs[si].lo)}).key() >= bound.Load()
+	}
+	scan := func(w, si int) {
+		sg := s.segs[si]
+		lim := bound.Load()
+		if skip(si) {
+			return
+		}
+		c := cols[si]
+		var gs []gtest // compiled when a document first reaches its tests
 		h := &heaps[w]
 		segRanks := ranks[sg.lo:sg.hi]
 		m := sg.hi - sg.lo
@@ -408,9 +472,14 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 				}
 			}
 			x := hit{rank: segRanks[j], idx: int32(sg.lo + j)}
-			full := len(h.items) == q.Limit
-			if full && !x.before(h.items[0]) {
+			if jj%64 == 0 {
+				lim = min(lim, bound.Load()) // another worker's heap may be full
+			}
+			if x.key() >= lim {
 				continue
+			}
+			if gs == nil {
+				gs = compileGroups(pl, c, pidx)
 			}
 			for i := range gs {
 				g := &gs[i]
@@ -419,7 +488,12 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 				if t := g.one; t != nil {
 					col := g.col
 					if k := col.off[j]; col.off[j+1] == k+1 && col.kind[k] == kString {
-						if !t.str[col.sid[k]] {
+						id := col.sid[k]
+						v := t.str[id]
+						if v == strUnknown {
+							v = t.fill(id)
+						}
+						if v != strTrue {
 							continue docs
 						}
 						continue
@@ -429,16 +503,48 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 					continue docs
 				}
 			}
-			if full {
+			if len(h.items) == q.Limit {
 				h.replaceRoot(x)
-				continue
+			} else {
+				h.push(x)
 			}
-			h.push(x)
+			if len(h.items) == q.Limit {
+				lim = lower(h.items[0].key())
+			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	}
+	// The first segment in the order's direction is scanned alone: over
+	// data stored in time order its documents usually fill the heap, and
+	// the bound then skips every other segment, which leaves nothing to
+	// split (starting workers would only cost). The others are split
+	// among the workers when any of them can still enter the result.
+	if len(s.segs) > 0 {
+		first := 0
+		if desc {
+			first = len(s.segs) - 1
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		scan(0, first)
+		rest := false
+		for si := range s.segs {
+			if si != first && !skip(si) {
+				rest = true
+				break
+			}
+		}
+		if rest {
+			err = parallel(ctx, s, n, desc, func(w, si int, _ *fastjson.Parser) error {
+				if si != first {
+					scan(w, si)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
 	}
 	var all []hit
 	for _, h := range heaps {
@@ -477,7 +583,8 @@ func (t *Table) scanDocs(ctx context.Context, pl *plan, n int) ([]entry, error) 
 	for w := range heaps {
 		heaps[w].less = pl.entryBefore
 	}
-	err := parallel(ctx, s, n, false, func(w int, sg *segment, p *fastjson.Parser) error {
+	err := parallel(ctx, s, n, false, func(w, si int, p *fastjson.Parser) error {
+		sg := s.segs[si]
 		for i := sg.lo; i < sg.hi; i++ {
 			if i%256 == 0 && ctx.Err() != nil {
 				return ctx.Err()

@@ -17,6 +17,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -277,24 +278,51 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 }
 
 // projectDocs parses and projects the n raw documents of a result, in
-// order, within the output budget of opts.
+// order, within the output budget of opts. With more than one worker and
+// enough documents, the workers project contiguous runs of them, each with
+// its own parser; the budget is checked in order either way.
 func projectDocs(ctx context.Context, p *fastjson.Parser, pl *plan, opts Options, n int, raw func(i int) []byte) ([][]byte, error) {
+	docs := make([][]byte, n)
+	one := func(p *fastjson.Parser, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			v, err := p.ParseBytes(raw(i))
+			if err != nil {
+				return dataErr("%w", err)
+			}
+			docs[i] = pl.project(nil, v)
+		}
+		return nil
+	}
+	const perWorker = 16 // fewer documents than this a worker are projected by one
+	if w := min(opts.workers(), n/perWorker); w > 1 {
+		errs := make([]error, w)
+		var wg sync.WaitGroup
+		for k := range w {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var p fastjson.Parser
+				errs[k] = one(&p, k*n/w, (k+1)*n/w)
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+	} else if err := one(p, 0, n); err != nil {
+		return nil, err
+	}
 	budget, size := opts.maxBytes(), int64(0)
-	docs := make([][]byte, 0, n)
-	for i := range n {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		v, err := p.ParseBytes(raw(i))
-		if err != nil {
-			return nil, dataErr("%w", err)
-		}
-		d := pl.project(nil, v)
+	for _, d := range docs {
 		size += int64(len(d)) + 4
 		if budget > 0 && size > budget {
 			return nil, opts.budgetError(budget)
 		}
-		docs = append(docs, d)
 	}
 	return docs, nil
 }

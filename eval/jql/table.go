@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -46,16 +47,25 @@ type docSet struct {
 	docs [][]byte
 	segs []*segment
 
+	// built holds the path keys whose columns every segment has (with the
+	// sort keys): a query on them prepares the segments without workers.
+	builtMu sync.Mutex
+	built   map[string]bool
+
 	rankOnce sync.Once
 	// asc and desc are each document's place in the order of a query
 	// with order asc or desc: documents with equal sort keys share it.
 	asc, desc []uint32
+	// bestAsc and bestDesc are, per segment, the best (lowest) place of
+	// its objects in each order (math.MaxUint32 for a segment without
+	// one): a segment whose best place cannot enter the result is skipped.
+	bestAsc, bestDesc []uint32
 }
 
 // ranks returns the places of the documents in the order of the query
-// (asc or desc), computing them the first time from the segments' keys,
-// which must all be built.
-func (s *docSet) ranks(desc bool) []uint32 {
+// (asc or desc) and the best place of each segment, computing them the
+// first time from the segments' keys, which must all be built.
+func (s *docSet) ranks(desc bool) (ranks, best []uint32) {
 	s.rankOnce.Do(func() {
 		n := len(s.docs)
 		keys := make([]*sortKey, n)
@@ -101,11 +111,48 @@ func (s *docSet) ranks(desc bool) []uint32 {
 			}
 			end = start
 		}
+		s.bestAsc, s.bestDesc = make([]uint32, len(s.segs)), make([]uint32, len(s.segs))
+		for i, sg := range s.segs {
+			ba, bd := uint32(math.MaxUint32), uint32(math.MaxUint32)
+			for j := sg.lo; j < sg.hi; j++ {
+				if sg.obj[j-sg.lo] {
+					ba, bd = min(ba, s.asc[j]), min(bd, s.desc[j])
+				}
+			}
+			s.bestAsc[i], s.bestDesc[i] = ba, bd
+		}
 	})
 	if desc {
-		return s.desc
+		return s.desc, s.bestDesc
 	}
-	return s.asc
+	return s.asc, s.bestAsc
+}
+
+// allBuilt reports whether every segment has the columns of paths.
+func (s *docSet) allBuilt(paths [][]string) bool {
+	s.builtMu.Lock()
+	defer s.builtMu.Unlock()
+	if s.built == nil { // not even the sort keys yet
+		return false
+	}
+	for _, p := range paths {
+		if !s.built[pathKey(p)] {
+			return false
+		}
+	}
+	return true
+}
+
+// setBuilt records that every segment has the columns of paths.
+func (s *docSet) setBuilt(paths [][]string) {
+	s.builtMu.Lock()
+	defer s.builtMu.Unlock()
+	if s.built == nil {
+		s.built = map[string]bool{}
+	}
+	for _, p := range paths {
+		s.built[pathKey(p)] = true
+	}
 }
 
 // segSize is the number of documents of a segment: the unit of column
