@@ -449,14 +449,8 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 		var off0 []int32
 		var kind0 []uint8
 		var sid0 []uint32
-		var str0 []bool
-		for i := range gs {
-			if t := gs[i].one; t != nil {
-				c := gs[i].col
-				off0, kind0, sid0, str0 = c.off, c.kind, c.sid, t.str
-				break
-			}
-		}
+		var str0 []uint8
+		var t0 *vtest
 	docs:
 		for jj := range m {
 			j := jj
@@ -465,11 +459,6 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 			}
 			if !sg.obj[j] || int(segRanks[j]) <= after {
 				continue
-			}
-			if off0 != nil {
-				if k := off0[j]; off0[j+1] == k+1 && kind0[k] == kString && !str0[sid0[k]] {
-					continue
-				}
 			}
 			x := hit{rank: segRanks[j], idx: int32(sg.lo + j)}
 			if jj%64 == 0 {
@@ -480,6 +469,25 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 			}
 			if gs == nil {
 				gs = compileGroups(pl, c, pidx)
+				for i := range gs {
+					if t := gs[i].one; t != nil {
+						c := gs[i].col
+						off0, kind0, sid0, str0, t0 = c.off, c.kind, c.sid, t.str, t
+						break
+					}
+				}
+			}
+			if t0 != nil {
+				if k := off0[j]; off0[j+1] == k+1 && kind0[k] == kString {
+					id := sid0[k]
+					v := str0[id]
+					if v == strUnknown {
+						v = t0.fill(id)
+					}
+					if v != strTrue {
+						continue
+					}
+				}
 			}
 			for i := range gs {
 				g := &gs[i]
