@@ -190,7 +190,11 @@ func JQLTablesMapped(domain string, fields []FlatField) []Table {
 		}
 		ts[0].Columns = append(ts[0].Columns, Column{f.Column, Text}, Column{f.Column + "_kind", Text}, Column{f.Column + "_low", Text},
 			Column{f.Column + "_num", Float}, Column{f.Column + "_ts_sec", Int}, Column{f.Column + "_ts_nsec", Int})
-		ts[0].Indexes = append(ts[0].Indexes, []string{f.Column}, []string{f.Column + "_num"})
+		// Indexed on the kind first: a condition's test of the row
+		// (C_kind = 'string' AND C = …) and its fallback for several
+		// values (C_kind = 'multi') both read the same index, so a
+		// planner can answer their OR from it rather than scan the table.
+		ts[0].Indexes = append(ts[0].Indexes, []string{f.Column + "_kind", f.Column}, []string{f.Column + "_kind", f.Column + "_num"})
 	}
 	return ts
 }
@@ -273,7 +277,10 @@ func (c *jqlCompiler) flatGroup(conds []*syn.Condition, col, nodes string) ([]st
 		flat = append(flat, f)
 	}
 	if len(tests) > 0 {
-		out = append(out, fmt.Sprintf("((t.%[1]s_kind <> 'multi' AND %[2]s) OR (t.%[1]s_kind = 'multi' AND t.ord IN (%[3]s AND n.kind <> 'array' AND %[4]s)))",
+		// The documents with several values probe their nodes (EXISTS,
+		// on ord and path): under OR a planner keeps a subquery as a
+		// filter, and IN would read every node of the path first.
+		out = append(out, fmt.Sprintf("((t.%[1]s_kind <> 'multi' AND %[2]s) OR (t.%[1]s_kind = 'multi' AND EXISTS (%[3]s AND n.ord = t.ord AND n.kind <> 'array' AND %[4]s)))",
 			col, strings.Join(flat, " AND "), nodes, strings.Join(tests, " AND ")))
 	}
 	return out, nil
