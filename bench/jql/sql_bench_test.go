@@ -160,7 +160,9 @@ func readSettings(b *testing.B) sqlSettings {
 // -benchtime=1x: the rounds are the repetitions. JQL_SQL_CSV keeps the
 // CSV files in a directory and reuses them (JQL_SQL_ENGINES=none only
 // writes them); JQL_SQL_DUCKDB_MEMORY (default 8GB) and
-// JQL_SQL_DUCKDB_INDEXES=0 are for DuckDB.
+// JQL_SQL_DUCKDB_INDEXES=0 are for DuckDB. JQL_SQL_LAYOUT=flat loads the
+// tables with flatMappingSrc and times handFlatSQL; JQL_SQL_EXPLAIN=1
+// prints PostgreSQL's plans of both queries before timing.
 func BenchmarkSQLCompiledVsHand(b *testing.B) {
 	s := readSettings(b)
 	ctx := context.Background()
