@@ -162,7 +162,8 @@ func readSettings(b *testing.B) sqlSettings {
 // writes them); JQL_SQL_DUCKDB_MEMORY (default 8GB) and
 // JQL_SQL_DUCKDB_INDEXES=0 are for DuckDB. JQL_SQL_LAYOUT=flat loads the
 // tables with flatMappingSrc and times handFlatSQL; JQL_SQL_EXPLAIN=1
-// prints PostgreSQL's plans of both queries before timing.
+// prints PostgreSQL's plans of both queries before timing, DuckDB's
+// after.
 func BenchmarkSQLCompiledVsHand(b *testing.B) {
 	s := readSettings(b)
 	ctx := context.Background()
@@ -417,6 +418,9 @@ func benchDuckDB(b *testing.B, ctx context.Context, s sqlSettings, q *syn.Query,
 		duckdbtest.Item{Read: c.SQL}, duckdbtest.Item{Read: handSQL},
 		duckdbtest.Item{Time: c.SQL, N: 1, Quiet: true}, duckdbtest.Item{Time: handSQL, N: 1, Quiet: true})
 	items = append(items, duckdbtest.Pairs(c.SQL, handSQL, s.rounds)...)
+	if s.explain {
+		items = append(items, duckdbtest.Item{Read: "EXPLAIN ANALYZE " + c.SQL}, duckdbtest.Item{Read: "EXPLAIN ANALYZE " + handSQL})
+	}
 	start := time.Now()
 	res, times, err := duckdbtest.RunTimed(b, items)
 	if err != nil {
@@ -436,5 +440,14 @@ func benchDuckDB(b *testing.B, ctx context.Context, s sqlSettings, q *syn.Query,
 	}
 	checkRows(b, ctx, q, ds, text(res[0]), text(res[1]), want)
 	fmt.Printf("duckdb: %d documents\n", len(res[0]))
+	if s.explain {
+		for _, plan := range res[len(res)-2:] {
+			for _, r := range plan {
+				if len(r) > 0 && r[len(r)-1] != nil {
+					fmt.Printf("duckdb: EXPLAIN ANALYZE\n%s\n", *r[len(r)-1])
+				}
+			}
+		}
+	}
 	return duckdbtest.PairMedians(times[2:])
 }
