@@ -2,6 +2,7 @@ package sqlgen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	evjql "github.com/ctxql/ctxql/eval/jql"
@@ -58,13 +59,25 @@ func jqlRows(domain string, ord int64, raw []byte, r evjql.Row, fields []FlatFie
 		cid = r.CursorID
 	}
 	row := []any{ord, r.ID, cid, int64(r.Rank), r.Sec, int64(r.Nsec), r.Str, string(raw)}
+	var multi [][]string // with `nodes: mapped`, the paths whose nodes are kept
 	for _, f := range fields {
-		row = append(row, flatValues(r.Nodes, f.Path)...)
+		if f.Column == "" {
+			continue
+		}
+		v := flatValues(r.Nodes, f.Path)
+		if v[1] == "multi" {
+			multi = append(multi, f.Path)
+		}
+		row = append(row, v...)
 	}
 	if err := emit(domain, row); err != nil {
 		return err
 	}
+	only := mappedNodesOnly(fields)
 	for _, n := range r.Nodes {
+		if only && !slices.ContainsFunc(multi, func(p []string) bool { return slices.Equal(p, n.Path) }) {
+			continue
+		}
 		if err := emit(domain+"_nodes", append([]any{ord, pathKey(n.Path)}, nodeValues(n)...)); err != nil {
 			return err
 		}
@@ -231,6 +244,10 @@ func (c *jqlCompiler) group(conds []*syn.Condition) ([]string, error) {
 	nodes := fmt.Sprintf("SELECT n.ord FROM %s AS n WHERE n.path = %s", Ident(c.dom+"_nodes"), path)
 	if f := c.field(conds[0].Path.Names()); f != "" {
 		return c.flatGroup(conds, f, nodes)
+	}
+	if mappedNodesOnly(c.fields) {
+		return nil, &UnsupportedError{Construct: "a condition on " + strings.Join(conds[0].Path.Names(), "."), Dialect: c.d,
+			Why: "the mapping keeps the field in no column and the node table holds only the mapped fields (nodes: mapped)"}
 	}
 	var out, tests []string
 	for _, cd := range conds {

@@ -28,6 +28,12 @@ import (
 // condition on a mapped field is a test of the document's row, answered
 // exactly as over the nodes. The mapping loaded is recorded in the
 // database (JQLColumnsTable), where eval --engine reads it.
+//
+// A domain's mapping may add `nodes: mapped`: the node table then holds
+// only what the columns cannot, the nodes of a mapped field in the
+// documents where it is 'multi', and a condition on a field the mapping
+// keeps in no column is refused. The tables shrink to the documents' rows
+// and those nodes.
 
 // JQLColumnsTable records the flattened fields of a database's JQL
 // tables: domain, path (the JSON array of the field names), column.
@@ -41,8 +47,15 @@ type FlatField struct {
 	Column string
 }
 
-// JQLMapping is, per domain, its flattened fields.
+// JQLMapping is, per domain, its flattened fields. An entry with no path
+// and no column (FlatField{}) says the domain's node table holds only the
+// mapped fields' several values (`nodes: mapped`).
 type JQLMapping map[string][]FlatField
+
+// mappedNodesOnly reports whether fields say `nodes: mapped`.
+func mappedNodesOnly(fields []FlatField) bool {
+	return slices.ContainsFunc(fields, func(f FlatField) bool { return f.Column == "" })
+}
 
 // isColumnName reports whether s is a column name a mapping may give: a
 // lower-case letter, then at most 39 lower-case letters, digits and
@@ -65,10 +78,12 @@ var flatSuffixes = []string{"_kind", "_low", "_num", "_ts_sec", "_ts_nsec"}
 
 // ParseJQLMapping reads a mapping file (YAML or JSON): per domain
 // (sessions, activities) "columns", a map of dotted field paths to column
-// names (lower-case letters, digits and underscores, from a letter).
+// names (lower-case letters, digits and underscores, from a letter), and
+// optionally "nodes", all (the default) or mapped.
 func ParseJQLMapping(src []byte) (JQLMapping, error) {
 	var raw map[string]struct {
 		Columns map[string]string `yaml:"columns"`
+		Nodes   string            `yaml:"nodes"`
 	}
 	if err := yaml.UnmarshalWithOptions(src, &raw, yaml.Strict()); err != nil {
 		return nil, fmt.Errorf("mapping: %w", err)
@@ -99,6 +114,13 @@ func ParseJQLMapping(src []byte) (JQLMapping, error) {
 			}
 			m[dom] = append(m[dom], FlatField{Path: names, Column: col})
 		}
+		switch spec.Nodes {
+		case "", "all":
+		case "mapped":
+			m[dom] = append(m[dom], FlatField{})
+		default:
+			return nil, fmt.Errorf("mapping: %s: nodes is %q (want all or mapped)", dom, spec.Nodes)
+		}
 	}
 	return m, nil
 }
@@ -120,7 +142,12 @@ func JQLColumnsTableDef() Table {
 func (m JQLMapping) Rows(emit func(table string, row []any) error) error {
 	for _, dom := range sortedKeys(m) {
 		for _, f := range m[dom] {
-			if err := emit(JQLColumnsTable, []any{dom, pathKey(f.Path), f.Column}); err != nil {
+			// `nodes: mapped` is the row of path [] and no column.
+			path := "[]"
+			if f.Column != "" {
+				path = pathKey(f.Path)
+			}
+			if err := emit(JQLColumnsTable, []any{dom, path, f.Column}); err != nil {
 				return err
 			}
 		}
@@ -137,6 +164,10 @@ func JQLColumnsSQL() string {
 func JQLMappingFromRows(rows [][3]string) (JQLMapping, error) {
 	m := JQLMapping{}
 	for _, r := range rows {
+		if r[1] == "[]" && r[2] == "" {
+			m[r[0]] = append(m[r[0]], FlatField{})
+			continue
+		}
 		var names []string
 		if err := yaml.Unmarshal([]byte(r[1]), &names); err != nil || len(names) == 0 {
 			return nil, fmt.Errorf("%s: path %q is not a JSON array of names", JQLColumnsTable, r[1])
@@ -154,9 +185,16 @@ func JQLMappingFromRows(rows [][3]string) (JQLMapping, error) {
 func JQLTablesMapped(domain string, fields []FlatField) []Table {
 	ts := JQLTables(domain)
 	for _, f := range fields {
+		if f.Column == "" {
+			continue
+		}
 		ts[0].Columns = append(ts[0].Columns, Column{f.Column, Text}, Column{f.Column + "_kind", Text}, Column{f.Column + "_low", Text},
 			Column{f.Column + "_num", Float}, Column{f.Column + "_ts_sec", Int}, Column{f.Column + "_ts_nsec", Int})
-		ts[0].Indexes = append(ts[0].Indexes, []string{f.Column}, []string{f.Column + "_num"})
+		// Indexed on the kind first: a condition's test of the row
+		// (C_kind = 'string' AND C = …) and its fallback for several
+		// values (C_kind = 'multi') both read the same index, so a
+		// planner can answer their OR from it rather than scan the table.
+		ts[0].Indexes = append(ts[0].Indexes, []string{f.Column + "_kind", f.Column}, []string{f.Column + "_kind", f.Column + "_num"})
 	}
 	return ts
 }
@@ -239,7 +277,10 @@ func (c *jqlCompiler) flatGroup(conds []*syn.Condition, col, nodes string) ([]st
 		flat = append(flat, f)
 	}
 	if len(tests) > 0 {
-		out = append(out, fmt.Sprintf("((t.%[1]s_kind <> 'multi' AND %[2]s) OR (t.%[1]s_kind = 'multi' AND t.ord IN (%[3]s AND n.kind <> 'array' AND %[4]s)))",
+		// The documents with several values probe their nodes (EXISTS,
+		// on ord and path): under OR a planner keeps a subquery as a
+		// filter, and IN would read every node of the path first.
+		out = append(out, fmt.Sprintf("((t.%[1]s_kind <> 'multi' AND %[2]s) OR (t.%[1]s_kind = 'multi' AND EXISTS (%[3]s AND n.ord = t.ord AND n.kind <> 'array' AND %[4]s)))",
 			col, strings.Join(flat, " AND "), nodes, strings.Join(tests, " AND ")))
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package jql_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -33,6 +34,29 @@ WHERE t.ord IN (SELECT ord FROM activities_nodes WHERE path = '["sessionId"]' AN
 ORDER BY t.ct_rank DESC, t.ct_sec DESC, t.ct_nsec DESC, t.ct_str DESC, t.id, t.ord
 LIMIT 100`
 
+// flatMappingSrc is the mapping of the flattened layout (JQL_SQL_LAYOUT=flat):
+// the benchmark query's three fields in columns of the activities table,
+// and the node table holding only what the columns cannot, the exit codes
+// of activities with several.
+const flatMappingSrc = `activities:
+  nodes: mapped
+  columns:
+    sessionId: session_id
+    type: type
+    artifacts.exitCode: exit_code
+`
+
+// handFlatSQL is benchQuery written by hand over the flattened layout: the
+// fields' columns and their (kind, value) indexes, the node table probed
+// for the activities with several exit codes.
+const handFlatSQL = `SELECT t.doc FROM activities AS t
+WHERE t.session_id_kind = 'string' AND t.session_id = 's-42'
+  AND t.type_kind = 'string' AND t.type = 'progressUpdated'
+  AND (t.exit_code_kind NOT IN ('multi', 'number') OR t.exit_code_num <> 0
+       OR t.exit_code_kind = 'multi' AND EXISTS (SELECT 1 FROM activities_nodes AS n WHERE n.ord = t.ord AND n.path = '["artifacts","exitCode"]' AND n.kind <> 'array' AND NOT (n.kind = 'number' AND n.num = 0)))
+ORDER BY t.ct_rank DESC, t.ct_sec DESC, t.ct_nsec DESC, t.ct_str DESC, t.id, t.ord
+LIMIT 100`
+
 // sqlSettings are the knobs of BenchmarkSQLCompiledVsHand, read from the
 // environment.
 type sqlSettings struct {
@@ -42,6 +66,33 @@ type sqlSettings struct {
 	evalMax int      // up to this size the in-process evaluator checks the rows too (JQL_SQL_EVAL_MAX, default 200,000)
 	dir     string   // where the CSV files and databases go (JQL_SQL_DIR, default a temporary directory)
 	csv     string   // where the CSV files are kept and reused (JQL_SQL_CSV, default dir, removed at the end)
+	layout  string   // the tables: json (the node table whole) or flat (JQL_SQL_LAYOUT, default json)
+	explain bool     // print PostgreSQL's EXPLAIN ANALYZE of both queries (JQL_SQL_EXPLAIN=1)
+}
+
+// mapping is the layout's mapping: none for json.
+func (s sqlSettings) mapping(tb testing.TB) sqlgen.JQLMapping {
+	if s.layout == "json" {
+		return nil
+	}
+	m, err := sqlgen.ParseJQLMapping([]byte(flatMappingSrc))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// hand is the hand-written query over the layout's tables.
+func (s sqlSettings) hand() string {
+	if s.layout == "json" {
+		return handSQL
+	}
+	return handFlatSQL
+}
+
+// tables are the layout's tables of the activities domain.
+func (s sqlSettings) tables(tb testing.TB) []sqlgen.Table {
+	return sqlgen.JQLTablesMapped("activities", s.mapping(tb)["activities"])
 }
 
 func envInt(tb testing.TB, name string, def int) int {
@@ -64,6 +115,15 @@ func readSettings(b *testing.B) sqlSettings {
 		evalMax: envInt(b, "JQL_SQL_EVAL_MAX", 200_000),
 		dir:     os.Getenv("JQL_SQL_DIR"),
 		csv:     os.Getenv("JQL_SQL_CSV"),
+		layout:  os.Getenv("JQL_SQL_LAYOUT"),
+		explain: os.Getenv("JQL_SQL_EXPLAIN") == "1",
+	}
+	switch s.layout {
+	case "":
+		s.layout = "json"
+	case "json", "flat":
+	default:
+		b.Fatalf("JQL_SQL_LAYOUT: no layout %s (json, flat)", s.layout)
 	}
 	if e := os.Getenv("JQL_SQL_ENGINES"); e != "" {
 		s.engines = strings.Split(e, ",")
@@ -100,12 +160,15 @@ func readSettings(b *testing.B) sqlSettings {
 // -benchtime=1x: the rounds are the repetitions. JQL_SQL_CSV keeps the
 // CSV files in a directory and reuses them (JQL_SQL_ENGINES=none only
 // writes them); JQL_SQL_DUCKDB_MEMORY (default 8GB) and
-// JQL_SQL_DUCKDB_INDEXES=0 are for DuckDB.
+// JQL_SQL_DUCKDB_INDEXES=0 are for DuckDB. JQL_SQL_LAYOUT=flat loads the
+// tables with flatMappingSrc and times handFlatSQL; JQL_SQL_EXPLAIN=1
+// prints PostgreSQL's plans of both queries before timing, DuckDB's
+// after.
 func BenchmarkSQLCompiledVsHand(b *testing.B) {
 	s := readSettings(b)
 	ctx := context.Background()
 	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Printf("JQL SQL: %d activities, engines %s, %d rounds, load average %s", s.n, strings.Join(s.engines, ","), s.rounds, load)
+	fmt.Printf("JQL SQL: %d activities, %s layout, engines %s, %d rounds, load average %s", s.n, s.layout, strings.Join(s.engines, ","), s.rounds, load)
 	q, ds := syn.ParseQuery(benchQuery)
 	if len(ds) > 0 {
 		b.Fatal(ds)
@@ -141,24 +204,25 @@ func BenchmarkSQLCompiledVsHand(b *testing.B) {
 }
 
 // prepareCSV writes the CSV files of the tables, unless s.csv holds
-// those of the same number of activities (its file n says how many).
+// those of the same number of activities and layout (its file n says).
 func prepareCSV(b *testing.B, ctx context.Context, s sqlSettings) {
 	stamp := filepath.Join(s.csv, "n")
-	if old, err := os.ReadFile(stamp); err == nil && string(old) == strconv.Itoa(s.n) {
+	id := strconv.Itoa(s.n) + " " + s.layout
+	if old, err := os.ReadFile(stamp); err == nil && string(old) == id {
 		fmt.Printf("the CSV files of %s\n", s.csv)
 		return
 	}
 	os.Remove(stamp)
 	start := time.Now()
-	counts, err := writeCSV(ctx, s.csv, s.n)
+	counts, err := writeCSV(ctx, s.csv, s.n, s.mapping(b))
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := os.WriteFile(stamp, []byte(strconv.Itoa(s.n)), 0o644); err != nil {
+	if err := os.WriteFile(stamp, []byte(id), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	var size int64
-	for _, t := range csvTables() {
+	for _, t := range s.tables(b) {
 		if fi, err := os.Stat(csvFile(s.csv, t.Name)); err == nil {
 			size += fi.Size()
 		}
@@ -208,9 +272,9 @@ func benchEngine(b *testing.B, ctx context.Context, s sqlSettings, name string, 
 	start := time.Now()
 	var url string
 	if name == "postgres" {
-		roomFor(b, os.TempDir(), int64(s.n)*pgBytesPerActivity)
+		roomFor(b, os.TempDir(), int64(s.n)*pgBytesPerActivity[s.layout])
 		url = pgtest.Start(b)
-		if err := loadPostgres(ctx, url, s.csv); err != nil {
+		if err := loadPostgres(ctx, url, s.csv, s.tables(b)); err != nil {
 			b.Fatal(err)
 		}
 	} else {
@@ -223,7 +287,7 @@ func benchEngine(b *testing.B, ctx context.Context, s sqlSettings, name string, 
 	}
 	defer db.Close()
 	if name == "sqlite" {
-		loadSQLite(b, ctx, db, s.n)
+		loadSQLite(b, ctx, db, s.n, s.mapping(b))
 	} else {
 		rows, err := db.Texts(ctx, "SELECT pg_database_size(current_database())")
 		if err == nil && len(rows) == 1 {
@@ -232,10 +296,11 @@ func benchEngine(b *testing.B, ctx context.Context, s sqlSettings, name string, 
 		}
 	}
 	fmt.Printf("%s: loaded in %v\n", name, time.Since(start).Round(time.Second))
-	c, err := sqlgen.CompileJQL(q, ds, db.Dialect())
+	c, err := sqlgen.CompileJQLMapped(q, ds, db.Dialect(), s.mapping(b))
 	if err != nil {
 		b.Fatal(err)
 	}
+	handSQL := s.hand()
 	compiled, err := db.Texts(ctx, c.SQL)
 	if err != nil {
 		b.Fatal(err)
@@ -243,6 +308,15 @@ func benchEngine(b *testing.B, ctx context.Context, s sqlSettings, name string, 
 	hand, err := db.Texts(ctx, handSQL)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if s.explain && name == "postgres" {
+		for _, sql := range []string{c.SQL, handSQL} {
+			plan, err := db.Texts(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+sql)
+			if err != nil {
+				b.Fatal(err)
+			}
+			fmt.Printf("postgres: EXPLAIN ANALYZE of\n%s\n%s\n", sql, bytes.Join(plan, []byte("\n")))
+		}
 	}
 	checkRows(b, ctx, q, ds, compiled, hand, want)
 	fmt.Printf("%s: %d documents\n", name, len(compiled))
@@ -269,10 +343,11 @@ func benchEngine(b *testing.B, ctx context.Context, s sqlSettings, name string, 
 	return medianOf(cs), medianOf(hs)
 }
 
-// pgBytesPerActivity is about what PostgreSQL's cluster takes per
-// activity, tables and indexes, at the peak of the load (measured: 3.8 GB
-// for a million activities, plus the sort files of the index builds).
-const pgBytesPerActivity = 4600
+// pgBytesPerActivity is, per layout, about what PostgreSQL's cluster
+// takes per activity, tables and indexes, at the peak of the load
+// (measured, json: 3.8 GB for a million activities, plus the sort files
+// of the index builds; flat: 205 MB for 200,000, and the sort files).
+var pgBytesPerActivity = map[string]int64{"json": 4600, "flat": 1400}
 
 // roomFor skips the benchmark when the file system of dir has less than
 // need bytes free and 5 GB to spare: a full disk stops everything else on
@@ -297,19 +372,19 @@ func medianOf(xs []float64) float64 {
 
 // loadSQLite fills the tables through engine.Load (batched INSERTs in
 // one transaction), the rows derived from the generator's stream.
-func loadSQLite(b *testing.B, ctx context.Context, db *engine.DB, n int) {
+func loadSQLite(b *testing.B, ctx context.Context, db *engine.DB, n int, m sqlgen.JQLMapping) {
 	pr, pw := io.Pipe()
 	go func() {
 		_, err := gen.Activities(pw, n)
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
-	_, err := db.Load(ctx, csvTables(), func(emit func(string, []any) error) error {
+	_, err := db.Load(ctx, sqlgen.JQLTablesMapped("activities", m["activities"]), func(emit func(string, []any) error) error {
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 1<<20), 1<<26)
 		var ord int64
 		for sc.Scan() {
-			if err := sqlgen.JQLRows("activities", ord, sc.Bytes(), emit); err != nil {
+			if err := sqlgen.JQLRowsMapped("activities", ord, sc.Bytes(), m["activities"], emit); err != nil {
 				return err
 			}
 			ord++
@@ -321,21 +396,31 @@ func loadSQLite(b *testing.B, ctx context.Context, db *engine.DB, n int) {
 	}
 }
 
+// duckBytesPerActivity is about what DuckDB's database file and its
+// spill files take per activity (measured: 1.6 GB for a million
+// activities of the json layout with the indexes).
+const duckBytesPerActivity = 2000
+
 // benchDuckDB is the benchmark in DuckDB: one node process loads the
 // CSV files into a database file, reads each query once, runs a warm-up
 // of each and then the rounds in turns.
 func benchDuckDB(b *testing.B, ctx context.Context, s sqlSettings, q *syn.Query, ds []syntax.Diagnostic, want *evaljql.Result) (tc, th float64) {
 	defer os.Remove(filepath.Join(s.dir, "bench.duckdb"))
 	defer os.RemoveAll(filepath.Join(s.dir, "duckdb.tmp"))
-	c, err := sqlgen.CompileJQL(q, ds, sqlgen.DuckDB)
+	roomFor(b, s.dir, int64(s.n)*duckBytesPerActivity)
+	c, err := sqlgen.CompileJQLMapped(q, ds, sqlgen.DuckDB, s.mapping(b))
 	if err != nil {
 		b.Fatal(err)
 	}
-	items := duckDBLoadItems(s.dir, s.csv)
+	handSQL := s.hand()
+	items := duckDBLoadItems(s.dir, s.csv, s.tables(b))
 	items = append(items,
 		duckdbtest.Item{Read: c.SQL}, duckdbtest.Item{Read: handSQL},
 		duckdbtest.Item{Time: c.SQL, N: 1, Quiet: true}, duckdbtest.Item{Time: handSQL, N: 1, Quiet: true})
 	items = append(items, duckdbtest.Pairs(c.SQL, handSQL, s.rounds)...)
+	if s.explain {
+		items = append(items, duckdbtest.Item{Read: "EXPLAIN ANALYZE " + c.SQL}, duckdbtest.Item{Read: "EXPLAIN ANALYZE " + handSQL})
+	}
 	start := time.Now()
 	res, times, err := duckdbtest.RunTimed(b, items)
 	if err != nil {
@@ -355,5 +440,14 @@ func benchDuckDB(b *testing.B, ctx context.Context, s sqlSettings, q *syn.Query,
 	}
 	checkRows(b, ctx, q, ds, text(res[0]), text(res[1]), want)
 	fmt.Printf("duckdb: %d documents\n", len(res[0]))
+	if s.explain {
+		for _, plan := range res[len(res)-2:] {
+			for _, r := range plan {
+				if len(r) > 0 && r[len(r)-1] != nil {
+					fmt.Printf("duckdb: EXPLAIN ANALYZE\n%s\n", *r[len(r)-1])
+				}
+			}
+		}
+	}
 	return duckdbtest.PairMedians(times[2:])
 }

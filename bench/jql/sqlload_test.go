@@ -29,9 +29,6 @@ import (
 // million node rows: neither the JSON nor the rows pass through a file
 // uncompressed.
 
-// csvTables are the tables of the activities domain.
-func csvTables() []sqlgen.Table { return sqlgen.JQLTables("activities") }
-
 // csvFile is the gzipped CSV file of a table in dir.
 func csvFile(dir, table string) string { return filepath.Join(dir, table+".csv.gz") }
 
@@ -68,8 +65,9 @@ type batchOut struct {
 }
 
 // writeCSV generates n activities and writes the rows of the layout's
-// tables as gzipped CSV files in dir; it returns the rows per table.
-func writeCSV(ctx context.Context, dir string, n int) (map[string]int64, error) {
+// tables (with the flattened columns of m) as gzipped CSV files in dir;
+// it returns the rows per table.
+func writeCSV(ctx context.Context, dir string, n int, m sqlgen.JQLMapping) (map[string]int64, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
@@ -92,7 +90,7 @@ func writeCSV(ctx context.Context, dir string, n int) (map[string]int64, error) 
 			for bt := range jobs {
 				o := batchOut{text: map[string][]byte{}, rows: map[string]int64{}}
 				for i, line := range bt.lines {
-					err := sqlgen.JQLRows("activities", bt.ord+int64(i), line, func(table string, row []any) error {
+					err := sqlgen.JQLRowsMapped("activities", bt.ord+int64(i), line, m["activities"], func(table string, row []any) error {
 						b := o.text[table]
 						for k, v := range row {
 							if k > 0 {
@@ -161,7 +159,7 @@ func writeCSV(ctx context.Context, dir string, n int) (map[string]int64, error) 
 		zw *gzip.Writer
 	}
 	sinks := map[string]*sink{}
-	for _, t := range csvTables() {
+	for _, t := range sqlgen.JQLTablesMapped("activities", m["activities"]) {
 		f, err := os.Create(csvFile(dir, t.Name))
 		if err != nil {
 			return nil, err
@@ -208,7 +206,7 @@ func writeCSV(ctx context.Context, dir string, n int) (map[string]int64, error) 
 // loadPostgres creates the tables of the layout in the database at url
 // and fills them from the CSV files in dir with COPY, then builds the
 // indexes and gathers the statistics, as `ctxql load` leaves them.
-func loadPostgres(ctx context.Context, url, dir string) error {
+func loadPostgres(ctx context.Context, url, dir string, tables []sqlgen.Table) error {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return err
@@ -218,7 +216,7 @@ func loadPostgres(ctx context.Context, url, dir string) error {
 	if _, err := conn.Exec(ctx, "SET maintenance_work_mem = '1GB'"); err != nil {
 		return err
 	}
-	for _, t := range csvTables() {
+	for _, t := range tables {
 		for _, s := range t.Create(sqlgen.Postgres) {
 			if _, err := conn.Exec(ctx, s); err != nil {
 				return fmt.Errorf("%s: %w", s, err)
@@ -255,7 +253,7 @@ func loadPostgres(ctx context.Context, url, dir string) error {
 // (the tables of ten million activities do not fit the memory of an
 // in-memory database), create the tables of the layout there and fill
 // them from the CSV files in csvDir, then build the indexes.
-func duckDBLoadItems(dir, csvDir string) []duckdbtest.Item {
+func duckDBLoadItems(dir, csvDir string, tables []sqlgen.Table) []duckdbtest.Item {
 	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 	items := []duckdbtest.Item{
 		{Exec: "ATTACH " + q(filepath.Join(dir, "bench.duckdb")) + " AS bench"},
@@ -269,7 +267,7 @@ func duckDBLoadItems(dir, csvDir string) []duckdbtest.Item {
 		mem = "8GB"
 	}
 	items = append(items, duckdbtest.Item{Exec: "SET memory_limit = " + q(mem)})
-	for _, t := range csvTables() {
+	for _, t := range tables {
 		var cols []string
 		for _, c := range t.Columns {
 			typ := "VARCHAR"
