@@ -47,6 +47,17 @@ func (t *table) row(i int) []uint32 {
 
 func (t *table) append(row []uint32) {
 	k := t.n >> chunkShift
+	if k < len(t.chunks) {
+		// The common case: room in the last chunk.
+		c := t.chunks[k]
+		if l := len(c); l+len(row) <= cap(c) {
+			c = c[:l+len(row)]
+			copy(c[l:], row)
+			t.chunks[k] = c
+			t.n++
+			return
+		}
+	}
 	if k == len(t.chunks) {
 		size := chunkRows * t.arity
 		if k == 0 {
@@ -69,13 +80,33 @@ func (t *table) append(row []uint32) {
 // appendTable appends the rows of u. stop, when set, is called every
 // stopEvery rows, and its error ends the appending.
 func (t *table) appendTable(u *table, stop func() error) error {
-	for i := range u.n {
-		if i%stopEvery == stopEvery-1 && stop != nil {
+	ar := t.arity
+	for i, next := 0, stopEvery; i < u.n; {
+		if i >= next && stop != nil {
 			if err := stop(); err != nil {
 				return err
 			}
+			next = i + stopEvery
 		}
-		t.append(u.row(i))
+		k := t.n >> chunkShift
+		if ar == 0 || k == len(t.chunks) {
+			t.append(u.row(i))
+			i++
+			continue
+		}
+		// Copy the rows that fit in t's last chunk and lie in one chunk
+		// of u at once.
+		c := t.chunks[k]
+		cnt := min(u.n-i, chunkRows-i&chunkMask, chunkRows-t.n&chunkMask, stopEvery, (cap(c)-len(c))/ar)
+		if cnt == 0 {
+			t.append(u.row(i))
+			i++
+			continue
+		}
+		o := (i & chunkMask) * ar
+		t.chunks[k] = append(c, u.chunks[i>>chunkShift][o:o+cnt*ar]...)
+		t.n += cnt
+		i += cnt
 	}
 	return nil
 }
