@@ -555,6 +555,14 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 				return nil
 			}
 		}
+		// sinkTo is what addTo(next, head) does, for a streamed plan
+		// to do itself (nil for an equivalence relation or a lattice).
+		sinkTo := func(next map[string]*table, head string) *headSink {
+			if lats[head] != nil || building[head] != nil {
+				return nil
+			}
+			return &headSink{seen: sets[head], set: sets[head], tab: next[head], count: &derived, over: ev.over}
+		}
 		// seen is the set addTo keeps for a head, which a run may read to
 		// drop rows derived before (none for a lattice).
 		seen := func(head string) *tupleSet {
@@ -579,6 +587,8 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		for _, rr := range rules {
 			cr := rr.cr
 			err := prof.measure(rr.src, &derived, func() error {
+				ev.sink = sinkTo(delta, cr.headRel)
+				defer func() { ev.sink = nil }()
 				return ev.runInto(cr,
 					func(i int) source { return st.source(cr.pos[i].name) },
 					func(j int) source { return st.source(cr.negs[j].name) },
@@ -627,6 +637,8 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 					if ok, err := ev.runSplit(workers, lin, 0, d, src, nil, seen(name), addTo(next, name)); ok {
 						return err
 					}
+					ev.sink = sinkTo(next, name)
+					defer func() { ev.sink = nil }()
 					return ev.runInto(lin, src, nil, nil, nil, seen(name), addTo(next, name))
 				})
 				if err != nil {
@@ -686,6 +698,8 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 								return err
 							}
 						}
+						ev.sink = sinkTo(next, cr.headRel)
+						defer func() { ev.sink = nil }()
 						return ev.runInto(cr, src, neg, nil, nil, seen(cr.headRel), addTo(next, cr.headRel))
 					})
 					if err != nil {

@@ -404,6 +404,9 @@ type evaluator struct {
 	growMu *sync.Mutex
 	// splitMin is Options.splitMin.
 	splitMin int
+	// sink, when set, is what the emit function of the run going on
+	// does (see headSink): a streamed plan then does it itself.
+	sink *headSink
 }
 
 func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {

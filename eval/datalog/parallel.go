@@ -113,6 +113,11 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 				// The fused tail would use the set's scratch buffer.
 				shared = nil
 			}
+			if shared == seen {
+				cnt := 0
+				wev.sink = &headSink{seen: seen, set: own, tab: out, count: &cnt,
+					over: func(int) error { return wev.overRows(out.len(), out.arity) }}
+			}
 			err := wev.runInto(cr, func(i int) source {
 				if i == di {
 					return source{t: in, n: in.len(), kind: srcTemp}

@@ -49,6 +49,19 @@ type streamPlan struct {
 	bits  []uint64
 	side  uint64
 	emit  func([]uint32) error
+	// sink, when set, receives the head rows instead of emit.
+	sink *headSink
+}
+
+// headSink is what an emit function does with a head row, for the
+// innermost loop of a streamed plan to do it without a call: a row not
+// in seen (read only; nil: none) is added to set, and when new there
+// appended to tab, counted in *count and checked by over.
+type headSink struct {
+	seen, set *tupleSet
+	tab       *table
+	count     *int
+	over      func(n int) error
 }
 
 // runStream evaluates cr as runInto does, through a streamed plan. It
@@ -98,6 +111,9 @@ func (ev *evaluator) runStream(cr *crule, src func(i int) source, neg func(j int
 		p.seen, p.emit = seen, emit
 		if seen != nil && seen.arity == 2 && len(cr.head) == 2 && seen.bits != nil {
 			p.bits, p.side = seen.bits, seen.side
+		}
+		if k := ev.sink; k != nil && k.seen == seen && k.set.arity == len(cr.head) {
+			p.sink = k
 		}
 		return true, ev.walk(p, 0)
 	}
@@ -415,5 +431,14 @@ func (p *streamPlan) emitHead() error {
 	} else if p.seen != nil && p.seen.has(out) {
 		return nil
 	}
-	return p.emit(out)
+	k := p.sink
+	if k == nil {
+		return p.emit(out)
+	}
+	if !k.set.add(out) {
+		return nil
+	}
+	k.tab.append(out)
+	*k.count++
+	return k.over(*k.count)
 }
