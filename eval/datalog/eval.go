@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -561,7 +562,11 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			if lats[head] != nil || building[head] != nil {
 				return nil
 			}
-			return &headSink{seen: sets[head], set: sets[head], tab: next[head], count: &derived, over: ev.over}
+			limit := math.MaxInt
+			if ev.max > 0 {
+				limit = ev.max
+			}
+			return &headSink{seen: sets[head], set: sets[head], tab: next[head], count: &derived, over: ev.over, limit: limit}
 		}
 		// seen is the set addTo keeps for a head, which a run may read to
 		// drop rows derived before (none for a lattice).
@@ -634,11 +639,11 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 						}
 						return baseSrc
 					}
+					ev.sink = sinkTo(next, name)
+					defer func() { ev.sink = nil }()
 					if ok, err := ev.runSplit(workers, lin, 0, d, src, nil, seen(name), addTo(next, name)); ok {
 						return err
 					}
-					ev.sink = sinkTo(next, name)
-					defer func() { ev.sink = nil }()
 					return ev.runInto(lin, src, nil, nil, nil, seen(name), addTo(next, name))
 				})
 				if err != nil {
@@ -693,13 +698,13 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 							return st.source(name)
 						}
 						neg := func(j int) source { return st.source(cr.negs[j].name) }
+						ev.sink = sinkTo(next, cr.headRel)
+						defer func() { ev.sink = nil }()
 						if lats[cr.headRel] == nil {
 							if ok, err := ev.runSplit(workers, cr, di, delta[cr.pos[di].name], src, neg, seen(cr.headRel), addTo(next, cr.headRel)); ok {
 								return err
 							}
 						}
-						ev.sink = sinkTo(next, cr.headRel)
-						defer func() { ev.sink = nil }()
 						return ev.runInto(cr, src, neg, nil, nil, seen(cr.headRel), addTo(next, cr.headRel))
 					})
 					if err != nil {

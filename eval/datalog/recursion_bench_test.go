@@ -115,6 +115,56 @@ func treeDB(tb testing.TB, n int) *DB {
 	return db
 }
 
+// forestDB is a random recursive forest of n nodes: e(i, parent) with
+// the parent a random earlier node, and one node in 50 a root.
+func forestDB(tb testing.TB, n int) *DB {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(36, 4))
+	e := &RelationData{ParamTypes: []string{"Node", "Node"}}
+	for i := 1; i < n; i++ {
+		if rng.IntN(50) == 0 {
+			continue
+		}
+		e.Tuples = append(e.Tuples, []string{"n" + strconv.Itoa(i), "n" + strconv.Itoa(rng.IntN(i))})
+	}
+	db, err := Load(&Data{Relations: map[string]*RelationData{"e": e}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+// BenchmarkClosureWorkers evaluates the linear transitive closure of a
+// random recursive forest of 50,000 nodes on loaded data, with one worker
+// and with two, and reports the CPU time of each run and per tuple.
+func BenchmarkClosureWorkers(b *testing.B) {
+	db := forestDB(b, 50_000)
+	benchWorkers(b, db, linearTC, "tc")
+}
+
+// benchWorkers runs src over db with one worker and with two, and
+// reports the CPU time of a run and per tuple of relation out.
+func benchWorkers(b *testing.B, db *DB, src, out string) {
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			var cpu time.Duration
+			n := 0
+			for b.Loop() {
+				c0 := processCPU()
+				_, rels, err := EvalProgramRows(context.Background(), db, "p", src, Options{MaxTuples: -1, Workers: w})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cpu += processCPU() - c0
+				n = rels[out].Len()
+			}
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/1000, "cpu-ms")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/tuple")
+			b.ReportMetric(float64(n), "tuples")
+		})
+	}
+}
+
 const sameGeneration = "sg(x, y) <-- p(x, a), p(y, a), if x != y;\nsg(x, y) <-- p(x, a), p(y, b), sg(a, b);"
 
 // BenchmarkSameGeneration evaluates same-generation over a random
@@ -123,22 +173,5 @@ const sameGeneration = "sg(x, y) <-- p(x, a), p(y, a), if x != y;\nsg(x, y) <-- 
 // time per derived tuple.
 func BenchmarkSameGeneration(b *testing.B) {
 	db := treeDB(b, 5000)
-	for _, w := range []int{1, 2} {
-		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
-			var cpu time.Duration
-			n := 0
-			for b.Loop() {
-				c0 := processCPU()
-				_, rels, err := EvalProgramRows(context.Background(), db, "p", sameGeneration, Options{MaxTuples: -1, Workers: w})
-				if err != nil {
-					b.Fatal(err)
-				}
-				cpu += processCPU() - c0
-				n = rels["sg"].Len()
-			}
-			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/1000, "cpu-ms")
-			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/tuple")
-			b.ReportMetric(float64(n), "tuples")
-		})
-	}
+	benchWorkers(b, db, sameGeneration, "sg")
 }

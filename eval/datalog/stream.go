@@ -1,6 +1,9 @@
 package datalog
 
-import "slices"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 // Streamed joins. The general path of a rule materializes the bindings
 // after each positive atom and compacts them (projectDead), which drops
@@ -62,6 +65,28 @@ type headSink struct {
 	tab       *table
 	count     *int
 	over      func(n int) error
+	// limit is the most rows for which over reports no error: over is
+	// called only beyond it.
+	limit int
+	// atomic: set is a bitmap that other goroutines insert into at the
+	// same time; its bits are set atomically, and a row outside the
+	// bitmap goes to rest instead (for the caller to insert after).
+	atomic bool
+	rest   *table
+}
+
+// insert adds row to k's set and reports whether it was new there.
+func (k *headSink) insert(row []uint32) bool {
+	s := k.set
+	if !k.atomic {
+		return s.add(row)
+	}
+	if b, ok := s.bit(row); ok {
+		m := uint64(1) << (b & 63)
+		return atomic.OrUint64(&s.bits[b>>6], m)&m == 0
+	}
+	k.rest.append(row)
+	return false
 }
 
 // runStream evaluates cr as runInto does, through a streamed plan. It
@@ -336,6 +361,10 @@ func (ev *evaluator) walk(p *streamPlan, k int) error {
 	}
 	st := &p.steps[k]
 	last := k == len(p.steps)-1
+	if last && st.ix != nil && st.ix.exact() && p.sink != nil && p.sink.set.bits != nil && p.sink.set.arity == 2 && len(p.head) == 2 &&
+		(p.sink.seen == nil || p.sink.seen == p.sink.set) && len(st.keeps) == 0 && len(st.conds) == 0 && !st.semi {
+		return ev.walkLast(p, st)
+	}
 	row := p.row
 	var rows []int32
 	n := st.m
@@ -421,24 +450,88 @@ func (p *streamPlan) emitHead() error {
 			out[j] = h.id
 		}
 	}
-	if p.bits != nil {
+	k := p.sink
+	switch {
+	case k != nil && k.set == p.seen:
+		// The insert tests the set.
+	case p.bits != nil:
 		if a, z := uint64(out[0]), uint64(out[1]); a < p.side && z < p.side {
-			k := a*p.side + z
-			if p.bits[k>>6]&(1<<(k&63)) != 0 {
+			b := a*p.side + z
+			if p.bits[b>>6]&(1<<(b&63)) != 0 {
 				return nil
 			}
 		}
-	} else if p.seen != nil && p.seen.has(out) {
+	case p.seen != nil && p.seen.has(out):
 		return nil
 	}
-	k := p.sink
 	if k == nil {
 		return p.emit(out)
 	}
-	if !k.set.add(out) {
+	if !k.insert(out) {
 		return nil
 	}
 	k.tab.append(out)
-	*k.count++
-	return k.over(*k.count)
+	if *k.count++; *k.count > k.limit {
+		return k.over(*k.count)
+	}
+	return nil
+}
+
+// walkLast is the last step of walk for the common case: an exact index
+// lookup, nothing left to decide, and a two-column head whose set is a
+// bitmap, into which the sink inserts (so that the test of the bit is
+// the insert; an atomic one when other goroutines insert too).
+func (ev *evaluator) walkLast(p *streamPlan, st *sstep) error {
+	row, out, head := p.row, p.out, p.head
+	for i, s := range st.keySlots {
+		st.vals[st.nconst+i] = row[s]
+	}
+	rows := st.ix.lookup(st.vals)
+	if err := ev.checkN(len(rows)); err != nil {
+		return err
+	}
+	k := p.sink
+	bits, side, atom := k.set.bits, k.set.side, k.atomic
+	for _, r := range rows {
+		if int(r) >= st.m {
+			break
+		}
+		tup := st.t.row(int(r))
+		if !eqPairs(tup, st.eqPos) {
+			continue
+		}
+		for i, pos := range st.newPos {
+			row[st.newSlots[i]] = tup[pos]
+		}
+		for j, h := range head {
+			if h.kind == aVar {
+				out[j] = row[h.slot]
+			} else {
+				out[j] = h.id
+			}
+		}
+		if a, z := uint64(out[0]), uint64(out[1]); a < side && z < side {
+			b := a*side + z
+			w, m := b>>6, uint64(1)<<(b&63)
+			if atom {
+				if atomic.OrUint64(&bits[w], m)&m != 0 {
+					continue
+				}
+			} else {
+				if bits[w]&m != 0 {
+					continue
+				}
+				bits[w] |= m
+			}
+		} else if !k.insert(out) {
+			continue
+		}
+		k.tab.append(out)
+		if *k.count++; *k.count > k.limit {
+			if err := k.over(*k.count); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
