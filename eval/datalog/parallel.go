@@ -9,9 +9,10 @@ import (
 
 // workers returns the number of goroutines a semi-naive round's joins are
 // split across: Workers, or one when it is 0. Splitting is not the
-// default: on two cores the split rounds of a closure or a
-// same-generation program cost more CPU than they save in wall time
-// (docs/performance.md).
+// default: on two cores a split round still costs more CPU time than one
+// worker's (about a quarter more for a closure or a same-generation
+// program), and its wall-clock gain is not yet measured on a quiet
+// machine (docs/performance.md).
 func (o Options) workers() int {
 	if o.Workers > 0 {
 		return o.Workers
