@@ -62,6 +62,9 @@ func TestSplitRounds(t *testing.T) {
 		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), e(y, z);",
 		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), tc(y, z);",
 		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), tc(y, z), if x != z;",
+		// Three atoms: a plan that checks whether a growing relation's
+		// columns are a key while other workers extend its index.
+		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), tc(y, w), e(w, z);",
 		"sg(x, y) <-- p(x, a), p(y, a), if x != y; sg(x, y) <-- p(x, a), p(y, b), sg(a, b);",
 		"r(x, y) <-- e(x, y); r(x, z) <-- r(x, y), e(y, z); leaf(x) <-- e(x, _), !e(_, x); far(x, y, z) <-- r(x, y), r(y, z), leaf(x);",
 	} {

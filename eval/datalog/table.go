@@ -392,7 +392,12 @@ func (ix *index) extend(t *table, stop func() error) error {
 		}
 		ix.lists[g] = append(ix.lists[g], int32(i))
 	}
-	ix.done = t.n
+	if ix.done != t.n {
+		// Written only when rows were added: the workers of a split
+		// round read done (unique) while another extends the index by
+		// nothing.
+		ix.done = t.n
+	}
 	return nil
 }
 
