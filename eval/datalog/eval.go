@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -555,6 +556,18 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 				return nil
 			}
 		}
+		// sinkTo is what addTo(next, head) does, for a streamed plan
+		// to do itself (nil for an equivalence relation or a lattice).
+		sinkTo := func(next map[string]*table, head string) *headSink {
+			if lats[head] != nil || building[head] != nil {
+				return nil
+			}
+			limit := math.MaxInt
+			if ev.max > 0 {
+				limit = ev.max
+			}
+			return &headSink{seen: sets[head], set: sets[head], tab: next[head], count: &derived, over: ev.over, limit: limit}
+		}
 		// seen is the set addTo keeps for a head, which a run may read to
 		// drop rows derived before (none for a lattice).
 		seen := func(head string) *tupleSet {
@@ -579,6 +592,8 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		for _, rr := range rules {
 			cr := rr.cr
 			err := prof.measure(rr.src, &derived, func() error {
+				ev.sink = sinkTo(delta, cr.headRel)
+				defer func() { ev.sink = nil }()
 				return ev.runInto(cr,
 					func(i int) source { return st.source(cr.pos[i].name) },
 					func(j int) source { return st.source(cr.negs[j].name) },
@@ -624,6 +639,8 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 						}
 						return baseSrc
 					}
+					ev.sink = sinkTo(next, name)
+					defer func() { ev.sink = nil }()
 					if ok, err := ev.runSplit(workers, lin, 0, d, src, nil, seen(name), addTo(next, name)); ok {
 						return err
 					}
@@ -681,6 +698,8 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 							return st.source(name)
 						}
 						neg := func(j int) source { return st.source(cr.negs[j].name) }
+						ev.sink = sinkTo(next, cr.headRel)
+						defer func() { ev.sink = nil }()
 						if lats[cr.headRel] == nil {
 							if ok, err := ev.runSplit(workers, cr, di, delta[cr.pos[di].name], src, neg, seen(cr.headRel), addTo(next, cr.headRel)); ok {
 								return err

@@ -404,6 +404,9 @@ type evaluator struct {
 	growMu *sync.Mutex
 	// splitMin is Options.splitMin.
 	splitMin int
+	// sink, when set, is what the emit function of the run going on
+	// does (see headSink): a streamed plan then does it itself.
+	sink *headSink
 }
 
 func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {
@@ -547,7 +550,14 @@ func (ev *evaluator) run(cr *crule, src func(i int) source, neg func(j int) sour
 // received (emit adds each new row to it): the run may drop a row seen
 // holds without calling emit.
 func (ev *evaluator) runInto(cr *crule, src func(i int) source, neg func(j int) source, init []uint32, initBound []bool, seen *tupleSet, emit func(row []uint32) error) error {
-	err := ev.runPlan(cr, src, neg, init, initBound, seen, emit)
+	var err error
+	streamed := false
+	if init == nil {
+		streamed, err = ev.runStream(cr, src, neg, seen, emit)
+	}
+	if !streamed {
+		err = ev.runPlan(cr, src, neg, init, initBound, seen, emit)
+	}
 	if err == errStop {
 		return nil
 	}

@@ -37,6 +37,17 @@ var fusedPrograms = []string{
 	"q(x) <-- e(x, y), e(y, z), if x != z;",
 	// Recursion through two relations.
 	"p(x, y) <-- e(x, y);\nr(x, z) <-- p(x, y), e(y, z), if x != z;\np(x, z) <-- r(x, y), p(y, z), if y < z;",
+	// Streamed plans: three atoms (variables dying on the way), a
+	// repeated variable, a negation and a condition decided before the
+	// last atom, constants in the first atom, existence checks, and
+	// same-generation.
+	"q(x, w) <-- e(x, y), e(y, z), e(z, w);",
+	"q(x, z) <-- e(x, y), e(y, y), e(y, z);",
+	"q(x, z) <-- e(x, y), !e(y, x), e(y, z), if x < y;",
+	`q(x, z) <-- e(x, "1"), e(x, z);`,
+	"q(x) <-- e(x, y), e(y, _), t(x, _, _);",
+	"q(a, b) <-- t(x, a, b), e(x, y), e(y, a);",
+	"sg(x, y) <-- e(x, a), e(y, a), if x != y;\nsg(x, y) <-- e(x, a), e(y, b), sg(a, b);",
 }
 
 // TestFusedTailAgrees pins that rules whose conditions and head run in

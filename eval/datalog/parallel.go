@@ -9,9 +9,10 @@ import (
 
 // workers returns the number of goroutines a semi-naive round's joins are
 // split across: Workers, or one when it is 0. Splitting is not the
-// default: on two cores the split rounds of a closure or a
-// same-generation program cost more CPU than they save in wall time
-// (docs/performance.md).
+// default: on two cores a split round still costs more CPU time than one
+// worker's (about a quarter more for a closure or a same-generation
+// program), and its wall-clock gain is not yet measured on a quiet
+// machine (docs/performance.md).
 func (o Options) workers() int {
 	if o.Workers > 0 {
 		return o.Workers
@@ -63,13 +64,25 @@ func (s *tupleSet) hasConcurrent(row []uint32, buf *[]byte) bool {
 }
 
 // runSplit is runInto with atom di reading the round's new tuples d,
-// split into contiguous parts that workers evaluate at once, each with a
-// forked evaluator. seen (the head's set, read-only while the workers
-// run) drops rows derived before, a set of each worker's own the rows it
-// derives twice. The workers' rows then go to emit in the order of the
-// parts, which drops the rows two workers derived and counts the derived
-// tuples against the budget, so the result does not depend on how the
-// goroutines were scheduled. A worker's rows are bounded as an
+// split into parts that workers evaluate at once, each with a forked
+// evaluator. How the workers keep the rows they derive depends on the
+// head's set (ev.sink's, when the fixpoint inserts into it plainly):
+//
+//   - a bitmap: the workers set its bits themselves, atomically, and keep
+//     the rows whose bit they set; d is split into contiguous parts;
+//   - a hashed set, with the head's first argument a variable of atom di:
+//     d is split by that variable's value, as the set is (partition), so
+//     that each worker derives the rows of one part of the set and
+//     inserts them there itself;
+//   - otherwise: d is split into contiguous parts, seen (read-only while
+//     the workers run) drops rows derived before, and a set of each
+//     worker's own the rows it derives twice; the rows then go to emit,
+//     which drops the rows two workers derived.
+//
+// The workers' rows are appended in the order of the parts and counted
+// against the budget, so the rows derived and the rounds are the same for
+// any number of workers (the order within a round can differ where two
+// workers derive a row, with a bitmap). A worker's rows are bounded as an
 // intermediate join result is (the memory bound; the tuple budget when
 // one is set). It reports false, without running anything, when d is too
 // small to split.
@@ -85,9 +98,35 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 	}
 	ctx, cancel := context.WithCancel(ev.ctx)
 	defer cancel()
+	// With a head whose set is a bitmap, the workers insert into it
+	// themselves, atomically: a row is then kept by the one worker that
+	// set its bit, and the merge appends the workers' rows as they are.
+	k := ev.sink
+	shareBits := k != nil && !k.atomic && k.seen == seen && k.set == seen && seen != nil && seen.bits != nil && seen.arity == len(cr.head)
+	// A head whose set is hashed, and whose first argument is a
+	// variable of the atom reading the round's new tuples: the tuples
+	// are split by the value of that variable instead, as the head's set
+	// is (partition), so that the workers derive rows of disjoint parts
+	// of the set and insert into them themselves.
+	byCol := -1
+	if k != nil && !k.atomic && k.seen == seen && k.set == seen && seen != nil && seen.bits == nil && seen.large == nil &&
+		seen.arity > 0 && seen.arity == len(cr.head) && cr.head[0].kind == aVar {
+		for c, g := range cr.pos[di].args {
+			if g.kind == aVar && g.slot == cr.head[0].slot {
+				byCol = c
+				break
+			}
+		}
+		if seen.parts != nil && len(seen.parts) != workers {
+			byCol = -1
+		}
+	}
+	if byCol >= 0 && seen.parts == nil {
+		seen.partition(workers)
+	}
 	type part struct {
-		out *table
-		err error
+		out, rest *table
+		err       error
 	}
 	parts := make([]part, workers)
 	var wg sync.WaitGroup
@@ -98,11 +137,60 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 			defer wg.Done()
 			wev := ev.fork(ctx)
 			in := newTable(d.arity)
-			for i := lo; i < hi; i++ {
-				in.append(d.row(i))
+			if byCol >= 0 {
+				for i := range n {
+					if r := d.row(i); partOf(r[byCol], workers) == w {
+						in.append(r)
+					}
+				}
+			} else {
+				for i := lo; i < hi; i++ {
+					in.append(d.row(i))
+				}
 			}
 			ar := len(cr.head)
 			out := newTable(ar)
+			over := func(int) error { return wev.overRows(out.len(), out.arity) }
+			srcW := func(i int) source {
+				if i == di {
+					return source{t: in, n: in.len(), kind: srcTemp}
+				}
+				return src(i)
+			}
+			if byCol >= 0 {
+				view := seen.part(w)
+				cnt := 0
+				wev.sink = &headSink{seen: view, set: view, tab: out, count: &cnt, over: over}
+				err := wev.runInto(cr, srcW, neg, nil, nil, view, func(row []uint32) error {
+					if !view.add(row) {
+						return nil
+					}
+					out.append(row)
+					return over(0)
+				})
+				parts[w] = part{out: out, err: err}
+				if err != nil {
+					cancel()
+				}
+				return
+			}
+			if shareBits {
+				rest := newTable(ar)
+				cnt := 0
+				wev.sink = &headSink{set: seen, tab: out, count: &cnt, over: over, atomic: true, rest: rest}
+				err := wev.runInto(cr, srcW, neg, nil, nil, nil, func(row []uint32) error {
+					if !wev.sink.insert(row) {
+						return nil
+					}
+					out.append(row)
+					return over(0)
+				})
+				parts[w] = part{out: out, rest: rest, err: err}
+				if err != nil {
+					cancel()
+				}
+				return
+			}
 			// The worker's own set: a row it derives twice in the round
 			// is kept once (the head's set is not written until the
 			// merge). Room for about as many rows as the part has.
@@ -113,12 +201,11 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 				// The fused tail would use the set's scratch buffer.
 				shared = nil
 			}
-			err := wev.runInto(cr, func(i int) source {
-				if i == di {
-					return source{t: in, n: in.len(), kind: srcTemp}
-				}
-				return src(i)
-			}, neg, nil, nil, shared, func(row []uint32) error {
+			if shared == seen {
+				cnt := 0
+				wev.sink = &headSink{seen: seen, set: own, tab: out, count: &cnt, over: over}
+			}
+			err := wev.runInto(cr, srcW, neg, nil, nil, shared, func(row []uint32) error {
 				if seen != nil && seen.hasConcurrent(row, &buf) {
 					return nil
 				}
@@ -126,7 +213,7 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 					return nil
 				}
 				out.append(row)
-				return wev.overRows(out.len(), out.arity)
+				return over(0)
 			})
 			parts[w] = part{out: out, err: err}
 			if err != nil {
@@ -149,6 +236,35 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 		if p.err != nil {
 			return true, p.err
 		}
+	}
+	if shareBits || byCol >= 0 {
+		// The rows are in the head's set already: appended in the
+		// order of the parts and counted; then the rows outside its
+		// bitmap go through the ordinary insert.
+		for _, p := range parts {
+			if err := k.tab.appendTable(p.out, ev.ctx.Err); err != nil {
+				return true, err
+			}
+			if *k.count += p.out.len(); *k.count > k.limit {
+				if err := k.over(*k.count); err != nil {
+					return true, err
+				}
+			}
+		}
+		for _, p := range parts {
+			if p.rest == nil {
+				continue
+			}
+			for i := 0; i < p.rest.len(); i++ {
+				if err := ev.check(); err != nil {
+					return true, err
+				}
+				if err := emit(p.rest.row(i)); err != nil {
+					return true, err
+				}
+			}
+		}
+		return true, nil
 	}
 	for _, p := range parts {
 		for i := 0; i < p.out.len(); i++ {

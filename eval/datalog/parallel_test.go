@@ -62,6 +62,9 @@ func TestSplitRounds(t *testing.T) {
 		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), e(y, z);",
 		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), tc(y, z);",
 		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), tc(y, z), if x != z;",
+		// Three atoms: a plan that checks whether a growing relation's
+		// columns are a key while other workers extend its index.
+		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), tc(y, w), e(w, z);",
 		"sg(x, y) <-- p(x, a), p(y, a), if x != y; sg(x, y) <-- p(x, a), p(y, b), sg(a, b);",
 		"r(x, y) <-- e(x, y); r(x, z) <-- r(x, y), e(y, z); leaf(x) <-- e(x, _), !e(_, x); far(x, y, z) <-- r(x, y), r(y, z), leaf(x);",
 	} {
@@ -87,5 +90,68 @@ func TestSplitRounds(t *testing.T) {
 	cancel()
 	if _, err := EvalProgramWith(cctx, db, "p", "tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), e(y, z);", Options{Workers: 2, splitMin: 16}); err == nil {
 		t.Error("split rounds under a cancelled context: no error")
+	}
+}
+
+// TestSplitRoundsHashed is TestSplitRounds over more values than a
+// head's set keeps in a bitmap: the workers of a round then split its new
+// tuples by the value the head's first argument takes and insert into
+// their own parts of the head's set (run with -race). Every result must
+// be the one-worker result, and the round counts too; a split round
+// still stops at the tuple budget.
+func TestSplitRoundsHashed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(36, 5))
+	var e strings.Builder
+	e.WriteString(`{"relations": {"e": {"param_types": ["N", "N"], "tuples": [`)
+	const nodes = 12_000
+	for i := 1; i < nodes; i++ {
+		if i > 1 {
+			e.WriteByte(',')
+		}
+		if rng.IntN(40) == 0 {
+			// Some roots, some edges to a later node: a few cycles.
+			fmt.Fprintf(&e, `["n%d","n%d"]`, i, rng.IntN(nodes))
+			continue
+		}
+		fmt.Fprintf(&e, `["n%d","n%d"]`, i, rng.IntN(i))
+	}
+	db, err := LoadJSON([]byte(e.String() + `]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, src := range []string{
+		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), e(y, z);",
+		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), tc(y, z);",
+		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), tc(y, z), if x != z;",
+		"tc(x, y) <-- e(x, y); tc(x, z) <-- e(y, z), tc(x, y), !e(z, x);",
+	} {
+		var want string
+		var wantRounds []int
+		for w := 1; w <= 4; w++ {
+			st, err := fixpointOf(t, db, src, Options{Workers: w, splitMin: 64})
+			if err != nil {
+				t.Fatalf("%s: %v", src, err)
+			}
+			tuples, err := db.stringsStop(st.full["tc"], nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(tuples)
+			if w == 1 {
+				want, wantRounds = string(b), st.rounds["tc"]
+				if len(tuples) < 50_000 {
+					t.Fatalf("%s: %d tuples, want a closure of at least 50,000", src, len(tuples))
+				}
+			} else if string(b) != want {
+				t.Fatalf("%s: %d workers give another result than one", src, w)
+			} else if fmt.Sprint(st.rounds["tc"]) != fmt.Sprint(wantRounds) {
+				t.Fatalf("%s: %d workers end rounds at %v, one at %v", src, w, st.rounds["tc"], wantRounds)
+			}
+		}
+	}
+	_, err = EvalProgramWith(ctx, db, "p", "tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), e(y, z);", Options{Workers: 2, splitMin: 16, MaxTuples: 30_000})
+	if err == nil || !strings.Contains(err.Error(), "30000") {
+		t.Errorf("split rounds over the budget: err = %v, want the budget of 30000 tuples", err)
 	}
 }

@@ -3,6 +3,8 @@ package datalog
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -95,4 +97,81 @@ func BenchmarkClosureForms(b *testing.B) {
 	b.ReportMetric(float64(lin.Microseconds())/float64(n)/1000, "linear-ms")
 	b.ReportMetric(float64(non.Microseconds())/float64(n)/1000, "nonlinear-ms")
 	b.ReportMetric(float64(non)/float64(lin), "nonlinear-x-linear")
+}
+
+// treeDB is a random recursive tree of n nodes: p(i, parent) with the
+// parent a random earlier node.
+func treeDB(tb testing.TB, n int) *DB {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(36, 3))
+	p := &RelationData{ParamTypes: []string{"Node", "Node"}}
+	for i := 1; i < n; i++ {
+		p.Tuples = append(p.Tuples, []string{"n" + strconv.Itoa(i), "n" + strconv.Itoa(rng.IntN(i))})
+	}
+	db, err := Load(&Data{Relations: map[string]*RelationData{"p": p}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+// forestDB is a random recursive forest of n nodes: e(i, parent) with
+// the parent a random earlier node, and one node in 50 a root.
+func forestDB(tb testing.TB, n int) *DB {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(36, 4))
+	e := &RelationData{ParamTypes: []string{"Node", "Node"}}
+	for i := 1; i < n; i++ {
+		if rng.IntN(50) == 0 {
+			continue
+		}
+		e.Tuples = append(e.Tuples, []string{"n" + strconv.Itoa(i), "n" + strconv.Itoa(rng.IntN(i))})
+	}
+	db, err := Load(&Data{Relations: map[string]*RelationData{"e": e}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+// BenchmarkClosureWorkers evaluates the linear transitive closure of a
+// random recursive forest of 50,000 nodes on loaded data, with one worker
+// and with two, and reports the CPU time of each run and per tuple.
+func BenchmarkClosureWorkers(b *testing.B) {
+	db := forestDB(b, 50_000)
+	benchWorkers(b, db, linearTC, "tc")
+}
+
+// benchWorkers runs src over db with one worker and with two, and
+// reports the CPU time of a run and per tuple of relation out.
+func benchWorkers(b *testing.B, db *DB, src, out string) {
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			var cpu time.Duration
+			n := 0
+			for b.Loop() {
+				c0 := processCPU()
+				_, rels, err := EvalProgramRows(context.Background(), db, "p", src, Options{MaxTuples: -1, Workers: w})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cpu += processCPU() - c0
+				n = rels[out].Len()
+			}
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/1000, "cpu-ms")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/tuple")
+			b.ReportMetric(float64(n), "tuples")
+		})
+	}
+}
+
+const sameGeneration = "sg(x, y) <-- p(x, a), p(y, a), if x != y;\nsg(x, y) <-- p(x, a), p(y, b), sg(a, b);"
+
+// BenchmarkSameGeneration evaluates same-generation over a random
+// recursive tree of 5,000 nodes on loaded data, with one worker and with
+// two, and reports the CPU time of each run and the nanoseconds of CPU
+// time per derived tuple.
+func BenchmarkSameGeneration(b *testing.B) {
+	db := treeDB(b, 5000)
+	benchWorkers(b, db, sameGeneration, "sg")
 }

@@ -47,6 +47,22 @@ func (t *table) row(i int) []uint32 {
 
 func (t *table) append(row []uint32) {
 	k := t.n >> chunkShift
+	if k < len(t.chunks) {
+		// The common case: room in the last chunk.
+		c := t.chunks[k]
+		if l := len(c); l+len(row) <= cap(c) {
+			c = c[:l+len(row)]
+			// A loop, not copy: rows are short, and copy would call
+			// memmove for each.
+			d := c[l:]
+			for i, v := range row {
+				d[i] = v
+			}
+			t.chunks[k] = c
+			t.n++
+			return
+		}
+	}
 	if k == len(t.chunks) {
 		size := chunkRows * t.arity
 		if k == 0 {
@@ -69,13 +85,33 @@ func (t *table) append(row []uint32) {
 // appendTable appends the rows of u. stop, when set, is called every
 // stopEvery rows, and its error ends the appending.
 func (t *table) appendTable(u *table, stop func() error) error {
-	for i := range u.n {
-		if i%stopEvery == stopEvery-1 && stop != nil {
+	ar := t.arity
+	for i, next := 0, stopEvery; i < u.n; {
+		if i >= next && stop != nil {
 			if err := stop(); err != nil {
 				return err
 			}
+			next = i + stopEvery
 		}
-		t.append(u.row(i))
+		k := t.n >> chunkShift
+		if ar == 0 || k == len(t.chunks) {
+			t.append(u.row(i))
+			i++
+			continue
+		}
+		// Copy the rows that fit in t's last chunk and lie in one chunk
+		// of u at once.
+		c := t.chunks[k]
+		cnt := min(u.n-i, chunkRows-i&chunkMask, chunkRows-t.n&chunkMask, stopEvery, (cap(c)-len(c))/ar)
+		if cnt == 0 {
+			t.append(u.row(i))
+			i++
+			continue
+		}
+		o := (i & chunkMask) * ar
+		t.chunks[k] = append(c, u.chunks[i>>chunkShift][o:o+cnt*ar]...)
+		t.n += cnt
+		i += cnt
 	}
 	return nil
 }
@@ -111,6 +147,49 @@ type tupleSet struct {
 	side uint64
 	// touched sums what dedup read ahead, so that the reads are kept.
 	touched uint64
+	// parts, when set, replaces small: the rows split by their first
+	// value (partOf), a set for each part, so that goroutines deriving
+	// rows of different parts insert them at once (see partition).
+	parts []*u64set
+}
+
+// partOf returns the part, of n, that rows whose first value is v go to.
+func partOf(v uint32, n int) int {
+	return int((uint64(v) * 0x9e3779b97f4a7c15 >> 32) % uint64(n))
+}
+
+// partition splits the rows of s kept in small into n parts by their
+// first value (nothing when s has no such rows, or is split already).
+func (s *tupleSet) partition(n int) {
+	if s.small == nil || s.arity == 0 {
+		return
+	}
+	h := s.small
+	s.parts = make([]*u64set, n)
+	for i := range s.parts {
+		s.parts[i] = newU64Set(h.n / n)
+	}
+	first := func(k uint64) uint32 {
+		if s.arity == 1 {
+			return uint32(k)
+		}
+		return uint32(k >> 32)
+	}
+	if h.zero {
+		s.parts[partOf(0, n)].add(0)
+	}
+	for _, k := range h.slots {
+		if k != 0 {
+			s.parts[partOf(first(k), n)].add(k)
+		}
+	}
+	s.small = nil
+}
+
+// part returns a set over part i of s's rows, for one goroutine to read
+// and add to while others use the other parts.
+func (s *tupleSet) part(i int) *tupleSet {
+	return &tupleSet{arity: s.arity, small: s.parts[i]}
 }
 
 // maxSetBits bounds the bitmap of a tuple set (8 MiB).
@@ -186,6 +265,9 @@ func (s *tupleSet) add(row []uint32) bool {
 	if s.small != nil {
 		return s.small.add(pack(row))
 	}
+	if s.parts != nil {
+		return s.parts[partOf(row[0], len(s.parts))].add(pack(row))
+	}
 	s.buf = s.buf[:0]
 	for _, v := range row {
 		s.buf = binary.LittleEndian.AppendUint32(s.buf, v)
@@ -233,6 +315,9 @@ func (s *tupleSet) has(row []uint32) bool {
 	}
 	if s.small != nil {
 		return s.small.has(pack(row))
+	}
+	if s.parts != nil {
+		return s.parts[partOf(row[0], len(s.parts))].has(pack(row))
 	}
 	s.buf = s.buf[:0]
 	for _, v := range row {
@@ -307,7 +392,12 @@ func (ix *index) extend(t *table, stop func() error) error {
 		}
 		ix.lists[g] = append(ix.lists[g], int32(i))
 	}
-	ix.done = t.n
+	if ix.done != t.n {
+		// Written only when rows were added: the workers of a split
+		// round read done (unique) while another extends the index by
+		// nothing.
+		ix.done = t.n
+	}
 	return nil
 }
 
