@@ -11,7 +11,6 @@ import (
 
 	"github.com/ctxql/ctxql/internal/files"
 	"github.com/ctxql/ctxql/internal/jsonenc"
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Source provides the raw JSON documents of a domain. Scan calls fn once per
@@ -162,18 +161,16 @@ func firstByte(b []byte) byte {
 // "activities" key holding an array (the combined form), as opposed to being
 // the first line of JSON Lines.
 func isWrapped(head []byte) bool {
-	d := jsontext.NewDecoder(bytes.NewReader(head))
-	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
+	r := &valueReader{br: bufio.NewReader(bytes.NewReader(head))}
+	if r.expect('{') != nil {
 		return false
 	}
-	k, err := d.ReadToken()
-	if err != nil || k.Kind() != '"' {
+	k, err := r.key()
+	if err != nil || (k != "sessions" && k != "activities") {
 		return false
 	}
-	if s := k.String(); s != "sessions" && s != "activities" {
-		return false
-	}
-	return d.PeekKind() == '['
+	c, err := r.peek()
+	return err == nil && c == '['
 }
 
 func scanLines(ctx context.Context, br *bufio.Reader, fn func(raw []byte) error) error {
@@ -211,76 +208,94 @@ func scanLines(ctx context.Context, br *bufio.Reader, fn func(raw []byte) error)
 }
 
 func scanJSONStream(ctx context.Context, br *bufio.Reader, domain string, fn func(raw []byte) error, wrapped bool) error {
-	d := jsontext.NewDecoder(br)
+	r := &valueReader{br: br}
 	readArray := func() error {
-		if t, err := d.ReadToken(); err != nil || t.Kind() != '[' {
+		if c, err := r.peek(); err != nil || c != '[' {
+			if err == nil {
+				err = r.errf("found %q", c)
+			}
 			return dataErr("expected an array of %s: %v", domain, err)
 		}
-		for n := 0; d.PeekKind() != ']'; n++ {
+		_ = r.expect('[')
+		for n := 0; ; n++ {
+			more, err := r.next(n == 0, ']')
+			if err != nil {
+				return err
+			}
+			if !more {
+				break
+			}
 			if n%1024 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			v, err := d.ReadValue()
+			v, err := r.value()
 			if err != nil {
-				return &DataError{Err: err}
+				return err
 			}
 			if err := fn(v); err != nil {
 				return err
 			}
 		}
-		if _, err := d.ReadToken(); err != nil {
-			return &DataError{Err: err}
-		}
-		return nil
+		return r.expect(']')
 	}
 	if !wrapped {
 		return readArray()
 	}
-	if _, err := d.ReadToken(); err != nil {
-		return &DataError{Err: err}
+	if err := r.expect('{'); err != nil {
+		return err
 	}
-	for d.PeekKind() != '}' {
-		k, err := d.ReadToken()
+	for n := 0; ; n++ {
+		more, err := r.next(n == 0, '}')
 		if err != nil {
-			return &DataError{Err: err}
+			return err
 		}
-		if k.String() == domain {
+		if !more {
+			break
+		}
+		k, err := r.key()
+		if err != nil {
+			return err
+		}
+		if k == domain {
 			if err := readArray(); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := skipValue(ctx, d); err != nil {
+		if err := skipValue(ctx, r); err != nil {
 			return err
 		}
 	}
-	return nil
+	return r.expect('}')
 }
 
 // skipValue skips the value of another domain, looking at ctx every 1,024
 // elements when it is an array (a domain's documents).
-func skipValue(ctx context.Context, d *jsontext.Decoder) error {
-	if d.PeekKind() != '[' {
-		if err := d.SkipValue(); err != nil {
-			return &DataError{Err: err}
+func skipValue(ctx context.Context, r *valueReader) error {
+	if c, err := r.peek(); err != nil || c != '[' {
+		if err != nil {
+			return err
 		}
-		return nil
+		_, err := r.value()
+		return err
 	}
-	if _, err := d.ReadToken(); err != nil {
-		return &DataError{Err: err}
-	}
-	for n := 0; d.PeekKind() != ']'; n++ {
+	_ = r.expect('[')
+	for n := 0; ; n++ {
+		more, err := r.next(n == 0, ']')
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
 		if n%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err := d.SkipValue(); err != nil {
-			return &DataError{Err: err}
+		if _, err := r.value(); err != nil {
+			return err
 		}
 	}
-	if _, err := d.ReadToken(); err != nil {
-		return &DataError{Err: err}
-	}
-	return nil
+	return r.expect(']')
 }
 
 func scanYAML(ctx context.Context, r io.Reader, domain string, fn func(raw []byte) error) error {
