@@ -460,6 +460,15 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 			if !sg.obj[j] || int(segRanks[j]) <= after {
 				continue
 			}
+			if t0 != nil {
+				// A document whose first test is already known false
+				// is dropped before its place in the order is looked
+				// at: the test reads locals only, where the place is a
+				// call (WebAssembly inlines nothing).
+				if k := off0[j]; off0[j+1] == k+1 && kind0[k] == kString && str0[sid0[k]] == strFalse {
+					continue
+				}
+			}
 			x := hit{rank: segRanks[j], idx: int32(sg.lo + j)}
 			if jj%64 == 0 {
 				lim = min(lim, bound.Load()) // another worker's heap may be full
