@@ -55,6 +55,7 @@ func (t *table) append(row []uint32) {
 			// A loop, not copy: rows are short, and copy would call
 			// memmove for each.
 			d := c[l:]
+			//lint:ignore S1001 copy calls memmove for each short row.
 			for i, v := range row {
 				d[i] = v
 			}
