@@ -119,17 +119,6 @@ func TestEqrelCompact(t *testing.T) {
 	}
 }
 
-// fixpointOf parses, checks and evaluates a program with opts.
-func fixpointOf(t *testing.T, db *DB, src string, opts Options) (*progState, error) {
-	t.Helper()
-	prog := syn.ParseProgram("p", src)
-	info := syn.Check(prog, db.Schema())
-	if syntax.HasErrors(prog.Diagnostics) || syntax.HasErrors(info.Diagnostics) {
-		t.Fatalf("%v %v", prog.Diagnostics, info.Diagnostics)
-	}
-	return fixpoint(context.Background(), db, prog, info, opts)
-}
-
 // TestTupleDifferential compares tuple values and destructuring with
 // SQLite over random relations of integer pairs: building a tuple is
 // SQLite's text concatenation in the form the engine prints, taking it

@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/ctxql/ctxql/syntax"
+	syn "github.com/ctxql/ctxql/syntax/datalog"
 )
 
 // evalWorkers evaluates src over db with one worker and with several
@@ -154,4 +157,15 @@ func TestSplitRoundsHashed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "30000") {
 		t.Errorf("split rounds over the budget: err = %v, want the budget of 30000 tuples", err)
 	}
+}
+
+// fixpointOf parses, checks and evaluates a program with opts.
+func fixpointOf(t *testing.T, db *DB, src string, opts Options) (*progState, error) {
+	t.Helper()
+	prog := syn.ParseProgram("p", src)
+	info := syn.Check(prog, db.Schema())
+	if syntax.HasErrors(prog.Diagnostics) || syntax.HasErrors(info.Diagnostics) {
+		t.Fatalf("%v %v", prog.Diagnostics, info.Diagnostics)
+	}
+	return fixpoint(context.Background(), db, prog, info, opts)
 }
