@@ -216,27 +216,7 @@ func scanJSONStream(ctx context.Context, br *bufio.Reader, domain string, fn fun
 			}
 			return dataErr("expected an array of %s: %v", domain, err)
 		}
-		_ = r.expect('[')
-		for n := 0; ; n++ {
-			more, err := r.next(n == 0, ']')
-			if err != nil {
-				return err
-			}
-			if !more {
-				break
-			}
-			if n%1024 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			v, err := r.value()
-			if err != nil {
-				return err
-			}
-			if err := fn(v); err != nil {
-				return err
-			}
-		}
-		return r.expect(']')
+		return r.elements(ctx, fn)
 	}
 	if !wrapped {
 		return readArray()
@@ -279,7 +259,15 @@ func skipValue(ctx context.Context, r *valueReader) error {
 		_, err := r.value()
 		return err
 	}
-	_ = r.expect('[')
+	return r.elements(ctx, func([]byte) error { return nil })
+}
+
+// elements reads an array, the reader at its opening bracket, calling fn
+// with each element's bytes and looking at ctx every 1,024 elements.
+func (r *valueReader) elements(ctx context.Context, fn func(raw []byte) error) error {
+	if err := r.expect('['); err != nil {
+		return err
+	}
 	for n := 0; ; n++ {
 		more, err := r.next(n == 0, ']')
 		if err != nil {
@@ -291,7 +279,11 @@ func skipValue(ctx context.Context, r *valueReader) error {
 		if n%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if _, err := r.value(); err != nil {
+		v, err := r.value()
+		if err != nil {
+			return err
+		}
+		if err := fn(v); err != nil {
 			return err
 		}
 	}
