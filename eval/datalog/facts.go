@@ -351,5 +351,9 @@ func (f *Facts) Load(ctx context.Context) (*DB, error) {
 			db.base[tab] = map[string]*index{}
 		}
 	}
+	// Cancelled while its last file was added: cancelled too.
+	if err := loadStopped(ctx); err != nil {
+		return nil, err
+	}
 	return db, nil
 }

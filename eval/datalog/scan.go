@@ -81,6 +81,11 @@ func loadJSON(ctx context.Context, src []byte, pipeMin int) (*DB, error) {
 			return nil, err
 		}
 	}
+	// A load cancelled while its last relation was added is cancelled
+	// too: the caller asked it to stop before it was done.
+	if err := loadStopped(ctx); err != nil {
+		return nil, err
+	}
 	return db, nil
 }
 
