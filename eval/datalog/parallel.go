@@ -252,14 +252,8 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 			}
 		}
 		for _, p := range parts {
-			if p.rest == nil {
-				continue
-			}
-			for i := 0; i < p.rest.len(); i++ {
-				if err := ev.check(); err != nil {
-					return true, err
-				}
-				if err := emit(p.rest.row(i)); err != nil {
+			if p.rest != nil {
+				if err := ev.emitRows(p.rest, emit); err != nil {
 					return true, err
 				}
 			}
@@ -267,14 +261,23 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 		return true, nil
 	}
 	for _, p := range parts {
-		for i := 0; i < p.out.len(); i++ {
-			if err := ev.check(); err != nil {
-				return true, err
-			}
-			if err := emit(p.out.row(i)); err != nil {
-				return true, err
-			}
+		if err := ev.emitRows(p.out, emit); err != nil {
+			return true, err
 		}
 	}
 	return true, nil
+}
+
+// emitRows hands t's rows to emit in order, looking at the evaluation's
+// context before each.
+func (ev *evaluator) emitRows(t *table, emit func([]uint32) error) error {
+	for i := 0; i < t.len(); i++ {
+		if err := ev.check(); err != nil {
+			return err
+		}
+		if err := emit(t.row(i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
