@@ -44,7 +44,10 @@ func TestCompileUsage(t *testing.T) {
 // (testdata/jql/eval) into SQLite and a temporary PostgreSQL with
 // `ctxql load`, and runs each golden's query, and a few more, with
 // `ctxql eval jql --engine`: stdout, stderr and the exit status must be
-// those of `ctxql eval jql --data` over the same file.
+// those of `ctxql eval jql --data` over the same file. Two more SQLite
+// databases are loaded with mappings (--mapping): one with flattened
+// columns besides the whole node table, one flat (`nodes: mapped`, every
+// field the queries test in columns).
 func TestEvalEngineAgrees(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts databases")
@@ -55,9 +58,40 @@ func TestEvalEngineAgrees(t *testing.T) {
 		"sessions:\n  columns:\n    state: state\n    title: title\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The third database is loaded with flattened columns.
-	engines := []string{"sqlite:" + filepath.Join(dir, "jql.db"), pgtest.Start(t), "sqlite:" + filepath.Join(dir, "mapped.db")}
-	loadArgs := map[string][]string{engines[2]: {"--mapping", mapping}}
+	// The fourth is flat (nodes: mapped): every field the queries test
+	// in columns, the node table holding only their several values.
+	mappedNodes := filepath.Join(dir, "mapped-nodes.yaml")
+	if err := os.WriteFile(mappedNodes, []byte(`activities:
+  nodes: mapped
+  columns:
+    id: f_id
+    sessionId: session_id
+    type: type
+    message: message
+    reason: reason
+    summary: summary
+    plan: plan
+    plan.steps.index: step_index
+    createTime: created
+    artifactCount: artifact_count
+    artifacts: artifacts
+    artifacts.changeSet: change_set
+    artifacts.command: command
+    artifacts.exitCode: exit_code
+    artifacts.nope: nope
+sessions:
+  nodes: mapped
+  columns:
+    state: state
+    title: title
+    outputs.type: output_type
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The third database is loaded with flattened columns, the fourth
+	// flat.
+	engines := []string{"sqlite:" + filepath.Join(dir, "jql.db"), pgtest.Start(t), "sqlite:" + filepath.Join(dir, "mapped.db"), "sqlite:" + filepath.Join(dir, "mapped-nodes.db")}
+	loadArgs := map[string][]string{engines[2]: {"--mapping", mapping}, engines[3]: {"--mapping", mappedNodes}}
 	extra := []string{
 		`{from: "activities", select: ["-message"], order: "asc", limit: 3}`,
 		`{from: "activities", select: ["nosuch.path", "summary"]}`,
@@ -71,7 +105,7 @@ func TestEvalEngineAgrees(t *testing.T) {
 	if err != nil || len(paths) < 10 {
 		t.Fatalf("%d eval goldens: %v", len(paths), err)
 	}
-	compared := 0
+	compared, flatNodes := 0, 0
 	for _, p := range paths {
 		c := golden.Load(t, p)
 		if !c.Has("data") {
@@ -91,6 +125,15 @@ func TestEvalEngineAgrees(t *testing.T) {
 					t.Fatalf("%s: load into %s: exit %d: %s%s (eval: %d %s)", c.Name, url, code, out, errs, icode, ierr)
 				}
 			}
+			if url == engines[3] {
+				// The several values the flat database's node table holds.
+				for _, line := range strings.Split(out, "\n") {
+					if f := strings.Fields(line); len(f) == 2 && strings.HasSuffix(f[0], "_nodes") {
+						n, _ := strconv.Atoi(f[1])
+						flatNodes += n
+					}
+				}
+			}
 			for _, q := range queries {
 				wout, werr, wcode := runCLI("eval", "jql", "--data", data, "--max-bytes", "400", q)
 				gout, gerr, gcode := runCLI("eval", "jql", "--engine", url, "--max-bytes", "400", q)
@@ -101,8 +144,8 @@ func TestEvalEngineAgrees(t *testing.T) {
 			}
 		}
 	}
-	if compared < 150 {
-		t.Fatalf("only %d runs compared", compared)
+	if compared < 200 || flatNodes == 0 {
+		t.Fatalf("only %d runs compared, %d several values in the flat database's node tables", compared, flatNodes)
 	}
 	t.Logf("%d runs of eval jql --engine printed what eval jql --data printed", compared)
 }

@@ -140,6 +140,7 @@ func CompileJQLMapped(q *syn.Query, parseDiags []syntax.Diagnostic, d Dialect, m
 	}
 	c := &jqlCompiler{d: d, dom: q.Domain(), fields: m[q.Domain()]}
 	var where []string
+	var fcs []flatCond
 	// The conditions of one where entry (one key) hold for one and the
 	// same value, as the evaluator's groups.
 	for i := 0; i < len(q.Where); {
@@ -147,11 +148,15 @@ func CompileJQLMapped(q *syn.Query, parseDiags []syntax.Diagnostic, d Dialect, m
 		for j < len(q.Where) && q.Where[j].KeySpan == q.Where[i].KeySpan {
 			j++
 		}
-		ws, err := c.group(q.Where[i:j])
+		ws, fc, err := c.group(q.Where[i:j])
 		if err != nil {
 			return nil, err
 		}
 		where = append(where, ws...)
+		if fc != nil {
+			fc.at = len(where)
+			fcs = append(fcs, *fc)
+		}
 		i = j
 	}
 	dir := "DESC"
@@ -171,18 +176,53 @@ func CompileJQLMapped(q *syn.Query, parseDiags []syntax.Diagnostic, d Dialect, m
 		where = append(where, after(dir))
 		out.CursorSQL = fmt.Sprintf("SELECT count(*) FROM %s WHERE cid = %s", Ident(c.dom), lit)
 	}
-	fmt.Fprintf(&b, "SELECT t.doc FROM %s", from)
-	for i, w := range where {
-		if i == 0 {
-			b.WriteString("\nWHERE ")
-		} else {
-			b.WriteString("\n  AND ")
+	order := fmt.Sprintf("ORDER BY %%[1]sct_rank %[1]s, %%[1]sct_sec %[1]s, %%[1]sct_nsec %[1]s, %%[1]sct_str %[1]s, %%[1]sid, %%[1]sord\nLIMIT %[2]d", dir, q.Limit)
+	if len(fcs) == 0 || !splitsFlat(d) {
+		for i := len(fcs) - 1; i >= 0; i-- {
+			where = slices.Insert(where, fcs[i].at, fcs[i].either())
 		}
-		b.WriteString(w)
+		fmt.Fprintf(&b, "SELECT t.doc FROM %s", from)
+		writeWhere(&b, "\n", where)
+		fmt.Fprintf(&b, "\n"+order, "t.")
+		out.SQL = b.String()
+		return out, nil
 	}
-	fmt.Fprintf(&b, "\nORDER BY t.ct_rank %[1]s, t.ct_sec %[1]s, t.ct_nsec %[1]s, t.ct_str %[1]s, t.id, t.ord\nLIMIT %d", dir, q.Limit)
+	// One part per set of flatBranches, each sorted and cut to the
+	// limit, their union sorted and cut again.
+	b.WriteString("SELECT u.doc FROM (")
+	for i, w := range flatBranches(where, fcs) {
+		if i > 0 {
+			b.WriteString("\n  UNION ALL")
+		}
+		fmt.Fprintf(&b, "\n  SELECT * FROM (SELECT t.doc, t.ct_rank, t.ct_sec, t.ct_nsec, t.ct_str, t.id, t.ord FROM %s", from)
+		writeWhere(&b, "\n    ", w)
+		fmt.Fprintf(&b, "\n    "+strings.ReplaceAll(order, "\n", "\n    ")+") AS b%d", "t.", i)
+	}
+	fmt.Fprintf(&b, "\n) AS u\n"+order, "u.")
 	out.SQL = b.String()
 	return out, nil
+}
+
+// splitsFlat reports whether the dialect's query on flattened fields is
+// a union of flatBranches' parts rather than one WHERE with a condition
+// per field that tests the row or, for several values, the nodes: a
+// planner that pushes no OR of two columns into its scan of the table
+// reads every row for the latter.
+func splitsFlat(d Dialect) bool {
+	return true
+}
+
+// writeWhere writes the conditions w as a WHERE clause, each on a line
+// after nl.
+func writeWhere(b *strings.Builder, nl string, w []string) {
+	for i, c := range w {
+		if i == 0 {
+			b.WriteString(nl + "WHERE ")
+		} else {
+			b.WriteString(nl + "  AND ")
+		}
+		b.WriteString(c)
+	}
 }
 
 // after is the condition that a row comes after the cursor in the order:
@@ -233,10 +273,10 @@ func (c *jqlCompiler) col(name string) string {
 // group compiles the conditions of one where entry: an exists test per
 // exists operator, and one node of the path satisfying every other
 // operator.
-func (c *jqlCompiler) group(conds []*syn.Condition) ([]string, error) {
+func (c *jqlCompiler) group(conds []*syn.Condition) ([]string, *flatCond, error) {
 	path, err := c.d.String(pathKey(conds[0].Path.Names()))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// A semi-join on the node table: the planner can start from the
 	// nodes of the path (an index on path and value) or probe them per
@@ -246,7 +286,7 @@ func (c *jqlCompiler) group(conds []*syn.Condition) ([]string, error) {
 		return c.flatGroup(conds, f, nodes)
 	}
 	if mappedNodesOnly(c.fields) {
-		return nil, &UnsupportedError{Construct: "a condition on " + strings.Join(conds[0].Path.Names(), "."), Dialect: c.d,
+		return nil, nil, &UnsupportedError{Construct: "a condition on " + strings.Join(conds[0].Path.Names(), "."), Dialect: c.d,
 			Why: "the mapping keeps the field in no column and the node table holds only the mapped fields (nodes: mapped)"}
 	}
 	var out, tests []string
@@ -261,14 +301,14 @@ func (c *jqlCompiler) group(conds []*syn.Condition) ([]string, error) {
 		}
 		t, err := c.test(cd)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		tests = append(tests, t)
 	}
 	if len(tests) > 0 {
 		out = append(out, fmt.Sprintf("t.ord IN (%s AND n.kind <> 'array' AND %s)", nodes, strings.Join(tests, " AND ")))
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // test compiles one operator over the node n; the result is never NULL.

@@ -249,11 +249,33 @@ func (c *jqlCompiler) field(names []string) string {
 	return ""
 }
 
+// flatCond is the test of one where entry's operators (other than
+// exists) on a flattened field, in its two halves: single for the
+// documents where the field's columns hold its value, multi for those
+// where it has several (C_kind 'multi') and the node table answers.
+type flatCond struct {
+	col string
+	// single are conjuncts over the document's row, the first
+	// C_kind <> 'multi'.
+	single []string
+	// multi probes the document's nodes (without the test of C_kind).
+	multi string
+	// at is where the condition goes among the query's others: before
+	// the at-th.
+	at int
+}
+
+// either is the condition whole: one half or the other, by C_kind.
+func (f flatCond) either() string {
+	return fmt.Sprintf("((%s) OR (t.%s_kind = 'multi' AND %s))", strings.Join(f.single, " AND "), f.col, f.multi)
+}
+
 // flatGroup compiles the conditions of one where entry on a flattened
-// field: exists tests its kind, the other operators its columns, and the
-// node table answers for documents where the field has several values.
-func (c *jqlCompiler) flatGroup(conds []*syn.Condition, col, nodes string) ([]string, error) {
-	var out, tests, flat []string
+// field: exists tests its kind (conditions of the row, out), the other
+// operators its columns, and the node table answers for documents where
+// the field has several values (fc, unless every operator is exists).
+func (c *jqlCompiler) flatGroup(conds []*syn.Condition, col, nodes string) (out []string, fc *flatCond, err error) {
+	var tests, flat []string
 	for _, cd := range conds {
 		if cd.Op == syn.OpExists {
 			not := "NOT "
@@ -265,23 +287,62 @@ func (c *jqlCompiler) flatGroup(conds []*syn.Condition, col, nodes string) ([]st
 		}
 		t, err := c.test(cd)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		tests = append(tests, t)
 		c.flat = col
 		f, err := c.test(cd)
 		c.flat = ""
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		flat = append(flat, f)
 	}
-	if len(tests) > 0 {
-		// The documents with several values probe their nodes (EXISTS,
-		// on ord and path): under OR a planner keeps a subquery as a
-		// filter, and IN would read every node of the path first.
-		out = append(out, fmt.Sprintf("((t.%[1]s_kind <> 'multi' AND %[2]s) OR (t.%[1]s_kind = 'multi' AND EXISTS (%[3]s AND n.ord = t.ord AND n.kind <> 'array' AND %[4]s)))",
-			col, strings.Join(flat, " AND "), nodes, strings.Join(tests, " AND ")))
+	if len(tests) == 0 {
+		return out, nil, nil
 	}
-	return out, nil
+	// The documents with several values probe their nodes (EXISTS, on
+	// ord and path): IN would read every node of the path first.
+	return out, &flatCond{
+		col:    col,
+		single: append([]string{fmt.Sprintf("t.%s_kind <> 'multi'", col)}, flat...),
+		multi:  fmt.Sprintf("EXISTS (%s AND n.ord = t.ord AND n.kind <> 'array' AND %s)", nodes, strings.Join(tests, " AND ")),
+	}, nil
+}
+
+// flatBranches are the WHERE conditions of the parts of a query with
+// tests on flattened fields, parts that hold disjoint sets of documents
+// and together those of the query: the documents where no field tested
+// is 'multi' (the fields' tests of the row alone, conjuncts a planner can
+// push into its scan of the table), then per field tested (in the order
+// of cols) those where it is the first that is 'multi' (its C_kind =
+// 'multi' and its nodes probed, the fields before it tested on the row,
+// those after it either way). common holds in every part.
+func flatBranches(common []string, fcs []flatCond) [][]string {
+	var cols []string
+	for _, f := range fcs {
+		if !slices.Contains(cols, f.col) {
+			cols = append(cols, f.col)
+		}
+	}
+	var single []string
+	for _, f := range fcs {
+		single = append(single, f.single...)
+	}
+	out := [][]string{append(slices.Clone(common), single...)}
+	for i, col := range cols {
+		w := append(slices.Clone(common), fmt.Sprintf("t.%s_kind = 'multi'", col))
+		for _, f := range fcs {
+			switch j := slices.Index(cols, f.col); {
+			case j < i:
+				w = append(w, f.single...)
+			case j == i:
+				w = append(w, f.multi)
+			default:
+				w = append(w, f.either())
+			}
+		}
+		out = append(out, w)
+	}
+	return out
 }
