@@ -154,7 +154,6 @@ func CompileJQLMapped(q *syn.Query, parseDiags []syntax.Diagnostic, d Dialect, m
 		}
 		where = append(where, ws...)
 		if fc != nil {
-			fc.at = len(where)
 			fcs = append(fcs, *fc)
 		}
 		i = j
@@ -177,18 +176,18 @@ func CompileJQLMapped(q *syn.Query, parseDiags []syntax.Diagnostic, d Dialect, m
 		out.CursorSQL = fmt.Sprintf("SELECT count(*) FROM %s WHERE cid = %s", Ident(c.dom), lit)
 	}
 	order := fmt.Sprintf("ORDER BY %%[1]sct_rank %[1]s, %%[1]sct_sec %[1]s, %%[1]sct_nsec %[1]s, %%[1]sct_str %[1]s, %%[1]sid, %%[1]sord\nLIMIT %[2]d", dir, q.Limit)
-	if len(fcs) == 0 || !splitsFlat(d) {
-		for i := len(fcs) - 1; i >= 0; i-- {
-			where = slices.Insert(where, fcs[i].at, fcs[i].either())
-		}
+	if len(fcs) == 0 {
 		fmt.Fprintf(&b, "SELECT t.doc FROM %s", from)
 		writeWhere(&b, "\n", where)
 		fmt.Fprintf(&b, "\n"+order, "t.")
 		out.SQL = b.String()
 		return out, nil
 	}
-	// One part per set of flatBranches, each sorted and cut to the
-	// limit, their union sorted and cut again.
+	// Tests on flattened fields: one part per set of flatBranches, each
+	// sorted and cut to the limit, their union sorted and cut again. In
+	// one WHERE, a field's test of the row would be an OR with its test of
+	// the nodes, and a planner that pushes no OR of two columns into its
+	// scan of the table (DuckDB) would read every row.
 	b.WriteString("SELECT u.doc FROM (")
 	for i, w := range flatBranches(where, fcs) {
 		if i > 0 {
@@ -201,15 +200,6 @@ func CompileJQLMapped(q *syn.Query, parseDiags []syntax.Diagnostic, d Dialect, m
 	fmt.Fprintf(&b, "\n) AS u\n"+order, "u.")
 	out.SQL = b.String()
 	return out, nil
-}
-
-// splitsFlat reports whether the dialect's query on flattened fields is
-// a union of flatBranches' parts rather than one WHERE with a condition
-// per field that tests the row or, for several values, the nodes: a
-// planner that pushes no OR of two columns into its scan of the table
-// reads every row for the latter.
-func splitsFlat(d Dialect) bool {
-	return true
 }
 
 // writeWhere writes the conditions w as a WHERE clause, each on a line

@@ -191,9 +191,9 @@ func JQLTablesMapped(domain string, fields []FlatField) []Table {
 		ts[0].Columns = append(ts[0].Columns, Column{f.Column, Text}, Column{f.Column + "_kind", Text}, Column{f.Column + "_low", Text},
 			Column{f.Column + "_num", Float}, Column{f.Column + "_ts_sec", Int}, Column{f.Column + "_ts_nsec", Int})
 		// Indexed on the kind first: a condition's test of the row
-		// (C_kind = 'string' AND C = …) and its fallback for several
-		// values (C_kind = 'multi') both read the same index, so a
-		// planner can answer their OR from it rather than scan the table.
+		// (C_kind = 'string' AND C = …) and the documents where the
+		// field has several values (C_kind = 'multi'), the parts of a
+		// compiled query, both read the same index.
 		ts[0].Indexes = append(ts[0].Indexes, []string{f.Column + "_kind", f.Column}, []string{f.Column + "_kind", f.Column + "_num"})
 	}
 	return ts
@@ -260,9 +260,6 @@ type flatCond struct {
 	single []string
 	// multi probes the document's nodes (without the test of C_kind).
 	multi string
-	// at is where the condition goes among the query's others: before
-	// the at-th.
-	at int
 }
 
 // either is the condition whole: one half or the other, by C_kind.
