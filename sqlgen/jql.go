@@ -176,9 +176,10 @@ func CompileJQLMapped(q *syn.Query, parseDiags []syntax.Diagnostic, d Dialect, m
 		out.CursorSQL = fmt.Sprintf("SELECT count(*) FROM %s WHERE cid = %s", Ident(c.dom), lit)
 	}
 	order := fmt.Sprintf("ORDER BY %%[1]sct_rank %[1]s, %%[1]sct_sec %[1]s, %%[1]sct_nsec %[1]s, %%[1]sct_str %[1]s, %%[1]sid, %%[1]sord\nLIMIT %[2]d", dir, q.Limit)
-	if len(fcs) == 0 {
+	parts := flatBranches(where, fcs)
+	if len(parts) == 1 {
 		fmt.Fprintf(&b, "SELECT t.doc FROM %s", from)
-		writeWhere(&b, "\n", where)
+		writeWhere(&b, "\n", parts[0])
 		fmt.Fprintf(&b, "\n"+order, "t.")
 		out.SQL = b.String()
 		return out, nil
@@ -189,7 +190,7 @@ func CompileJQLMapped(q *syn.Query, parseDiags []syntax.Diagnostic, d Dialect, m
 	// the nodes, and a planner that pushes no OR of two columns into its
 	// scan of the table (DuckDB) would read every row.
 	b.WriteString("SELECT u.doc FROM (")
-	for i, w := range flatBranches(where, fcs) {
+	for i, w := range parts {
 		if i > 0 {
 			b.WriteString("\n  UNION ALL")
 		}

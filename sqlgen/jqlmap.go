@@ -260,6 +260,8 @@ type flatCond struct {
 	single []string
 	// multi probes the document's nodes (without the test of C_kind).
 	multi string
+	// selective is whether an operator is not neq (flatBranches).
+	selective bool
 }
 
 // either is the condition whole: one half or the other, by C_kind.
@@ -273,7 +275,9 @@ func (f flatCond) either() string {
 // the field has several values (fc, unless every operator is exists).
 func (c *jqlCompiler) flatGroup(conds []*syn.Condition, col, nodes string) (out []string, fc *flatCond, err error) {
 	var tests, flat []string
+	selective := false
 	for _, cd := range conds {
+		selective = selective || cd.Op != syn.OpExists && cd.Op != syn.OpNeq
 		if cd.Op == syn.OpExists {
 			not := "NOT "
 			if !cd.Operand.Bool {
@@ -301,37 +305,44 @@ func (c *jqlCompiler) flatGroup(conds []*syn.Condition, col, nodes string) (out 
 	// The documents with several values probe their nodes (EXISTS, on
 	// ord and path): IN would read every node of the path first.
 	return out, &flatCond{
-		col:    col,
-		single: append([]string{fmt.Sprintf("t.%s_kind <> 'multi'", col)}, flat...),
-		multi:  fmt.Sprintf("EXISTS (%s AND n.ord = t.ord AND n.kind <> 'array' AND %s)", nodes, strings.Join(tests, " AND ")),
+		col:       col,
+		single:    append([]string{fmt.Sprintf("t.%s_kind <> 'multi'", col)}, flat...),
+		multi:     fmt.Sprintf("EXISTS (%s AND n.ord = t.ord AND n.kind <> 'array' AND %s)", nodes, strings.Join(tests, " AND ")),
+		selective: selective,
 	}, nil
 }
 
 // flatBranches are the WHERE conditions of the parts of a query with
 // tests on flattened fields, parts that hold disjoint sets of documents
-// and together those of the query: the documents where no field tested
-// is 'multi' (the fields' tests of the row alone, conjuncts a planner can
-// push into its scan of the table), then per field tested (in the order
-// of cols) those where it is the first that is 'multi' (its C_kind =
-// 'multi' and its nodes probed, the fields before it tested on the row,
-// those after it either way). common holds in every part.
+// and together those of the query. The fields split on are those with a
+// selective test (any operator but neq: a test a document passes only
+// with a value of a kind named, the planner's way into the table); the
+// parts are the documents where none of them is 'multi' (their tests of
+// the row alone, conjuncts a planner can push into its scan of the
+// table), then per field split on (in the order of the conditions) those
+// where it is the first that is 'multi' (its C_kind = 'multi' and its
+// nodes probed, the fields before it tested on the row, those after it
+// either way). A field tested by neq alone, which most documents pass,
+// is tested either way in every part. common holds in every part. No
+// field to split on is one part, every field tested either way.
 func flatBranches(common []string, fcs []flatCond) [][]string {
 	var cols []string
 	for _, f := range fcs {
-		if !slices.Contains(cols, f.col) {
+		if f.selective && !slices.Contains(cols, f.col) {
 			cols = append(cols, f.col)
 		}
 	}
-	var single []string
-	for _, f := range fcs {
-		single = append(single, f.single...)
-	}
-	out := [][]string{append(slices.Clone(common), single...)}
-	for i, col := range cols {
-		w := append(slices.Clone(common), fmt.Sprintf("t.%s_kind = 'multi'", col))
+	// The part of field i (-1: of none); j is field f's index in cols.
+	part := func(i int) []string {
+		w := slices.Clone(common)
+		if i >= 0 {
+			w = append(w, fmt.Sprintf("t.%s_kind = 'multi'", cols[i]))
+		}
 		for _, f := range fcs {
 			switch j := slices.Index(cols, f.col); {
-			case j < i:
+			case j < 0:
+				w = append(w, f.either())
+			case i < 0 || j < i:
 				w = append(w, f.single...)
 			case j == i:
 				w = append(w, f.multi)
@@ -339,7 +350,11 @@ func flatBranches(common []string, fcs []flatCond) [][]string {
 				w = append(w, f.either())
 			}
 		}
-		out = append(out, w)
+		return w
+	}
+	out := [][]string{part(-1)}
+	for i := range cols {
+		out = append(out, part(i))
 	}
 	return out
 }
