@@ -512,10 +512,20 @@ func (db *DB) addLoaded(ctx context.Context, name string, types []string, tuples
 	} else {
 		var err error
 		stop := func() error { return loadStopped(ctx) }
-		if tuples >= splitDedupMin && runtime.GOMAXPROCS(0) > 1 {
+		grouped := false
+		if ar >= 2 {
+			// Data grouped by its first column, the common case, is
+			// deduplicated run by run, without a hashed set.
+			if vals, grouped, err = dedupGrouped(ar, len(db.strs), vals, stop); err != nil {
+				return err
+			}
+		}
+		switch {
+		case grouped:
+		case len(vals)/ar >= splitDedupMin && runtime.GOMAXPROCS(0) > 1:
 			vals, err = dedupSplit(ar, len(db.strs), vals, stop)
-		} else {
-			vals, err = newTupleSetSized(ar, len(db.strs), tuples).dedup(vals, stop)
+		default:
+			vals, err = newTupleSetSized(ar, len(db.strs), len(vals)/ar).dedup(vals, stop)
 		}
 		if err != nil {
 			return err
