@@ -2,6 +2,7 @@ package datalog
 
 import (
 	"hash/maphash"
+	"slices"
 	"unsafe"
 )
 
@@ -124,6 +125,10 @@ func (db *DB) internHashed(s string, h uint64) uint32 {
 
 func (db *DB) add(s string, slot int, h uint64) uint32 {
 	id := uint32(len(db.strs))
+	if len(db.strs) == cap(db.strs) {
+		// Doubled, as grown does a relation's values.
+		db.strs = slices.Grow(db.strs, max(len(db.strs), 64))
+	}
 	db.strs = append(db.strs, s)
 	db.ids.put(db.strs, slot, h, id)
 	return id

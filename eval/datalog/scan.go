@@ -259,12 +259,18 @@ func (sc *scanner) resolve(sr *scanRel) {
 	sc.pend = sc.pend[:0]
 }
 
-// grown returns vals with a length of at least n.
+// grown returns vals with a length of at least n. Its capacity at least
+// doubles when it grows (append grows a large slice by a quarter), so that
+// a relation's values are copied, and their memory first touched, about
+// twice in all rather than about five times.
 func grown(vals []uint32, n int32) []uint32 {
 	if len(vals) >= int(n) {
 		return vals
 	}
-	return slices.Grow(vals, int(n)-len(vals))[:n]
+	if int(n) > cap(vals) {
+		vals = slices.Grow(vals, max(int(n), 2*cap(vals))-len(vals))
+	}
+	return vals[:n]
 }
 
 // resolveInto interns values into vals (at their positions, which it
