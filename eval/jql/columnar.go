@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/valyala/fastjson"
@@ -286,48 +285,34 @@ func (pl *plan) groupPaths() ([][]string, []int) {
 	return paths, idx
 }
 
-// parallel runs fn on the index of every segment of s, on up to n goroutines, each
-// with its own parser; the first error stops the others.
+// parallel runs fn on the index of every segment of s, on the calling
+// goroutine and up to n-1 others (share), each with its own parser; the
+// first error stops the others.
 func parallel(ctx context.Context, s *docSet, n int, reverse bool, fn func(w, i int, p *fastjson.Parser) error) error {
 	n = max(1, min(n, len(s.segs)))
-	var next atomic.Int64
 	var stop atomic.Bool
 	errs := make([]error, n)
-	work := func(w int) {
-		var p fastjson.Parser
-		for !stop.Load() {
-			i := int(next.Add(1) - 1)
-			if i >= len(s.segs) {
-				return
-			}
-			if err := ctx.Err(); err != nil {
-				errs[w] = err
-				stop.Store(true)
-				return
-			}
-			if reverse {
-				i = len(s.segs) - 1 - i
-			}
-			if err := fn(w, i, &p); err != nil {
-				errs[w] = err
-				stop.Store(true)
-				return
-			}
+	parsers := make([]*fastjson.Parser, n) // one each, apart in memory
+	share(n, len(s.segs), func(w, i int) {
+		if stop.Load() {
+			return
 		}
-	}
-	if n == 1 {
-		work(0)
-	} else {
-		var wg sync.WaitGroup
-		for w := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				work(w)
-			}()
+		if err := ctx.Err(); err != nil {
+			errs[w] = err
+			stop.Store(true)
+			return
 		}
-		wg.Wait()
-	}
+		if reverse {
+			i = len(s.segs) - 1 - i
+		}
+		if parsers[w] == nil {
+			parsers[w] = new(fastjson.Parser)
+		}
+		if err := fn(w, i, parsers[w]); err != nil {
+			errs[w] = err
+			stop.Store(true)
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -544,15 +529,21 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 			return nil, err
 		}
 		scan(0, first)
-		rest := false
+		// The segments that can still enter the result: fewer than
+		// splitSegs are scanned by one worker, as a split would cost
+		// more than it saves.
+		rest := 0
 		for si := range s.segs {
 			if si != first && !skip(si) {
-				rest = true
-				break
+				rest++
 			}
 		}
-		if rest {
-			err = parallel(ctx, s, n, desc, func(w, si int, _ *fastjson.Parser) error {
+		if rest > 0 {
+			workers := n
+			if rest < splitSegs {
+				workers = 1
+			}
+			err = parallel(ctx, s, workers, desc, func(w, si int, _ *fastjson.Parser) error {
 				if si != first {
 					scan(w, si)
 				}
@@ -587,6 +578,11 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 	res.Docs = append(res.Docs, docs...)
 	return res, nil
 }
+
+// splitSegs is the least number of segments (after the first) whose
+// documents a query on a Table tests that are split among workers: one
+// segment is scanned by one worker.
+const splitSegs = 2
 
 // scanDocs tests the documents of a Table as a file's are tested (the
 // bytes pre-filter, then a parse of those that pass), its segments split
