@@ -519,9 +519,10 @@ func (db *DB) addLoaded(ctx context.Context, name string, types []string, tuples
 		var err error
 		stop := func() error { return loadStopped(ctx) }
 		grouped := false
-		if ar >= 2 {
+		if ar >= 2 && len(db.strs)/64 <= len(vals)/ar {
 			// Data grouped by its first column, the common case, is
-			// deduplicated run by run, without a hashed set.
+			// deduplicated run by run, without a hashed set (when its
+			// bitmap of first values is not larger than the rows).
 			if vals, grouped, err = dedupGrouped(ar, len(db.strs), vals, stop); err != nil {
 				return err
 			}
