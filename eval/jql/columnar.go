@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/valyala/fastjson"
@@ -390,12 +391,19 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 			return nil, cursorError(q, pl.dom.Name)
 		}
 	}
-	heaps := make([]hits, max(1, min(n, len(s.segs))))
-	// bound is the key of the worst hit kept in the fullest heap: the
-	// root of a heap of limit hits, the best the workers have seen. A
-	// document whose hit is not before it cannot be in the result, so the
-	// workers share it and drop such documents, and whole segments whose
-	// best place is not before it, without testing them.
+	// The workers keep their hits in one heap, under mu: a hit reaches it
+	// only when it is before the bound, which a full heap makes its root's
+	// key, the worst of the best limit hits found so far by any worker.
+	// (A heap per worker would bound each by the best of its own
+	// segments, looser: more documents would be tested.) The keys are
+	// distinct, so what the heap keeps does not depend on the order the
+	// workers find the hits in.
+	var heap hits
+	var mu sync.Mutex
+	// bound is the key of the worst hit kept in the heap when it is full.
+	// A document whose hit is not before it cannot be in the result, so
+	// the workers drop such documents, and whole segments whose best place
+	// is not before it, without testing them.
 	var bound atomic.Uint64
 	bound.Store(math.MaxUint64)
 	lower := func(k uint64) uint64 {
@@ -415,7 +423,7 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 	skip := func(si int) bool {
 		return (hit{rank: best[si], idx: int32(s.segs[si].lo)}).key() >= bound.Load()
 	}
-	scan := func(w, si int) {
+	scan := func(si int) {
 		sg := s.segs[si]
 		lim := bound.Load()
 		if skip(si) {
@@ -423,7 +431,6 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 		}
 		c := cols[si]
 		var gs []gtest // compiled when a document first reaches its tests
-		h := &heaps[w]
 		segRanks := ranks[sg.lo:sg.hi]
 		m := sg.hi - sg.lo
 		// The first group of one condition is tested first, from slices
@@ -505,14 +512,19 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 					continue docs
 				}
 			}
-			if len(h.items) == q.Limit {
-				h.replaceRoot(x)
-			} else {
-				h.push(x)
+			mu.Lock()
+			switch {
+			case len(heap.items) < q.Limit:
+				heap.push(x)
+			case x.before(heap.items[0]):
+				// Another worker may have filled the heap with better
+				// hits since lim was read.
+				heap.replaceRoot(x)
 			}
-			if len(h.items) == q.Limit {
-				lim = lower(h.items[0].key())
+			if len(heap.items) == q.Limit {
+				lim = lower(heap.items[0].key())
 			}
+			mu.Unlock()
 		}
 	}
 	// The first segment in the order's direction is scanned alone: over
@@ -528,7 +540,7 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		scan(0, first)
+		scan(first)
 		// The segments that can still enter the result: fewer than
 		// splitSegs are scanned by one worker, as a split would cost
 		// more than it saves.
@@ -543,9 +555,9 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 			if rest < splitSegs {
 				workers = 1
 			}
-			err = parallel(ctx, s, workers, desc, func(w, si int, _ *fastjson.Parser) error {
+			err = parallel(ctx, s, workers, desc, func(_, si int, _ *fastjson.Parser) error {
 				if si != first {
-					scan(w, si)
+					scan(si)
 				}
 				return nil
 			})
@@ -554,10 +566,7 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 			}
 		}
 	}
-	var all []hit
-	for _, h := range heaps {
-		all = append(all, h.items...)
-	}
+	all := heap.items
 	slices.SortFunc(all, func(a, b hit) int {
 		if a.before(b) {
 			return -1
