@@ -101,3 +101,20 @@ func equalRows(a, b []uint32) bool {
 	}
 	return true
 }
+
+// newLoadSet is newTupleSetSized for deduplicating n loaded rows, its
+// hashed set's memory written, one word a page, before dedup reads ahead
+// in it (see interner.touch): n rows hashed over about 4n/3 slots reach
+// every page.
+func newLoadSet(ar, idSpace, n int) *tupleSet {
+	s := newTupleSetSized(ar, idSpace, n)
+	const perPage = 4096 / 8
+	if s.small != nil {
+		for i := 0; i < len(s.small.slots); i += perPage {
+			s.small.slots[i] = 0
+		}
+	}
+	// The bitmap is left alone: rows of a few values touch few of its
+	// pages.
+	return s
+}

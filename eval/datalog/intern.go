@@ -31,6 +31,21 @@ func newInterner(size int) interner {
 	return interner{seed: maphash.MakeSeed(), slots: make([]uint64, n)}
 }
 
+// touch writes the memory of a table that holds nothing yet, one slot a
+// page, before the lookups read it: a page of a new table is then faulted
+// in once, where a read before the first write faults it twice (a read
+// maps the shared zero page, the write then copies it). A load calls it on
+// the goroutine that interns.
+func (in *interner) touch() {
+	if in.n > 0 {
+		return
+	}
+	const perPage = 4096 / 8
+	for i := 0; i < len(in.slots); i += perPage {
+		in.slots[i] = 0
+	}
+}
+
 // find returns the id of s (hash h) and true, or the index of the empty
 // slot where s goes and false.
 func (in *interner) find(strs []string, s string, h uint64) (uint32, int, bool) {

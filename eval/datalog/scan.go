@@ -532,7 +532,7 @@ func (db *DB) addLoaded(ctx context.Context, name string, types []string, tuples
 		case len(vals)/ar >= splitDedupMin && runtime.GOMAXPROCS(0) > 1:
 			vals, err = dedupSplit(ar, len(db.strs), vals, stop)
 		default:
-			vals, err = newTupleSetSized(ar, len(db.strs), len(vals)/ar).dedup(vals, stop)
+			vals, err = newLoadSet(ar, len(db.strs), len(vals)/ar).dedup(vals, stop)
 		}
 		if err != nil {
 			return err
