@@ -2,6 +2,7 @@ package datalog
 
 import (
 	"hash/maphash"
+	"slices"
 	"unsafe"
 )
 
@@ -28,6 +29,21 @@ func newInterner(size int) interner {
 		n *= 2
 	}
 	return interner{seed: maphash.MakeSeed(), slots: make([]uint64, n)}
+}
+
+// touch writes the memory of a table that holds nothing yet, one slot a
+// page, before the lookups read it: a page of a new table is then faulted
+// in once, where a read before the first write faults it twice (a read
+// maps the shared zero page, the write then copies it). A load calls it on
+// the goroutine that interns.
+func (in *interner) touch() {
+	if in.n > 0 {
+		return
+	}
+	const perPage = 4096 / 8
+	for i := 0; i < len(in.slots); i += perPage {
+		in.slots[i] = 0
+	}
 }
 
 // find returns the id of s (hash h) and true, or the index of the empty
@@ -124,6 +140,10 @@ func (db *DB) internHashed(s string, h uint64) uint32 {
 
 func (db *DB) add(s string, slot int, h uint64) uint32 {
 	id := uint32(len(db.strs))
+	if len(db.strs) == cap(db.strs) {
+		// Doubled, as grown does a relation's values.
+		db.strs = slices.Grow(db.strs, max(len(db.strs), 64))
+	}
 	db.strs = append(db.strs, s)
 	db.ids.put(db.strs, slot, h, id)
 	return id

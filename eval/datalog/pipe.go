@@ -48,6 +48,7 @@ func (sc *scanner) startPipe() {
 	db := sc.db
 	go func() {
 		defer close(p.done)
+		db.ids.touch()
 		for op := range p.ops {
 			sr := op.sr
 			switch {
@@ -148,7 +149,7 @@ func dedupSplit(ar, idSpace int, vals []uint32, stop func() error) ([]uint32, er
 	done := make(chan struct{}, 2)
 	part := func(w uint32) {
 		defer func() { done <- struct{}{} }()
-		s := newTupleSetSized(ar, idSpace, n/2)
+		s := newLoadSet(ar, idSpace, n/2)
 		seen := 0
 		for i := range n {
 			row := vals[i*ar : (i+1)*ar]

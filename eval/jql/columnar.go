@@ -286,48 +286,34 @@ func (pl *plan) groupPaths() ([][]string, []int) {
 	return paths, idx
 }
 
-// parallel runs fn on the index of every segment of s, on up to n goroutines, each
-// with its own parser; the first error stops the others.
+// parallel runs fn on the index of every segment of s, on the calling
+// goroutine and up to n-1 others (share), each with its own parser; the
+// first error stops the others.
 func parallel(ctx context.Context, s *docSet, n int, reverse bool, fn func(w, i int, p *fastjson.Parser) error) error {
 	n = max(1, min(n, len(s.segs)))
-	var next atomic.Int64
 	var stop atomic.Bool
 	errs := make([]error, n)
-	work := func(w int) {
-		var p fastjson.Parser
-		for !stop.Load() {
-			i := int(next.Add(1) - 1)
-			if i >= len(s.segs) {
-				return
-			}
-			if err := ctx.Err(); err != nil {
-				errs[w] = err
-				stop.Store(true)
-				return
-			}
-			if reverse {
-				i = len(s.segs) - 1 - i
-			}
-			if err := fn(w, i, &p); err != nil {
-				errs[w] = err
-				stop.Store(true)
-				return
-			}
+	parsers := make([]*fastjson.Parser, n) // one each, apart in memory
+	share(n, len(s.segs), func(w, i int) {
+		if stop.Load() {
+			return
 		}
-	}
-	if n == 1 {
-		work(0)
-	} else {
-		var wg sync.WaitGroup
-		for w := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				work(w)
-			}()
+		if err := ctx.Err(); err != nil {
+			errs[w] = err
+			stop.Store(true)
+			return
 		}
-		wg.Wait()
-	}
+		if reverse {
+			i = len(s.segs) - 1 - i
+		}
+		if parsers[w] == nil {
+			parsers[w] = new(fastjson.Parser)
+		}
+		if err := fn(w, i, parsers[w]); err != nil {
+			errs[w] = err
+			stop.Store(true)
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -405,12 +391,19 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 			return nil, cursorError(q, pl.dom.Name)
 		}
 	}
-	heaps := make([]hits, max(1, min(n, len(s.segs))))
-	// bound is the key of the worst hit kept in the fullest heap: the
-	// root of a heap of limit hits, the best the workers have seen. A
-	// document whose hit is not before it cannot be in the result, so the
-	// workers share it and drop such documents, and whole segments whose
-	// best place is not before it, without testing them.
+	// The workers keep their hits in one heap, under mu: a hit reaches it
+	// only when it is before the bound, which a full heap makes its root's
+	// key, the worst of the best limit hits found so far by any worker.
+	// (A heap per worker would bound each by the best of its own
+	// segments, looser: more documents would be tested.) The keys are
+	// distinct, so what the heap keeps does not depend on the order the
+	// workers find the hits in.
+	var heap hits
+	var mu sync.Mutex
+	// bound is the key of the worst hit kept in the heap when it is full.
+	// A document whose hit is not before it cannot be in the result, so
+	// the workers drop such documents, and whole segments whose best place
+	// is not before it, without testing them.
 	var bound atomic.Uint64
 	bound.Store(math.MaxUint64)
 	lower := func(k uint64) uint64 {
@@ -430,7 +423,7 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 	skip := func(si int) bool {
 		return (hit{rank: best[si], idx: int32(s.segs[si].lo)}).key() >= bound.Load()
 	}
-	scan := func(w, si int) {
+	scan := func(si int) {
 		sg := s.segs[si]
 		lim := bound.Load()
 		if skip(si) {
@@ -438,7 +431,6 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 		}
 		c := cols[si]
 		var gs []gtest // compiled when a document first reaches its tests
-		h := &heaps[w]
 		segRanks := ranks[sg.lo:sg.hi]
 		m := sg.hi - sg.lo
 		// The first group of one condition is tested first, from slices
@@ -520,14 +512,19 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 					continue docs
 				}
 			}
-			if len(h.items) == q.Limit {
-				h.replaceRoot(x)
-			} else {
-				h.push(x)
+			mu.Lock()
+			switch {
+			case len(heap.items) < q.Limit:
+				heap.push(x)
+			case x.before(heap.items[0]):
+				// Another worker may have filled the heap with better
+				// hits since lim was read.
+				heap.replaceRoot(x)
 			}
-			if len(h.items) == q.Limit {
-				lim = lower(h.items[0].key())
+			if len(heap.items) == q.Limit {
+				lim = lower(heap.items[0].key())
 			}
+			mu.Unlock()
 		}
 	}
 	// The first segment in the order's direction is scanned alone: over
@@ -543,18 +540,24 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		scan(0, first)
-		rest := false
+		scan(first)
+		// The segments that can still enter the result: fewer than
+		// splitSegs are scanned by one worker, as a split would cost
+		// more than it saves.
+		rest := 0
 		for si := range s.segs {
 			if si != first && !skip(si) {
-				rest = true
-				break
+				rest++
 			}
 		}
-		if rest {
-			err = parallel(ctx, s, n, desc, func(w, si int, _ *fastjson.Parser) error {
+		if rest > 0 {
+			workers := n
+			if rest < splitSegs {
+				workers = 1
+			}
+			err = parallel(ctx, s, workers, desc, func(_, si int, _ *fastjson.Parser) error {
 				if si != first {
-					scan(w, si)
+					scan(si)
 				}
 				return nil
 			})
@@ -563,10 +566,7 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 			}
 		}
 	}
-	var all []hit
-	for _, h := range heaps {
-		all = append(all, h.items...)
-	}
+	all := heap.items
 	slices.SortFunc(all, func(a, b hit) int {
 		if a.before(b) {
 			return -1
@@ -587,6 +587,11 @@ func (t *Table) evalTable(ctx context.Context, pl *plan, res *Result, opts Optio
 	res.Docs = append(res.Docs, docs...)
 	return res, nil
 }
+
+// splitSegs is the least number of segments (after the first) whose
+// documents a query on a Table tests that are split among workers: one
+// segment is scanned by one worker.
+const splitSegs = 2
 
 // scanDocs tests the documents of a Table as a file's are tested (the
 // bytes pre-filter, then a parse of those that pass), its segments split

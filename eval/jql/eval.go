@@ -17,7 +17,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -279,8 +278,8 @@ func EvalQueryOptions(ctx context.Context, q *syn.Query, parseDiags []syntax.Dia
 
 // projectDocs parses and projects the n raw documents of a result, in
 // order, within the output budget of opts. With more than one worker and
-// enough documents, the workers project contiguous runs of them, each with
-// its own parser; the budget is checked in order either way.
+// enough documents, the workers project runs of them as they are free,
+// each with its own parser; the budget is checked in order either way.
 func projectDocs(ctx context.Context, p *fastjson.Parser, pl *plan, opts Options, n int, raw func(i int) []byte) ([][]byte, error) {
 	docs := make([][]byte, n)
 	one := func(p *fastjson.Parser, lo, hi int) error {
@@ -298,17 +297,19 @@ func projectDocs(ctx context.Context, p *fastjson.Parser, pl *plan, opts Options
 	}
 	const perWorker = 16 // fewer documents than this a worker are projected by one
 	if w := min(opts.workers(), n/perWorker); w > 1 {
-		errs := make([]error, w)
-		var wg sync.WaitGroup
-		for k := range w {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				var p fastjson.Parser
-				errs[k] = one(&p, k*n/w, (k+1)*n/w)
-			}()
-		}
-		wg.Wait()
+		// Runs of chunk documents, taken in turn by the caller and the
+		// other workers (share): a worker that starts late finds less
+		// or nothing to do, and none is waited for.
+		const chunk = 8
+		errs := make([]error, (n+chunk-1)/chunk)
+		parsers := make([]*fastjson.Parser, w)
+		parsers[0] = p
+		share(w, len(errs), func(k, i int) {
+			if parsers[k] == nil {
+				parsers[k] = new(fastjson.Parser)
+			}
+			errs[i] = one(parsers[k], i*chunk, min(n, (i+1)*chunk))
+		})
 		for _, err := range errs {
 			if err != nil {
 				return nil, err

@@ -226,13 +226,19 @@ func (r *Reader) tooLarge(name string) error {
 }
 
 // ReadFile reads the whole of name under Open's rules; a file that grows
-// past the limit while it is read is refused too.
+// past the limit while it is read is refused too. A large file is read in
+// two halves at once when there is more than one processor: copying the
+// bytes and first touching the new buffer's memory (its page faults) are
+// most of the cost of a read from the page cache, and they split.
 func (r *Reader) ReadFile(name string) ([]byte, error) {
 	f, err := r.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if b, ok, err := r.readHalves(name, f); ok {
+		return b, err
+	}
 	return r.ReadAll(name, f)
 }
 

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -179,5 +180,39 @@ func TestWalkDir(t *testing.T) {
 	_ = c.WalkDir(out, func(_ string, _ fs.DirEntry, err error) error { gotErr = err; return nil })
 	if !errors.Is(gotErr, ErrOutside) {
 		t.Errorf("WalkDir outside: fn got %v, want ErrOutside", gotErr)
+	}
+}
+
+// TestReadFileInHalves reads a file large enough to be read in two halves
+// with one and with two processors, at and under the size limit and
+// through a confined reader, and checks the bytes against the file's, and
+// the limit's error.
+func TestReadFileInHalves(t *testing.T) {
+	dir := testdir.New(t)
+	p := filepath.Join(dir, "big.json")
+	data := make([]byte, halvesMin+12345)
+	for i := range data {
+		data[i] = byte(i*7 + i/4096)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf, err := Confined(dir, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conf.Close()
+	for _, procs := range []int{1, 2} {
+		prev := runtime.GOMAXPROCS(procs)
+		for _, r := range []*Reader{New(0, ""), New(int64(len(data)), ""), conf} {
+			b, err := r.ReadFile(p)
+			if err != nil || !slices.Equal(b, data) {
+				t.Errorf("%d procs: %d bytes (%v), want the file's %d", procs, len(b), err, len(data))
+			}
+		}
+		if _, err := New(int64(len(data))-1, "").ReadFile(p); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%d procs, over the limit: %v", procs, err)
+		}
+		runtime.GOMAXPROCS(prev)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -253,8 +254,21 @@ func (s *Scanner) Number() (string, error) {
 // those.
 func (s *Scanner) PlainStr() (string, bool) {
 	i := s.I + 1
-	for i+8 <= len(s.S) && plain8(s.S[i:i+8]) {
-		i += 8
+	for i+8 <= len(s.S) {
+		m := special8(s.S[i : i+8])
+		if m == 0 {
+			i += 8
+			continue
+		}
+		// The first byte that is not plain ends the string when it is
+		// the quote.
+		i += bits.TrailingZeros64(m) / 8
+		if s.S[i] != '"' {
+			return "", false
+		}
+		v := s.S[s.I+1 : i]
+		s.I = i + 1
+		return v, true
 	}
 	for ; i < len(s.S); i++ {
 		switch c := s.S[i]; {
@@ -273,6 +287,19 @@ const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
 )
+
+// special8 marks, with the high bit of its byte, the first of the 8 bytes
+// of b (in memory order) that is a quote, a backslash, below 0x20 or at or
+// above 0x80, and 0 when there is none. Bytes after the first may be
+// marked or not: a borrow of the subtractions below runs from a byte that
+// is below the bound to the bytes after it, never to those before it.
+func special8(b string) uint64 {
+	w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	q := w ^ ('"' * ones)
+	bs := w ^ ('\\' * ones)
+	return (w | (w-0x20*ones)&^w | (q-ones)&^q | (bs-ones)&^bs) & highs
+}
 
 // plain8 reports whether none of the 8 bytes of b is a quote, a
 // backslash, below 0x20 or at or above 0x80. With no high bit set,

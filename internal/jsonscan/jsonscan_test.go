@@ -2,6 +2,8 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"math/bits"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -91,6 +93,59 @@ func TestPlain8(t *testing.T) {
 			if got, want := plain8(string(b)), plain(byte(c)); got != want {
 				t.Fatalf("plain8(%q) = %v, want %v", b, got, want)
 			}
+		}
+	}
+}
+
+// TestSpecial8 checks that special8 finds the first byte that is not
+// plain: every byte value at every position after plain bytes, followed
+// by every byte value (a special byte after the first must not move it),
+// and random words of bytes drawn mostly from the edges of the ranges.
+func TestSpecial8(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
+	first := func(b []byte) int {
+		for i, c := range b {
+			if !plain(c) {
+				return i
+			}
+		}
+		return 8
+	}
+	got := func(b []byte) int {
+		m := special8(string(b))
+		if m == 0 {
+			return 8
+		}
+		return bits.TrailingZeros64(m) / 8
+	}
+	for pos := range 8 {
+		for c := range 256 {
+			for d := range 256 {
+				b := []byte("abcdefgh")
+				b[pos] = byte(c)
+				if pos < 7 {
+					b[7] = byte(d)
+				} else if d > 0 {
+					break
+				}
+				if g, w := got(b), first(b); g != w {
+					t.Fatalf("special8(%q): first at %d, want %d", b, g, w)
+				}
+			}
+		}
+	}
+	edges := []byte{0, 1, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 0x7e, 0x7f, 0x80, 0x81, 0xdf, 0xe0, 0xff, 'a'}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		b := make([]byte, 8)
+		for i := range b {
+			b[i] = edges[rng.IntN(len(edges))]
+			if rng.IntN(3) == 0 {
+				b[i] = 'a' + byte(rng.IntN(26))
+			}
+		}
+		if g, w := got(b), first(b); g != w {
+			t.Fatalf("special8(%q): first at %d, want %d", b, g, w)
 		}
 	}
 }
