@@ -242,6 +242,11 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 		parts = cut(d, per)
 	}
 	ar := len(cr.head)
+	// The tuples derived before the round (all relations).
+	base := 0
+	if k != nil {
+		base = *k.count
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -249,9 +254,24 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 		go func() {
 			defer wg.Done()
 			wev := ev.fork(ctx)
-			// The rows this worker derived, over all its parts.
+			// The rows this worker derived, over all its parts: with a
+			// bitmap or a hashed set's parts, new rows of the head's
+			// set, for which the tuple budget holds as they are
+			// derived; otherwise rows other parts may derive too, for
+			// which the memory bound holds until emit counts them.
 			cnt := 0
-			over := func(c int) error { return wev.overRows(c, ar) }
+			over := func(c int) error {
+				if shareBits || byCol >= 0 {
+					if ev.max > 0 && base+c > ev.max {
+						return &LimitError{Max: ev.max}
+					}
+					return wev.overRows(c, ar)
+				}
+				if ev.maxBytes > 0 && int64(c)*int64(max(ar, 1))*4 > ev.maxBytes {
+					return &LimitError{Max: ev.max, Bytes: ev.maxBytes}
+				}
+				return nil
+			}
 			var buf []byte
 			for {
 				i := int(next.Add(1)) - 1
