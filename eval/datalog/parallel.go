@@ -10,10 +10,9 @@ import (
 
 // workers returns the number of goroutines a semi-naive round's joins are
 // split across: Workers, or one when it is 0. Splitting is not the
-// default: on two cores a split round still costs more CPU time than one
-// worker's (about a quarter more for a closure or a same-generation
-// program), and its wall-clock gain is not yet measured on a quiet
-// machine (docs/performance.md).
+// default: on two cores a split same-generation round still costs about
+// a sixth more CPU time than one worker's, and the wall-clock gain on two
+// free cores is not measured (docs/performance.md).
 func (o Options) workers() int {
 	if o.Workers > 0 {
 		return o.Workers
