@@ -579,7 +579,7 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 		endRound := func(add map[string]*table) error {
 			for _, n := range stratum {
 				t := st.full[n]
-				if err := t.appendTable(add[n], ctx.Err); err != nil {
+				if err := t.appendTables([]*table{add[n]}, workers, ctx.Err); err != nil {
 					return err
 				}
 				st.rounds[n] = append(st.rounds[n], t.len())

@@ -407,6 +407,9 @@ type evaluator struct {
 	// sink, when set, is what the emit function of the run going on
 	// does (see headSink): a streamed plan then does it itself.
 	sink *headSink
+	// parted is how the last split round that inserted into a hashed
+	// set's parts split the rows it appended (see bucket).
+	parted *partedRows
 }
 
 func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {

@@ -5,14 +5,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"sync"
+	"sync/atomic"
 )
 
 // workers returns the number of goroutines a semi-naive round's joins are
 // split across: Workers, or one when it is 0. Splitting is not the
-// default: on two cores a split round still costs more CPU time than one
-// worker's (about a quarter more for a closure or a same-generation
-// program), and its wall-clock gain is not yet measured on a quiet
-// machine (docs/performance.md).
+// default: on two cores a split same-generation round still costs about
+// a sixth more CPU time than one worker's, and the wall-clock gain on two
+// free cores is not measured (docs/performance.md).
 func (o Options) workers() int {
 	if o.Workers > 0 {
 		return o.Workers
@@ -63,29 +63,147 @@ func (s *tupleSet) hasConcurrent(row []uint32, buf *[]byte) bool {
 	return ok
 }
 
+// splitParts is the number of parts of a head's hashed set when the
+// workers of a split round insert into it themselves (see runSplit): the
+// parts are units of work the workers claim in turn, so that one part
+// holding more of the round's work than another leaves no worker idle
+// for long. It does not depend on the number of workers, so that the
+// order of a round's rows does not either.
+const splitParts = 32
+
+// splitGrains is about the number of parts a round's new tuples are cut
+// into otherwise; a part is at least a quarter of splitRows rows and at
+// most one chunk of the table.
+const splitGrains = 32
+
+// splitPart is one unit of work of a split round: rows of the round's new
+// tuples (in: one-chunk views of the table or rows copied apart) and the
+// rows the part derives.
+type splitPart struct {
+	in        []*table
+	out, rest *table
+	err       error
+}
+
+// partedRows tells where the rows of a part of a split round are in the
+// table the round appended them to: part q's rows end at row ends[q], and
+// start where part q-1's end.
+type partedRows struct {
+	t    *table
+	ends []int
+}
+
+// view returns a table over rows lo to hi of t, which lie in one chunk:
+// it shares t's rows and is only read.
+func (t *table) view(lo, hi int) *table {
+	c := t.chunks[lo>>chunkShift]
+	o, e := (lo&chunkMask)*t.arity, ((lo&chunkMask)+hi-lo)*t.arity
+	return &table{arity: t.arity, chunks: [][]uint32{c[o:e:e]}, n: hi - lo}
+}
+
+// cut returns the parts of rows of d when they are split contiguously:
+// about splitGrains of them, none across a chunk of d.
+func cut(d *table, per int) []splitPart {
+	n := d.len()
+	grain := min(chunkRows, max(n/splitGrains, per/4, 1))
+	var parts []splitPart
+	for lo := 0; lo < n; {
+		hi := min(lo+grain, n, (lo>>chunkShift+1)<<chunkShift)
+		parts = append(parts, splitPart{in: []*table{d.view(lo, hi)}})
+		lo = hi
+	}
+	return parts
+}
+
+// bucket returns splitParts parts of the rows of d, by the part of the
+// head's set (partOf) that the value in column col goes to, each part's
+// rows in d's order. The workers copy the rows apart at once, each from a
+// contiguous share of d.
+//
+// When d is the table a split round appended its parts' rows to, by the
+// same first value, the parts are d's rows as that round appended them
+// (views, no copy).
+func (ev *evaluator) bucket(ctx context.Context, d *table, col, workers int) ([]splitPart, error) {
+	n := d.len()
+	if pr := ev.parted; pr != nil && pr.t == d && col == 0 && pr.ends[len(pr.ends)-1] == n {
+		parts := make([]splitPart, splitParts)
+		lo := 0
+		for q, hi := range pr.ends {
+			for lo < hi {
+				e := min(hi, (lo>>chunkShift+1)<<chunkShift)
+				parts[q].in = append(parts[q].in, d.view(lo, e))
+				lo = e
+			}
+		}
+		return parts, nil
+	}
+	bk := make([][]*table, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b := make([]*table, splitParts)
+			for q := range b {
+				b[q] = newTable(d.arity)
+			}
+			lo, hi := w*n/workers, (w+1)*n/workers
+			for i := lo; i < hi; i++ {
+				if (i-lo)%stopEvery == stopEvery-1 {
+					if errs[w] = ctx.Err(); errs[w] != nil {
+						return
+					}
+				}
+				r := d.row(i)
+				b[partOf(r[col], splitParts)].append(r)
+			}
+			bk[w] = b
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	parts := make([]splitPart, splitParts)
+	for q := range parts {
+		for w := range workers {
+			if t := bk[w][q]; t.len() > 0 {
+				parts[q].in = append(parts[q].in, t)
+			}
+		}
+	}
+	return parts, nil
+}
+
 // runSplit is runInto with atom di reading the round's new tuples d,
-// split into parts that workers evaluate at once, each with a forked
-// evaluator. How the workers keep the rows they derive depends on the
-// head's set (ev.sink's, when the fixpoint inserts into it plainly):
+// split into parts that workers claim in turn (an atomic counter) and
+// evaluate at once, each worker with a forked evaluator. How the parts
+// keep the rows they derive depends on the head's set (ev.sink's, when
+// the fixpoint inserts into it plainly):
 //
-//   - a bitmap: the workers set its bits themselves, atomically, and keep
-//     the rows whose bit they set; d is split into contiguous parts;
+//   - a bitmap: d is cut into contiguous parts (views of its rows, not
+//     copies), and the workers set the bits of the head's set themselves,
+//     atomically (an atomic load first: a row derived before costs no
+//     locked instruction); a part keeps the rows whose bit it set;
 //   - a hashed set, with the head's first argument a variable of atom di:
-//     d is split by that variable's value, as the set is (partition), so
-//     that each worker derives the rows of one part of the set and
-//     inserts them there itself;
-//   - otherwise: d is split into contiguous parts, seen (read-only while
-//     the workers run) drops rows derived before, and a set of each
-//     worker's own the rows it derives twice; the rows then go to emit,
-//     which drops the rows two workers derived.
+//     the set is split into splitParts sets by that value (partition),
+//     and d's rows by the value of the variable, so that each part derives
+//     rows of one part of the set only and its worker inserts them there;
+//   - otherwise: contiguous parts, seen (read-only while the workers run)
+//     drops rows derived before, and a set of each part's own the rows it
+//     derives twice; the rows then go to emit, which drops the rows two
+//     parts derived.
 //
-// The workers' rows are appended in the order of the parts and counted
-// against the budget, so the rows derived and the rounds are the same for
-// any number of workers (the order within a round can differ where two
-// workers derive a row, with a bitmap). A worker's rows are bounded as an
-// intermediate join result is (the memory bound; the tuple budget when
-// one is set). It reports false, without running anything, when d is too
-// small to split.
+// The parts' rows are appended in the order of the parts and counted
+// against the budget, so the rows derived and the rounds are the same
+// for any number of workers, and so is their order but where two parts
+// derive a row into a bitmap (either may keep it). The rows a worker
+// derives are bounded as an intermediate join result is (the memory
+// bound; the tuple budget when one is set). It reports false, without
+// running anything, when d is too small to split.
 func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func(i int) source, neg func(j int) source, seen *tupleSet, emit func([]uint32) error) (bool, error) {
 	n := d.len()
 	per := splitRows
@@ -98,126 +216,126 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 	}
 	ctx, cancel := context.WithCancel(ev.ctx)
 	defer cancel()
-	// With a head whose set is a bitmap, the workers insert into it
-	// themselves, atomically: a row is then kept by the one worker that
-	// set its bit, and the merge appends the workers' rows as they are.
 	k := ev.sink
 	shareBits := k != nil && !k.atomic && k.seen == seen && k.set == seen && seen != nil && seen.bits != nil && seen.arity == len(cr.head)
-	// A head whose set is hashed, and whose first argument is a
-	// variable of the atom reading the round's new tuples: the tuples
-	// are split by the value of that variable instead, as the head's set
-	// is (partition), so that the workers derive rows of disjoint parts
-	// of the set and insert into them themselves.
 	byCol := -1
 	if k != nil && !k.atomic && k.seen == seen && k.set == seen && seen != nil && seen.bits == nil && seen.large == nil &&
-		seen.arity > 0 && seen.arity == len(cr.head) && cr.head[0].kind == aVar {
+		seen.arity > 0 && seen.arity == len(cr.head) && cr.head[0].kind == aVar && (seen.parts == nil || len(seen.parts) == splitParts) {
 		for c, g := range cr.pos[di].args {
 			if g.kind == aVar && g.slot == cr.head[0].slot {
 				byCol = c
 				break
 			}
 		}
-		if seen.parts != nil && len(seen.parts) != workers {
-			byCol = -1
+	}
+	var parts []splitPart
+	if byCol >= 0 {
+		if seen.parts == nil {
+			seen.partition(splitParts)
 		}
+		var err error
+		if parts, err = ev.bucket(ctx, d, byCol, workers); err != nil {
+			return true, err
+		}
+	} else {
+		parts = cut(d, per)
 	}
-	if byCol >= 0 && seen.parts == nil {
-		seen.partition(workers)
+	ar := len(cr.head)
+	// The tuples derived before the round (all relations).
+	base := 0
+	if k != nil {
+		base = *k.count
 	}
-	type part struct {
-		out, rest *table
-		err       error
-	}
-	parts := make([]part, workers)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*n/workers, (w+1)*n/workers
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			wev := ev.fork(ctx)
-			in := newTable(d.arity)
-			if byCol >= 0 {
-				for i := range n {
-					if r := d.row(i); partOf(r[byCol], workers) == w {
-						in.append(r)
+			// The rows this worker derived, over all its parts: with a
+			// bitmap or a hashed set's parts, new rows of the head's
+			// set, for which the tuple budget holds as they are
+			// derived; otherwise rows other parts may derive too, for
+			// which the memory bound holds until emit counts them.
+			cnt := 0
+			over := func(c int) error {
+				if shareBits || byCol >= 0 {
+					if ev.max > 0 && base+c > ev.max {
+						return &LimitError{Max: ev.max}
 					}
+					return wev.overRows(c, ar)
 				}
-			} else {
-				for i := lo; i < hi; i++ {
-					in.append(d.row(i))
+				if ev.maxBytes > 0 && int64(c)*int64(max(ar, 1))*4 > ev.maxBytes {
+					return &LimitError{Max: ev.max, Bytes: ev.maxBytes}
 				}
+				return nil
 			}
-			ar := len(cr.head)
-			out := newTable(ar)
-			over := func(int) error { return wev.overRows(out.len(), out.arity) }
-			srcW := func(i int) source {
-				if i == di {
-					return source{t: in, n: in.len(), kind: srcTemp}
-				}
-				return src(i)
-			}
-			if byCol >= 0 {
-				view := seen.part(w)
-				cnt := 0
-				wev.sink = &headSink{seen: view, set: view, tab: out, count: &cnt, over: over}
-				err := wev.runInto(cr, srcW, neg, nil, nil, view, func(row []uint32) error {
-					if !view.add(row) {
-						return nil
-					}
-					out.append(row)
-					return over(0)
-				})
-				parts[w] = part{out: out, err: err}
-				if err != nil {
-					cancel()
-				}
-				return
-			}
-			if shareBits {
-				rest := newTable(ar)
-				cnt := 0
-				wev.sink = &headSink{set: seen, tab: out, count: &cnt, over: over, atomic: true, rest: rest}
-				err := wev.runInto(cr, srcW, neg, nil, nil, nil, func(row []uint32) error {
-					if !wev.sink.insert(row) {
-						return nil
-					}
-					out.append(row)
-					return over(0)
-				})
-				parts[w] = part{out: out, rest: rest, err: err}
-				if err != nil {
-					cancel()
-				}
-				return
-			}
-			// The worker's own set: a row it derives twice in the round
-			// is kept once (the head's set is not written until the
-			// merge). Room for about as many rows as the part has.
-			own := newTupleSetSized(ar, len(ev.db.strs), hi-lo)
 			var buf []byte
-			shared := seen
-			if seen != nil && seen.large != nil {
-				// The fused tail would use the set's scratch buffer.
-				shared = nil
-			}
-			if shared == seen {
-				cnt := 0
-				wev.sink = &headSink{seen: seen, set: own, tab: out, count: &cnt, over: over}
-			}
-			err := wev.runInto(cr, srcW, neg, nil, nil, shared, func(row []uint32) error {
-				if seen != nil && seen.hasConcurrent(row, &buf) {
-					return nil
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(parts) || ctx.Err() != nil {
+					return
 				}
-				if !own.add(row) {
-					return nil
+				p := &parts[i]
+				p.out = newTable(ar)
+				out := p.out
+				var view, own *tupleSet
+				shared := seen
+				var add func(row []uint32) bool
+				switch {
+				case byCol >= 0:
+					view = seen.part(i)
+					wev.sink = &headSink{seen: view, set: view, tab: out, count: &cnt, over: over}
+					shared, add = view, view.add
+				case shareBits:
+					p.rest = newTable(ar)
+					wev.sink = &headSink{set: seen, tab: out, count: &cnt, over: over, atomic: true, rest: p.rest}
+					shared, add = nil, wev.sink.insert
+				default:
+					rows := 0
+					for _, t := range p.in {
+						rows += t.len()
+					}
+					// Room for about as many rows as the part has; no
+					// bitmap of the whole id space for a part.
+					own = newTupleSetSized(ar, 0, rows)
+					wev.sink = nil
+					if seen != nil && seen.large != nil {
+						// The fused tail would use the set's scratch
+						// buffer.
+						shared = nil
+					}
+					if shared == seen {
+						wev.sink = &headSink{seen: seen, set: own, tab: out, count: &cnt, over: over}
+					}
+					add = func(row []uint32) bool {
+						if seen != nil && seen.hasConcurrent(row, &buf) {
+							return false
+						}
+						return own.add(row)
+					}
 				}
-				out.append(row)
-				return over(0)
-			})
-			parts[w] = part{out: out, err: err}
-			if err != nil {
-				cancel()
+				for _, in := range p.in {
+					srcW := func(j int) source {
+						if j == di {
+							return source{t: in, n: in.len(), kind: srcTemp}
+						}
+						return src(j)
+					}
+					p.err = wev.runInto(cr, srcW, neg, nil, nil, shared, func(row []uint32) error {
+						if !add(row) {
+							return nil
+						}
+						out.append(row)
+						cnt++
+						return over(cnt)
+					})
+					if p.err != nil {
+						cancel()
+						return
+					}
+				}
 			}
 		}()
 	}
@@ -225,7 +343,7 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 	if err := ev.ctx.Err(); err != nil {
 		return true, err
 	}
-	// A worker's own error first: the others then stopped with the
+	// A part's own error first: the others then stopped with the
 	// cancellation it caused.
 	for _, p := range parts {
 		if p.err != nil && !errors.Is(p.err, context.Canceled) {
@@ -241,15 +359,30 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 		// The rows are in the head's set already: appended in the
 		// order of the parts and counted; then the rows outside its
 		// bitmap go through the ordinary insert.
-		for _, p := range parts {
-			if err := k.tab.appendTable(p.out, ev.ctx.Err); err != nil {
+		outs := make([]*table, len(parts))
+		for i, p := range parts {
+			outs[i] = p.out
+			*k.count += p.out.len()
+		}
+		if *k.count > k.limit {
+			if err := k.over(*k.count); err != nil {
 				return true, err
 			}
-			if *k.count += p.out.len(); *k.count > k.limit {
-				if err := k.over(*k.count); err != nil {
-					return true, err
-				}
+		}
+		from := k.tab.len()
+		if err := k.tab.appendTables(outs, workers, ev.ctx.Err); err != nil {
+			return true, err
+		}
+		if byCol >= 0 && from == 0 {
+			// The table's rows are split by their first value as the
+			// parts were: a next round reading them as its new tuples
+			// takes its parts from there.
+			pr := &partedRows{t: k.tab, ends: make([]int, len(parts))}
+			for i, o := range outs {
+				from += o.len()
+				pr.ends[i] = from
 			}
+			ev.parted = pr
 		}
 		for _, p := range parts {
 			if p.rest != nil {
@@ -280,4 +413,114 @@ func (ev *evaluator) emitRows(t *table, emit func([]uint32) error) error {
 		}
 	}
 	return nil
+}
+
+// concatMin is the fewest rows appendTables copies in several
+// goroutines: below it, starting them costs more than it saves.
+const concatMin = 1 << 16
+
+// appendTables appends the rows of ts to t, in order, the copying split
+// across workers goroutines: t is first grown to its final length, then
+// each piece of a table (at most a chunk) is copied to its place. stop,
+// when set, is called between pieces, and its error ends the appending
+// (t then holds rows of zeros past the rows it held).
+func (t *table) appendTables(ts []*table, workers int, stop func() error) error {
+	total := 0
+	for _, u := range ts {
+		total += u.len()
+	}
+	if workers < 2 || total < concatMin || t.arity == 0 {
+		for _, u := range ts {
+			if err := t.appendTable(u, stop); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// The pieces: rows lo to hi of a table, copied to row at of t.
+	type piece struct {
+		u          *table
+		lo, hi, at int
+	}
+	var pieces []piece
+	at := t.n
+	for _, u := range ts {
+		for lo := 0; lo < u.n; {
+			hi := min(u.n, lo+chunkRows)
+			pieces = append(pieces, piece{u: u, lo: lo, hi: hi, at: at})
+			at += hi - lo
+			lo = hi
+		}
+	}
+	t.grow(total)
+	var next atomic.Int64
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(pieces) {
+					return
+				}
+				if stop != nil {
+					if errs[w] = stop(); errs[w] != nil {
+						next.Store(int64(len(pieces)))
+						return
+					}
+				}
+				p := pieces[i]
+				t.copyRows(p.at, p.u, p.lo, p.hi)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// grow adds n rows of zeros to t (arity > 0), in chunks of their final
+// capacity but for the first.
+func (t *table) grow(n int) {
+	ar, end := t.arity, t.n+n
+	for k := t.n >> chunkShift; k<<chunkShift < end; k++ {
+		rows := min(end-k<<chunkShift, chunkRows)
+		if k == len(t.chunks) {
+			size := chunkRows * ar
+			if k == 0 {
+				size = rows * ar
+			}
+			t.chunks = append(t.chunks, make([]uint32, rows*ar, size))
+			continue
+		}
+		c := t.chunks[k]
+		if rows*ar > cap(c) {
+			nc := make([]uint32, rows*ar, min(max(rows, 2*cap(c)/ar), chunkRows)*ar)
+			copy(nc, c)
+			t.chunks[k] = nc
+			continue
+		}
+		t.chunks[k] = c[:rows*ar]
+	}
+	t.n = end
+}
+
+// copyRows copies rows lo to hi of u over the rows of t from row at on,
+// which t holds.
+func (t *table) copyRows(at int, u *table, lo, hi int) {
+	ar := t.arity
+	for lo < hi {
+		cnt := min(hi-lo, chunkRows-lo&chunkMask, chunkRows-at&chunkMask)
+		src := u.chunks[lo>>chunkShift][(lo&chunkMask)*ar:]
+		dst := t.chunks[at>>chunkShift][(at&chunkMask)*ar:]
+		copy(dst[:cnt*ar], src[:cnt*ar])
+		lo += cnt
+		at += cnt
+	}
 }

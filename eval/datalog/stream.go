@@ -82,8 +82,9 @@ func (k *headSink) insert(row []uint32) bool {
 		return s.add(row)
 	}
 	if b, ok := s.bit(row); ok {
-		m := uint64(1) << (b & 63)
-		return atomic.OrUint64(&s.bits[b>>6], m)&m == 0
+		w, m := &s.bits[b>>6], uint64(1)<<(b&63)
+		// A row derived before costs no locked instruction.
+		return atomic.LoadUint64(w)&m == 0 && atomic.OrUint64(w, m)&m == 0
 	}
 	k.rest.append(row)
 	return false
@@ -514,7 +515,9 @@ func (ev *evaluator) walkLast(p *streamPlan, st *sstep) error {
 			b := a*side + z
 			w, m := b>>6, uint64(1)<<(b&63)
 			if atom {
-				if atomic.OrUint64(&bits[w], m)&m != 0 {
+				// A plain (atomic) load first: a row derived before
+				// costs no locked instruction.
+				if atomic.LoadUint64(&bits[w])&m != 0 || atomic.OrUint64(&bits[w], m)&m != 0 {
 					continue
 				}
 			} else {
