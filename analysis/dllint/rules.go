@@ -284,7 +284,7 @@ func runNeverFires(p *analysis.Pass) error {
 	// that holds no tuple (so far).
 	emptyAtom := func(r *datalog.Rule) *datalog.Atom {
 		for _, b := range r.Body {
-			if b.Atom != nil && !b.Atom.Negated && known(b.Atom.Name.Name) && !nonEmpty[b.Atom.Name.Name] {
+			if b.Atom != nil && !b.Atom.Negated && !nonEmpty[b.Atom.Name.Name] && known(b.Atom.Name.Name) {
 				return b.Atom
 			}
 		}

@@ -80,15 +80,21 @@ func list[T any](c *chunks[T], free *[]T, src []T) []T {
 // checkMem is working memory of the checker that an Arena keeps from one
 // check to the next: nothing a check returns points into it.
 type checkMem struct {
-	headDefined map[string]bool
-	learnt      map[string]int
-	index       map[string]int           // stratify's node numbers
-	relations   map[string]*RelationInfo // Info.Relations
-	rels        []RelationInfo           // entries of Info.Relations
-	strs        []string                 // type lists of those and of Info.HeadTypes
-	rules       []*Rule                  // the simple rules checked
-	srcIndex    []int                    // their statements
-	headTypes   [][]string               // their head types
+	// The relations' numbers, names, entries, learnt steps and whether
+	// heads define them; where each rule's numbers start, and the numbers.
+	relOf          map[string]int
+	relNames       []string
+	relInfo        []*RelationInfo
+	relLearnt      []int
+	relHeadDefined []bool
+	relAt, relIDs  []int32
+	index          []int                    // stratify's node numbers, by relation number
+	relations      map[string]*RelationInfo // Info.Relations
+	rels           []RelationInfo           // entries of Info.Relations
+	strs           []string                 // type lists of those and of Info.HeadTypes
+	rules          []*Rule                  // the simple rules checked
+	srcIndex       []int                    // their statements
+	headTypes      [][]string               // their head types
 	// Info.HeadTypes and Info.Strata, and the names of the latter.
 	infoHeadTypes, infoStrata [][]string
 	strataNames               []string
@@ -103,20 +109,6 @@ type checkMem struct {
 	strata                 [][]int
 }
 
-// boolMap returns *m cleared, or a new map for about n keys when there is
-// none (mem nil: always a new one).
-func boolMap(mem *checkMem, m *map[string]bool, n int) map[string]bool {
-	if mem == nil || *m == nil {
-		out := make(map[string]bool, n)
-		if mem != nil {
-			*m = out
-		}
-		return out
-	}
-	clear(*m)
-	return *m
-}
-
 // relMap returns *m cleared, or a new map for about n keys.
 func relMap(m *map[string]*RelationInfo, n int) map[string]*RelationInfo {
 	if *m == nil {
@@ -127,7 +119,8 @@ func relMap(m *map[string]*RelationInfo, n int) map[string]*RelationInfo {
 	return *m
 }
 
-// intMap is boolMap for a map to ints.
+// intMap returns *m cleared, or a new map for about n keys when there is
+// none (mem nil: always a new one).
 func intMap(mem *checkMem, m *map[string]int, n int) map[string]int {
 	if mem == nil || *m == nil {
 		out := make(map[string]int, n)

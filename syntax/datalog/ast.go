@@ -433,6 +433,9 @@ type Program struct {
 	// Tokens are all tokens (comments included, EOF excluded), for highlighting.
 	Tokens      []Token             `json:"-"`
 	Diagnostics []syntax.Diagnostic `json:"diagnostics,omitempty"`
+	// idents is the number of identifier tokens, as the lexer counted
+	// them (0: not counted).
+	idents int
 }
 
 // Span implements Node; it covers the whole source.

@@ -97,10 +97,12 @@ func Check(prog *Program, schema Schema) *Info { return CheckIn(nil, prog, schem
 func CheckIn(ar *Arena, prog *Program, schema Schema) *Info {
 	// The program's identifiers bound its variable occurrences: the
 	// checker records those in one allocation.
-	idents := 0
-	for i := range prog.Tokens {
-		if prog.Tokens[i].Kind == TokIdent {
-			idents++
+	idents := prog.idents
+	if idents == 0 {
+		for i := range prog.Tokens {
+			if prog.Tokens[i].Kind == TokIdent {
+				idents++
+			}
 		}
 	}
 	if ar == nil {
@@ -142,6 +144,105 @@ type checker struct {
 	// ran is set by ruleTypes; flagged when the rule it typed has a
 	// finding to report (whether or not it reported it).
 	ran, flagged bool
+	// rel numbers the relations the rules name, once per check: the
+	// passes over the rules look relations up by number, not by name.
+	rel relIDs
+}
+
+// relIDs numbers the relations the checked rules name.
+type relIDs struct {
+	of    map[string]int
+	names []string // by number
+	// info is each relation's entry (nil: unknown), learnt the step at
+	// which a relation defined by heads last learnt a type (see
+	// checkTyping), headDefined whether heads define it.
+	info        []*RelationInfo
+	learnt      []int
+	headDefined []bool
+	anyLearnt   bool
+	// at[i] is where rule i's numbers start in ids: its head's, then for
+	// each body item that of its atom and that of its aggregate's atom
+	// (-1: none).
+	at  []int32
+	ids []int32
+}
+
+// intern returns the number of relation name, numbering it if new.
+func (c *checker) intern(name string) int32 {
+	if id, ok := c.rel.of[name]; ok {
+		return int32(id)
+	}
+	id := len(c.rel.names)
+	c.rel.of[name] = id
+	c.rel.names = append(c.rel.names, name)
+	return int32(id)
+}
+
+// atomID returns the number of a's relation, -1 for no atom.
+func (c *checker) atomID(a *Atom) int32 {
+	if a == nil {
+		return -1
+	}
+	return c.intern(a.Name.Name)
+}
+
+// number numbers the relations of rules (their heads and the atoms of
+// their bodies) and records their entries in rels.
+func (c *checker) number(rules []*Rule, rels map[string]*RelationInfo) {
+	mem := c.mem
+	m := mem
+	if m == nil {
+		m = &checkMem{}
+	}
+	slots := 0
+	for _, r := range rules {
+		if r.Head != nil {
+			slots += 1 + 2*len(r.Body)
+		}
+	}
+	c.rel.of = intMap(mem, &m.relOf, len(rules))
+	c.rel.names = scratch(mem, &m.relNames, slots)[:0]
+	c.rel.at = scratch(mem, &m.relAt, len(rules))
+	ids := scratch(mem, &m.relIDs, slots)[:0]
+	for i, r := range rules {
+		c.rel.at[i] = int32(len(ids))
+		if r.Head == nil {
+			continue
+		}
+		ids = append(ids, c.intern(r.Head.Name.Name))
+		for _, b := range r.Body {
+			agg := int32(-1)
+			if b.Agg != nil {
+				agg = c.atomID(b.Agg.Atom)
+			}
+			ids = append(ids, c.atomID(b.Atom), agg)
+		}
+	}
+	c.rel.ids = ids
+	n := len(c.rel.names)
+	c.rel.info = scratch(mem, &m.relInfo, n)
+	for id, name := range c.rel.names {
+		c.rel.info[id] = rels[name]
+	}
+	c.rel.learnt = scratch(mem, &m.relLearnt, n)
+	c.rel.headDefined = scratch(mem, &m.relHeadDefined, n)
+	c.rel.anyLearnt = false
+}
+
+// headID, bodyID and aggID return the number of rule i's head relation,
+// of the relation of its body item j's atom and of that of its aggregate
+// (-1: none).
+func (c *checker) headID(i int) int32    { return c.rel.ids[c.rel.at[i]] }
+func (c *checker) bodyID(i, j int) int32 { return c.rel.ids[int(c.rel.at[i])+1+2*j] }
+func (c *checker) aggID(i, j int) int32  { return c.rel.ids[int(c.rel.at[i])+2+2*j] }
+
+// relationID returns the entry of relation number id.
+func (c *checker) relationID(id int32) (*RelationInfo, bool) {
+	if id < 0 {
+		return nil, false
+	}
+	ri := c.rel.info[id]
+	return ri, ri != nil
 }
 
 // relation returns the entry of relation name. It is for the checks of
@@ -322,12 +423,6 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 	}
 	// Heads define relations; the first head fixes the arity of an
 	// undeclared relation.
-	var headDefined map[string]bool
-	if mem != nil {
-		headDefined = boolMap(mem, &mem.headDefined, len(rules))
-	} else {
-		headDefined = make(map[string]bool, len(rules))
-	}
 	srcRules := rules
 	var srcIndex []int
 	// A nil mem gives scratch new memory; any gives it a place to keep it.
@@ -353,7 +448,8 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 	if c.query && len(srcRules) == 1 && srcRules[0] != nil && len(srcRules[0].Heads) > 1 {
 		c.errf(srcRules[0].Heads[1].Sp, CodeOneRule, "a query has one head; write one rule per result")
 	}
-	for _, r := range rules {
+	c.number(rules, rels)
+	for i, r := range rules {
 		if r.Head == nil {
 			continue
 		}
@@ -362,14 +458,16 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 			// A query head names the result, never a data relation.
 			continue
 		}
-		if ri, ok := rels[name]; ok {
+		id := c.headID(i)
+		if ri := c.rel.info[id]; ri != nil {
 			ri.Derived = true
 			continue
 		}
 		ri := c.newRelation()
 		*ri = RelationInfo{Name: name, Types: c.strings(len(r.Head.Args)), Derived: true}
 		rels[name] = ri
-		headDefined[name] = true
+		c.rel.info[id] = ri
+		c.rel.headDefined[id] = true
 	}
 	headTypes := scratch(mem, &m.headTypes, len(rules))
 	for i, r := range rules {
@@ -379,17 +477,15 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 	// relations learn more.
 	// A rule's head types depend only on the types of the relations its
 	// body reads: a later pass recomputes them only when one of those
-	// learnt a type since (learnt[name] is the step at which it last did,
+	// learnt a type since (c.rel.learnt is the step at which it last did,
 	// computed[i] the step at which rule i's types were computed).
-	var learnt map[string]int
+	learnt := c.rel.learnt
 	var computed []int
 	var ty typings
 	if mem != nil {
-		learnt = intMap(mem, &mem.learnt, len(headDefined))
 		computed = scratch(mem, &mem.computed, len(rules))
 		ty = typings{all: mem.kept[:0], at: scratch(mem, &mem.at, len(rules))}
 	} else {
-		learnt = make(map[string]int, len(headDefined))
 		computed = make([]int, len(rules))
 		ty = typings{at: make([][2]int32, len(rules))}
 	}
@@ -400,22 +496,24 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 			if r.Head == nil {
 				continue
 			}
-			if pass > 0 && !readsNewer(r, learnt, computed[i]) {
+			if pass > 0 && !c.readsNewer(i, r, computed[i]) {
 				// Same inputs, same types, already merged.
 				continue
 			}
 			computed[i] = step
 			c.ran = false
-			types := c.headTypes(r)
+			types := c.headTypes(i, r)
 			ty.keep(c, i)
 			headTypes[i] = types
-			if ri, ok := rels[r.Head.Name.Name]; ok && headDefined[r.Head.Name.Name] && len(ri.Types) == len(types) {
+			if hid := c.headID(i); c.rel.info[hid] != nil && c.rel.headDefined[hid] && len(c.rel.info[hid].Types) == len(types) {
+				ri := c.rel.info[hid]
 				for j, t := range types {
 					if ri.Types[j] == "" && t != "" {
 						ri.Types[j] = t
 						changed = true
 						step++
-						learnt[r.Head.Name.Name] = step
+						learnt[hid] = step
+						c.rel.anyLearnt = true
 					}
 				}
 			}
@@ -437,7 +535,7 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 	// The tables of rules whose inputs learnt a type after them are
 	// stale.
 	for i, r := range rules {
-		if ty.at[i][1] > 0 && (retype || r.Head != nil && readsNewer(r, learnt, computed[i])) {
+		if ty.at[i][1] > 0 && (retype || r.Head != nil && c.readsNewer(i, r, computed[i])) {
 			ty.at[i] = [2]int32{}
 		}
 	}
@@ -462,25 +560,29 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 
 // readsNewer reports whether rule r reads a relation that learnt a type
 // after step since (or has items whose relations it cannot tell).
-func readsNewer(r *Rule, learnt map[string]int, since int) bool {
-	if len(learnt) == 0 {
+// r is the checker's rule i.
+func (c *checker) readsNewer(i int, r *Rule, since int) bool {
+	if !c.rel.anyLearnt {
 		return false
 	}
-	for _, b := range r.Body {
+	learnt := c.rel.learnt
+	for j, b := range r.Body {
 		switch {
 		case b.Disj != nil || b.Macro != nil:
 			return true
-		case b.Atom != nil && learnt[b.Atom.Name.Name] > since:
+		case b.Atom != nil && learnt[c.bodyID(i, j)] > since:
 			return true
-		case b.Agg != nil && b.Agg.Atom != nil && learnt[b.Agg.Atom.Name.Name] > since:
+		case b.Agg != nil && b.Agg.Atom != nil && learnt[c.aggID(i, j)] > since:
 			return true
 		}
 	}
 	return false
 }
 
-func (c *checker) lookup(a *Atom) (*RelationInfo, bool) {
-	ri, ok := c.relation(a.Name.Name)
+// lookup returns the entry of atom a's relation, number id, reporting an
+// unknown relation or a wrong number of arguments.
+func (c *checker) lookup(a *Atom, id int32) (*RelationInfo, bool) {
+	ri, ok := c.relationID(id)
 	if !ok {
 		c.errf(a.Name.Sp, CodeUnknownRelation, "unknown relation %s", a.Name.Name)
 		return nil, false
@@ -581,26 +683,26 @@ func AggOuter(r *Rule, g *Agg) []string {
 	return out
 }
 
-func (c *checker) rule(_ int, r *Rule) {
+func (c *checker) rule(i int, r *Rule) {
 	if r.Head == nil {
 		return
 	}
 	if !c.query {
-		c.lookup(r.Head)
+		c.lookup(r.Head, c.headID(i))
 	}
-	for _, b := range r.Body {
-		a := b.Atom
+	for j, b := range r.Body {
+		a, id := b.Atom, c.bodyID(i, j)
 		if b.Agg != nil {
-			a = b.Agg.Atom
+			a, id = b.Agg.Atom, c.aggID(i, j)
 		}
 		if a == nil {
 			continue
 		}
-		_, inData := c.relation(a.Name.Name)
+		_, inData := c.relationID(id)
 		if !(c.query && a.Negated && !inData && a.Name.Name == r.Head.Name.Name) {
 			// A query negating its own head is reported once, as
 			// unstratifiable, below.
-			c.lookup(a)
+			c.lookup(a, id)
 		}
 	}
 	clear(c.bound)
@@ -746,21 +848,31 @@ func (c *checker) relTypes(a *Atom) []string {
 	return ri.Types
 }
 
-// headTypes infers the head argument types: a variable takes the type of
-// its first occurrence in a positive body atom, a literal its literal type.
-func (c *checker) headTypes(r *Rule) []string {
+// relTypesID is relTypes for atom a of relation number id.
+func (c *checker) relTypesID(a *Atom, id int32) []string {
+	ri, ok := c.relationID(id)
+	if !ok || len(ri.Types) != len(a.Args) {
+		return nil
+	}
+	return ri.Types
+}
+
+// headTypes infers the head argument types of the checker's rule i, r: a
+// variable takes the type of its first occurrence in a positive body
+// atom, a literal its literal type.
+func (c *checker) headTypes(i int, r *Rule) []string {
 	out := c.strings(len(r.Head.Args))
 	if !c.query {
-		if ri, ok := c.relation(r.Head.Name.Name); ok && !ri.Decl.IsZero() && len(ri.Types) == len(out) {
+		if ri, ok := c.relationID(c.headID(i)); ok && !ri.Decl.IsZero() && len(ri.Types) == len(out) {
 			copy(out, ri.Types)
 			return out
 		}
-		if ri, ok := c.relation(r.Head.Name.Name); ok && ri.InData && len(ri.Types) == len(out) {
+		if ri, ok := c.relationID(c.headID(i)); ok && ri.InData && len(ri.Types) == len(out) {
 			copy(out, ri.Types)
 			return out
 		}
 	}
-	vars := c.ruleTypes(r, false)
+	vars := c.ruleTypes(i, r, false)
 	for i, t := range r.Head.Args {
 		out[i] = c.valueType(t, vars).typ
 	}
@@ -1127,9 +1239,10 @@ func (rt *ruleTyper) meetPattern(t *Term, col, rel string) {
 	}
 }
 
-// atom meets the variables and patterns of an atom with its columns.
-func (rt *ruleTyper) atom(a *Atom) {
-	types := rt.c.relTypes(a)
+// atom meets the variables and patterns of an atom, of relation number
+// id, with its columns.
+func (rt *ruleTyper) atom(a *Atom, id int32) {
+	types := rt.c.relTypesID(a, id)
 	if types == nil {
 		return
 	}
@@ -1150,14 +1263,14 @@ func (rt *ruleTyper) atom(a *Atom) {
 // that it meets. With report set, a variable used at columns of two
 // kinds is a type mismatch. The table returned is the checker's own,
 // valid until the next call.
-func (c *checker) ruleTypes(r *Rule, report bool) *varTab {
+func (c *checker) ruleTypes(ri int, r *Rule, report bool) *varTab {
 	c.vars.reset()
 	c.ran, c.flagged = true, false
 	rt := &ruleTyper{c: c, report: report, seen: &c.vars}
 	seen := rt.seen
-	for _, b := range r.Body {
+	for j, b := range r.Body {
 		if b.Atom != nil && !b.Atom.Negated {
-			rt.atom(b.Atom)
+			rt.atom(b.Atom, c.bodyID(ri, j))
 		}
 	}
 	// Lets, generators and aggregates, repeated while one learns a type
@@ -1230,12 +1343,12 @@ func (c *checker) ruleTypes(r *Rule, report bool) *varTab {
 			rt.mismatch(v, t, theWord(b), f)
 		}
 	}
-	for _, b := range r.Body {
+	for j, b := range r.Body {
 		if b.Atom != nil && b.Atom.Negated {
-			rt.atom(b.Atom)
+			rt.atom(b.Atom, c.bodyID(ri, j))
 		}
 		if b.Agg != nil && b.Agg.Atom != nil {
-			rt.atom(b.Agg.Atom)
+			rt.atom(b.Agg.Atom, c.aggID(ri, j))
 		}
 	}
 	return seen
@@ -1265,7 +1378,7 @@ func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string, ty 
 		if at := ty.at[xi]; at[1] > 0 {
 			vars, kept = nil, ty.all[at[0]:at[1]:at[1]]
 		} else {
-			vars = c.ruleTypes(r, true)
+			vars = c.ruleTypes(xi, r, true)
 		}
 		// Record every occurrence, body and head, with its type.
 		start := len(c.info.Vars)
@@ -1338,28 +1451,35 @@ func (c *checker) stratify(rules []*Rule) {
 		mem = &checkMem{}
 	}
 	nodes := scratch(c.mem, &mem.nodes, len(rules))[:0]
-	index := intMap(c.mem, &mem.index, len(rules))
-	add := func(n string) {
-		if _, ok := index[n]; !ok {
-			index[n] = len(nodes)
-			nodes = append(nodes, n)
+	// index is the node number of each relation number (-1: none).
+	index := scratch(c.mem, &mem.index, len(c.rel.names))
+	for i := range index {
+		index[i] = -1
+	}
+	for i, r := range rules {
+		if r.Head != nil {
+			if id := c.headID(i); index[id] < 0 {
+				index[id] = len(nodes)
+				nodes = append(nodes, r.Head.Name.Name)
+			}
 		}
 	}
-	for _, r := range rules {
-		if r.Head != nil {
-			add(r.Head.Name.Name)
+	node := func(id int32) (int, bool) {
+		if id < 0 || index[id] < 0 {
+			return 0, false
 		}
+		return index[id], true
 	}
 	type edge = depEdge
 	adj := scratch(c.mem, &mem.adj, len(nodes))
-	for _, r := range rules {
+	for i, r := range rules {
 		if r.Head == nil {
 			continue
 		}
-		h := index[r.Head.Name.Name]
-		for _, b := range r.Body {
+		h := index[c.headID(i)]
+		for j, b := range r.Body {
 			if b.Agg != nil {
-				if to, ok := index[b.Agg.Atom.Name.Name]; ok {
+				if to, ok := node(c.aggID(i, j)); ok {
 					adj[h] = append(adj[h], edge{to: to, agg: b.Agg})
 				}
 				continue
@@ -1367,7 +1487,7 @@ func (c *checker) stratify(rules []*Rule) {
 			if b.Atom == nil {
 				continue
 			}
-			if to, ok := index[b.Atom.Name.Name]; ok {
+			if to, ok := node(c.bodyID(i, j)); ok {
 				e := edge{to: to}
 				if b.Atom.Negated {
 					e.neg = b.Atom

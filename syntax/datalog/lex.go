@@ -71,15 +71,30 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // Lex splits src into tokens, comments included, ending with an EOF token.
 // It never fails: unknown bytes become Invalid tokens.
-func Lex(src string) []Token { return lexInto(nil, src) }
+func Lex(src string) []Token {
+	toks, _ := lexInto(nil, src)
+	return toks
+}
 
-// lexInto is Lex appending to buf[:0] when it has room for the tokens of
-// ordinary programs (tokenEstimate), to a new slice otherwise.
-func lexInto(buf []Token, src string) []Token {
+// lexCounts counts tokens of some kinds as the lexer emits them, so that
+// the parser and the checker need not scan the tokens again for them.
+type lexCounts struct {
+	comments, idents int
+	// macros counts the identifiers "macro".
+	macros int
+}
+
+// lexInto is Lex appending to buf[:0]. A buffer with room for a token per
+// two bytes is used as it is (grown by appending if the source has more);
+// otherwise the tokens go to a new slice sized by tokenEstimate.
+func lexInto(buf []Token, src string) ([]Token, lexCounts) {
 	toks := buf[:0]
-	if n := tokenEstimate(src) + 1; cap(buf) < n {
-		toks = make([]Token, 0, n)
+	if cap(buf) < len(src)/2+1 {
+		if n := tokenEstimate(src) + 1; cap(buf) < n {
+			toks = make([]Token, 0, n)
+		}
 	}
+	var counts lexCounts
 	i := 0
 	add := func(k Kind, start, end int) {
 		toks = append(toks, Token{Kind: k, Span: syntax.Sp(start, end), Text: src[start:end]})
@@ -110,11 +125,16 @@ func lexInto(buf []Token, src string) []Token {
 				j++
 			}
 			add(TokComment, i, j)
+			counts.comments++
 		case isIdentStart(c) || c == '$' && i+1 < len(src) && isIdentStart(src[i+1]):
 			// "$x" is a macro parameter.
 			j := i + 1
 			for j < len(src) && isIdentChar(src[j]) {
 				j++
+			}
+			counts.idents++
+			if j-i == 5 && src[i:j] == "macro" {
+				counts.macros++
 			}
 			add(TokIdent, i, j)
 		case isDigit(c) || (c == '-' && i+1 < len(src) && isDigit(src[i+1]) && !afterOperand()):
@@ -205,7 +225,7 @@ func lexInto(buf []Token, src string) []Token {
 		}
 	}
 	toks = append(toks, Token{Kind: TokEOF, Span: syntax.Sp(len(src), len(src))})
-	return toks
+	return toks, counts
 }
 
 // tokenEstimate counts the bytes that can start a token: those that are

@@ -180,17 +180,19 @@ func ParseProgramIn(ar *Arena, name, src string) *Program {
 	if ar != nil {
 		buf = ar.toks
 	}
-	all := lexInto(buf, src) // ends with the one TokEOF
+	all, counts := lexInto(buf, src) // ends with the one TokEOF
 	// The program's tokens are the lexer's but the end; the parser's are
 	// those without the comments, the same slice when there are none.
-	prog := &Program{File: syntax.NewFile(name, src), Tokens: all[: len(all)-1 : len(all)-1]}
+	prog := &Program{File: syntax.NewFile(name, src), Tokens: all[: len(all)-1 : len(all)-1], idents: counts.idents}
 	p := &parser{src: src, toks: all, ar: ar}
 	if ar != nil {
 		ar.toks = all
 	}
-	for _, t := range all {
-		if t.Kind == TokComment {
-			prog.Comments = append(prog.Comments, t.Span)
+	if counts.comments > 0 {
+		for _, t := range all {
+			if t.Kind == TokComment {
+				prog.Comments = append(prog.Comments, t.Span)
+			}
 		}
 	}
 	if len(prog.Comments) > 0 {
@@ -210,6 +212,9 @@ func ParseProgramIn(ar *Arena, name, src string) *Program {
 	}
 	p.macros, p.expanded = map[string]*MacroDef{}, new(int)
 	for i := range p.toks {
+		if counts.macros == 0 {
+			break // no "macro" identifier: no definition
+		}
 		if p.startsMacro(i) {
 			q := &parser{src: src, toks: p.toks, pos: i}
 			if d, ok := q.item(q.macroDef).(*MacroDef); ok && d != nil {
