@@ -54,7 +54,8 @@ type Options struct {
 	Profile *Profile
 	// Workers is the number of goroutines each round of a recursive
 	// evaluation splits its new tuples across (0 or 1: none).
-	// The result is the same for any number.
+	// The result is the same for any number. WebAssembly runs one
+	// thread: there rounds are never split.
 	Workers int
 	// splitMin, when set, replaces splitRows: the tests split rounds of
 	// a few tuples.
@@ -641,8 +642,10 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 					}
 					ev.sink = sinkTo(next, name)
 					defer func() { ev.sink = nil }()
-					if ok, err := ev.runSplit(workers, lin, 0, d, src, nil, seen(name), addTo(next, name)); ok {
-						return err
+					if splitting {
+						if ok, err := ev.runSplit(workers, lin, 0, d, src, nil, seen(name), addTo(next, name)); ok {
+							return err
+						}
 					}
 					return ev.runInto(lin, src, nil, nil, nil, seen(name), addTo(next, name))
 				})
@@ -701,8 +704,10 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 						ev.sink = sinkTo(next, cr.headRel)
 						defer func() { ev.sink = nil }()
 						if lats[cr.headRel] == nil {
-							if ok, err := ev.runSplit(workers, cr, di, delta[cr.pos[di].name], src, neg, seen(cr.headRel), addTo(next, cr.headRel)); ok {
-								return err
+							if splitting {
+								if ok, err := ev.runSplit(workers, cr, di, delta[cr.pos[di].name], src, neg, seen(cr.headRel), addTo(next, cr.headRel)); ok {
+									return err
+								}
 							}
 						}
 						return ev.runInto(cr, src, neg, nil, nil, seen(cr.headRel), addTo(next, cr.headRel))

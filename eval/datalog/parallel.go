@@ -429,7 +429,7 @@ func (t *table) appendTables(ts []*table, workers int, stop func() error) error 
 	for _, u := range ts {
 		total += u.len()
 	}
-	if workers < 2 || total < concatMin || t.arity == 0 {
+	if !splitting || workers < 2 || total < concatMin || t.arity == 0 {
 		for _, u := range ts {
 			if err := t.appendTable(u, stop); err != nil {
 				return err
