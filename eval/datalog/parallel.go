@@ -138,34 +138,26 @@ func (ev *evaluator) bucket(ctx context.Context, d *table, col, workers int) ([]
 		return parts, nil
 	}
 	bk := make([][]*table, workers)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			b := make([]*table, splitParts)
-			for q := range b {
-				b[q] = newTable(d.arity)
-			}
-			lo, hi := w*n/workers, (w+1)*n/workers
-			for i := lo; i < hi; i++ {
-				if (i-lo)%stopEvery == stopEvery-1 {
-					if errs[w] = ctx.Err(); errs[w] != nil {
-						return
-					}
-				}
-				r := d.row(i)
-				b[partOf(r[col], splitParts)].append(r)
-			}
-			bk[w] = b
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	err := inWorkers(workers, func(w int) error {
+		b := make([]*table, splitParts)
+		for q := range b {
+			b[q] = newTable(d.arity)
 		}
+		lo, hi := w*n/workers, (w+1)*n/workers
+		for i := lo; i < hi; i++ {
+			if (i-lo)%stopEvery == stopEvery-1 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			r := d.row(i)
+			b[partOf(r[col], splitParts)].append(r)
+		}
+		bk[w] = b
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	parts := make([]splitPart, splitParts)
 	for q := range parts {
@@ -454,26 +446,34 @@ func (t *table) appendTables(ts []*table, workers int, stop func() error) error 
 	}
 	t.grow(total)
 	var next atomic.Int64
-	errs := make([]error, workers)
+	return inWorkers(workers, func(int) error {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(pieces) {
+				return nil
+			}
+			if stop != nil {
+				if err := stop(); err != nil {
+					next.Store(int64(len(pieces)))
+					return err
+				}
+			}
+			p := pieces[i]
+			t.copyRows(p.at, p.u, p.lo, p.hi)
+		}
+	})
+}
+
+// inWorkers runs fn(w) for w in [0, n) on n goroutines and returns, once
+// all are done, the error of the lowest w that returned one.
+func inWorkers(n int, fn func(w int) error) error {
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(pieces) {
-					return
-				}
-				if stop != nil {
-					if errs[w] = stop(); errs[w] != nil {
-						next.Store(int64(len(pieces)))
-						return
-					}
-				}
-				p := pieces[i]
-				t.copyRows(p.at, p.u, p.lo, p.hi)
-			}
+			errs[w] = fn(w)
 		}()
 	}
 	wg.Wait()
