@@ -99,6 +99,40 @@ func TestPreviewFollowsLatestEdit(t *testing.T) {
 	}
 }
 
+// TestPreviewSurvivesSettingsChange edits a query and changes the
+// settings right after, before the edit's preview was pushed: the
+// re-diagnosis under the new settings pushes the edited query's preview,
+// over the newly chosen data.
+func TestPreviewSurvivesSettingsChange(t *testing.T) {
+	dir := t.TempDir()
+	bigTree(t, dir, 10)
+	if err := os.WriteFile(filepath.Join(dir, "small.json"), []byte(`{"root":{"id":"root","nodeType":"^root","children":[{"id":"c","nodeType":"mc","children":[{"id":"x","nodeType":"cb","ttl":0}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, Options{})
+	cl.initialize()
+	cl.send("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": map[string]any{"data": map[string]any{"*.pact": filepath.Join(dir, "big.json")}}}})
+	uri := "file://" + filepath.ToSlash(dir) + "/q.pact"
+	cl.open(uri, "// pact: v1\n.cb[ttl<=0]\n")
+	cl.waitDiagnostics(uri, 1)
+	cl.send("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"range": Range{Start: Position{Line: 1, Character: 9}, End: Position{Line: 1, Character: 10}}, "text": "4"}},
+	})
+	cl.send("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": map[string]any{"data": map[string]any{"*.pact": filepath.Join(dir, "small.json")}}}})
+	var last previewParams
+	deadline := time.Now().Add(20 * time.Second)
+	for last.Count != 1 && time.Now().Before(deadline) {
+		last = cl.waitPreview(uri)
+	}
+	if last.Count != 1 || len(last.Results) != 1 || last.Results[0] != "x" {
+		t.Fatalf("the edited query's preview over the new data: %+v", last)
+	}
+	if code := cl.shutdown(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
 // TestDataPathFromSettings checks the editor settings' data globs: they
 // match the end of a document's path, "**" included, and a data pragma in
 // the document wins.

@@ -164,10 +164,12 @@ func nestingDepth(text string, max int) int {
 }
 
 // fresh returns a copy of the snapshot with nothing computed yet, for
-// diagnosing it again under changed settings.
+// diagnosing it again under changed settings. It keeps the edited offset:
+// the copy may supersede the version before its live preview was pushed,
+// and under new settings or data the edited query's preview changes too.
 func (s *Snapshot) fresh() *Snapshot {
 	return &Snapshot{URI: s.URI, LanguageID: s.LanguageID, Version: s.Version, File: s.File, Lang: s.Lang,
-		Edited: -1, Workspace: s.Workspace, Limit: s.Workspace.limit()}
+		Edited: s.Edited, Workspace: s.Workspace, Limit: s.Workspace.limit()}
 }
 
 // memo holds values derived from a snapshot, by key, each computed once:

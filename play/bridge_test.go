@@ -88,6 +88,9 @@ func (c *wsClient) await(d time.Duration, what string, ok func(m map[string]any)
 	for {
 		_, b, err := c.ws.Read(ctx)
 		if err != nil {
+			for _, m := range c.seen {
+				c.t.Logf("seen: %v", m)
+			}
 			c.t.Fatalf("waiting for %s: %v", what, err)
 		}
 		var m map[string]any
@@ -175,7 +178,7 @@ func TestLanguageServerThroughBridge(t *testing.T) {
 	// follows the edited query.
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
 		"contentChanges": []any{map[string]any{"text": "// data: ./history.json\n@t0 ^seq .mt .cb\n"}}})
-	c.await(10*time.Second, "the live preview of the 3 results of @t0 ^seq .mt .cb", func(m map[string]any) bool {
+	c.await(30*time.Second, "the live preview of the 3 results of @t0 ^seq .mt .cb", func(m map[string]any) bool {
 		p, _ := m["params"].(map[string]any)
 		return m["method"] == "ctxql/preview" && p["uri"] == uri && p["count"] == float64(3)
 	})
@@ -190,13 +193,13 @@ func TestLanguageServerThroughBridge(t *testing.T) {
 	}
 	// Commands other than run, explain and why are not passed on.
 	id := c.call("workspace/executeCommand", map[string]any{"command": "ctxql.chooseData", "arguments": []any{uri}})
-	if r := c.response(id, 10*time.Second); r["error"] == nil {
+	if r := c.response(id, 30*time.Second); r["error"] == nil {
 		t.Errorf("ctxql.chooseData passed: %v", r)
 	}
 	// A document outside the project is refused.
 	out := fileURI(filepath.Join(filepath.Dir(p.dir), "x.pact"))
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": out, "languageId": "pact", "version": 1, "text": ".cb"}})
-	c.await(10*time.Second, "the refusal of a document outside the project", func(m map[string]any) bool {
+	c.await(30*time.Second, "the refusal of a document outside the project", func(m map[string]any) bool {
 		return m["method"] == "window/showMessage" && strings.Contains(fmt.Sprint(m["params"]), "not a file of the project")
 	})
 }
@@ -207,23 +210,23 @@ func TestDataOutsideProjectRefused(t *testing.T) {
 	defer c.close()
 	// In the settings: dropped, and said so.
 	c.initialize(map[string]any{"data": map[string]any{"*.pact": "../secret.json"}})
-	c.await(10*time.Second, "the refusal of the data setting", func(m map[string]any) bool {
+	c.await(30*time.Second, "the refusal of the data setting", func(m map[string]any) bool {
 		return m["method"] == "window/showMessage" && strings.Contains(fmt.Sprint(m["params"]), "secret.json")
 	})
 	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": map[string]any{"data": map[string]any{"*.pact": "q/link.json"}}}})
-	c.await(10*time.Second, "the refusal of a link out of the project", func(m map[string]any) bool {
+	c.await(30*time.Second, "the refusal of a link out of the project", func(m map[string]any) bool {
 		return m["method"] == "window/showMessage" && strings.Contains(fmt.Sprint(m["params"]), "link.json")
 	})
 	for _, bad := range []string{"paste:../secret.json", "paste:" + filepath.Join("..", "..", "secret.json"), "/etc/passwd"} {
 		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"ctxql": map[string]any{"data": map[string]any{"*.pact": bad}}}})
-		c.await(10*time.Second, "the refusal of "+bad, func(m map[string]any) bool {
+		c.await(30*time.Second, "the refusal of "+bad, func(m map[string]any) bool {
 			return m["method"] == "window/showMessage" && strings.Contains(fmt.Sprint(m["params"]), bad)
 		})
 	}
 	// In an open .ctxql.yaml standing in for the project's: refused.
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": fileURI(filepath.Join(p.dir, "q", ".ctxql.yaml")),
 		"languageId": "yaml", "version": 1, "text": "data:\n  \"**\": ../../secret.json\n"}})
-	c.await(10*time.Second, "the refusal of an open .ctxql.yaml", func(m map[string]any) bool {
+	c.await(30*time.Second, "the refusal of an open .ctxql.yaml", func(m map[string]any) bool {
 		return m["method"] == "window/showMessage" && strings.Contains(fmt.Sprint(m["params"]), "not a PACT, JQL or Datalog file")
 	})
 	// In a data line: the language server's reader refuses it.
