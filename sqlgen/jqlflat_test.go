@@ -100,7 +100,7 @@ func TestFlatDuckDB(t *testing.T) {
 		setup = append(setup, tb.Create(sqlgen.DuckDB)[1:]...)
 		tables[tb.Name] = tb
 	}
-	values := map[string][]string{}
+	rows := map[string][][]any{}
 	single, several := 0, 0
 	for i, d := range mem["activities"] {
 		err := sqlgen.JQLRowsMapped("activities", int64(i), d, m["activities"], func(table string, row []any) error {
@@ -117,19 +117,19 @@ func TestFlatDuckDB(t *testing.T) {
 					}
 				}
 			}
-			s, err := tables[table].InsertLiteral(sqlgen.DuckDB, row)
-			_, vals, _ := strings.Cut(s, " VALUES ")
-			values[table] = append(values[table], vals)
-			return err
+			rows[table] = append(rows[table], row)
+			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	for name, vs := range values {
-		s, _ := tables[name].InsertLiteral(sqlgen.DuckDB, make([]any, len(tables[name].Columns)))
-		head, _, _ := strings.Cut(s, " VALUES ")
-		setup = append(setup, head+" VALUES "+strings.Join(vs, ", "))
+	for name, rs := range rows {
+		s, err := tables[name].InsertLiterals(sqlgen.DuckDB, rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setup = append(setup, s)
 	}
 	ops := []string{`"s-1"`, `{"neq": "s-1"}`, `0`, `{"neq": 0}`, `{"in": [1, "s-2", true, null]}`, `{"contains": "s-"}`,
 		`{"gt": 0.5}`, `{"lte": "s-1"}`, `{"gte": "2024-01-01T00:30:00Z"}`, `{"eq": "2024-01-01T00:00:00Z"}`, `null`, `false`,

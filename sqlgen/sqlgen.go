@@ -264,17 +264,35 @@ func (d Dialect) Literal(v any) (string, error) {
 // InsertLiteral is the statement inserting one row into the table with
 // its values inline.
 func (t Table) InsertLiteral(d Dialect, row []any) (string, error) {
-	vals := make([]string, len(row))
-	for i, v := range row {
-		l, err := d.Literal(v)
-		if err != nil {
-			return "", err
-		}
-		vals[i] = l
-	}
+	return t.InsertLiterals(d, [][]any{row})
+}
+
+// InsertLiterals is one statement inserting rows into the table with
+// their values inline: engines that take milliseconds a statement load a
+// table in one.
+func (t Table) InsertLiterals(d Dialect, rows [][]any) (string, error) {
 	cols := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
 		cols[i] = Ident(c.Name)
 	}
-	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", Ident(t.Name), strings.Join(cols, ", "), strings.Join(vals, ", ")), nil
+	var b strings.Builder
+	fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", Ident(t.Name), strings.Join(cols, ", "))
+	for r, row := range rows {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for i, v := range row {
+			l, err := d.Literal(v)
+			if err != nil {
+				return "", err
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(l)
+		}
+		b.WriteByte(')')
+	}
+	return b.String(), nil
 }

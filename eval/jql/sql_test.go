@@ -260,27 +260,27 @@ func TestSQLDifferentialDuckDB(t *testing.T) {
 		var setup []string
 		for _, dom := range sqlgen.JQLDomains() {
 			tables := map[string]sqlgen.Table{}
-			values := map[string][]string{}
+			rows := map[string][][]any{}
 			for _, tb := range sqlgen.JQLTables(dom) {
 				setup = append(setup, tb.Create(sqlgen.DuckDB)[1:]...)
 				tables[tb.Name] = tb
 			}
 			for i, d := range mem[dom] {
 				err := sqlgen.JQLRows(dom, int64(i), d, func(table string, row []any) error {
-					s, err := tables[table].InsertLiteral(sqlgen.DuckDB, row)
-					_, vals, _ := strings.Cut(s, " VALUES ")
-					values[table] = append(values[table], vals)
-					return err
+					rows[table] = append(rows[table], row)
+					return nil
 				})
 				if err != nil {
 					t.Fatal(err)
 				}
 			}
 			// One statement per table: DuckDB takes milliseconds a statement.
-			for name, vs := range values {
-				s, _ := tables[name].InsertLiteral(sqlgen.DuckDB, make([]any, len(tables[name].Columns)))
-				head, _, _ := strings.Cut(s, " VALUES ")
-				setup = append(setup, head+" VALUES "+strings.Join(vs, ", "))
+			for name, rs := range rows {
+				s, err := tables[name].InsertLiterals(sqlgen.DuckDB, rs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				setup = append(setup, s)
 			}
 		}
 		// Every third pointed query of the first data set: DuckDB takes
