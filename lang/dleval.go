@@ -199,7 +199,8 @@ func (datalogEval) Evaluate(ctx context.Context, d Data, q Query, b Budget) (*Re
 		return res, nil
 	}
 	if q.Stream {
-		res.Count, res.Write = rows.Len(), rows.WriteJSON
+		res.Count = rows.Len()
+		res.Write = func(w io.Writer) error { return rows.WriteJSONContext(ctx, w) }
 		return res, nil
 	}
 	tuples, err := rows.TuplesContext(ctx)

@@ -3,6 +3,7 @@ package datalog
 import (
 	"context"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -58,6 +59,26 @@ func TestCancelCPU(t *testing.T) {
 	t.Run("program", func(t *testing.T) {
 		src := []byte(canceltest.ChainJSON(1100))
 		canceltest.StopsCPU(t, func(ctx context.Context) error { return heavyRun(ctx, src) }, 20, cancelBound)
+	})
+	t.Run("output", func(t *testing.T) {
+		// The streamed output of a closure of 600,000 tuples, evaluated
+		// beforehand: sorting and writing it stops too.
+		db, err := LoadJSONContext(context.Background(), []byte(canceltest.ChainJSON(1100)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rels, err := EvalProgramRows(context.Background(), db, "p", canceltest.HeavyProgram, Options{MaxTuples: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		canceltest.StopsCPU(t, func(ctx context.Context) error {
+			for _, r := range rels {
+				if err := r.WriteJSONContext(ctx, io.Discard); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, 20, cancelBound)
 	})
 	t.Run("load", func(t *testing.T) {
 		src := []byte(canceltest.DatalogJSON(300000))

@@ -49,11 +49,24 @@ func (r *Rows) TuplesContext(ctx context.Context) ([][]string, error) {
 // strings: the bytes jsonenc.Marshal writes for Tuples().
 func (r *Rows) WriteJSON(w io.Writer) error {
 	jw := newJSONWriter(w)
-	r.appendJSON(jw)
+	_ = r.appendJSON(jw, nil)
 	return jw.flush()
 }
 
-func (r *Rows) appendJSON(jw *jsonWriter) {
+// WriteJSONContext is WriteJSON that stops when ctx is done: it looks at
+// ctx as it sorts and writes, and returns ctx's error then, having
+// written part of the array.
+func (r *Rows) WriteJSONContext(ctx context.Context, w io.Writer) error {
+	jw := newJSONWriter(w)
+	if err := r.appendJSON(jw, ctx.Err); err != nil {
+		return err
+	}
+	return jw.flush()
+}
+
+// appendJSON encodes the sorted tuples into jw; stop, when not nil, is
+// consulted as it goes, and its error ends the encoding.
+func (r *Rows) appendJSON(jw *jsonWriter, stop func() error) error {
 	strs := r.db.strs
 	jw.buf = append(jw.buf, '[')
 	first := true
@@ -61,7 +74,7 @@ func (r *Rows) appendJSON(jw *jsonWriter) {
 	// the brackets and commas around it, is kept and copied.
 	var prefix []byte
 	prevFirst := uint32(0)
-	_ = r.db.eachSorted(r.t, nil, func(row []uint32) bool {
+	err := r.db.eachSorted(r.t, stop, func(row []uint32) bool {
 		if !first {
 			jw.buf = append(jw.buf, ',')
 		}
@@ -93,6 +106,7 @@ func (r *Rows) appendJSON(jw *jsonWriter) {
 		return jw.spill()
 	})
 	jw.buf = append(jw.buf, ']')
+	return err
 }
 
 // WriteRelationsJSON writes relations as a JSON object, relation name to
@@ -112,7 +126,7 @@ func WriteRelationsJSON(w io.Writer, rels map[string]*Rows) error {
 		}
 		jw.str(n)
 		jw.buf = append(jw.buf, ':')
-		rels[n].appendJSON(jw)
+		_ = rels[n].appendJSON(jw, nil)
 		if jw.err != nil {
 			break
 		}

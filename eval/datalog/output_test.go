@@ -18,9 +18,9 @@ import (
 var outputValues = []string{"a", "b", "", "10", "9", `"q"`, `back\slash`, "<tag>", "a&b", "tab\there",
 	"nl\n", "\x00\x01\x1f\x7f", "\u2028\u2029", "bad\xffutf8", "é", "日本", "{ p1 | q }", "zz"}
 
-// TestRowsWriteJSON checks that Rows.WriteJSON and WriteRelationsJSON
-// write exactly what jsonenc.Marshal writes for Tuples and for the map of
-// relations, and that Tuples are sorted, distinct and complete, for
+// TestRowsWriteJSON checks that Rows.WriteJSON, WriteJSONContext and
+// WriteRelationsJSON write exactly what jsonenc.Marshal writes for Tuples
+// and for the map of relations, and that Tuples are sorted, distinct and complete, for
 // relations of arity 0 to 3, with few and with many rows per interned
 // string (the sort's two strategies).
 func TestRowsWriteJSON(t *testing.T) {
@@ -59,6 +59,16 @@ func TestRowsWriteJSON(t *testing.T) {
 					t.Fatalf("%v %v", err, res.Diagnostics)
 				}
 				tuples := checkRows(t, rows, want)
+				var one, oneCtx bytes.Buffer
+				if err := rows.WriteJSON(&one); err != nil {
+					t.Fatal(err)
+				}
+				if err := rows.WriteJSONContext(context.Background(), &oneCtx); err != nil {
+					t.Fatal(err)
+				}
+				if wantOne, _ := jsonenc.Marshal(tuples); !bytes.Equal(one.Bytes(), wantOne) || !bytes.Equal(oneCtx.Bytes(), wantOne) {
+					t.Fatalf("WriteJSON:\n%s\nWriteJSONContext:\n%s\njsonenc.Marshal:\n%s", one.Bytes(), oneCtx.Bytes(), wantOne)
+				}
 				var got bytes.Buffer
 				rels := map[string]*Rows{"q": rows, "a<b": rows, "z": rows}
 				if err := WriteRelationsJSON(&got, rels); err != nil {
