@@ -138,7 +138,7 @@ func (s *Server) serveLSP(ctx context.Context, w http.ResponseWriter, r *http.Re
 	go func() {
 		defer close(done)
 		lsp.Serve(ctx, pipeConn{cr, sw}, lsp.Options{Log: s.opts.Log, Version: s.opts.Version, Files: s.files,
-			RaiseTimeout: "ctxql play --timeout"})
+			RaiseTimeout: "ctxql play " + budget.FlagTimeout})
 		sw.Close()
 	}()
 	go b.fromServer()
@@ -403,6 +403,8 @@ func (b *bridge) watch(id jsonrpc2.ID, method string) {
 		b.mu.Unlock()
 		cancelParams, _ := json.Marshal(map[string]any{"id": idValue(id)})
 		b.toServer(jsonrpc2.NewNotification("$/cancelRequest", cancelParams))
+		// The flag is named as the server names it: of ctxql play.
+		le = le.WithFlag("ctxql play " + le.Flag)
 		b.answerPage(id, jsonrpc2.NewError(codeRequestFailed, fmt.Sprintf("ctxql play: %s: %v", method, le)))
 	}()
 }
