@@ -54,11 +54,14 @@ func (r *Rows) WriteJSON(w io.Writer) error {
 }
 
 // WriteJSONContext is WriteJSON that stops when ctx is done: it looks at
-// ctx as it sorts and writes, and returns ctx's error then, having
-// written part of the array.
+// ctx as it sorts and writes, and returns ctx's error when ctx was done
+// before the whole array was written.
 func (r *Rows) WriteJSONContext(ctx context.Context, w io.Writer) error {
 	jw := newJSONWriter(w)
 	if err := r.appendJSON(jw, ctx.Err); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return jw.flush()
