@@ -10,9 +10,10 @@ import (
 
 // workers returns the number of goroutines a semi-naive round's joins are
 // split across: Workers, or one when it is 0. Splitting is not the
-// default: on two cores a split same-generation round still costs about
-// a sixth more CPU time than one worker's, and the wall-clock gain on two
-// free cores is not measured (docs/performance.md).
+// default: two workers of a same-generation round cost about a fifth
+// more CPU time than one, two workers were 1.43–1.49× the wall-clock
+// speed of one on a quiet two-core machine and slower than one on a
+// loaded one (docs/performance.md).
 func (o Options) workers() int {
 	if o.Workers > 0 {
 		return o.Workers
