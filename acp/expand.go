@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ctxql/ctxql/internal/budget"
 	"github.com/ctxql/ctxql/internal/jsonenc"
@@ -26,7 +27,9 @@ type Expansion struct {
 	VariablesUnresolved []string `json:"variables_unresolved" jsonschema:"the referenced variables that are not defined"`
 }
 
-var varRef = regexp.MustCompile(`\$[A-Z][A-Z0-9_]*`)
+// varRef matches a variable reference; compiled on first use, not when
+// the process starts.
+var varRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$[A-Z][A-Z0-9_]*`) })
 
 // Expand replaces $VAR references in text with their definitions from the
 // cache's vars. Modes: summary (default) writes a short description,
@@ -61,7 +64,7 @@ func (ix *Index) ExpandWithin(text, mode string, maxBytes int) (Expansion, error
 	full := map[string]string{}
 	var b strings.Builder
 	last := 0
-	for _, loc := range varRef.FindAllStringIndex(text, -1) {
+	for _, loc := range varRef().FindAllStringIndex(text, -1) {
 		b.WriteString(text[last:loc[0]])
 		b.WriteString(expandOne(ix, text[loc[0]:loc[1]], mode, &e, seen, full))
 		last = loc[1]

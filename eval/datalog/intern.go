@@ -112,6 +112,32 @@ func (in *interner) copyString(s string) string {
 	return unsafe.String(&b[0], len(b))
 }
 
+// sameString reports whether a and b are equal, comparing strings of 8
+// bytes or more a word at a time, without a call.
+func sameString(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) < 8 {
+		return a == b
+	}
+	n := len(a) - 8
+	for i := 0; i < n; i += 8 {
+		if word8(a[i:]) != word8(b[i:]) {
+			return false
+		}
+	}
+	return word8(a[n:]) == word8(b[n:])
+}
+
+// word8 returns the first 8 bytes of b (at least 8) as a little-endian
+// word, in one load.
+func word8(b string) uint64 {
+	b = b[:8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
 // lookup returns the id of s, and false when s is not interned.
 func (db *DB) lookup(s string) (uint32, bool) {
 	id, _, ok := db.ids.find(db.strs, s, maphash.String(db.ids.seed, s))

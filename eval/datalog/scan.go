@@ -303,8 +303,23 @@ func (db *DB) resolveInto(vals []uint32, pend []pendingVal) uint64 {
 		for _, p := range b {
 			if p.from >= 0 {
 				vals[p.at] = vals[p.from]
-			} else {
-				vals[p.at] = db.internHashed(p.s, p.h)
+				continue
+			}
+			// internHashed, with the lookup inline.
+			mask := uint64(len(in.slots) - 1)
+			tag := p.h << 32
+			for i := p.h & mask; ; i = (i + 1) & mask {
+				e := in.slots[i]
+				if e == 0 {
+					vals[p.at] = db.add(in.copyString(p.s), int(i), p.h)
+					break
+				}
+				if e&^0xffffffff == tag {
+					if id := uint32(e) - 1; sameString(db.strs[id], p.s) {
+						vals[p.at] = id
+						break
+					}
+				}
 			}
 		}
 	}

@@ -29,6 +29,7 @@ func (r *Reader) readHalves(name string, f *os.File) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	b := make([]byte, size, size+512)
+	adviseHuge(b)
 	mid := size / 2
 	done := make(chan error, 1)
 	go func() {

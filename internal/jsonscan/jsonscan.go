@@ -255,7 +255,7 @@ func (s *Scanner) Number() (string, error) {
 func (s *Scanner) PlainStr() (string, bool) {
 	i := s.I + 1
 	for i+8 <= len(s.S) {
-		m := special8(s.S[i : i+8])
+		m := specialWord(word8(s.S[i:]))
 		if m == 0 {
 			i += 8
 			continue
@@ -294,25 +294,26 @@ const (
 // marked or not: a borrow of the subtractions below runs from a byte that
 // is below the bound to the bytes after it, never to those before it.
 func special8(b string) uint64 {
-	w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	return specialWord(word8(b))
+}
+
+// specialWord is special8 of the little-endian word w.
+func specialWord(w uint64) uint64 {
 	q := w ^ ('"' * ones)
 	bs := w ^ ('\\' * ones)
 	return (w | (w-0x20*ones)&^w | (q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
-// plain8 reports whether none of the 8 bytes of b is a quote, a
-// backslash, below 0x20 or at or above 0x80. With no high bit set,
-// (x - ones*n) &^ x has a high bit set exactly when some byte of x is
-// below n.
-func plain8(b string) bool {
-	w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+// word8 returns the first 8 bytes of b (at least 8) as a little-endian
+// word, in one load.
+func word8(b string) uint64 {
+	b = b[:8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-	if w&highs != 0 {
-		return false
-	}
-	q := w ^ ('"' * ones)
-	bs := w ^ ('\\' * ones)
-	t := (w-0x20*ones)&^w | (q-ones)&^q | (bs-ones)&^bs
-	return t&highs == 0
+}
+
+// plain8 reports whether none of the 8 bytes of b is a quote, a
+// backslash, below 0x20 or at or above 0x80.
+func plain8(b string) bool {
+	return specialWord(word8(b)) == 0
 }

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package files
+
+// adviseHuge does nothing outside Linux.
+func adviseHuge([]byte) {}
