@@ -527,6 +527,7 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 		c.info.HeadTypes[srcIndex[i]] = headTypes[i]
 	}
 	switch {
+	case mem != nil && mem.omitVars:
 	case varHint > 0 && cap(vars) >= varHint:
 		c.info.Vars = vars[:0]
 	case varHint > 0:
@@ -1365,6 +1366,15 @@ func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string, ty 
 			return keptType(kept, name)
 		}
 		return vars.typeOf(name).typ
+	}
+	if c.mem != nil && c.mem.omitVars {
+		// Only the rules without a table have findings to report.
+		for xi, r := range rules {
+			if r.Head != nil && ty.at[xi][1] == 0 {
+				c.ruleTypes(xi, r, true)
+			}
+		}
+		return
 	}
 	ri := 0 // the statement of the rule being recorded
 	record := func(t *Term) {
