@@ -251,12 +251,10 @@ func runNeverFires(p *analysis.Pass) error {
 	// Without a schema a declaration marks an input the data may fill; with
 	// one, only the data's relations are inputs.
 	withSchema := false
-	for _, ri := range in.Relations {
-		withSchema = withSchema || ri.InData
-	}
 	nonEmpty := make(map[string]bool, len(in.Relations))
 	for name, ri := range in.Relations {
 		if ri.InData {
+			withSchema = true
 			nonEmpty[name] = true
 		}
 	}
