@@ -328,7 +328,7 @@ func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
 		c    *datalog.Term
 		cond *datalog.Cond
 	}
-	eqs := map[string]eq{}
+	var eqs map[string]eq // made at the first equality with a constant
 	for _, b := range r.Body {
 		c := b.Cond
 		if c == nil {
@@ -357,6 +357,9 @@ func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
 				return c.Sp, fmt.Sprintf("%s cannot equal both %s and %s", v.Value, old.c.Text, k.Text), true
 			}
 			continue
+		}
+		if eqs == nil {
+			eqs = map[string]eq{}
 		}
 		eqs[v.Value] = eq{c: k, cond: c}
 	}
