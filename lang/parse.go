@@ -112,8 +112,9 @@ func (ar *Arena) Reset() {
 // ParseFileIn is ParseFile for a caller that is done with the parse before
 // it parses the next file: a PACT tree (which holds no token list) and a
 // Datalog program's tokens, most frequent nodes and check (Parsed.Info)
-// are allocated in ar, and must not be used once ar is reset. Other languages parse as
-// ParseFile does.
+// are allocated in ar, and must not be used once ar is reset. The check
+// records no variable occurrences (Info.Vars is empty: hover types are
+// ParseFile's). Other languages parse as ParseFile does.
 func ParseFileIn(ar *Arena, name, src string, s Settings) (*Parsed, error) {
 	l := ForName(name)
 	if l == nil {
@@ -125,6 +126,7 @@ func ParseFileIn(ar *Arena, name, src string, s Settings) (*Parsed, error) {
 		f := pact.ParseFileTreeIn(&ar.pact, name, src, d)
 		return &Parsed{Lang: l, File: f.Src, Dialect: f.Dialect, AST: f, Diagnostics: Validate(f)}, nil
 	case ar != nil && l.ID == Datalog:
+		ar.datalog.OmitVarTypes()
 		p := checkDatalog(&ar.datalog, name, src, datalog.ParseProgramIn(&ar.datalog, name, src))
 		p.Lang = l
 		return s.withSchema(name, p), nil

@@ -251,12 +251,10 @@ func runNeverFires(p *analysis.Pass) error {
 	// Without a schema a declaration marks an input the data may fill; with
 	// one, only the data's relations are inputs.
 	withSchema := false
-	for _, ri := range in.Relations {
-		withSchema = withSchema || ri.InData
-	}
 	nonEmpty := make(map[string]bool, len(in.Relations))
 	for name, ri := range in.Relations {
 		if ri.InData {
+			withSchema = true
 			nonEmpty[name] = true
 		}
 	}
@@ -330,7 +328,7 @@ func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
 		c    *datalog.Term
 		cond *datalog.Cond
 	}
-	eqs := map[string]eq{}
+	var eqs map[string]eq // made at the first equality with a constant
 	for _, b := range r.Body {
 		c := b.Cond
 		if c == nil {
@@ -359,6 +357,9 @@ func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
 				return c.Sp, fmt.Sprintf("%s cannot equal both %s and %s", v.Value, old.c.Text, k.Text), true
 			}
 			continue
+		}
+		if eqs == nil {
+			eqs = map[string]eq{}
 		}
 		eqs[v.Value] = eq{c: k, cond: c}
 	}

@@ -32,6 +32,12 @@ func (ar *Arena) Reset() {
 	ar.argLists.used, ar.atomLists.used, ar.itemLists.used = 0, 0, 0
 }
 
+// OmitVarTypes makes the checks of CheckIn in ar skip the variable
+// occurrences, the hover types (Info.Vars stays empty), for a caller that
+// reads only the findings, relations, head types and strata. The type
+// check and its findings are unchanged.
+func (ar *Arena) OmitVarTypes() { ar.check.omitVars = true }
+
 // chunks are the node chunks of an arena, maxChunk nodes each; the first
 // used of them are in use.
 type chunks[T any] struct {
@@ -80,6 +86,9 @@ func list[T any](c *chunks[T], free *[]T, src []T) []T {
 // checkMem is working memory of the checker that an Arena keeps from one
 // check to the next: nothing a check returns points into it.
 type checkMem struct {
+	// omitVars makes the checks skip the variable occurrences
+	// (OmitVarTypes).
+	omitVars bool
 	// The relations' numbers, names, entries, learnt steps and whether
 	// heads define them; where each rule's numbers start, and the numbers.
 	relOf          map[string]int

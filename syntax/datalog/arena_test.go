@@ -1,6 +1,7 @@
 package datalog
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -68,5 +69,62 @@ func TestParseProgramInReusesArena(t *testing.T) {
 	}
 	if len(ar.terms.all) < 2 || len(ar.atoms.all) < 2 || len(ar.binaries.all) < 2 {
 		t.Errorf("the arena holds %d term, %d atom and %d binary chunks: the large program should need several", len(ar.terms.all), len(ar.atoms.all), len(ar.binaries.all))
+	}
+}
+
+// TestOmitVarTypes checks that a check in an arena that omits the
+// variable occurrences returns what Check does but for those: the same
+// findings, relations, head types and strata, for every parse and check
+// golden and a large program, with the arena reused.
+func TestOmitVarTypes(t *testing.T) {
+	var paths []string
+	for _, dir := range []string{"parse", "check"} {
+		ps, err := filepath.Glob("../../testdata/datalog/" + dir + "/*.txtar")
+		if err != nil || len(ps) == 0 {
+			t.Fatalf("no %s goldens: %v", dir, err)
+		}
+		paths = append(paths, ps...)
+	}
+	var srcs []string
+	for _, p := range paths {
+		a, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range a.Files {
+			if f.Name == "input" || f.Name == "program" {
+				srcs = append(srcs, string(f.Data))
+			}
+		}
+	}
+	var big strings.Builder
+	big.WriteString("relation edge(i32, i32);\n")
+	for i := range 1000 {
+		fmt.Fprintf(&big, "p%d(x, z) <-- edge(x, y), edge(y, z), if x != z;\n", i)
+		fmt.Fprintf(&big, "q%d(x) <-- p%d(x, \"a\"), !edge(x, 3);\n", i, i)
+	}
+	srcs = append(srcs, big.String())
+	var ar Arena
+	ar.OmitVarTypes()
+	checked := 0
+	for round := range 2 {
+		for i, src := range srcs {
+			want := ParseProgram("input", src)
+			if syntax.HasErrors(want.Diagnostics) {
+				continue
+			}
+			w := Check(want, nil)
+			w.Vars = nil
+			ar.Reset()
+			g := CheckIn(&ar, ParseProgramIn(&ar, "input", src), nil)
+			if !reflect.DeepEqual(w, g) {
+				t.Fatalf("round %d, program %d: the check without variable types differs:\n%+v\nwant:\n%+v", round, i, g, w)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d checks compared", checked)
+	if checked < 20 {
+		t.Fatalf("only %d programs checked", checked)
 	}
 }

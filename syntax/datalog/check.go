@@ -131,7 +131,7 @@ type checker struct {
 	// vars is the variable table ruleTypes fills, reused rule to rule;
 	// bound is the same for the variables a rule binds.
 	vars  varTab
-	bound map[string]bool
+	bound boundSet
 	mem   *checkMem // working memory kept between checks; nil: none
 	// strs and rels are the free parts of the blocks the checker takes
 	// its type lists and relation entries from.
@@ -364,7 +364,7 @@ func check(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int,
 // of reusing the table its head types were inferred from (the tests
 // compare both).
 func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHint int, vars []VarInfo, mem *checkMem, retype bool) *Info {
-	c := &checker{info: &Info{}, query: query, bound: map[string]bool{}, mem: mem}
+	c := &checker{info: &Info{}, query: query, mem: mem}
 	if mem != nil {
 		// The relation entries and type lists of the rules' heads come
 		// from the arena's memory, as much of them as it holds.
@@ -527,6 +527,7 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 		c.info.HeadTypes[srcIndex[i]] = headTypes[i]
 	}
 	switch {
+	case mem != nil && mem.omitVars:
 	case varHint > 0 && cap(vars) >= varHint:
 		c.info.Vars = vars[:0]
 	case varHint > 0:
@@ -598,19 +599,68 @@ func (c *checker) lookup(a *Atom, id int32) (*RelationInfo, bool) {
 // by positive atoms (variable arguments), and by the lets, generators and
 // aggregates whose inputs are bound, repeated until nothing changes.
 func RuleBound(r *Rule) map[string]bool {
-	return ruleBound(r, map[string]bool{})
+	var s boundSet
+	ruleBound(r, &s)
+	m := make(map[string]bool, len(s.list))
+	for _, name := range s.list {
+		m[name] = true
+	}
+	return m
 }
 
-// ruleBound is RuleBound filling the empty map bound.
-func ruleBound(r *Rule, bound map[string]bool) map[string]bool {
+// boundSet is the set of variables a rule binds: a short list (rules have
+// few variables), with a map once it grows long.
+type boundSet struct {
+	list  []string
+	index map[string]bool
+}
+
+func (s *boundSet) reset() {
+	clear(s.list)
+	s.list, s.index = s.list[:0], nil
+}
+
+// has reports whether name is in the set.
+func (s *boundSet) has(name string) bool {
+	if s.index != nil {
+		return s.index[name]
+	}
+	for _, x := range s.list {
+		if x == name {
+			return true
+		}
+	}
+	return false
+}
+
+// add adds name to the set and reports whether it was not there yet.
+func (s *boundSet) add(name string) bool {
+	if s.has(name) {
+		return false
+	}
+	s.list = append(s.list, name)
+	switch {
+	case s.index != nil:
+		s.index[name] = true
+	case len(s.list) >= varTabIndexed:
+		s.index = make(map[string]bool, 2*len(s.list))
+		for _, x := range s.list {
+			s.index[x] = true
+		}
+	}
+	return true
+}
+
+// ruleBound is RuleBound filling the empty set bound.
+func ruleBound(r *Rule, bound *boundSet) {
 	for _, b := range r.Body {
 		if b.Atom != nil && !b.Atom.Negated {
 			for _, t := range b.Atom.Args {
 				if t != nil && t.Kind == Var {
-					bound[t.Value] = true // PatternVars' answer
+					bound.add(t.Value) // PatternVars' answer
 					continue
 				}
-				PatternVars(t, func(v *Term) { bound[v.Value] = true })
+				PatternVars(t, func(v *Term) { bound.add(v.Value) })
 			}
 		}
 	}
@@ -618,7 +668,7 @@ func ruleBound(r *Rule, bound map[string]bool) map[string]bool {
 		ok := true
 		for _, x := range xs {
 			ExprVars(x, func(t *Term) {
-				if !bound[t.Value] {
+				if !bound.has(t.Value) {
 					ok = false
 				}
 			})
@@ -639,15 +689,13 @@ func ruleBound(r *Rule, bound map[string]bool) map[string]bool {
 			}
 			if v != nil {
 				PatternVars(v, func(v *Term) {
-					if !bound[v.Value] {
-						bound[v.Value] = true
+					if bound.add(v.Value) {
 						changed = true
 					}
 				})
 			}
 		}
 	}
-	return bound
 }
 
 // aggOuter returns the variables of an aggregate's atom that the rest of
@@ -705,8 +753,9 @@ func (c *checker) rule(i int, r *Rule) {
 			c.lookup(a, id)
 		}
 	}
-	clear(c.bound)
-	bound := ruleBound(r, c.bound)
+	bound := &c.bound
+	bound.reset()
+	ruleBound(r, bound)
 	// needBound reports the unbound variables and the wildcards of an
 	// expression that must be computed.
 	needBound := func(x Expr, where string) {
@@ -714,7 +763,7 @@ func (c *checker) rule(i int, r *Rule) {
 			t, ok := n.(*Term)
 			switch {
 			case !ok:
-			case t.Kind == Var && !bound[t.Value]:
+			case t.Kind == Var && !bound.has(t.Value):
 				c.errf(t.Sp, CodeUnsafe, "unsafe rule: variable %s in %s is not bound by a positive body atom", t.Value, where)
 			case t.Kind == Wildcard:
 				c.errf(t.Sp, CodeUnsafe, "'_' cannot appear in %s", where)
@@ -726,7 +775,7 @@ func (c *checker) rule(i int, r *Rule) {
 		switch {
 		case t.Kind == Wildcard:
 			c.errf(t.Sp, CodeHeadWildcard, "'_' cannot appear in a rule head")
-		case t.Kind == Var && !bound[t.Value]:
+		case t.Kind == Var && !bound.has(t.Value):
 			c.errf(t.Sp, CodeUnsafe, "unsafe rule: head variable %s is not bound by a positive body atom", t.Value)
 		case t.Kind == Computed:
 			needBound(t.X, "a head expression")
@@ -763,7 +812,7 @@ func (c *checker) rule(i int, r *Rule) {
 		switch {
 		case b.Atom != nil && b.Atom.Negated:
 			for _, t := range b.Atom.Args {
-				if t.Kind == Var && !bound[t.Value] {
+				if t.Kind == Var && !bound.has(t.Value) {
 					c.errf(t.Sp, CodeUnsafe, "unsafe rule: variable %s in a negation is not bound by a positive body atom (use '_' for \"any value\")", t.Value)
 				}
 			}
@@ -779,7 +828,7 @@ func (c *checker) rule(i int, r *Rule) {
 			}
 		case b.Cond != nil:
 			for _, t := range []*Term{b.Cond.Left, b.Cond.Right} {
-				if t.Kind == Var && !bound[t.Value] {
+				if t.Kind == Var && !bound.has(t.Value) {
 					c.errf(t.Sp, CodeUnsafe, "unsafe rule: variable %s in a condition is not bound by a positive body atom", t.Value)
 				}
 				if t.Kind == Wildcard {
@@ -804,7 +853,7 @@ func (c *checker) rule(i int, r *Rule) {
 
 // aggregate checks an aggregate clause: its arguments are variables of
 // its atom, as many as its function takes, and its group is bound.
-func (c *checker) aggregate(r *Rule, g *Agg, bound map[string]bool) {
+func (c *checker) aggregate(r *Rule, g *Agg, bound *boundSet) {
 	inAtom := map[string]bool{}
 	for _, t := range g.Atom.Args {
 		if t.Kind == Var {
@@ -834,7 +883,7 @@ func (c *checker) aggregate(r *Rule, g *Agg, bound map[string]bool) {
 	}
 	for _, x := range aggOuter(r, g) {
 		t := x.(*Term)
-		if !bound[t.Value] {
+		if !bound.has(t.Value) {
 			c.errf(t.Sp, CodeUnsafe, "unsafe rule: variable %s groups the aggregate but is not bound by a positive body atom", t.Value)
 		}
 	}
@@ -1365,6 +1414,15 @@ func (c *checker) types(rules []*Rule, srcIndex []int, headTypes [][]string, ty 
 			return keptType(kept, name)
 		}
 		return vars.typeOf(name).typ
+	}
+	if c.mem != nil && c.mem.omitVars {
+		// Only the rules without a table have findings to report.
+		for xi, r := range rules {
+			if r.Head != nil && ty.at[xi][1] == 0 {
+				c.ruleTypes(xi, r, true)
+			}
+		}
+		return
 	}
 	ri := 0 // the statement of the rule being recorded
 	record := func(t *Term) {
