@@ -154,16 +154,6 @@ func (db *DB) intern(s string) uint32 {
 	return db.add(s, i, h)
 }
 
-// internHashed is intern for s of hash h, with a new s copied first, so
-// that the DB does not keep the text s was sliced from.
-func (db *DB) internHashed(s string, h uint64) uint32 {
-	id, i, ok := db.ids.find(db.strs, s, h)
-	if ok {
-		return id
-	}
-	return db.add(db.ids.copyString(s), i, h)
-}
-
 func (db *DB) add(s string, slot int, h uint64) uint32 {
 	id := uint32(len(db.strs))
 	if len(db.strs) == cap(db.strs) {

@@ -305,7 +305,9 @@ func (db *DB) resolveInto(vals []uint32, pend []pendingVal) uint64 {
 				vals[p.at] = vals[p.from]
 				continue
 			}
-			// internHashed, with the lookup inline.
+			// The string's number, the lookup inline: a new string is
+			// copied first, so that the DB does not keep the text it
+			// was sliced from.
 			mask := uint64(len(in.slots) - 1)
 			tag := p.h << 32
 			for i := p.h & mask; ; i = (i + 1) & mask {
