@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,31 @@ import (
 	"github.com/ctxql/ctxql/syntax"
 )
 
+// goldenSources returns the files named one of names in the Datalog
+// goldens of dirs (under testdata/datalog), in order.
+func goldenSources(t *testing.T, dirs []string, names ...string) []string {
+	t.Helper()
+	var srcs []string
+	for _, dir := range dirs {
+		paths, err := filepath.Glob("../../testdata/datalog/" + dir + "/*.txtar")
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("no %s goldens: %v", dir, err)
+		}
+		for _, p := range paths {
+			a, err := txtar.ParseFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range a.Files {
+				if slices.Contains(names, f.Name) {
+					srcs = append(srcs, string(f.Data))
+				}
+			}
+		}
+	}
+	return srcs
+}
+
 // TestParseProgramInReusesArena parses every parse golden's input, and a
 // program large enough for several chunks of each node, with one arena
 // reset between programs, three rounds over, and compares each dump and
@@ -19,22 +45,7 @@ import (
 // without syntax errors (CheckIn in the same arena) with Check's: memory
 // reused from the programs before changes nothing.
 func TestParseProgramInReusesArena(t *testing.T) {
-	paths, err := filepath.Glob("../../testdata/datalog/parse/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no parse goldens: %v", err)
-	}
-	var srcs []string
-	for _, p := range paths {
-		a, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range a.Files {
-			if f.Name == "input" {
-				srcs = append(srcs, string(f.Data))
-			}
-		}
-	}
+	srcs := goldenSources(t, []string{"parse"}, "input")
 	var big strings.Builder
 	big.WriteString("// a program of many rules\nrelation edge(i32, i32);\n")
 	for i := range 2000 {
@@ -77,26 +88,7 @@ func TestParseProgramInReusesArena(t *testing.T) {
 // findings, relations, head types and strata, for every parse and check
 // golden and a large program, with the arena reused.
 func TestOmitVarTypes(t *testing.T) {
-	var paths []string
-	for _, dir := range []string{"parse", "check"} {
-		ps, err := filepath.Glob("../../testdata/datalog/" + dir + "/*.txtar")
-		if err != nil || len(ps) == 0 {
-			t.Fatalf("no %s goldens: %v", dir, err)
-		}
-		paths = append(paths, ps...)
-	}
-	var srcs []string
-	for _, p := range paths {
-		a, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range a.Files {
-			if f.Name == "input" || f.Name == "program" {
-				srcs = append(srcs, string(f.Data))
-			}
-		}
-	}
+	srcs := goldenSources(t, []string{"parse", "check"}, "input", "program")
 	var big strings.Builder
 	big.WriteString("relation edge(i32, i32);\n")
 	for i := range 1000 {
