@@ -27,7 +27,7 @@ func (p *Parsed) Rename(off int, name string) ([]syntax.TextEdit, error) {
 	if !ok {
 		return nil, ErrNoSymbol
 	}
-	if !isDLIdent(name) || name == "_" || datalog.IsKeyword(name) {
+	if !IsDatalogIdent(name) || name == "_" || datalog.IsKeyword(name) {
 		return nil, fmt.Errorf("%q is not a valid name", name)
 	}
 	if name == sym.Name {
@@ -70,8 +70,10 @@ func dlRelationExists(p *datalog.Program, name string) bool {
 	return false
 }
 
-// isDLIdent reports whether s is a Datalog identifier.
-func isDLIdent(s string) bool {
+// IsDatalogIdent reports whether s is a Datalog identifier, a relation
+// or variable name: a letter or an underscore, then letters, digits and
+// underscores (ASCII).
+func IsDatalogIdent(s string) bool {
 	if s == "" {
 		return false
 	}

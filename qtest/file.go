@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/ctxql/ctxql/internal/yamltree"
+	"github.com/ctxql/ctxql/lang"
 	"github.com/ctxql/ctxql/syntax"
 )
 
@@ -116,24 +117,6 @@ var (
 		"error":    {yamltree.String},
 	}
 )
-
-// isRelationName reports whether s is a relation name: a letter or an
-// underscore, then letters, digits and underscores (ASCII).
-func isRelationName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
-		case '0' <= c && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
 
 // Parse parses a test file. It never fails: errors are diagnostics of the
 // file, each at its position.
@@ -240,7 +223,7 @@ func (f *File) fields(c *Case, n *yamltree.Node, top bool) {
 		case "line":
 			c.Line = f.positive(v, "line")
 		case "relation":
-			if !isRelationName(v.Text) {
+			if !lang.IsDatalogIdent(v.Text) {
 				f.errorf(v.Span, "relation must be a relation name, not %q", v.Text)
 			}
 			c.Relation = v.Text

@@ -1,20 +1,20 @@
-package qtest
+package lang
 
 import (
 	"regexp"
 	"testing"
 )
 
-// TestIsRelationName checks isRelationName against the regular expression
-// of a relation name, on every string of up to three bytes over an
+// TestIsDatalogIdent checks IsDatalogIdent against the regular expression
+// of an identifier, on every string of up to three bytes over an
 // alphabet of the edge bytes, and on longer names.
-func TestIsRelationName(t *testing.T) {
+func TestIsDatalogIdent(t *testing.T) {
 	re := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	alpha := []byte("_aAzZ09/:@[`{\n\x00\x80é")
 	check := func(s string) {
 		t.Helper()
-		if got, want := isRelationName(s), re.MatchString(s); got != want {
-			t.Fatalf("isRelationName(%q) = %v, want %v", s, got, want)
+		if got, want := IsDatalogIdent(s), re.MatchString(s); got != want {
+			t.Fatalf("IsDatalogIdent(%q) = %v, want %v", s, got, want)
 		}
 	}
 	check("")
