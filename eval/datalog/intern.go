@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"slices"
 	"unsafe"
+
+	"github.com/ctxql/ctxql/internal/jsonscan"
 )
 
 // interner maps the strings of a DB to their ids: an open-addressing
@@ -123,19 +125,11 @@ func sameString(a, b string) bool {
 	}
 	n := len(a) - 8
 	for i := 0; i < n; i += 8 {
-		if word8(a[i:]) != word8(b[i:]) {
+		if jsonscan.Word8(a[i:]) != jsonscan.Word8(b[i:]) {
 			return false
 		}
 	}
-	return word8(a[n:]) == word8(b[n:])
-}
-
-// word8 returns the first 8 bytes of b (at least 8) as a little-endian
-// word, in one load.
-func word8(b string) uint64 {
-	b = b[:8]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	return jsonscan.Word8(a[n:]) == jsonscan.Word8(b[n:])
 }
 
 // lookup returns the id of s, and false when s is not interned.

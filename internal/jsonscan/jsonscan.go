@@ -255,7 +255,7 @@ func (s *Scanner) Number() (string, error) {
 func (s *Scanner) PlainStr() (string, bool) {
 	i := s.I + 1
 	for i+8 <= len(s.S) {
-		m := specialWord(word8(s.S[i:]))
+		m := specialWord(Word8(s.S[i:]))
 		if m == 0 {
 			i += 8
 			continue
@@ -294,7 +294,7 @@ const (
 // marked or not: a borrow of the subtractions below runs from a byte that
 // is below the bound to the bytes after it, never to those before it.
 func special8(b string) uint64 {
-	return specialWord(word8(b))
+	return specialWord(Word8(b))
 }
 
 // specialWord is special8 of the little-endian word w.
@@ -304,9 +304,9 @@ func specialWord(w uint64) uint64 {
 	return (w | (w-0x20*ones)&^w | (q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
-// word8 returns the first 8 bytes of b (at least 8) as a little-endian
+// Word8 returns the first 8 bytes of b (at least 8) as a little-endian
 // word, in one load.
-func word8(b string) uint64 {
+func Word8(b string) uint64 {
 	b = b[:8]
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
@@ -315,5 +315,5 @@ func word8(b string) uint64 {
 // plain8 reports whether none of the 8 bytes of b is a quote, a
 // backslash, below 0x20 or at or above 0x80.
 func plain8(b string) bool {
-	return specialWord(word8(b)) == 0
+	return specialWord(Word8(b)) == 0
 }
