@@ -10,9 +10,17 @@ import (
 	"os"
 
 	"github.com/ctxql/ctxql/cli"
+	"github.com/ctxql/ctxql/internal/gcstart"
 )
 
+// batchHeap is the heap "ctxql check" and "ctxql fmt" start with before the
+// garbage collector paces it as usual (see package gcstart).
+const batchHeap = 256 << 20
+
 func main() {
+	if len(os.Args) > 1 && (os.Args[1] == "check" || os.Args[1] == "fmt") {
+		gcstart.Start(batchHeap)
+	}
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	os.Exit(cli.RunInterruptible(os.Stderr, func(ctx context.Context) int {
 		return cli.Main(ctx, os.Args[1:], env)
