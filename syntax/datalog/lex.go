@@ -114,42 +114,46 @@ func lexInto(buf []Token, src string) ([]Token, lexCounts) {
 		}
 		return false
 	}
+	// two reports whether the byte after i is b.
+	two := func(b byte) bool { return i+1 < len(src) && src[i+1] == b }
 	for i < len(src) {
 		c := src[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		// A switch on the byte itself compiles to a jump table.
+		switch c {
+		case ' ', '\t', '\n', '\r':
 			i++
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+		case '/':
+			if !two('/') {
+				add(TokArith, i, i+1)
+				continue
+			}
 			j := i
 			for j < len(src) && src[j] != '\n' {
 				j++
 			}
 			add(TokComment, i, j)
 			counts.comments++
-		case isIdentStart(c) || c == '$' && i+1 < len(src) && isIdentStart(src[i+1]):
-			// "$x" is a macro parameter.
-			j := i + 1
-			for j < len(src) && isIdentChar(src[j]) {
-				j++
-			}
-			counts.idents++
-			if j-i == 5 && src[i:j] == "macro" {
-				counts.macros++
-			}
-			add(TokIdent, i, j)
-		case isDigit(c) || (c == '-' && i+1 < len(src) && isDigit(src[i+1]) && !afterOperand()):
-			j := i + 1
-			for j < len(src) && isDigit(src[j]) {
-				j++
-			}
-			if j+1 < len(src) && src[j] == '.' && isDigit(src[j+1]) {
-				j++
-				for j < len(src) && isDigit(src[j]) {
+		case '$':
+			if i+1 < len(src) && isIdentStart(src[i+1]) {
+				// "$x" is a macro parameter.
+				j := i + 1
+				for j < len(src) && identChar[src[j]] {
 					j++
 				}
+				counts.idents++
+				add(TokIdent, i, j)
+				continue
 			}
-			add(TokNumber, i, j)
-		case c == '"':
+			lexInvalid(src, i, add)
+		case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			add(TokNumber, i, numberEnd(src, i))
+		case '-':
+			if i+1 < len(src) && isDigit(src[i+1]) && !afterOperand() {
+				add(TokNumber, i, numberEnd(src, i))
+			} else {
+				add(TokArith, i, i+1)
+			}
+		case '"':
 			j := i + 1
 			closed := false
 			for j < len(src) {
@@ -172,61 +176,128 @@ func lexInto(buf []Token, src string) ([]Token, lexCounts) {
 			} else {
 				add(TokInvalid, i, j)
 			}
-		case c == '<' && i+2 < len(src) && src[i+1] == '-' && src[i+2] == '-':
-			add(TokArrow, i, i+3)
-		case c == '<' || c == '>':
-			if i+1 < len(src) && src[i+1] == '=' {
+		case '<':
+			switch {
+			case i+2 < len(src) && src[i+1] == '-' && src[i+2] == '-':
+				add(TokArrow, i, i+3)
+			case two('='):
+				add(TokOp, i, i+2)
+			default:
+				add(TokOp, i, i+1)
+			}
+		case '>':
+			if two('=') {
 				add(TokOp, i, i+2)
 			} else {
 				add(TokOp, i, i+1)
 			}
-		case c == '=' && i+1 < len(src) && src[i+1] == '=':
-			add(TokOp, i, i+2)
-		case c == '!':
-			if i+1 < len(src) && src[i+1] == '=' {
+		case '=':
+			if two('=') {
+				add(TokOp, i, i+2)
+			} else {
+				add(TokPunct, i, i+1)
+			}
+		case '!':
+			if two('=') {
 				add(TokOp, i, i+2)
 			} else {
 				add(TokBang, i, i+1)
 			}
-		case c == ':' && i+1 < len(src) && src[i+1] == '-':
-			add(TokInvalid, i, i+2) // Prolog's arrow; the parser suggests "<--"
-		case c == '(':
+		case ':':
+			switch {
+			case two('-'):
+				add(TokInvalid, i, i+2) // Prolog's arrow; the parser suggests "<--"
+			case two(':'):
+				add(TokPunct, i, i+2)
+			default:
+				add(TokPunct, i, i+1)
+			}
+		case '(':
 			add(TokLParen, i, i+1)
-		case c == ')':
+		case ')':
 			add(TokRParen, i, i+1)
-		case c == ',':
+		case ',':
 			add(TokComma, i, i+1)
-		case c == ';':
+		case ';':
 			add(TokSemi, i, i+1)
-		case c == '.' && i+2 < len(src) && src[i+1] == '.' && src[i+2] == '=':
-			add(TokPunct, i, i+3)
-		case c == '.' && i+1 < len(src) && src[i+1] == '.':
-			add(TokPunct, i, i+2)
-		case c == '.':
-			add(TokDot, i, i+1)
-		case c == '+' || c == '-' || c == '*' || c == '/' || c == '%':
+		case '.':
+			switch {
+			case i+2 < len(src) && src[i+1] == '.' && src[i+2] == '=':
+				add(TokPunct, i, i+3)
+			case two('.'):
+				add(TokPunct, i, i+2)
+			default:
+				add(TokDot, i, i+1)
+			}
+		case '+', '*', '%':
 			add(TokArith, i, i+1)
-		case c == '&' && i+1 < len(src) && src[i+1] == '&':
-			add(TokLogic, i, i+2)
-		case c == '|' && i+1 < len(src) && src[i+1] == '|':
-			add(TokLogic, i, i+2)
-		case c == ':' && i+1 < len(src) && src[i+1] == ':':
-			add(TokPunct, i, i+2)
-		case c == '=' || c == '|' || c == '?' || c == '&' || c == '#' || c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == '\'':
+		case '&':
+			if two('&') {
+				add(TokLogic, i, i+2)
+			} else {
+				add(TokPunct, i, i+1)
+			}
+		case '|':
+			if two('|') {
+				add(TokLogic, i, i+2)
+			} else {
+				add(TokPunct, i, i+1)
+			}
+		case '?', '#', '{', '}', '[', ']', '\'':
 			add(TokPunct, i, i+1)
 		default:
-			// One invalid token per byte run up to the next plausible
-			// token start keeps error counts low for binary garbage.
+			if !isIdentStart(c) {
+				lexInvalid(src, i, add)
+				continue
+			}
 			j := i + 1
-			for j < len(src) && src[j] >= 0x80 {
+			for j < len(src) && identChar[src[j]] {
 				j++
 			}
-			add(TokInvalid, i, j)
+			counts.idents++
+			if j-i == 5 && src[i:j] == "macro" {
+				counts.macros++
+			}
+			add(TokIdent, i, j)
 		}
 	}
 	toks = append(toks, Token{Kind: TokEOF, Span: syntax.Sp(len(src), len(src))})
 	return toks, counts
 }
+
+// numberEnd returns the end of the number literal starting at i: an
+// optional sign, digits, and a fraction when a digit follows the dot.
+func numberEnd(src string, i int) int {
+	j := i + 1
+	for j < len(src) && isDigit(src[j]) {
+		j++
+	}
+	if j+1 < len(src) && src[j] == '.' && isDigit(src[j+1]) {
+		j++
+		for j < len(src) && isDigit(src[j]) {
+			j++
+		}
+	}
+	return j
+}
+
+// lexInvalid adds the Invalid token at i: one per byte run up to the next
+// plausible token start, which keeps error counts low for binary garbage.
+func lexInvalid(src string, i int, add func(k Kind, start, end int)) {
+	j := i + 1
+	for j < len(src) && src[j] >= 0x80 {
+		j++
+	}
+	add(TokInvalid, i, j)
+}
+
+// identChar tells the bytes an identifier continues with (isIdentChar).
+var identChar = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isIdentChar(byte(c))
+	}
+	return t
+}()
 
 // tokenEstimate counts the bytes that can start a token: those that are
 // neither white space nor an identifier character following another.

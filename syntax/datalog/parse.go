@@ -381,11 +381,20 @@ func (p *parser) refuseItem() Node {
 }
 
 func (p *parser) expect(k Kind, what string) Token {
-	t := p.peek()
+	t := p.toks[p.pos]
 	if t.Kind != k {
-		p.fail(t, "expected %s, found %s", what, describe(t))
+		p.unexpected(t, what)
 	}
-	return p.next()
+	if t.Kind != TokEOF {
+		p.pos++
+	}
+	return t
+}
+
+// unexpected fails at token t, which is not the expected what. It is
+// expect's slow path, apart so that expect stays short.
+func (p *parser) unexpected(t Token, what string) {
+	p.fail(t, "expected %s, found %s", what, describe(t))
 }
 
 // item runs one production, recovering from a syntax error by skipping to
