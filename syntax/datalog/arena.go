@@ -142,6 +142,26 @@ func intMap(mem *checkMem, m *map[string]int, n int) map[string]int {
 	return *m
 }
 
+// scratchEmpty returns an empty slice with room for n elements, *s's
+// memory when it has room (mem nil: new memory). Unlike scratch it clears
+// nothing: the caller appends every element it reads.
+func scratchEmpty[T any](mem *checkMem, s *[]T, n int) []T {
+	if mem == nil || *s == nil || cap(*s) < n {
+		return scratch(mem, s, n)[:0]
+	}
+	return (*s)[:0]
+}
+
+// scratchDirty returns a slice of n elements, *s's memory when it has
+// room (mem nil: new memory), without clearing it: the caller writes each
+// element before it reads it.
+func scratchDirty[T any](mem *checkMem, s *[]T, n int) []T {
+	if mem == nil || *s == nil || cap(*s) < n {
+		return scratch(mem, s, n)
+	}
+	return (*s)[:n]
+}
+
 // scratch returns a zeroed slice of n elements, *s's memory when it has
 // room (mem nil: new memory).
 func scratch[T any](mem *checkMem, s *[]T, n int) []T {

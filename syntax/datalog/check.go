@@ -201,9 +201,9 @@ func (c *checker) number(rules []*Rule, rels map[string]*RelationInfo) {
 		}
 	}
 	c.rel.of = intMap(mem, &m.relOf, len(rules))
-	c.rel.names = scratch(mem, &m.relNames, slots)[:0]
+	c.rel.names = scratchEmpty(mem, &m.relNames, slots)
 	c.rel.at = scratch(mem, &m.relAt, len(rules))
-	ids := scratch(mem, &m.relIDs, slots)[:0]
+	ids := scratchEmpty(mem, &m.relIDs, slots)
 	for i, r := range rules {
 		c.rel.at[i] = int32(len(ids))
 		if r.Head == nil {
@@ -271,11 +271,13 @@ func (c *checker) strings(n int) []string {
 		c.strs = make([]string, checkBlock)
 	}
 	out := c.strs[:n:n]
+	clear(out) // here rather than all at once: the names are used next
 	c.strs = c.strs[n:]
 	return out
 }
 
-// newRelation returns a new zero relation entry.
+// newRelation returns a relation entry for the caller to set in full: one
+// from the arena's memory may hold an earlier check's entry.
 func (c *checker) newRelation() *RelationInfo {
 	if len(c.rels) == 0 {
 		c.rels = make([]RelationInfo, checkBlock/4)
@@ -369,14 +371,14 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 		// The relation entries and type lists of the rules' heads come
 		// from the arena's memory, as much of them as it holds.
 		c.info.Relations = relMap(&mem.relations, len(schema)+len(decls)+len(rules))
-		c.rels = scratch(mem, &mem.rels, len(rules))
+		c.rels = scratchDirty(mem, &mem.rels, len(rules)) // newRelation's callers set all of an entry
 		heads := 0
 		for _, r := range rules {
 			if r != nil && r.Head != nil {
 				heads += len(r.Head.Args)
 			}
 		}
-		c.strs = scratch(mem, &mem.strs, 2*heads)
+		c.strs = scratchDirty(mem, &mem.strs, 2*heads) // strings clears what it hands out
 	} else {
 		c.info.Relations = make(map[string]*RelationInfo, len(schema)+len(decls)+len(rules))
 	}
@@ -430,8 +432,8 @@ func checkTyping(rules []*Rule, decls []*Decl, schema Schema, query bool, varHin
 	if m == nil {
 		m = &checkMem{}
 	}
-	rules = scratch(mem, &m.rules, len(srcRules))[:0]
-	srcIndex = scratch(mem, &m.srcIndex, len(srcRules))[:0]
+	rules = scratchEmpty(mem, &m.rules, len(srcRules))
+	srcIndex = scratchEmpty(mem, &m.srcIndex, len(srcRules))
 	expanded := false // some statement stands for other rules than itself
 	for i, r := range srcRules {
 		if r != nil && simple(r) {
@@ -1508,7 +1510,7 @@ func (c *checker) stratify(rules []*Rule) {
 	if mem == nil {
 		mem = &checkMem{}
 	}
-	nodes := scratch(c.mem, &mem.nodes, len(rules))[:0]
+	nodes := scratchEmpty(c.mem, &mem.nodes, len(rules))
 	// index is the node number of each relation number (-1: none).
 	index := scratch(c.mem, &mem.index, len(c.rel.names))
 	for i := range index {
@@ -1561,12 +1563,12 @@ func (c *checker) stratify(rules []*Rule) {
 	for i := range idx {
 		idx[i] = -1
 	}
-	stack := scratch(c.mem, &mem.stack, len(nodes))[:0]
+	stack := scratchEmpty(c.mem, &mem.stack, len(nodes))
 	counter := 0
-	strata := scratch(c.mem, &mem.strata, len(nodes))[:0]
+	strata := scratchEmpty(c.mem, &mem.strata, len(nodes))
 	// The components' members, one after the other: a component is a
 	// part of it (capped, so that appending to one copies it).
-	members := scratch(c.mem, &mem.members, len(nodes))[:0]
+	members := scratchEmpty(c.mem, &mem.members, len(nodes))
 	var visit func(v int)
 	visit = func(v int) {
 		idx[v], low[v] = counter, counter
@@ -1647,7 +1649,7 @@ func (c *checker) stratify(rules []*Rule) {
 		}
 	}
 	if len(strata) > 0 {
-		c.info.Strata = scratch(c.mem, &mem.infoStrata, len(strata))[:0]
+		c.info.Strata = scratchEmpty(c.mem, &mem.infoStrata, len(strata))
 	}
 	all := scratch(c.mem, &mem.strataNames, len(members))
 	for _, cs := range strata {
