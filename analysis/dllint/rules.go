@@ -329,9 +329,11 @@ func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
 		cond *datalog.Cond
 	}
 	var eqs map[string]eq // made at the first equality with a constant
+	negated := false      // some body atom is negated
 	for _, b := range r.Body {
 		c := b.Cond
 		if c == nil {
+			negated = negated || b.Atom != nil && b.Atom.Negated
 			continue
 		}
 		l, rt := c.Left, c.Right
@@ -364,6 +366,9 @@ func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
 		eqs[v.Value] = eq{c: k, cond: c}
 	}
 	for _, b := range r.Body {
+		if eqs == nil {
+			break // nothing equals a constant: nothing can also differ from it
+		}
 		c := b.Cond
 		if c == nil || c.Op != "!=" {
 			continue
@@ -380,6 +385,9 @@ func contradiction(r *datalog.Rule) (syntax.Span, string, bool) {
 		}
 	}
 	for _, nb := range r.Body {
+		if !negated {
+			break
+		}
 		n := nb.Atom
 		if n == nil || !n.Negated {
 			continue
