@@ -3,6 +3,8 @@
 //
 // SIGINT and SIGTERM stop a run: files are left with their old or their new
 // content, and the exit status is 130 (SIGINT) or 143 (SIGTERM).
+//
+// CTXQL_CPUPROFILE=file (or a directory) writes a CPU profile of the run.
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"os"
 
 	"github.com/ctxql/ctxql/cli"
+	"github.com/ctxql/ctxql/internal/cpuprof"
 	"github.com/ctxql/ctxql/internal/gcstart"
 )
 
@@ -21,8 +24,11 @@ func main() {
 	if len(os.Args) > 1 && (os.Args[1] == "check" || os.Args[1] == "fmt") {
 		gcstart.Start(batchHeap)
 	}
+	stop := cpuprof.Start(os.Getenv, os.Stderr)
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	os.Exit(cli.RunInterruptible(os.Stderr, func(ctx context.Context) int {
+	code := cli.RunInterruptible(os.Stderr, func(ctx context.Context) int {
 		return cli.Main(ctx, os.Args[1:], env)
-	}))
+	})
+	stop()
+	os.Exit(code)
 }
