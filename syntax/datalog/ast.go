@@ -70,19 +70,24 @@ func (k TermKind) String() string {
 }
 
 // Term is an argument of an atom or an operand of a condition.
+//
+// The fields the checks read for every term (kind, value, expression,
+// elements) come first, in the first 64 bytes of the term: in the
+// arenas' aligned chunks the checks read one cache line of a term, not
+// two.
 type Term struct {
 	Kind TermKind `json:"kind"`
-	// Text is the exact source text of the term.
-	Text string `json:"text"`
 	// Value is the variable name for Var, and the canonical string value
 	// for constants: the unescaped contents of a string literal, or the
 	// number in canonical decimal form (no leading zeros or "+").
-	Value string      `json:"value"`
-	Sp    syntax.Span `json:"span"`
+	Value string `json:"value"`
 	// X is the expression of a Computed term.
 	X Expr `json:"expr,omitempty"`
 	// Elems are the elements of a Tuple term.
 	Elems []*Term `json:"elems,omitempty"`
+	// Text is the exact source text of the term.
+	Text string      `json:"text"`
+	Sp   syntax.Span `json:"span"`
 	// Pattern is the span of a leading "?" (Ascent's pattern marker);
 	// zero when absent.
 	Pattern syntax.Span `json:"pattern,omitzero"`
