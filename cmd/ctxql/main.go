@@ -13,6 +13,7 @@ import (
 )
 
 func main() {
+	oneShotHeap(os.Args[1:])
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	os.Exit(cli.RunInterruptible(os.Stderr, func(ctx context.Context) int {
 		return cli.Main(ctx, os.Args[1:], env)

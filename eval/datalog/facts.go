@@ -333,7 +333,9 @@ func (f *Facts) Load(ctx context.Context) (*DB, error) {
 			tuples++
 		})
 		sc.resolve(sr)
-		sc.stopPipe()
+		if perr := sc.stopPipe(); err == nil {
+			err = perr
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,11 @@
 package datalog
 
-import "runtime"
+import (
+	"runtime"
+	"runtime/debug"
+
+	"github.com/ctxql/ctxql/internal/files"
+)
 
 // pipeMin is the size of data, in bytes, from which a load interns its
 // values on a goroutine of its own while the scanner goes on (with more
@@ -22,6 +27,7 @@ type internPipe struct {
 	free    chan []pendingVal // handed-back batches for reuse
 	done    chan struct{}     // closed when the goroutine has finished
 	touched uint64            // what it read ahead, read after done
+	err     error             // a fault reading the text, read after done
 }
 
 // internOp is one step of the interning goroutine: intern vals into
@@ -48,6 +54,18 @@ func (sc *scanner) startPipe() {
 	db := sc.db
 	go func() {
 		defer close(p.done)
+		// A fault reading the text (a mapped file truncated under the
+		// load) ends the interning; the operations still sent are
+		// taken and dropped, and stopPipe reports the fault.
+		old := debug.SetPanicOnFault(true)
+		defer debug.SetPanicOnFault(old)
+		defer func() {
+			if v := recover(); v != nil {
+				p.err = files.Fault(v)
+				for range p.ops {
+				}
+			}
+		}()
 		db.ids.touch()
 		for op := range p.ops {
 			sr := op.sr
@@ -72,15 +90,18 @@ func (sc *scanner) startPipe() {
 }
 
 // stopPipe waits for the interning goroutine to intern what it was
-// handed, and ends it; then the relations' values are complete.
-func (sc *scanner) stopPipe() {
+// handed, and ends it; then the relations' values are complete, unless it
+// returns the error of a fault reading the text.
+func (sc *scanner) stopPipe() error {
 	if sc.pipe == nil {
-		return
+		return nil
 	}
 	close(sc.pipe.ops)
 	<-sc.pipe.done
 	sc.touched += sc.pipe.touched
+	err := sc.pipe.err
 	sc.pipe = nil
+	return err
 }
 
 // ship hands the first n pending values to the interning goroutine and

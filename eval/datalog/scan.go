@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"unsafe"
@@ -45,8 +46,10 @@ func loadJSON(ctx context.Context, src []byte, pipeMin int) (*DB, error) {
 	if usePipe(len(src), pipeMin) {
 		sc.startPipe()
 	}
-	rels, err := sc.top()
-	sc.stopPipe()
+	rels, err := sc.guardedTop()
+	if perr := sc.stopPipe(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, err
@@ -89,6 +92,19 @@ func loadJSON(ctx context.Context, src []byte, pipeMin int) (*DB, error) {
 	return db, nil
 }
 
+// guardedTop is top that turns a fault reading the text (a mapped file
+// truncated under the load: files.Mapped) into an error.
+func (sc *scanner) guardedTop() (rels map[string]*scanRel, err error) {
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	defer func() {
+		if v := recover(); v != nil {
+			rels, err = nil, files.Fault(v)
+		}
+	}()
+	return sc.top()
+}
+
 // LoadPath loads a JSON data file or a facts directory into a DB.
 func LoadPath(path string) (*DB, error) { return LoadPathFrom(files.New(0, ""), path) }
 
@@ -111,11 +127,14 @@ func LoadPathFromContext(ctx context.Context, r *files.Reader, path string) (*DB
 		}
 		return f.Load(ctx)
 	}
-	b, err := r.ReadFile(path)
+	// The DB keeps nothing of the text (LoadJSON): a mapping of the file
+	// is released once it is loaded.
+	m, err := r.Map(path)
 	if err != nil {
 		return nil, fmt.Errorf("read data: %w", err)
 	}
-	return LoadJSONContext(ctx, b)
+	defer m.Close()
+	return LoadJSONContext(ctx, m.Bytes())
 }
 
 // loadStopped returns the error of a load stopped because ctx is done, or
