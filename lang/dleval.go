@@ -74,17 +74,13 @@ func (datalogEval) Load(ctx context.Context, r *files.Reader, path string) (Data
 	return newDatalogJSON(ctx, b)
 }
 
-// LoadOnce loads a JSON data file from a mapping of it (files.Mapped),
-// released once the database is loaded: the text is neither copied into
-// the heap nor kept. A later evaluation that needs a database of its own
-// reads the file again. A facts directory is loaded as Load loads it.
-func (e datalogEval) LoadOnce(ctx context.Context, r *files.Reader, path string) (Data, error) {
-	st, err := r.Stat(path)
-	if err != nil {
+// LoadOnce loads a JSON data file, or the files of a facts directory,
+// from a mapping of them (files.Mapped), released once the database is
+// loaded: the text is neither copied into the heap nor kept. A later
+// evaluation that needs a database of its own reads the files again.
+func (datalogEval) LoadOnce(ctx context.Context, r *files.Reader, path string) (Data, error) {
+	if _, err := r.Stat(path); err != nil {
 		return nil, &DataError{Err: fmt.Errorf("read data: %w", err)}
-	}
-	if st.IsDir() {
-		return e.Load(ctx, r, path)
 	}
 	return newDatalogData(ctx, func(ctx context.Context) (*evdl.DB, error) { return evdl.LoadPathFromContext(ctx, r, path) })
 }

@@ -3,6 +3,7 @@ package datalog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -153,5 +154,108 @@ func TestPipeFault(t *testing.T) {
 	}
 	if err := sc.stopPipe(); !errors.Is(err, files.ErrTruncated) {
 		t.Fatalf("stopPipe: err = %v, want ErrTruncated", err)
+	}
+}
+
+// factsDir writes a facts directory whose files are large enough to be
+// mapped: a .facts file, a .csv file with quoted values, a declaration.
+func factsDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var tsv, csv strings.Builder
+	for i := range 150000 {
+		fmt.Fprintf(&tsv, "g%d\tv%d\n", i/7, i*13%5000)
+		fmt.Fprintf(&csv, "\"c,%d\",w%d\n", i%900, i)
+	}
+	for name, text := range map[string]string{"e.facts": tsv.String(), "f.csv": csv.String(), "decl.dl": "relation e(A, B);\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestLoadPathMappedFacts is TestLoadPathMapped for a facts directory:
+// LoadPath maps its files, and gives the DB ReadFacts and Load give, with
+// the mappings released; MapFacts' Close releases them.
+func TestLoadPathMappedFacts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
+	dir := factsDir(t)
+	ctx := context.Background()
+	f, err := MapFacts(ctx, files.New(0, ""), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapped := 0
+	for _, ff := range f.files {
+		if ff.m != nil && ff.m.IsMapped() {
+			mapped++
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, ff := range f.files {
+		if ff.m != nil || ff.src != nil {
+			t.Errorf("%s kept after Close", ff.path)
+		}
+	}
+	if mapped != 2 && (runtime.GOOS == "linux" || runtime.GOOS == "darwin") {
+		t.Fatalf("%d of the 2 files of tuples mapped", mapped)
+	}
+	rf, err := ReadFacts(ctx, files.New(0, ""), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := rf.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := LoadPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := func() (s string, err error) {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if v := recover(); v != nil {
+				err = files.Fault(v)
+			}
+		}()
+		for _, s := range db.strs {
+			_ = strings.Clone(s)
+		}
+		return dump(db), nil
+	}()
+	if err != nil {
+		t.Fatalf("the DB reads the released mappings: %v", err)
+	}
+	if got != dump(want) || !slices.Equal(db.strs, want.strs) {
+		t.Errorf("the mapped load differs from the load of the files read:\n%.300s\nwant:\n%.300s", got, dump(want))
+	}
+}
+
+// TestLoadTruncatedMappedFacts truncates a mapped facts file before the
+// load: the load returns files.ErrTruncated.
+func TestLoadTruncatedMappedFacts(t *testing.T) {
+	dir := factsDir(t)
+	for _, pipeMin := range []int{-1, 0} {
+		f, err := MapFacts(context.Background(), files.New(0, ""), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.files[0].m.IsMapped() {
+			f.Close()
+			t.Skip("files are not mapped here")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "e.facts"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f.pipeMin = pipeMin
+		if _, err := f.Load(context.Background()); !errors.Is(err, files.ErrTruncated) {
+			t.Errorf("pipeMin %d: err = %v, want ErrTruncated", pipeMin, err)
+		}
+		f.Close()
+		dir = factsDir(t)
 	}
 }

@@ -95,14 +95,27 @@ func loadJSON(ctx context.Context, src []byte, pipeMin int) (*DB, error) {
 // guardedTop is top that turns a fault reading the text (a mapped file
 // truncated under the load: files.Mapped) into an error.
 func (sc *scanner) guardedTop() (rels map[string]*scanRel, err error) {
+	err = guard(func() (err error) {
+		rels, err = sc.top()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rels, nil
+}
+
+// guard runs fn, turning a fault reading a mapped text that was
+// truncated under it (files.Mapped) into files.ErrTruncated.
+func guard(fn func() error) (err error) {
 	old := debug.SetPanicOnFault(true)
 	defer debug.SetPanicOnFault(old)
 	defer func() {
 		if v := recover(); v != nil {
-			rels, err = nil, files.Fault(v)
+			err = files.Fault(v)
 		}
 	}()
-	return sc.top()
+	return fn()
 }
 
 // LoadPath loads a JSON data file or a facts directory into a DB.
@@ -121,10 +134,12 @@ func LoadPathFromContext(ctx context.Context, r *files.Reader, path string) (*DB
 		return nil, fmt.Errorf("read data: %w", err)
 	}
 	if st.IsDir() {
-		f, err := ReadFacts(ctx, r, path)
+		// As for JSON, the DB keeps nothing of the files' text.
+		f, err := MapFacts(ctx, r, path)
 		if err != nil {
 			return nil, err
 		}
+		defer f.Close()
 		return f.Load(ctx)
 	}
 	// The DB keeps nothing of the text (LoadJSON): a mapping of the file
@@ -295,6 +310,9 @@ func grown(vals []uint32, n int32) []uint32 {
 // resolveInto interns values into vals (at their positions, which it
 // holds), internBatch at a time, and returns the sum of what it read
 // ahead.
+var zzMode int
+var zzDiv = 128
+
 func (db *DB) resolveInto(vals []uint32, pend []pendingVal) uint64 {
 	var touch uint64
 	for len(pend) > 0 {
@@ -315,7 +333,13 @@ func (db *DB) resolveInto(vals []uint32, pend []pendingVal) uint64 {
 				if e := in.slots[p.h&mask]; e != 0 {
 					if s := db.strs[uint32(e)-1]; len(s) > 0 {
 						touch += uint64(s[0])
+						if zzMode&1 != 0 {
+							touch += uint64(s[len(s)-1])
+						}
 					}
+				}
+				if zzMode&2 != 0 && len(p.s) > 0 {
+					touch += uint64(p.s[0]) + uint64(p.s[len(p.s)-1])
 				}
 			}
 		}
