@@ -38,6 +38,7 @@ type internOp struct {
 	sr        *scanRel
 	vals      []pendingVal
 	empty     int32
+	hint      int32 // the scanner's estimate of sr's values (sizeHint)
 	set, keep bool
 }
 
@@ -75,10 +76,10 @@ func (sc *scanner) startPipe() {
 			case op.set:
 				sr.vals = nil
 			case op.empty >= 0:
-				sr.vals = grown(sr.vals, op.empty+1)
+				sr.vals = grown(sr.vals, op.empty+1, op.hint)
 				sr.vals[op.empty] = db.intern("")
 			default:
-				sr.vals = grown(sr.vals, op.vals[len(op.vals)-1].at+1)
+				sr.vals = grown(sr.vals, op.vals[len(op.vals)-1].at+1, op.hint)
 				p.touched += db.resolveInto(sr.vals, op.vals)
 				select {
 				case p.free <- op.vals[:0]:
@@ -117,7 +118,7 @@ func (sc *scanner) ship(sr *scanRel, n int) {
 		next = make([]pendingVal, 0, pipeBatch)
 	}
 	next = append(next, sc.pend[n:]...)
-	sc.pipe.ops <- internOp{sr: sr, vals: sc.pend[:n], empty: -1}
+	sc.pipe.ops <- internOp{sr: sr, vals: sc.pend[:n], empty: -1, hint: sc.sizeHint(sr)}
 	sc.pend = next
 }
 
@@ -146,10 +147,10 @@ func (sc *scanner) empty(sr *scanRel) {
 		// The values of the full batches pending were interned already
 		// by a scanner interning them itself.
 		sc.ship(sr, len(sc.pend)-len(sc.pend)%internBatch)
-		sc.pipe.ops <- internOp{sr: sr, empty: at}
+		sc.pipe.ops <- internOp{sr: sr, empty: at, hint: sc.sizeHint(sr)}
 		return
 	}
-	sr.vals = grown(sr.vals, sr.n)
+	sr.vals = grown(sr.vals, sr.n, sc.sizeHint(sr))
 	sr.vals[at] = sc.db.intern("")
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -80,7 +81,7 @@ func loadJSON(ctx context.Context, src []byte, pipeMin int) (*DB, error) {
 			}
 			tuples += r.count
 		}
-		if err := db.addLoaded(ctx, strings.Clone(name), sr.types, tuples, sr.vals); err != nil {
+		if err := db.addLoaded(ctx, strings.Clone(name), sr.types, tuples, trimmed(sr.vals)); err != nil {
 			return nil, err
 		}
 	}
@@ -288,23 +289,50 @@ func (sc *scanner) resolve(sr *scanRel) {
 		sc.ship(sr, len(sc.pend))
 		return
 	}
-	sr.vals = grown(sr.vals, sr.n)
+	sr.vals = grown(sr.vals, sr.n, sc.sizeHint(sr))
 	sc.touched += sc.db.resolveInto(sr.vals, sc.pend)
 	sc.pend = sc.pend[:0]
+}
+
+// sizeHint estimates the number of values of the relation whose tuples
+// are being scanned, from the values scanned so far and the share of the
+// text they took, as if the relation's tuples went on to the text's end
+// (the whole of the text, for the usual file of one large relation);
+// 0 when it cannot tell. loadJSON trims a relation's values that turn out
+// much fewer.
+func (sc *scanner) sizeHint(sr *scanRel) int32 {
+	done := sc.I - sc.relStart
+	if done <= 0 || sc.relStart <= 0 || sr.n < internBatch {
+		return 0
+	}
+	est := int64(sr.n) * int64(len(sc.S)-sc.relStart) / int64(done)
+	return int32(min(est+est/16, math.MaxInt32))
 }
 
 // grown returns vals with a length of at least n. Its capacity at least
 // doubles when it grows (append grows a large slice by a quarter), so that
 // a relation's values are copied, and their memory first touched, about
-// twice in all rather than about five times.
-func grown(vals []uint32, n int32) []uint32 {
+// twice in all rather than about five times; it grows at once to hint
+// values when that is more, so that the values of a relation whose size
+// the hint tells are not copied at all.
+func grown(vals []uint32, n, hint int32) []uint32 {
 	if len(vals) >= int(n) {
 		return vals
 	}
 	if int(n) > cap(vals) {
-		vals = slices.Grow(vals, max(int(n), 2*cap(vals))-len(vals))
+		vals = slices.Grow(vals, max(int(n), 2*cap(vals), int(hint))-len(vals))
 	}
 	return vals[:n]
+}
+
+// trimmed returns vals with no more than a quarter of its length unused
+// past it: a relation's values grown to a size hint that was too large
+// are copied to their size.
+func trimmed(vals []uint32) []uint32 {
+	if cap(vals)-len(vals) > len(vals)/4+internBatch {
+		return slices.Clone(vals)
+	}
+	return vals
 }
 
 // resolveInto interns values into vals (at their positions, which it
@@ -384,6 +412,9 @@ type scanner struct {
 	// pipe, when not nil, interns the scanned values on a goroutine of
 	// its own while the scanner goes on (pipe.go).
 	pipe *internPipe
+	// relStart is where the tuples of the relation being scanned begin
+	// in the text (sizeHint).
+	relStart int
 }
 
 const maxScanDepth = 10000
@@ -527,6 +558,7 @@ func (sc *scanner) tuples(sr *scanRel) error {
 	}
 	sc.setVals(sr, true)
 	sr.lens = sr.lens[:0]
+	sc.relStart = sc.I
 	last := make([]lastVal, maxFastValues)
 	err := sc.Array(func(int) error {
 		if err := sc.Check(); err != nil {
