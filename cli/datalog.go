@@ -148,7 +148,7 @@ func explainDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule stri
 			return Usagef("%w", err)
 		}
 	}
-	db, err := loadDatalogData(ctx, dataPath, !haveRule)
+	db, err := loadDatalogData(ctx, dataPath, !haveRule, true)
 	if err != nil {
 		return err
 	}
@@ -181,8 +181,10 @@ func explainDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule stri
 }
 
 // loadDatalogData loads --data; a program (optional set) without it
-// runs over no data.
-func loadDatalogData(ctx context.Context, path string, optional bool) (lang.Data, error) {
+// runs over no data. Data that serves one evaluation (once set: a
+// command that evaluates and exits) is loaded by LoadOnce, without
+// keeping the file's text.
+func loadDatalogData(ctx context.Context, path string, optional, once bool) (lang.Data, error) {
 	if path == "" && optional {
 		db, err := datalogLang().LoadBytes(ctx, "no data", []byte(`{"relations": {}}`))
 		if err != nil {
@@ -193,7 +195,11 @@ func loadDatalogData(ctx context.Context, path string, optional bool) (lang.Data
 	if path == "" {
 		return nil, Usagef("--data is required")
 	}
-	db, err := datalogLang().Load(ctx, dataFiles(ctx), path)
+	load := datalogLang().Load
+	if once {
+		load = datalogLang().LoadOnce
+	}
+	db, err := load(ctx, dataFiles(ctx), path)
 	if err != nil {
 		return nil, loadFailed("", err)
 	}
@@ -208,7 +214,7 @@ func evalDatalog(ctx context.Context, env Env, dataPath, rulesPath, rule string,
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	db, err := loadDatalogData(ctx, dataPath, !haveRule)
+	db, err := loadDatalogData(ctx, dataPath, !haveRule, true)
 	if err != nil {
 		return err
 	}

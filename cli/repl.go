@@ -46,7 +46,7 @@ func runRepl(ctx context.Context, env Env, dataPath, current string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	db, err := loadDatalogData(ctx, dataPath, false)
+	db, err := loadDatalogData(ctx, dataPath, false, false)
 	if err != nil {
 		return err
 	}

@@ -74,6 +74,17 @@ func (datalogEval) Load(ctx context.Context, r *files.Reader, path string) (Data
 	return newDatalogJSON(ctx, b)
 }
 
+// LoadOnce loads a JSON data file, or the files of a facts directory,
+// from a mapping of them (files.Mapped), released once the database is
+// loaded: the text is neither copied into the heap nor kept. A later
+// evaluation that needs a database of its own reads the files again.
+func (datalogEval) LoadOnce(ctx context.Context, r *files.Reader, path string) (Data, error) {
+	if _, err := r.Stat(path); err != nil {
+		return nil, &DataError{Err: fmt.Errorf("read data: %w", err)}
+	}
+	return newDatalogData(ctx, func(ctx context.Context) (*evdl.DB, error) { return evdl.LoadPathFromContext(ctx, r, path) })
+}
+
 func (datalogEval) LoadBytes(ctx context.Context, _ string, b []byte) (Data, error) {
 	return newDatalogJSON(ctx, bytes.Clone(b))
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/ctxql/ctxql/internal/files"
 )
 
-// TestLoadCancelled pins that Load and LoadBytes pass their context to
+// TestLoadCancelled pins that Load, LoadBytes and LoadOnce pass their context to
 // every language's loader: a load whose context is done returns an error
 // matching the context's, which is not a *DataError (the doors report it
 // as a cancellation or a time-out, not as invalid data); a large load
@@ -57,6 +57,10 @@ func TestLoadCancelled(t *testing.T) {
 			})
 			canceltest.Stops(t, func(ctx context.Context) error {
 				_, err := l.LoadBytes(ctx, path, []byte(src))
+				return err
+			})
+			canceltest.Stops(t, func(ctx context.Context) error {
+				_, err := l.LoadOnce(ctx, (*files.Reader)(nil), path)
 				return err
 			})
 			bad := src[:len(src)/2]

@@ -13,17 +13,10 @@ import (
 
 	"github.com/ctxql/ctxql/cli"
 	"github.com/ctxql/ctxql/internal/cpuprof"
-	"github.com/ctxql/ctxql/internal/gcstart"
 )
 
-// batchHeap is the heap "ctxql check" and "ctxql fmt" start with before the
-// garbage collector paces it as usual (see package gcstart).
-const batchHeap = 256 << 20
-
 func main() {
-	if len(os.Args) > 1 && (os.Args[1] == "check" || os.Args[1] == "fmt") {
-		gcstart.Start(batchHeap)
-	}
+	setHeap(os.Args[1:])
 	stop := cpuprof.Start(os.Getenv, os.Stderr)
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	code := cli.RunInterruptible(os.Stderr, func(ctx context.Context) int {

@@ -32,6 +32,7 @@ type factsFile struct {
 	path string
 	csv  bool
 	src  []byte
+	m    *files.Mapped // src's mapping (MapFacts), nil when read
 }
 
 // ReadFacts reads a facts directory through r: relation types come from
@@ -45,11 +46,44 @@ type factsFile struct {
 // types (""), which a program's declaration of it then gives; an empty
 // file of no declared relation is ignored.
 func ReadFacts(ctx context.Context, r *files.Reader, dir string) (*Facts, error) {
+	return readFacts(ctx, r, dir, false)
+}
+
+// MapFacts is ReadFacts with the files of tuples mapped into memory
+// (files.Reader.Map) rather than read: the Facts serve Load until Close,
+// which releases them.
+func MapFacts(ctx context.Context, r *files.Reader, dir string) (*Facts, error) {
+	return readFacts(ctx, r, dir, true)
+}
+
+// Close releases the files a MapFacts mapped; the Facts hold no tuples
+// after it. It does nothing for the Facts of ReadFacts.
+func (f *Facts) Close() error {
+	var err error
+	for i := range f.files {
+		ff := &f.files[i]
+		if ff.m == nil {
+			continue
+		}
+		if e := ff.m.Close(); err == nil {
+			err = e
+		}
+		ff.m, ff.src = nil, nil
+	}
+	return err
+}
+
+func readFacts(ctx context.Context, r *files.Reader, dir string, mapped bool) (_ *Facts, err error) {
 	ents, err := r.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", dir, err)
 	}
 	f := &Facts{dir: dir, decls: map[string][]string{}, pipeMin: pipeMin}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
 	seen := map[string]string{}
 	for _, e := range ents {
 		if err := loadStopped(ctx); err != nil {
@@ -79,11 +113,19 @@ func ReadFacts(ctx context.Context, r *files.Reader, dir string) (*Facts, error)
 				return nil, fmt.Errorf("%s: relation %s also has %s", p, name, other)
 			}
 			seen[name] = p
-			src, err := r.ReadFile(p)
+			ff := factsFile{rel: name, path: p, csv: ext == ".csv"}
+			if mapped {
+				ff.m, err = r.Map(p)
+				if ff.m != nil {
+					ff.src = ff.m.Bytes()
+				}
+			} else {
+				ff.src, err = r.ReadFile(p)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("read facts: %w", err)
 			}
-			f.files = append(f.files, factsFile{rel: name, path: p, csv: ext == ".csv", src: src})
+			f.files = append(f.files, ff)
 		}
 	}
 	if len(f.decls) == 0 && len(f.files) == 0 {
@@ -312,7 +354,12 @@ func (f *Facts) Load(ctx context.Context) (*DB, error) {
 	last := make([]lastVal, maxFastValues)
 	for i := range f.files {
 		ff := &f.files[i]
-		types, ok, err := f.arity(ff)
+		var types []string
+		var ok bool
+		err := guard(func() (err error) {
+			types, ok, err = f.arity(ff)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -326,14 +373,19 @@ func (f *Facts) Load(ctx context.Context) (*DB, error) {
 		if usePipe(len(ff.src), f.pipeMin) {
 			sc.startPipe()
 		}
-		err = f.records(ctx, ff, bytesString(ff.src), ar, func(vals []string) {
-			for j, v := range vals {
-				sc.value(sr, last, j, v)
-			}
-			tuples++
+		err = guard(func() error {
+			err := f.records(ctx, ff, bytesString(ff.src), ar, func(vals []string) {
+				for j, v := range vals {
+					sc.value(sr, last, j, v)
+				}
+				tuples++
+			})
+			sc.resolve(sr)
+			return err
 		})
-		sc.resolve(sr)
-		sc.stopPipe()
+		if perr := sc.stopPipe(); err == nil {
+			err = perr
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,11 @@
 package datalog
 
-import "runtime"
+import (
+	"runtime"
+	"runtime/debug"
+
+	"github.com/ctxql/ctxql/internal/files"
+)
 
 // pipeMin is the size of data, in bytes, from which a load interns its
 // values on a goroutine of its own while the scanner goes on (with more
@@ -22,6 +27,7 @@ type internPipe struct {
 	free    chan []pendingVal // handed-back batches for reuse
 	done    chan struct{}     // closed when the goroutine has finished
 	touched uint64            // what it read ahead, read after done
+	err     error             // a fault reading the text, read after done
 }
 
 // internOp is one step of the interning goroutine: intern vals into
@@ -32,6 +38,7 @@ type internOp struct {
 	sr        *scanRel
 	vals      []pendingVal
 	empty     int32
+	hint      int32 // the scanner's estimate of sr's values (sizeHint)
 	set, keep bool
 }
 
@@ -48,6 +55,18 @@ func (sc *scanner) startPipe() {
 	db := sc.db
 	go func() {
 		defer close(p.done)
+		// A fault reading the text (a mapped file truncated under the
+		// load) ends the interning; the operations still sent are
+		// taken and dropped, and stopPipe reports the fault.
+		old := debug.SetPanicOnFault(true)
+		defer debug.SetPanicOnFault(old)
+		defer func() {
+			if v := recover(); v != nil {
+				p.err = files.Fault(v)
+				for range p.ops {
+				}
+			}
+		}()
 		db.ids.touch()
 		for op := range p.ops {
 			sr := op.sr
@@ -57,10 +76,10 @@ func (sc *scanner) startPipe() {
 			case op.set:
 				sr.vals = nil
 			case op.empty >= 0:
-				sr.vals = grown(sr.vals, op.empty+1)
+				sr.vals = grown(sr.vals, op.empty+1, op.hint)
 				sr.vals[op.empty] = db.intern("")
 			default:
-				sr.vals = grown(sr.vals, op.vals[len(op.vals)-1].at+1)
+				sr.vals = grown(sr.vals, op.vals[len(op.vals)-1].at+1, op.hint)
 				p.touched += db.resolveInto(sr.vals, op.vals)
 				select {
 				case p.free <- op.vals[:0]:
@@ -72,15 +91,18 @@ func (sc *scanner) startPipe() {
 }
 
 // stopPipe waits for the interning goroutine to intern what it was
-// handed, and ends it; then the relations' values are complete.
-func (sc *scanner) stopPipe() {
+// handed, and ends it; then the relations' values are complete, unless it
+// returns the error of a fault reading the text.
+func (sc *scanner) stopPipe() error {
 	if sc.pipe == nil {
-		return
+		return nil
 	}
 	close(sc.pipe.ops)
 	<-sc.pipe.done
 	sc.touched += sc.pipe.touched
+	err := sc.pipe.err
 	sc.pipe = nil
+	return err
 }
 
 // ship hands the first n pending values to the interning goroutine and
@@ -96,7 +118,7 @@ func (sc *scanner) ship(sr *scanRel, n int) {
 		next = make([]pendingVal, 0, pipeBatch)
 	}
 	next = append(next, sc.pend[n:]...)
-	sc.pipe.ops <- internOp{sr: sr, vals: sc.pend[:n], empty: -1}
+	sc.pipe.ops <- internOp{sr: sr, vals: sc.pend[:n], empty: -1, hint: sc.sizeHint(sr)}
 	sc.pend = next
 }
 
@@ -125,10 +147,10 @@ func (sc *scanner) empty(sr *scanRel) {
 		// The values of the full batches pending were interned already
 		// by a scanner interning them itself.
 		sc.ship(sr, len(sc.pend)-len(sc.pend)%internBatch)
-		sc.pipe.ops <- internOp{sr: sr, empty: at}
+		sc.pipe.ops <- internOp{sr: sr, empty: at, hint: sc.sizeHint(sr)}
 		return
 	}
-	sr.vals = grown(sr.vals, sr.n)
+	sr.vals = grown(sr.vals, sr.n, sc.sizeHint(sr))
 	sr.vals[at] = sc.db.intern("")
 }
 

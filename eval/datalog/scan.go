@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"unsafe"
@@ -45,8 +47,10 @@ func loadJSON(ctx context.Context, src []byte, pipeMin int) (*DB, error) {
 	if usePipe(len(src), pipeMin) {
 		sc.startPipe()
 	}
-	rels, err := sc.top()
-	sc.stopPipe()
+	rels, err := sc.guardedTop()
+	if perr := sc.stopPipe(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, err
@@ -77,7 +81,7 @@ func loadJSON(ctx context.Context, src []byte, pipeMin int) (*DB, error) {
 			}
 			tuples += r.count
 		}
-		if err := db.addLoaded(ctx, strings.Clone(name), sr.types, tuples, sr.vals); err != nil {
+		if err := db.addLoaded(ctx, strings.Clone(name), sr.types, tuples, trimmed(sr.vals)); err != nil {
 			return nil, err
 		}
 	}
@@ -87,6 +91,32 @@ func loadJSON(ctx context.Context, src []byte, pipeMin int) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// guardedTop is top that turns a fault reading the text (a mapped file
+// truncated under the load: files.Mapped) into an error.
+func (sc *scanner) guardedTop() (rels map[string]*scanRel, err error) {
+	err = guard(func() (err error) {
+		rels, err = sc.top()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rels, nil
+}
+
+// guard runs fn, turning a fault reading a mapped text that was
+// truncated under it (files.Mapped) into files.ErrTruncated.
+func guard(fn func() error) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	defer func() {
+		if v := recover(); v != nil {
+			err = files.Fault(v)
+		}
+	}()
+	return fn()
 }
 
 // LoadPath loads a JSON data file or a facts directory into a DB.
@@ -105,17 +135,22 @@ func LoadPathFromContext(ctx context.Context, r *files.Reader, path string) (*DB
 		return nil, fmt.Errorf("read data: %w", err)
 	}
 	if st.IsDir() {
-		f, err := ReadFacts(ctx, r, path)
+		// As for JSON, the DB keeps nothing of the files' text.
+		f, err := MapFacts(ctx, r, path)
 		if err != nil {
 			return nil, err
 		}
+		defer f.Close()
 		return f.Load(ctx)
 	}
-	b, err := r.ReadFile(path)
+	// The DB keeps nothing of the text (LoadJSON): a mapping of the file
+	// is released once it is loaded.
+	m, err := r.Map(path)
 	if err != nil {
 		return nil, fmt.Errorf("read data: %w", err)
 	}
-	return LoadJSONContext(ctx, b)
+	defer m.Close()
+	return LoadJSONContext(ctx, m.Bytes())
 }
 
 // loadStopped returns the error of a load stopped because ctx is done, or
@@ -254,28 +289,58 @@ func (sc *scanner) resolve(sr *scanRel) {
 		sc.ship(sr, len(sc.pend))
 		return
 	}
-	sr.vals = grown(sr.vals, sr.n)
+	sr.vals = grown(sr.vals, sr.n, sc.sizeHint(sr))
 	sc.touched += sc.db.resolveInto(sr.vals, sc.pend)
 	sc.pend = sc.pend[:0]
+}
+
+// sizeHint estimates the number of values of the relation whose tuples
+// are being scanned, from the values scanned so far and the share of the
+// text they took, as if the relation's tuples went on to the text's end
+// (the whole of the text, for the usual file of one large relation);
+// 0 when it cannot tell. loadJSON trims a relation's values that turn out
+// much fewer.
+func (sc *scanner) sizeHint(sr *scanRel) int32 {
+	done := sc.I - sc.relStart
+	if done <= 0 || sc.relStart <= 0 || sr.n < internBatch {
+		return 0
+	}
+	est := int64(sr.n) * int64(len(sc.S)-sc.relStart) / int64(done)
+	return int32(min(est+est/16, math.MaxInt32))
 }
 
 // grown returns vals with a length of at least n. Its capacity at least
 // doubles when it grows (append grows a large slice by a quarter), so that
 // a relation's values are copied, and their memory first touched, about
-// twice in all rather than about five times.
-func grown(vals []uint32, n int32) []uint32 {
+// twice in all rather than about five times; it grows at once to hint
+// values when that is more, so that the values of a relation whose size
+// the hint tells are not copied at all.
+func grown(vals []uint32, n, hint int32) []uint32 {
 	if len(vals) >= int(n) {
 		return vals
 	}
 	if int(n) > cap(vals) {
-		vals = slices.Grow(vals, max(int(n), 2*cap(vals))-len(vals))
+		vals = slices.Grow(vals, max(int(n), 2*cap(vals), int(hint))-len(vals))
 	}
 	return vals[:n]
+}
+
+// trimmed returns vals with no more than a quarter of its length unused
+// past it: a relation's values grown to a size hint that was too large
+// are copied to their size.
+func trimmed(vals []uint32) []uint32 {
+	if cap(vals)-len(vals) > len(vals)/4+internBatch {
+		return slices.Clone(vals)
+	}
+	return vals
 }
 
 // resolveInto interns values into vals (at their positions, which it
 // holds), internBatch at a time, and returns the sum of what it read
 // ahead.
+var zzMode int
+var zzDiv = 128
+
 func (db *DB) resolveInto(vals []uint32, pend []pendingVal) uint64 {
 	var touch uint64
 	for len(pend) > 0 {
@@ -296,7 +361,13 @@ func (db *DB) resolveInto(vals []uint32, pend []pendingVal) uint64 {
 				if e := in.slots[p.h&mask]; e != 0 {
 					if s := db.strs[uint32(e)-1]; len(s) > 0 {
 						touch += uint64(s[0])
+						if zzMode&1 != 0 {
+							touch += uint64(s[len(s)-1])
+						}
 					}
+				}
+				if zzMode&2 != 0 && len(p.s) > 0 {
+					touch += uint64(p.s[0]) + uint64(p.s[len(p.s)-1])
 				}
 			}
 		}
@@ -341,6 +412,9 @@ type scanner struct {
 	// pipe, when not nil, interns the scanned values on a goroutine of
 	// its own while the scanner goes on (pipe.go).
 	pipe *internPipe
+	// relStart is where the tuples of the relation being scanned begin
+	// in the text (sizeHint).
+	relStart int
 }
 
 const maxScanDepth = 10000
@@ -484,6 +558,7 @@ func (sc *scanner) tuples(sr *scanRel) error {
 	}
 	sc.setVals(sr, true)
 	sr.lens = sr.lens[:0]
+	sc.relStart = sc.I
 	last := make([]lastVal, maxFastValues)
 	err := sc.Array(func(int) error {
 		if err := sc.Check(); err != nil {

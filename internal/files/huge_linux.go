@@ -26,3 +26,6 @@ func adviseHuge(b []byte) {
 	}
 	_ = syscall.Madvise(b[start-p:end-p], syscall.MADV_HUGEPAGE)
 }
+
+// mapPopulate maps a file's pages when it is mapped.
+const mapPopulate = syscall.MAP_POPULATE
