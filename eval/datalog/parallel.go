@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -73,10 +74,13 @@ func (s *tupleSet) hasConcurrent(row []uint32, buf *[]byte) bool {
 // order of a round's rows does not either.
 const splitParts = 32
 
-// splitGrains is about the number of parts a round's new tuples are cut
-// into otherwise; a part is at least a quarter of splitRows rows and at
-// most one chunk of the table.
-const splitGrains = 32
+// splitShare is the share of a round's new tuples not yet in a part that
+// the next part takes when they are cut contiguously (1/splitShare of
+// them): the parts shrink as the cut goes on, the first large (few parts
+// to start), the last small, so that when the workers claim them in turn
+// the last to finish end close together. A part is at least a quarter of
+// splitRows rows and at most one chunk of the table.
+const splitShare = 8
 
 // splitPart is one unit of work of a split round: rows of the round's new
 // tuples (in: one-chunk views of the table or rows copied apart) and the
@@ -155,13 +159,14 @@ func (t *table) view(lo, hi int) *table {
 	return &table{arity: t.arity, chunks: [][]uint32{c[o:e:e]}, n: hi - lo}
 }
 
-// cut returns the parts of rows of d when they are split contiguously:
-// about splitGrains of them, none across a chunk of d.
+// cut returns the parts of rows of d when they are split contiguously,
+// each 1/splitShare of the rows left (see splitShare), none across a
+// chunk of d.
 func cut(d *table, per int) []splitPart {
 	n := d.len()
-	grain := min(chunkRows, max(n/splitGrains, per/4, 1))
 	var parts []splitPart
 	for lo := 0; lo < n; {
+		grain := min(chunkRows, max((n-lo)/splitShare, per/4, 1))
 		hi := min(lo+grain, n, (lo>>chunkShift+1)<<chunkShift)
 		parts = append(parts, splitPart{in: []*table{d.view(lo, hi)}})
 		lo = hi
@@ -292,6 +297,17 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 	if k != nil {
 		base = *k.count
 	}
+	// The workers claim the larger parts first (the parts of a hashed
+	// set differ in size), so that the last parts to finish are small.
+	order := make([]int, len(parts))
+	size := make([]int, len(parts))
+	for q, p := range parts {
+		order[q] = q
+		for _, t := range p.in {
+			size[q] += t.len()
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return size[b] - size[a] })
 	wouts := ev.outTables(workers, ar)
 	limit := ev.splitLimit(base, ar, shareBits || byCol >= 0)
 	var next atomic.Int64
@@ -322,10 +338,11 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 			}
 			var buf []byte
 			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(parts) || ctx.Err() != nil {
+				c := int(next.Add(1)) - 1
+				if c >= len(parts) || ctx.Err() != nil {
 					return
 				}
+				i := order[c]
 				p := &parts[i]
 				p.w, p.lo = w, out.len()
 				var view, own *tupleSet
@@ -341,13 +358,9 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 					wev.sink = &headSink{set: seen, tab: out, count: &cnt, over: over, limit: limit, atomic: true, rest: p.rest}
 					shared, add = nil, wev.sink.insert
 				default:
-					rows := 0
-					for _, t := range p.in {
-						rows += t.len()
-					}
 					// Room for about as many rows as the part has; no
 					// bitmap of the whole id space for a part.
-					own = newTupleSetSized(ar, 0, rows)
+					own = newTupleSetSized(ar, 0, size[i])
 					wev.sink = nil
 					if seen != nil && seen.large != nil {
 						// The fused tail would use the set's scratch
