@@ -12,8 +12,8 @@ import (
 
 // workers returns the number of goroutines a semi-naive round's joins are
 // split across: Workers, or one when it is 0. Splitting is not the
-// default: two workers of a same-generation round cost about an eighth
-// more CPU time than one, two workers were 1.40–1.56× the wall-clock
+// default: two workers of a same-generation round cost an eighth to a
+// fifth more CPU time than one, two workers were 1.40–1.56× the wall-clock
 // speed of one on a quiet two-core machine and slower than one on a
 // loaded one (docs/performance.md).
 func (o Options) workers() int {
