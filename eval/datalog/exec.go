@@ -410,6 +410,9 @@ type evaluator struct {
 	// parted is how the last split round that inserted into a hashed
 	// set's parts split the rows it appended (see bucket).
 	parted *partedRows
+	// splitOuts are the tables the workers of split rounds append the
+	// rows they derive to, kept from round to round (see runSplit).
+	splitOuts []*table
 }
 
 func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {

@@ -4,14 +4,16 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
 
 // workers returns the number of goroutines a semi-naive round's joins are
 // split across: Workers, or one when it is 0. Splitting is not the
-// default: two workers of a same-generation round cost about a fifth
-// more CPU time than one, two workers were 1.43–1.49× the wall-clock
+// default: two workers of a same-generation round cost an eighth to a
+// fifth more CPU time than one, two workers were 1.40–1.56× the wall-clock
 // speed of one on a quiet two-core machine and slower than one on a
 // loaded one (docs/performance.md).
 func (o Options) workers() int {
@@ -72,18 +74,73 @@ func (s *tupleSet) hasConcurrent(row []uint32, buf *[]byte) bool {
 // order of a round's rows does not either.
 const splitParts = 32
 
-// splitGrains is about the number of parts a round's new tuples are cut
-// into otherwise; a part is at least a quarter of splitRows rows and at
-// most one chunk of the table.
-const splitGrains = 32
+// splitShare is the share of a round's new tuples not yet in a part that
+// the next part takes when they are cut contiguously (1/splitShare of
+// them): the parts shrink as the cut goes on, the first large (few parts
+// to start), the last small, so that when the workers claim them in turn
+// the last to finish end close together. A part is at least a quarter of
+// splitRows rows and at most one chunk of the table.
+const splitShare = 8
 
 // splitPart is one unit of work of a split round: rows of the round's new
 // tuples (in: one-chunk views of the table or rows copied apart) and the
-// rows the part derives.
+// rows the part derives, rows lo to hi of the table of the worker that
+// took it (w).
 type splitPart struct {
-	in        []*table
-	out, rest *table
-	err       error
+	in     []*table
+	w      int
+	lo, hi int
+	rest   *table
+	err    error
+}
+
+// outTables returns a table of arity ar for each of n workers of a split
+// round to append the rows it derives to, empty: the tables of the
+// round before, their chunks kept, so that a round writes rows into
+// memory that is already there rather than allocating and clearing
+// more (the parts' rows are copied out of them before the next round).
+func (ev *evaluator) outTables(n, ar int) []*table {
+	for len(ev.splitOuts) < n {
+		ev.splitOuts = append(ev.splitOuts, newTable(ar))
+	}
+	outs := ev.splitOuts[:n]
+	for i, t := range outs {
+		if t.arity != ar {
+			outs[i] = newTable(ar)
+			continue
+		}
+		for k := range t.chunks {
+			t.chunks[k] = t.chunks[k][:0]
+		}
+		t.n = 0
+	}
+	return outs
+}
+
+// rows returns the views of rows lo to hi of t, one a chunk.
+func (t *table) rows(lo, hi int) []*table {
+	var vs []*table
+	for lo < hi {
+		e := min(hi, (lo>>chunkShift+1)<<chunkShift)
+		vs = append(vs, t.view(lo, e))
+		lo = e
+	}
+	return vs
+}
+
+// splitLimit is the most rows a worker of a split round derives for
+// which over (see runSplit) reports no error, for a head of ar columns
+// and base tuples derived before the round; counted says whether the
+// rows count against the tuple budget as they are derived.
+func (ev *evaluator) splitLimit(base, ar int, counted bool) int {
+	limit := math.MaxInt
+	if counted && ev.max > 0 {
+		limit = ev.max - base
+	}
+	if ev.maxBytes > 0 {
+		limit = int(min(int64(limit), ev.maxBytes/(int64(max(ar, 1))*4)))
+	}
+	return limit
 }
 
 // partedRows tells where the rows of a part of a split round are in the
@@ -102,13 +159,14 @@ func (t *table) view(lo, hi int) *table {
 	return &table{arity: t.arity, chunks: [][]uint32{c[o:e:e]}, n: hi - lo}
 }
 
-// cut returns the parts of rows of d when they are split contiguously:
-// about splitGrains of them, none across a chunk of d.
+// cut returns the parts of rows of d when they are split contiguously,
+// each 1/splitShare of the rows left (see splitShare), none across a
+// chunk of d.
 func cut(d *table, per int) []splitPart {
 	n := d.len()
-	grain := min(chunkRows, max(n/splitGrains, per/4, 1))
 	var parts []splitPart
 	for lo := 0; lo < n; {
+		grain := min(chunkRows, max((n-lo)/splitShare, per/4, 1))
 		hi := min(lo+grain, n, (lo>>chunkShift+1)<<chunkShift)
 		parts = append(parts, splitPart{in: []*table{d.view(lo, hi)}})
 		lo = hi
@@ -239,13 +297,27 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 	if k != nil {
 		base = *k.count
 	}
+	// The workers claim the larger parts first (the parts of a hashed
+	// set differ in size), so that the last parts to finish are small.
+	order := make([]int, len(parts))
+	size := make([]int, len(parts))
+	for q, p := range parts {
+		order[q] = q
+		for _, t := range p.in {
+			size[q] += t.len()
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return size[b] - size[a] })
+	wouts := ev.outTables(workers, ar)
+	limit := ev.splitLimit(base, ar, shareBits || byCol >= 0)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			wev := ev.fork(ctx)
+			out := wouts[w]
 			// The rows this worker derived, over all its parts: with a
 			// bitmap or a hashed set's parts, new rows of the head's
 			// set, for which the tuple budget holds as they are
@@ -266,33 +338,29 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 			}
 			var buf []byte
 			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(parts) || ctx.Err() != nil {
+				c := int(next.Add(1)) - 1
+				if c >= len(parts) || ctx.Err() != nil {
 					return
 				}
+				i := order[c]
 				p := &parts[i]
-				p.out = newTable(ar)
-				out := p.out
+				p.w, p.lo = w, out.len()
 				var view, own *tupleSet
 				shared := seen
 				var add func(row []uint32) bool
 				switch {
 				case byCol >= 0:
 					view = seen.part(i)
-					wev.sink = &headSink{seen: view, set: view, tab: out, count: &cnt, over: over}
+					wev.sink = &headSink{seen: view, set: view, tab: out, count: &cnt, over: over, limit: limit}
 					shared, add = view, view.add
 				case shareBits:
 					p.rest = newTable(ar)
-					wev.sink = &headSink{set: seen, tab: out, count: &cnt, over: over, atomic: true, rest: p.rest}
+					wev.sink = &headSink{set: seen, tab: out, count: &cnt, over: over, limit: limit, atomic: true, rest: p.rest}
 					shared, add = nil, wev.sink.insert
 				default:
-					rows := 0
-					for _, t := range p.in {
-						rows += t.len()
-					}
 					// Room for about as many rows as the part has; no
 					// bitmap of the whole id space for a part.
-					own = newTupleSetSized(ar, 0, rows)
+					own = newTupleSetSized(ar, 0, size[i])
 					wev.sink = nil
 					if seen != nil && seen.large != nil {
 						// The fused tail would use the set's scratch
@@ -300,7 +368,7 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 						shared = nil
 					}
 					if shared == seen {
-						wev.sink = &headSink{seen: seen, set: own, tab: out, count: &cnt, over: over}
+						wev.sink = &headSink{seen: seen, set: own, tab: out, count: &cnt, over: over, limit: limit}
 					}
 					add = func(row []uint32) bool {
 						if seen != nil && seen.hasConcurrent(row, &buf) {
@@ -325,10 +393,12 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 						return over(cnt)
 					})
 					if p.err != nil {
+						p.hi = out.len()
 						cancel()
 						return
 					}
 				}
+				p.hi = out.len()
 			}
 		}()
 	}
@@ -352,10 +422,10 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 		// The rows are in the head's set already: appended in the
 		// order of the parts and counted; then the rows outside its
 		// bitmap go through the ordinary insert.
-		outs := make([]*table, len(parts))
-		for i, p := range parts {
-			outs[i] = p.out
-			*k.count += p.out.len()
+		var outs []*table
+		for _, p := range parts {
+			outs = append(outs, wouts[p.w].rows(p.lo, p.hi)...)
+			*k.count += p.hi - p.lo
 		}
 		if *k.count > k.limit {
 			if err := k.over(*k.count); err != nil {
@@ -371,8 +441,8 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 			// parts were: a next round reading them as its new tuples
 			// takes its parts from there.
 			pr := &partedRows{t: k.tab, ends: make([]int, len(parts))}
-			for i, o := range outs {
-				from += o.len()
+			for i, p := range parts {
+				from += p.hi - p.lo
 				pr.ends[i] = from
 			}
 			ev.parted = pr
@@ -387,8 +457,10 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 		return true, nil
 	}
 	for _, p := range parts {
-		if err := ev.emitRows(p.out, emit); err != nil {
-			return true, err
+		for _, v := range wouts[p.w].rows(p.lo, p.hi) {
+			if err := ev.emitRows(v, emit); err != nil {
+				return true, err
+			}
 		}
 	}
 	return true, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -275,5 +276,105 @@ func TestSplitRoundsOrder(t *testing.T) {
 	_, err := EvalProgramWith(ctx, db, "p", "tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), tc(y, z), if x != z;", Options{Workers: 3, splitMin: 16})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("split rounds under a context that ends: %v, want the context's error", err)
+	}
+}
+
+// TestSplitRoundsWorkerTables evaluates strata of several recursive rules
+// whose heads differ in arity (so that the tables the workers append to
+// are kept from one split round to the next and replaced when a head of
+// another arity follows), with negation, aggregates and conditions, over
+// a bitmap's values and over more than a bitmap holds, with 1, 2, 3 and 8
+// workers and rounds split from 8 rows on (run with -race): every result,
+// and where every round ends, must be one worker's. Then a split round
+// stops at the tuple budget and at the memory bound.
+func TestSplitRoundsWorkerTables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(36, 11))
+	var e strings.Builder
+	e.WriteString(`{"relations": {"e": {"param_types": ["N", "N"], "tuples": [`)
+	const nodes = 9000
+	for i := 1; i < nodes; i++ {
+		if i > 1 {
+			e.WriteByte(',')
+		}
+		fmt.Fprintf(&e, `["n%d","n%d"]`, i, rng.IntN(i))
+	}
+	e.WriteString(`]}, "f": {"param_types": ["N", "N"], "tuples": [`)
+	for i := 1; i < 400; i++ {
+		if i > 1 {
+			e.WriteByte(',')
+		}
+		fmt.Fprintf(&e, `["m%d","m%d"]`, i, rng.IntN(i))
+	}
+	db, err := LoadJSON([]byte(e.String() + `]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, src := range []string{
+		// Mutual recursion, heads of two and three columns: the rounds
+		// alternate arities among the workers' tables.
+		`anc(x, y) <-- e(x, y);
+		 anc(x, z) <-- e(x, y), anc(y, z);
+		 path3(x, y, z) <-- anc(x, y), e(y, z);
+		 anc(x, z) <-- path3(x, y, z), !e(x, y);`,
+		// The same over the small tree (bitmap sets), with a
+		// condition and a relation of one column in the stratum.
+		`sg(x, y) <-- f(x, a), f(y, a), if x != y;
+		 sg(x, y) <-- f(x, a), f(y, b), sg(a, b);
+		 trio(x, y, a) <-- sg(x, y), f(x, a);
+		 sg(y, x) <-- trio(x, y, _);
+		 paired(x) <-- sg(x, _);`,
+		// Negation and an aggregate over lower strata.
+		`tc(x, y) <-- e(x, y);
+		 tc(x, z) <-- tc(x, y), e(y, z);
+		 fan(x, c) <-- e(_, x), agg c = count() in e(_, x);
+		 big(x) <-- fan(x, c), if c > 3;
+		 reach(x, y) <-- tc(x, y), !big(y);
+		 reach(x, z) <-- reach(x, y), e(y, z), !big(z);
+		 deep(x, y, c) <-- reach(x, y), fan(y, c);
+		 deep(x, z, c) <-- deep(x, y, c), e(y, z);`,
+	} {
+		var want string
+		var wantRounds map[string][]int
+		for _, w := range []int{1, 2, 3, 8} {
+			st, err := fixpointOf(t, db, src, Options{Workers: w, splitMin: 8, MaxTuples: -1})
+			if err != nil {
+				t.Fatalf("%s: %v", src, err)
+			}
+			out := map[string][][]string{}
+			for name, tab := range st.full {
+				if out[name], err = db.stringsStop(tab, nil); err != nil {
+					t.Fatal(err)
+				}
+				slices.SortFunc(out[name], slices.Compare)
+			}
+			b, _ := json.Marshal(out)
+			if w == 1 {
+				want, wantRounds = string(b), st.rounds
+				for name, rows := range out {
+					if len(rows) == 0 {
+						t.Fatalf("%s: %s is empty", src, name)
+					}
+				}
+			} else if string(b) != want {
+				t.Fatalf("%s: %d workers give another result than one", src, w)
+			} else if fmt.Sprint(st.rounds) != fmt.Sprint(wantRounds) {
+				t.Fatalf("%s: %d workers end rounds at %v, one at %v", src, w, st.rounds, wantRounds)
+			}
+		}
+	}
+	closure := "tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), e(y, z);"
+	for _, w := range []int{2, 3} {
+		_, err := EvalProgramWith(ctx, db, "p", closure, Options{Workers: w, splitMin: 8, MaxTuples: 20_000})
+		if le := (*LimitError)(nil); !errors.As(err, &le) || le.Max != 20_000 {
+			t.Errorf("%d workers over the budget: err = %v, want the budget of 20000 tuples", w, err)
+		}
+		// A bound of 500 rows of two values: the rounds of the closure
+		// derive thousands of rows, so some worker derives more than
+		// 500 of one round however they share its parts.
+		_, err = EvalProgramWith(ctx, db, "p", closure, Options{Workers: w, splitMin: 8, MaxTuples: 10_000_000, MaxBytes: 500 * 2 * 4})
+		if le := (*LimitError)(nil); !errors.As(err, &le) || le.Bytes != 500*2*4 {
+			t.Errorf("%d workers over the memory bound: err = %v, want the bound of %d bytes", w, err, 500*2*4)
+		}
 	}
 }
