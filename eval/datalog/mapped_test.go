@@ -69,18 +69,7 @@ func TestLoadPathMapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := func() (s string, err error) {
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() {
-			if v := recover(); v != nil {
-				err = files.Fault(v)
-			}
-		}()
-		for _, s := range db.strs {
-			_ = strings.Clone(s)
-		}
-		return dump(db), nil
-	}()
+	got, err := readAll(db)
 	if err != nil {
 		t.Fatalf("the DB reads the released mapping: %v", err)
 	}
@@ -215,18 +204,7 @@ func TestLoadPathMappedFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := func() (s string, err error) {
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() {
-			if v := recover(); v != nil {
-				err = files.Fault(v)
-			}
-		}()
-		for _, s := range db.strs {
-			_ = strings.Clone(s)
-		}
-		return dump(db), nil
-	}()
+	got, err := readAll(db)
 	if err != nil {
 		t.Fatalf("the DB reads the released mappings: %v", err)
 	}
@@ -258,4 +236,19 @@ func TestLoadTruncatedMappedFacts(t *testing.T) {
 		f.Close()
 		dir = factsDir(t)
 	}
+}
+
+// readAll reads every string of db and returns its dump, or the fault of
+// reading a released mapping as an error.
+func readAll(db *DB) (got string, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if v := recover(); v != nil {
+			err = files.Fault(v)
+		}
+	}()
+	for _, s := range db.strs {
+		_ = strings.Clone(s)
+	}
+	return dump(db), nil
 }

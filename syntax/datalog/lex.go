@@ -116,6 +116,15 @@ func lexInto(buf []Token, src string) ([]Token, lexCounts) {
 	}
 	// two reports whether the byte after i is b.
 	two := func(b byte) bool { return i+1 < len(src) && src[i+1] == b }
+	// pair adds a two-byte token of kind k2 when b follows, and the
+	// one-byte token of kind k1 otherwise.
+	pair := func(b byte, k2, k1 Kind) {
+		if two(b) {
+			add(k2, i, i+2)
+		} else {
+			add(k1, i, i+1)
+		}
+	}
 	for i < len(src) {
 		c := src[i]
 		// A switch on the byte itself compiles to a jump table.
@@ -186,23 +195,11 @@ func lexInto(buf []Token, src string) ([]Token, lexCounts) {
 				add(TokOp, i, i+1)
 			}
 		case '>':
-			if two('=') {
-				add(TokOp, i, i+2)
-			} else {
-				add(TokOp, i, i+1)
-			}
+			pair('=', TokOp, TokOp)
 		case '=':
-			if two('=') {
-				add(TokOp, i, i+2)
-			} else {
-				add(TokPunct, i, i+1)
-			}
+			pair('=', TokOp, TokPunct)
 		case '!':
-			if two('=') {
-				add(TokOp, i, i+2)
-			} else {
-				add(TokBang, i, i+1)
-			}
+			pair('=', TokOp, TokBang)
 		case ':':
 			switch {
 			case two('-'):
@@ -232,17 +229,9 @@ func lexInto(buf []Token, src string) ([]Token, lexCounts) {
 		case '+', '*', '%':
 			add(TokArith, i, i+1)
 		case '&':
-			if two('&') {
-				add(TokLogic, i, i+2)
-			} else {
-				add(TokPunct, i, i+1)
-			}
+			pair('&', TokLogic, TokPunct)
 		case '|':
-			if two('|') {
-				add(TokLogic, i, i+2)
-			} else {
-				add(TokPunct, i, i+1)
-			}
+			pair('|', TokLogic, TokPunct)
 		case '?', '#', '{', '}', '[', ']', '\'':
 			add(TokPunct, i, i+1)
 		default:
