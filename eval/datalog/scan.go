@@ -338,9 +338,6 @@ func trimmed(vals []uint32) []uint32 {
 // resolveInto interns values into vals (at their positions, which it
 // holds), internBatch at a time, and returns the sum of what it read
 // ahead.
-var zzMode int
-var zzDiv = 128
-
 func (db *DB) resolveInto(vals []uint32, pend []pendingVal) uint64 {
 	var touch uint64
 	for len(pend) > 0 {
@@ -361,13 +358,7 @@ func (db *DB) resolveInto(vals []uint32, pend []pendingVal) uint64 {
 				if e := in.slots[p.h&mask]; e != 0 {
 					if s := db.strs[uint32(e)-1]; len(s) > 0 {
 						touch += uint64(s[0])
-						if zzMode&1 != 0 {
-							touch += uint64(s[len(s)-1])
-						}
 					}
-				}
-				if zzMode&2 != 0 && len(p.s) > 0 {
-					touch += uint64(p.s[0]) + uint64(p.s[len(p.s)-1])
 				}
 			}
 		}

@@ -19,7 +19,9 @@ func TestStartWritesProfile(t *testing.T) {
 	dir := t.TempDir()
 	for _, target := range []string{filepath.Join(dir, "a.pprof"), dir} {
 		stop := Start(func(string) string { return target }, os.Stderr)
-		spin()
+		if spin() < 0 {
+			t.Fatal("spin returned a negative sum")
+		}
 		stop()
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "a.pprof"))
