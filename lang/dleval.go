@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -123,12 +124,15 @@ func RelationSizes(d Data) map[string]int {
 // dlOptions maps a budget to the evaluator's options. The default
 // budget (0 or DefaultMaxTuples, the value of the flags' defaults) is the
 // evaluator's default: DefaultMaxTuples derived tuples, and intermediate
-// join results bounded by memory rather than by their count.
+// join results bounded by memory rather than by their count. The rounds
+// of a recursive evaluation split their new tuples across GOMAXPROCS
+// workers, as JQL's scans do; the result is the same for any number.
 func dlOptions(b Budget) evdl.Options {
-	if b.MaxTuples == DefaultMaxTuples {
-		return evdl.Options{}
+	o := evdl.Options{Workers: runtime.GOMAXPROCS(0)}
+	if b.MaxTuples != DefaultMaxTuples {
+		o.MaxTuples = b.MaxTuples
 	}
-	return evdl.Options{MaxTuples: b.MaxTuples}
+	return o
 }
 
 // datalogError maps the budget error to a *LimitError.
