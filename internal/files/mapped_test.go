@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/ctxql/ctxql/internal/testdir"
 )
 
 // TestMap checks that Map gives a file's bytes, mapped from mapMin bytes
 // where the platform maps files and read below it, under the reader's
 // rules, and that Close releases them.
 func TestMap(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	for _, size := range []int{0, 1, mapMin - 1, mapMin, 3*mapMin + 4097} {
 		want := make([]byte, size)
 		for i := range want {
