@@ -84,22 +84,7 @@ func TestLoadPathMapped(t *testing.T) {
 // TestLoadTruncatedMapping loads a mapped file truncated after it was
 // mapped: the load returns files.ErrTruncated, and the process goes on.
 func TestLoadTruncatedMapping(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "data.json")
-	src := mappedCase(t)
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := files.New(0, "").Map(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if !m.IsMapped() {
-		t.Skip("files are not mapped here")
-	}
-	if err := os.Truncate(p, 4096); err != nil {
-		t.Fatal(err)
-	}
+	m := truncatedMapping(t, 4096)
 	for _, pipeMin := range []int{-1, 0} {
 		if _, err := loadJSON(context.Background(), m.Bytes(), pipeMin); !errors.Is(err, files.ErrTruncated) {
 			t.Errorf("pipeMin %d: err = %v, want ErrTruncated", pipeMin, err)
@@ -111,21 +96,7 @@ func TestLoadTruncatedMapping(t *testing.T) {
 // a truncated mapping, past what the scanner read: stopPipe reports the
 // fault, and the goroutine takes what it is sent after it.
 func TestPipeFault(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "data.json")
-	if err := os.WriteFile(p, []byte(mappedCase(t)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := files.New(0, "").Map(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if !m.IsMapped() {
-		t.Skip("files are not mapped here")
-	}
-	if err := os.Truncate(p, 0); err != nil {
-		t.Fatal(err)
-	}
+	m := truncatedMapping(t, 0)
 	b := m.Bytes()
 	db := &DB{ids: newInterner(16), rels: map[string]*relation{}, base: map[*table]map[string]*index{}}
 	sc := &scanner{db: db}
@@ -251,4 +222,27 @@ func readAll(db *DB) (got string, err error) {
 		_ = strings.Clone(s)
 	}
 	return dump(db), nil
+}
+
+// truncatedMapping maps a file of mappedCase's program and truncates the
+// file to size bytes once mapped; it skips the test where files are not
+// mapped. The mapping is released when the test ends.
+func truncatedMapping(t *testing.T, size int64) *files.Mapped {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "data.json")
+	if err := os.WriteFile(p, []byte(mappedCase(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := files.New(0, "").Map(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if !m.IsMapped() {
+		t.Skip("files are not mapped here")
+	}
+	if err := os.Truncate(p, size); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
