@@ -4,6 +4,8 @@ import (
 	"math"
 	"runtime/debug"
 	"testing"
+
+	"github.com/ctxql/ctxql/internal/gcstart"
 )
 
 // TestStartHeap checks which commands start with a larger heap: those that
@@ -15,9 +17,9 @@ func TestStartHeap(t *testing.T) {
 		want int64
 	}{
 		{nil, 0},
-		{[]string{"check", "."}, batchHeap},
-		{[]string{"fmt", "--check", "."}, batchHeap},
-		{[]string{"eval", "datalog"}, evalHeap},
+		{[]string{"check", "."}, gcstart.Batch},
+		{[]string{"fmt", "--check", "."}, gcstart.Batch},
+		{[]string{"eval", "datalog"}, gcstart.OneShot},
 		{[]string{"lsp"}, 0},
 		{[]string{"mcp"}, 0},
 		{[]string{"repl", "datalog"}, 0},
@@ -38,7 +40,7 @@ func TestSetHeapEval(t *testing.T) {
 	defer debug.SetMemoryLimit(math.MaxInt64)
 	setHeap([]string{"eval", "datalog"})
 	p := debug.SetGCPercent(-1)
-	if l := debug.SetMemoryLimit(-1); p != -1 || l != evalHeap {
-		t.Errorf("after setHeap(eval): GOGC %d and limit %d, want -1 and %d", p, l, evalHeap)
+	if l := debug.SetMemoryLimit(-1); p != -1 || l != gcstart.OneShot {
+		t.Errorf("after setHeap(eval): GOGC %d and limit %d, want -1 and %d", p, l, gcstart.OneShot)
 	}
 }

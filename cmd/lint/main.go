@@ -11,12 +11,8 @@ import (
 	"github.com/ctxql/ctxql/internal/gcstart"
 )
 
-// batchHeap is the heap a run starts with before the garbage collector
-// paces it as usual (see package gcstart), as for "ctxql check".
-const batchHeap = 256 << 20
-
 func main() {
-	gcstart.Start(batchHeap)
+	gcstart.Start(gcstart.Batch) // as "ctxql check" does
 	env := cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	os.Exit(cli.RunInterruptible(os.Stderr, func(ctx context.Context) int {
 		return cli.RunCommand(ctx, cli.NewCheckCommand(env), os.Args[1:], env)

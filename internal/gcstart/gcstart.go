@@ -20,6 +20,20 @@ import (
 	"runtime/metrics"
 )
 
+// Starting heaps of the commands that run and exit.
+const (
+	// Batch is that of commands that check or format a workspace ("ctxql
+	// check", "ctxql fmt", the lint command): they keep their parse
+	// arenas from file to file, and a run over a large workspace
+	// allocates a few hundred megabytes in all and frees little of it
+	// early.
+	Batch = 256 << 20
+	// OneShot is that of a command that evaluates once ("ctxql eval"):
+	// it keeps what it loads until it exits, so a collection while it
+	// loads frees next to nothing.
+	OneShot = 64 << 20
+)
+
 // liveMetric is the runtime metric of the heap the last collection found
 // live.
 const liveMetric = "/gc/heap/live:bytes"
