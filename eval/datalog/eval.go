@@ -595,10 +595,18 @@ func fixpoint(ctx context.Context, db *DB, prog *syn.Program, info *syn.Info, op
 			err := prof.measure(rr.src, &derived, func() error {
 				ev.sink = sinkTo(delta, cr.headRel)
 				defer func() { ev.sink = nil }()
-				return ev.runInto(cr,
-					func(i int) source { return st.source(cr.pos[i].name) },
-					func(j int) source { return st.source(cr.negs[j].name) },
-					nil, nil, seen(cr.headRel), addTo(delta, cr.headRel))
+				src := func(i int) source { return st.source(cr.pos[i].name) }
+				neg := func(j int) source { return st.source(cr.negs[j].name) }
+				if splitting && workers > 1 && lats[cr.headRel] == nil {
+					// Split on the atom a streamed join would drive
+					// from, as a later round splits on its new tuples.
+					if di := firstDriver(cr, src); di >= 0 {
+						if ok, err := ev.runSplit(workers, cr, di, src(di).t, src, neg, seen(cr.headRel), addTo(delta, cr.headRel)); ok {
+							return err
+						}
+					}
+				}
+				return ev.runInto(cr, src, neg, nil, nil, seen(cr.headRel), addTo(delta, cr.headRel))
 			})
 			if err != nil {
 				return nil, err

@@ -43,6 +43,25 @@ func splittable(cr *crule) bool {
 	return true
 }
 
+// firstDriver returns the positive atom of cr that the first round of a
+// fixpoint, which reads whole relations, splits across workers: the one
+// reading the fewest rows (the first of those), which a streamed join
+// drives from; -1 when cr has no positive atom or one reads an
+// equivalence relation or part of a table.
+func firstDriver(cr *crule, src func(i int) source) int {
+	di, n := -1, 0
+	for i := range cr.pos {
+		s := src(i)
+		if s.eq != nil || s.n != s.t.len() {
+			return -1
+		}
+		if di < 0 || s.n < n {
+			di, n = i, s.n
+		}
+	}
+	return di
+}
+
 // fork returns an evaluator for one worker of a split join: the same DB,
 // bounds and growing indexes (shared under ev.growMu), its own indexes
 // over one-round tables and its own cache of numbers, under ctx.
@@ -485,10 +504,11 @@ func (ev *evaluator) emitRows(t *table, emit func([]uint32) error) error {
 const concatMin = 1 << 16
 
 // appendTables appends the rows of ts to t, in order, the copying split
-// across workers goroutines: t is first grown to its final length, then
-// each piece of a table (at most a chunk) is copied to its place. stop,
-// when set, is called between pieces, and its error ends the appending
-// (t then holds rows of zeros past the rows it held).
+// across workers goroutines by chunk of t: the goroutine that takes a
+// chunk makes it (or extends the last one) and copies its rows there, so
+// that clearing new memory is split too. stop, when set, is called
+// before each chunk, and its error ends the appending (t then holds the
+// rows it held before).
 func (t *table) appendTables(ts []*table, workers int, stop func() error) error {
 	total := 0
 	for _, u := range ts {
@@ -502,39 +522,70 @@ func (t *table) appendTables(ts []*table, workers int, stop func() error) error 
 		}
 		return nil
 	}
-	// The pieces: rows lo to hi of a table, copied to row at of t.
-	type piece struct {
-		u          *table
-		lo, hi, at int
+	start, end := t.n, t.n+total
+	// at[i] is the row of t that the first row of ts[i] goes to.
+	at := make([]int, len(ts)+1)
+	at[0] = start
+	for i, u := range ts {
+		at[i+1] = at[i] + u.len()
 	}
-	var pieces []piece
-	at := t.n
-	for _, u := range ts {
-		for lo := 0; lo < u.n; {
-			hi := min(u.n, lo+chunkRows)
-			pieces = append(pieces, piece{u: u, lo: lo, hi: hi, at: at})
-			at += hi - lo
-			lo = hi
-		}
+	first, last := start>>chunkShift, (end-1)>>chunkShift
+	for len(t.chunks) <= last {
+		t.chunks = append(t.chunks, nil)
 	}
-	t.grow(total)
 	var next atomic.Int64
-	return inWorkers(workers, func(int) error {
+	next.Store(int64(first))
+	err := inWorkers(workers, func(int) error {
 		for {
-			i := int(next.Add(1)) - 1
-			if i >= len(pieces) {
+			k := int(next.Add(1)) - 1
+			if k > last {
 				return nil
 			}
 			if stop != nil {
 				if err := stop(); err != nil {
-					next.Store(int64(len(pieces)))
+					next.Store(int64(last + 1))
 					return err
 				}
 			}
-			p := pieces[i]
-			t.copyRows(p.at, p.u, p.lo, p.hi)
+			lo, hi := max(start, k<<chunkShift), min(end, (k+1)<<chunkShift)
+			t.extendChunk(k, hi-k<<chunkShift)
+			i, _ := slices.BinarySearch(at, lo+1)
+			for i--; lo < hi; i++ {
+				from := lo - at[i]
+				cnt := min(hi, at[i+1]) - lo
+				t.copyRows(lo, ts[i], from, from+cnt)
+				lo += cnt
+			}
 		}
 	})
+	if err != nil {
+		// Back to the rows t held.
+		k := start >> chunkShift
+		t.chunks[k] = t.chunks[k][:(start&chunkMask)*t.arity]
+		t.chunks = t.chunks[:k+1]
+		return err
+	}
+	t.n = end
+	return nil
+}
+
+// extendChunk makes chunk k of t (arity > 0) hold rows rows, the rows it
+// holds kept and the others zeros: a new chunk has its final capacity
+// but for the first, which grows like a slice.
+func (t *table) extendChunk(k, rows int) {
+	ar := t.arity
+	c := t.chunks[k]
+	if rows*ar <= cap(c) {
+		t.chunks[k] = c[:rows*ar]
+		return
+	}
+	size := chunkRows * ar
+	if k == 0 {
+		size = min(max(rows, 2*cap(c)/ar), chunkRows) * ar
+	}
+	nc := make([]uint32, rows*ar, size)
+	copy(nc, c)
+	t.chunks[k] = nc
 }
 
 // inWorkers runs fn(w) for w in [0, n) on n goroutines and returns, once
@@ -556,32 +607,6 @@ func inWorkers(n int, fn func(w int) error) error {
 		}
 	}
 	return nil
-}
-
-// grow adds n rows of zeros to t (arity > 0), in chunks of their final
-// capacity but for the first.
-func (t *table) grow(n int) {
-	ar, end := t.arity, t.n+n
-	for k := t.n >> chunkShift; k<<chunkShift < end; k++ {
-		rows := min(end-k<<chunkShift, chunkRows)
-		if k == len(t.chunks) {
-			size := chunkRows * ar
-			if k == 0 {
-				size = rows * ar
-			}
-			t.chunks = append(t.chunks, make([]uint32, rows*ar, size))
-			continue
-		}
-		c := t.chunks[k]
-		if rows*ar > cap(c) {
-			nc := make([]uint32, rows*ar, min(max(rows, 2*cap(c)/ar), chunkRows)*ar)
-			copy(nc, c)
-			t.chunks[k] = nc
-			continue
-		}
-		t.chunks[k] = c[:rows*ar]
-	}
-	t.n = end
 }
 
 // copyRows copies rows lo to hi of u over the rows of t from row at on,

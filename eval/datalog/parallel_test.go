@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -181,7 +182,8 @@ func TestAppendTables(t *testing.T) {
 	rng := rand.New(rand.NewPCG(36, 7))
 	for _, ar := range []int{1, 2, 3} {
 		for _, before := range []int{0, 5, chunkRows - 3, chunkRows + 70} {
-			var ts []*table
+			// An empty table among them too.
+			ts := []*table{newTable(ar)}
 			for range 5 {
 				u := newTable(ar)
 				for range rng.IntN(3 * concatMin / 4) {
@@ -213,7 +215,7 @@ func TestAppendTables(t *testing.T) {
 					t.Fatalf("arity %d, %d rows before, %d goroutines: %d rows, want %d", ar, before, w, got.len(), want.len())
 				}
 				for i := 0; i < want.len(); i++ {
-					if fmt.Sprint(got.row(i)) != fmt.Sprint(want.row(i)) {
+					if !slices.Equal(got.row(i), want.row(i)) {
 						t.Fatalf("arity %d, %d rows before, %d goroutines: row %d is %v, want %v", ar, before, w, i, got.row(i), want.row(i))
 					}
 				}
@@ -230,8 +232,29 @@ func TestAppendTables(t *testing.T) {
 		big.append([]uint32{uint32(i)})
 	}
 	stop := errors.New("stop")
-	if err := newTable(1).appendTables([]*table{big}, 2, func() error { return stop }); err != stop {
-		t.Errorf("appendTables with a stop error: %v, want it", err)
+	for _, before := range []int{0, 7, chunkRows} {
+		got := newTable(1)
+		for i := range before {
+			got.append([]uint32{uint32(i)})
+		}
+		calls := 0
+		var mu sync.Mutex
+		err := got.appendTables([]*table{big}, 2, func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			if calls++; calls > 2 {
+				return stop
+			}
+			return nil
+		})
+		if err != stop {
+			t.Errorf("appendTables with a stop error: %v, want it", err)
+		}
+		// The table holds the rows it held and appends after them.
+		got.append([]uint32{99})
+		if got.len() != before+1 || got.row(before)[0] != 99 || (before > 0 && got.row(before - 1)[0] != uint32(before-1)) {
+			t.Errorf("%d rows before a stopped appendTables: %d rows after one more, last %v", before, got.len(), got.row(got.len()-1))
+		}
 	}
 }
 

@@ -145,24 +145,32 @@ func BenchmarkClosureWorkers(b *testing.B) {
 	benchWorkers(b, db, linearTC, "tc")
 }
 
-// benchWorkers runs src over db with one worker and with two in every
-// iteration, in turn (which goes first alternates), after a collection
-// of the heap each, and reports the medians over the iterations of each
-// count's wall time and CPU time (w1-ms, w2-ms, w1-cpu-ms, w2-cpu-ms),
-// the wall-clock speed-up of two workers (speedup-x, the median of one
-// worker's time over two workers' in the same iteration; target >= 1.6
-// on two free cores), two workers' CPU time over one's (cpu-x) and the
-// CPU time of one worker per tuple of relation out. The two results
-// must hold the same rows (their order within a round may differ: the
-// output sorts them).
+// benchWorkers runs src over db in three ways in every iteration, in
+// turn (which goes first rotates), after a collection of the heap each:
+// one worker on one core (GOMAXPROCS 1, so that the collector and the
+// runtime share the core, as on a one-core machine), one worker on two
+// cores and two workers on two cores. It reports the medians over the
+// iterations of the wall and CPU times of one and two workers on two
+// cores (w1-ms, w2-ms, w1-cpu-ms, w2-cpu-ms) and of one worker on one
+// core (c1-ms), the wall-clock speed-up of two workers over one on two
+// cores (speedup-x) and of two cores over one (cores-x; target >= 1.6 on
+// two free cores), each the median of the ratios in the same iteration,
+// two workers' CPU time over one's (cpu-x) and the CPU time of one
+// worker per tuple of relation out. All runs must hold the same rows
+// (their order within a round may differ: the output sorts them).
 func benchWorkers(b *testing.B, db *DB, src, out string) {
-	var wall, cpu [2][]float64
-	var speed, cpuX []float64
+	var wall, cpu [3][]float64
+	var speed, cores, cpuX []float64
 	n := 0
-	run := func(w int) (time.Duration, time.Duration, *Rows) {
+	// The three ways: GOMAXPROCS and workers.
+	ways := [3][2]int{{2, 1}, {2, 2}, {1, 1}}
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	run := func(k int) (time.Duration, time.Duration, *Rows) {
+		runtime.GOMAXPROCS(ways[k][0])
 		runtime.GC()
 		start, c0 := time.Now(), processCPU()
-		_, rels, err := EvalProgramRows(context.Background(), db, "p", src, Options{MaxTuples: -1, Workers: w})
+		_, rels, err := EvalProgramRows(context.Background(), db, "p", src, Options{MaxTuples: -1, Workers: ways[k][1]})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -170,29 +178,32 @@ func benchWorkers(b *testing.B, db *DB, src, out string) {
 	}
 	it := 0
 	for b.Loop() {
-		var t, c [2]time.Duration
-		var rs [2]*Rows
-		for k := range 2 {
-			w := (k + it) % 2
-			t[w], c[w], rs[w] = run(w + 1)
+		var t, c [3]time.Duration
+		var rs [3]*Rows
+		for j := range 3 {
+			k := (j + it) % 3
+			t[k], c[k], rs[k] = run(k)
 		}
 		it++
-		if !sameTable(rs[0].t, rs[1].t) {
-			b.Fatal("two workers derived other rows than one")
+		if !sameTable(rs[0].t, rs[1].t) || !sameTable(rs[0].t, rs[2].t) {
+			b.Fatal("the runs derived different rows")
 		}
 		n = rs[0].Len()
-		for w := range 2 {
-			wall[w] = append(wall[w], float64(t[w].Microseconds())/1000)
-			cpu[w] = append(cpu[w], float64(c[w].Microseconds())/1000)
+		for k := range 3 {
+			wall[k] = append(wall[k], float64(t[k].Microseconds())/1000)
+			cpu[k] = append(cpu[k], float64(c[k].Microseconds())/1000)
 		}
 		speed = append(speed, float64(t[0])/float64(t[1]))
+		cores = append(cores, float64(t[2])/float64(t[1]))
 		cpuX = append(cpuX, float64(c[1])/float64(max(c[0], 1)))
 	}
 	b.ReportMetric(median(wall[0]), "w1-ms")
 	b.ReportMetric(median(wall[1]), "w2-ms")
+	b.ReportMetric(median(wall[2]), "c1-ms")
 	b.ReportMetric(median(cpu[0]), "w1-cpu-ms")
 	b.ReportMetric(median(cpu[1]), "w2-cpu-ms")
 	b.ReportMetric(median(speed), "speedup-x")
+	b.ReportMetric(median(cores), "cores-x")
 	b.ReportMetric(median(cpuX), "cpu-x")
 	b.ReportMetric(median(cpu[0])*1e6/float64(max(n, 1)), "w1-cpu-ns/tuple")
 	b.ReportMetric(float64(n), "tuples")
