@@ -145,57 +145,85 @@ func BenchmarkClosureWorkers(b *testing.B) {
 	benchWorkers(b, db, linearTC, "tc")
 }
 
-// benchWorkers runs src over db in three ways in every iteration, in
+// benchWorkers runs src over db in four ways in every iteration, in
 // turn (which goes first rotates), after a collection of the heap each:
-// one worker on one core (GOMAXPROCS 1, so that the collector and the
-// runtime share the core, as on a one-core machine), one worker on two
-// cores and two workers on two cores. It reports the medians over the
+// one worker on two cores, two workers on two cores, one worker on one
+// core (GOMAXPROCS 1, so that the collector and the runtime share the
+// core, as on a one-core machine), and two evaluations of one worker
+// each at once on two cores (pair). It reports the medians over the
 // iterations of the wall and CPU times of one and two workers on two
 // cores (w1-ms, w2-ms, w1-cpu-ms, w2-cpu-ms) and of one worker on one
-// core (c1-ms), the wall-clock speed-up of two workers over one on two
-// cores (speedup-x) and of two cores over one (cores-x; target >= 1.6 on
-// two free cores), each the median of the ratios in the same iteration,
-// two workers' CPU time over one's (cpu-x) and the CPU time of one
-// worker per tuple of relation out. All runs must hold the same rows
-// (their order within a round may differ: the output sorts them).
+// core (c1-ms); the wall-clock speed-up of two workers over one on two
+// cores (speedup-x) and of two cores over one (cores-x; target >= 1.6
+// on two free cores), each the median of the ratios in the same
+// iteration; two workers' CPU time over one's (cpu-x); the pair's time
+// over one worker's (pair-x), so that 2/pair-x is about the most a
+// split could reach on the machine at the time (ceiling-x); and the CPU
+// time of one worker per tuple of relation out. All runs must hold the
+// same rows (their order within a round may differ: the output sorts
+// them).
 func benchWorkers(b *testing.B, db *DB, src, out string) {
-	var wall, cpu [3][]float64
-	var speed, cores, cpuX []float64
+	const ways = 4
+	var wall, cpu [ways][]float64
+	var speed, cores, cpuX, pair []float64
 	n := 0
-	// The three ways: GOMAXPROCS and workers.
-	ways := [3][2]int{{2, 1}, {2, 2}, {1, 1}}
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
-	run := func(k int) (time.Duration, time.Duration, *Rows) {
-		runtime.GOMAXPROCS(ways[k][0])
-		runtime.GC()
-		start, c0 := time.Now(), processCPU()
-		_, rels, err := EvalProgramRows(context.Background(), db, "p", src, Options{MaxTuples: -1, Workers: ways[k][1]})
+	eval := func(w int) *Rows {
+		_, rels, err := EvalProgramRows(context.Background(), db, "p", src, Options{MaxTuples: -1, Workers: w})
 		if err != nil {
 			b.Fatal(err)
 		}
-		return time.Since(start), processCPU() - c0, rels[out]
+		return rels[out]
+	}
+	var other *Rows // the pair's other evaluation
+	run := func(k int) (time.Duration, time.Duration, *Rows) {
+		runtime.GOMAXPROCS(2)
+		if k == 2 {
+			runtime.GOMAXPROCS(1)
+		}
+		runtime.GC()
+		start, c0 := time.Now(), processCPU()
+		var rs *Rows
+		switch k {
+		case 0, 2:
+			rs = eval(1)
+		case 1:
+			rs = eval(2)
+		case 3:
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				other = eval(1)
+			}()
+			rs = eval(1)
+			<-done
+		}
+		return time.Since(start), processCPU() - c0, rs
 	}
 	it := 0
 	for b.Loop() {
-		var t, c [3]time.Duration
-		var rs [3]*Rows
-		for j := range 3 {
-			k := (j + it) % 3
+		var t, c [ways]time.Duration
+		var rs [ways]*Rows
+		for j := range ways {
+			k := (j + it) % ways
 			t[k], c[k], rs[k] = run(k)
 		}
 		it++
-		if !sameTable(rs[0].t, rs[1].t) || !sameTable(rs[0].t, rs[2].t) {
-			b.Fatal("the runs derived different rows")
+		for _, r := range append(rs[1:], other) {
+			if !sameTable(rs[0].t, r.t) {
+				b.Fatal("the runs derived different rows")
+			}
 		}
 		n = rs[0].Len()
-		for k := range 3 {
+		for k := range ways {
 			wall[k] = append(wall[k], float64(t[k].Microseconds())/1000)
 			cpu[k] = append(cpu[k], float64(c[k].Microseconds())/1000)
 		}
 		speed = append(speed, float64(t[0])/float64(t[1]))
 		cores = append(cores, float64(t[2])/float64(t[1]))
 		cpuX = append(cpuX, float64(c[1])/float64(max(c[0], 1)))
+		pair = append(pair, float64(t[3])/float64(t[0]))
 	}
 	b.ReportMetric(median(wall[0]), "w1-ms")
 	b.ReportMetric(median(wall[1]), "w2-ms")
@@ -205,6 +233,8 @@ func benchWorkers(b *testing.B, db *DB, src, out string) {
 	b.ReportMetric(median(speed), "speedup-x")
 	b.ReportMetric(median(cores), "cores-x")
 	b.ReportMetric(median(cpuX), "cpu-x")
+	b.ReportMetric(median(pair), "pair-x")
+	b.ReportMetric(2/median(pair), "ceiling-x")
 	b.ReportMetric(median(cpu[0])*1e6/float64(max(n, 1)), "w1-cpu-ns/tuple")
 	b.ReportMetric(float64(n), "tuples")
 }
