@@ -52,8 +52,9 @@ type Options struct {
 	// Profile, when set, receives the time each rule of a program took
 	// and the tuples it derived.
 	Profile *Profile
-	// Workers is the number of goroutines each round of a recursive
-	// evaluation splits its new tuples across (0 or 1: none).
+	// Workers is the number of goroutines each round of an evaluation
+	// splits its work across (0 or 1: none): in the first round, the rows
+	// of one atom of each rule, whole relations; later, the new tuples.
 	// The result is the same for any number. WebAssembly runs one
 	// thread: there rounds are never split.
 	Workers int

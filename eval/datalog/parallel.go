@@ -11,11 +11,10 @@ import (
 )
 
 // workers returns the number of goroutines a semi-naive round's joins are
-// split across: Workers, or one when it is 0. Splitting is not the
-// default: two workers of a same-generation round cost an eighth to a
-// fifth more CPU time than one, two workers were 1.40–1.56× the wall-clock
-// speed of one on a quiet two-core machine and slower than one on a
-// loaded one (docs/performance.md).
+// split across: Workers, or one when it is 0. The language table passes
+// GOMAXPROCS; two workers cost more CPU time than one (up to a fifth more
+// for same-generation), so a caller on a loaded machine may pass one
+// (docs/performance.md).
 func (o Options) workers() int {
 	if o.Workers > 0 {
 		return o.Workers
