@@ -74,6 +74,8 @@ func TestSplitRounds(t *testing.T) {
 		"tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), tc(y, w), e(w, z);",
 		"sg(x, y) <-- p(x, a), p(y, a), if x != y; sg(x, y) <-- p(x, a), p(y, b), sg(a, b);",
 		"r(x, y) <-- e(x, y); r(x, z) <-- r(x, y), e(y, z); leaf(x) <-- e(x, _), !e(_, x); far(x, y, z) <-- r(x, y), r(y, z), leaf(x);",
+		// No recursion: only the first round, split on its smaller atom.
+		"two(x, z) <-- e(x, y), e(y, z), if x != z; root(y) <-- e(_, y), !e(y, _); pe(x, b) <-- p(x, a), e(a, b);",
 	} {
 		var want string
 		for w := 1; w <= 4; w++ {
@@ -92,6 +94,10 @@ func TestSplitRounds(t *testing.T) {
 	_, err = EvalProgramWith(ctx, db, "p", "tc(x, y) <-- e(x, y); tc(x, z) <-- tc(x, y), e(y, z);", Options{Workers: 2, splitMin: 16, MaxTuples: 5000})
 	if le := (*LimitError)(nil); err == nil || !strings.Contains(err.Error(), "5000") {
 		t.Errorf("split rounds over the budget: err = %v (%T), want the budget of 5000 tuples", err, le)
+	}
+	_, err = EvalProgramWith(ctx, db, "p", "two(x, z) <-- e(x, y), e(y, z);", Options{Workers: 2, splitMin: 16, MaxTuples: 100})
+	if err == nil || !strings.Contains(err.Error(), "100") {
+		t.Errorf("a split first round over the budget: err = %v, want the budget of 100 tuples", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
@@ -399,5 +405,57 @@ func TestSplitRoundsWorkerTables(t *testing.T) {
 		if le := (*LimitError)(nil); !errors.As(err, &le) || le.Bytes != 500*2*4 {
 			t.Errorf("%d workers over the memory bound: err = %v, want the bound of %d bytes", w, err, 500*2*4)
 		}
+	}
+}
+
+// TestFirstDriver checks the atom the first round of a fixpoint splits
+// on: the one reading the fewest rows (the first of those), and none when
+// the rule has no positive atom, reads an equivalence relation or part of
+// a table.
+func TestFirstDriver(t *testing.T) {
+	rows := func(n int) source {
+		tab := newTable(1)
+		for i := range n {
+			tab.append([]uint32{uint32(i)})
+		}
+		return source{t: tab, n: n, kind: srcBase}
+	}
+	cr := &crule{pos: []*catom{{name: "a"}, {name: "b"}, {name: "c"}}}
+	for _, c := range []struct {
+		name  string
+		sizes []int
+		want  int
+	}{
+		{"smallest", []int{30, 10, 20}, 1},
+		{"first of the smallest", []int{10, 20, 10}, 0},
+		{"last", []int{30, 20, 5}, 2},
+	} {
+		got := firstDriver(cr, func(i int) source { return rows(c.sizes[i]) })
+		if got != c.want {
+			t.Errorf("%s: atom %d, want %d", c.name, got, c.want)
+		}
+	}
+	if got := firstDriver(&crule{}, nil); got != -1 {
+		t.Errorf("no positive atom: atom %d, want -1", got)
+	}
+	part := func(i int) source {
+		s := rows(10 * (i + 1))
+		if i == 2 {
+			s.n = 5
+		}
+		return s
+	}
+	if got := firstDriver(cr, part); got != -1 {
+		t.Errorf("an atom reading part of its table: atom %d, want -1", got)
+	}
+	eq := func(i int) source {
+		s := rows(10 * (i + 1))
+		if i == 1 {
+			s = source{t: newTable(2), n: 3, kind: srcTemp, eq: &eqStore{}}
+		}
+		return s
+	}
+	if got := firstDriver(cr, eq); got != -1 {
+		t.Errorf("an atom reading an equivalence relation: atom %d, want -1", got)
 	}
 }
