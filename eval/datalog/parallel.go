@@ -568,9 +568,9 @@ func (t *table) appendTables(ts []*table, workers int, stop func() error) error 
 	return nil
 }
 
-// extendChunk makes chunk k of t (arity > 0) hold rows rows, the rows it
-// holds kept and the others zeros: a new chunk has its final capacity
-// but for the first, which grows like a slice.
+// extendChunk makes chunk k of t (arity > 0) hold rows rows, for the
+// caller to fill past the rows it holds, which are kept: a new chunk has
+// its final capacity but for the first, which grows like a slice.
 func (t *table) extendChunk(k, rows int) {
 	ar := t.arity
 	c := t.chunks[k]
