@@ -413,6 +413,10 @@ type evaluator struct {
 	// splitOuts are the tables the workers of split rounds append the
 	// rows they derive to, kept from round to round (see runSplit).
 	splitOuts []*table
+	// splitRoutes are the tables, by worker and by region of a bitmap,
+	// the workers of split rounds route the rows they derive to, kept
+	// from round to round (see runSplit).
+	splitRoutes [][]*table
 }
 
 func newEvaluator(ctx context.Context, db *DB, opts Options) *evaluator {

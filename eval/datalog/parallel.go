@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -108,8 +109,12 @@ type splitPart struct {
 	in     []*table
 	w      int
 	lo, hi int
-	rest   *table
-	err    error
+	// rlo and rhi, when the rows are routed by region of a bitmap (see
+	// runSplit), are where the part's rows of each region start and end
+	// in the worker's table of the region.
+	rlo, rhi []int
+	rest     *table
+	err      error
 }
 
 // outTables returns a table of arity ar for each of n workers of a split
@@ -254,9 +259,12 @@ func (ev *evaluator) bucket(ctx context.Context, d *table, col, workers int) ([]
 // the fixpoint inserts into it plainly):
 //
 //   - a bitmap: d is cut into contiguous parts (views of its rows, not
-//     copies), and the workers set the bits of the head's set themselves,
-//     atomically (an atomic load first: a row derived before costs no
-//     locked instruction); a part keeps the rows whose bit it set;
+//     copies); the workers read the bitmap only, to drop the rows derived
+//     before, and keep the others apart by region of the bitmap (see
+//     regions); once all parts are done, each region's owner (a worker
+//     that claims it) sets its bits with plain instructions, the parts'
+//     rows in the order of the parts, and keeps the rows whose bit it
+//     set: a part keeps a row no part before it derived;
 //   - a hashed set, with the head's first argument a variable of atom di:
 //     the set is split into splitParts sets by that value (partition),
 //     and d's rows by the value of the variable, so that each part derives
@@ -268,11 +276,12 @@ func (ev *evaluator) bucket(ctx context.Context, d *table, col, workers int) ([]
 //
 // The parts' rows are appended in the order of the parts and counted
 // against the budget, so the rows derived and the rounds are the same
-// for any number of workers, and so is their order but where two parts
-// derive a row into a bitmap (either may keep it). The rows a worker
-// derives are bounded as an intermediate join result is (the memory
-// bound; the tuple budget when one is set). It reports false, without
-// running anything, when d is too small to split.
+// for any number of workers, and so is their order (with a bitmap, a
+// part's rows come region by region). The rows a worker derives are
+// bounded as an intermediate join result is (the memory bound), and,
+// with a hashed set's parts, by the tuple budget as they are derived;
+// otherwise the budget holds once the round's rows are counted. It
+// reports false, without running anything, when d is too small to split.
 func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func(i int) source, neg func(j int) source, seen *tupleSet, emit func([]uint32) error) (bool, error) {
 	n := d.len()
 	per := splitRows
@@ -286,9 +295,9 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 	ctx, cancel := context.WithCancel(ev.ctx)
 	defer cancel()
 	k := ev.sink
-	shareBits := k != nil && !k.atomic && k.seen == seen && k.set == seen && seen != nil && seen.bits != nil && seen.arity == len(cr.head)
+	route := k != nil && k.route == nil && k.seen == seen && k.set == seen && seen != nil && seen.bits != nil && seen.arity == len(cr.head)
 	byCol := -1
-	if k != nil && !k.atomic && k.seen == seen && k.set == seen && seen != nil && seen.bits == nil && seen.large == nil &&
+	if k != nil && k.route == nil && k.seen == seen && k.set == seen && seen != nil && seen.bits == nil && seen.large == nil &&
 		seen.arity > 0 && seen.arity == len(cr.head) && cr.head[0].kind == aVar && (seen.parts == nil || len(seen.parts) == splitParts) {
 		for c, g := range cr.pos[di].args {
 			if g.kind == aVar && g.slot == cr.head[0].slot {
@@ -327,7 +336,17 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return size[b] - size[a] })
 	wouts := ev.outTables(workers, ar)
-	limit := ev.splitLimit(base, ar, shareBits || byCol >= 0)
+	limit := ev.splitLimit(base, ar, byCol >= 0)
+	var shift uint
+	var routes [][]*table
+	if route {
+		var nreg int
+		shift, nreg = regions(seen)
+		routes = ev.routeTables(workers, nreg, ar)
+		if ev.maxRows > 0 {
+			limit = min(limit, ev.maxRows)
+		}
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -337,16 +356,19 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 			wev := ev.fork(ctx)
 			out := wouts[w]
 			// The rows this worker derived, over all its parts: with a
-			// bitmap or a hashed set's parts, new rows of the head's
-			// set, for which the tuple budget holds as they are
-			// derived; otherwise rows other parts may derive too, for
-			// which the memory bound holds until emit counts them.
+			// hashed set's parts, new rows of the head's set, for which
+			// the tuple budget holds as they are derived; otherwise
+			// rows other parts may derive too, for which the bound of an
+			// intermediate result holds until the rows are counted.
 			cnt := 0
 			over := func(c int) error {
-				if shareBits || byCol >= 0 {
+				switch {
+				case byCol >= 0:
 					if ev.max > 0 && base+c > ev.max {
 						return &LimitError{Max: ev.max}
 					}
+					return wev.overRows(c, ar)
+				case route:
 					return wev.overRows(c, ar)
 				}
 				if ev.maxBytes > 0 && int64(c)*int64(max(ar, 1))*4 > ev.maxBytes {
@@ -365,16 +387,19 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 				p.w, p.lo = w, out.len()
 				var view, own *tupleSet
 				shared := seen
-				var add func(row []uint32) bool
+				// add returns the table to append a derived row to,
+				// nil when the row is dropped.
+				var add func(row []uint32) *table
 				switch {
 				case byCol >= 0:
 					view = seen.part(i)
 					wev.sink = &headSink{seen: view, set: view, tab: out, count: &cnt, over: over, limit: limit}
-					shared, add = view, view.add
-				case shareBits:
+					shared, add = view, wev.sink.into
+				case route:
 					p.rest = newTable(ar)
-					wev.sink = &headSink{set: seen, tab: out, count: &cnt, over: over, limit: limit, atomic: true, rest: p.rest}
-					shared, add = nil, wev.sink.insert
+					p.rlo = tableLens(routes[w])
+					wev.sink = &headSink{set: seen, count: &cnt, over: over, limit: limit, route: routes[w], shift: shift, rest: p.rest}
+					shared, add = nil, wev.sink.into
 				default:
 					// Room for about as many rows as the part has; no
 					// bitmap of the whole id space for a part.
@@ -388,11 +413,11 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 					if shared == seen {
 						wev.sink = &headSink{seen: seen, set: own, tab: out, count: &cnt, over: over, limit: limit}
 					}
-					add = func(row []uint32) bool {
-						if seen != nil && seen.hasConcurrent(row, &buf) {
-							return false
+					add = func(row []uint32) *table {
+						if seen != nil && seen.hasConcurrent(row, &buf) || !own.add(row) {
+							return nil
 						}
-						return own.add(row)
+						return out
 					}
 				}
 				for _, in := range p.in {
@@ -403,20 +428,26 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 						return src(j)
 					}
 					p.err = wev.runInto(cr, srcW, neg, nil, nil, shared, func(row []uint32) error {
-						if !add(row) {
+						t := add(row)
+						if t == nil {
 							return nil
 						}
-						out.append(row)
+						t.append(row)
 						cnt++
 						return over(cnt)
 					})
 					if p.err != nil {
-						p.hi = out.len()
-						cancel()
-						return
+						break
 					}
 				}
 				p.hi = out.len()
+				if route {
+					p.rhi = tableLens(routes[w])
+				}
+				if p.err != nil {
+					cancel()
+					return
+				}
 			}
 		}()
 	}
@@ -436,12 +467,24 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 			return true, p.err
 		}
 	}
-	if shareBits || byCol >= 0 {
+	if route {
+		if err := ev.ownRegions(workers, parts, routes, seen); err != nil {
+			return true, err
+		}
+	}
+	if route || byCol >= 0 {
 		// The rows are in the head's set already: appended in the
 		// order of the parts and counted; then the rows outside its
 		// bitmap go through the ordinary insert.
 		var outs []*table
 		for _, p := range parts {
+			if route {
+				for r, lo := range p.rlo {
+					outs = append(outs, routes[p.w][r].rows(lo, p.rhi[r])...)
+					*k.count += p.rhi[r] - lo
+				}
+				continue
+			}
 			outs = append(outs, wouts[p.w].rows(p.lo, p.hi)...)
 			*k.count += p.hi - p.lo
 		}
@@ -482,6 +525,99 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 		}
 	}
 	return true, nil
+}
+
+// regionBits is the base-2 logarithm of the most regions a bitmap is cut
+// into when the workers of a split round route their rows by region (see
+// runSplit): regions are units of work the owners claim in turn. It does
+// not depend on the number of workers, so that the order of a round's
+// rows does not either.
+const regionBits = 5
+
+// regions returns how a bitmap set's bits are cut into regions: bit b is
+// in region b>>shift, of n. A region is at least a word of the bitmap,
+// so that no two owners write the same word.
+func regions(s *tupleSet) (shift uint, n int) {
+	size := uint64(len(s.bits)) * 64
+	shift = uint(max(6, bits.Len64(size-1)-regionBits))
+	return shift, int((size-1)>>shift) + 1
+}
+
+// routeTables returns, for each of n workers of a split round, a table
+// of arity ar for each of nreg regions of a bitmap, empty: the tables of
+// the round before, their chunks kept (see outTables).
+func (ev *evaluator) routeTables(n, nreg, ar int) [][]*table {
+	for len(ev.splitRoutes) < n {
+		ev.splitRoutes = append(ev.splitRoutes, nil)
+	}
+	routes := ev.splitRoutes[:n]
+	for w, ts := range routes {
+		for len(ts) < nreg {
+			ts = append(ts, newTable(ar))
+		}
+		ts = ts[:nreg]
+		for r, t := range ts {
+			if t.arity != ar {
+				ts[r] = newTable(ar)
+				continue
+			}
+			for k := range t.chunks {
+				t.chunks[k] = t.chunks[k][:0]
+			}
+			t.n = 0
+		}
+		routes[w] = ts
+	}
+	return routes
+}
+
+// tableLens returns the lengths of ts.
+func tableLens(ts []*table) []int {
+	ns := make([]int, len(ts))
+	for i, t := range ts {
+		ns[i] = t.len()
+	}
+	return ns
+}
+
+// ownRegions sets the bits of the rows the parts of a split round routed
+// by region of the bitmap s (see runSplit), on workers goroutines, each
+// claiming a region in turn and going through the parts in order: a row
+// whose bit is clear sets it and is kept, moved up over the rows dropped
+// before it in the part's rows of the region, whose end rhi then is.
+func (ev *evaluator) ownRegions(workers int, parts []splitPart, routes [][]*table, s *tupleSet) error {
+	nreg := len(routes[0])
+	var next atomic.Int64
+	return inWorkers(workers, func(int) error {
+		for {
+			r := int(next.Add(1)) - 1
+			if r >= nreg {
+				return nil
+			}
+			for q := range parts {
+				if err := ev.ctx.Err(); err != nil {
+					return err
+				}
+				p := &parts[q]
+				t := routes[p.w][r]
+				j := p.rlo[r]
+				for i := j; i < p.rhi[r]; i++ {
+					row := t.row(i)
+					b, _ := s.bit(row)
+					w, m := &s.bits[b>>6], uint64(1)<<(b&63)
+					if *w&m != 0 {
+						continue
+					}
+					*w |= m
+					if j != i {
+						copy(t.row(j), row)
+					}
+					j++
+				}
+				p.rhi[r] = j
+			}
+		}
+	})
 }
 
 // emitRows hands t's rows to emit in order, looking at the evaluation's

@@ -363,7 +363,7 @@ func TestSplitRoundsWorkerTables(t *testing.T) {
 		 deep(x, y, c) <-- reach(x, y), fan(y, c);
 		 deep(x, z, c) <-- deep(x, y, c), e(y, z);`,
 	} {
-		var want string
+		var want, wantOrder string
 		var wantRounds map[string][]int
 		for _, w := range []int{1, 2, 3, 8} {
 			st, err := fixpointOf(t, db, src, Options{Workers: w, splitMin: 8, MaxTuples: -1})
@@ -375,6 +375,16 @@ func TestSplitRoundsWorkerTables(t *testing.T) {
 				if out[name], err = db.stringsStop(tab, nil); err != nil {
 					t.Fatal(err)
 				}
+			}
+			// Split rounds keep their rows in the same order for any
+			// number of workers.
+			order, _ := json.Marshal(out)
+			if w == 2 {
+				wantOrder = string(order)
+			} else if w > 2 && string(order) != wantOrder {
+				t.Fatalf("%s: %d workers keep the rows in another order than two", src, w)
+			}
+			for name := range out {
 				slices.SortFunc(out[name], slices.Compare)
 			}
 			b, _ := json.Marshal(out)

@@ -2,7 +2,6 @@ package datalog
 
 import (
 	"slices"
-	"sync/atomic"
 )
 
 // Streamed joins. The general path of a rule materializes the bindings
@@ -68,26 +67,36 @@ type headSink struct {
 	// limit is the most rows for which over reports no error: over is
 	// called only beyond it.
 	limit int
-	// atomic: set is a bitmap that other goroutines insert into at the
-	// same time; its bits are set atomically, and a row outside the
-	// bitmap goes to rest instead (for the caller to insert after).
-	atomic bool
-	rest   *table
+	// route, when set, makes set a bitmap that the sink reads only: a
+	// row whose bit is clear goes to route[bit>>shift] (the rows of one
+	// region of the bitmap) instead of tab, for the region's owner to set
+	// the bits after (see runSplit), and a row outside the bitmap goes to
+	// rest, for the caller to insert after.
+	route []*table
+	shift uint
+	rest  *table
 }
 
-// insert adds row to k's set and reports whether it was new there.
-func (k *headSink) insert(row []uint32) bool {
+// into adds row to k's set and returns the table to append it to, nil
+// when the set held it. When k routes (see route), the row is only
+// tested: it is new unless its bit is set.
+func (k *headSink) into(row []uint32) *table {
 	s := k.set
-	if !k.atomic {
-		return s.add(row)
+	if k.route == nil {
+		if s.add(row) {
+			return k.tab
+		}
+		return nil
 	}
-	if b, ok := s.bit(row); ok {
-		w, m := &s.bits[b>>6], uint64(1)<<(b&63)
-		// A row derived before costs no locked instruction.
-		return atomic.LoadUint64(w)&m == 0 && atomic.OrUint64(w, m)&m == 0
+	b, ok := s.bit(row)
+	if !ok {
+		k.rest.append(row)
+		return nil
 	}
-	k.rest.append(row)
-	return false
+	if s.bits[b>>6]&(1<<(b&63)) != 0 {
+		return nil
+	}
+	return k.route[b>>k.shift]
 }
 
 // runStream evaluates cr as runInto does, through a streamed plan. It
@@ -468,10 +477,11 @@ func (p *streamPlan) emitHead() error {
 	if k == nil {
 		return p.emit(out)
 	}
-	if !k.insert(out) {
+	t := k.into(out)
+	if t == nil {
 		return nil
 	}
-	k.tab.append(out)
+	t.append(out)
 	if *k.count++; *k.count > k.limit {
 		return k.over(*k.count)
 	}
@@ -481,7 +491,8 @@ func (p *streamPlan) emitHead() error {
 // walkLast is the last step of walk for the common case: an exact index
 // lookup, nothing left to decide, and a two-column head whose set is a
 // bitmap, into which the sink inserts (so that the test of the bit is
-// the insert; an atomic one when other goroutines insert too).
+// the insert), or which it only reads when it routes the rows (see
+// headSink).
 func (ev *evaluator) walkLast(p *streamPlan, st *sstep) error {
 	row, out, head := p.row, p.out, p.head
 	for i, s := range st.keySlots {
@@ -492,7 +503,7 @@ func (ev *evaluator) walkLast(p *streamPlan, st *sstep) error {
 		return err
 	}
 	k := p.sink
-	bits, side, atom := k.set.bits, k.set.side, k.atomic
+	bits, side, route := k.set.bits, k.set.side, k.route
 	for _, r := range rows {
 		if int(r) >= st.m {
 			break
@@ -511,25 +522,22 @@ func (ev *evaluator) walkLast(p *streamPlan, st *sstep) error {
 				out[j] = h.id
 			}
 		}
+		tab := k.tab
 		if a, z := uint64(out[0]), uint64(out[1]); a < side && z < side {
 			b := a*side + z
 			w, m := b>>6, uint64(1)<<(b&63)
-			if atom {
-				// A plain (atomic) load first: a row derived before
-				// costs no locked instruction.
-				if atomic.LoadUint64(&bits[w])&m != 0 || atomic.OrUint64(&bits[w], m)&m != 0 {
-					continue
-				}
+			if bits[w]&m != 0 {
+				continue
+			}
+			if route != nil {
+				tab = route[b>>k.shift]
 			} else {
-				if bits[w]&m != 0 {
-					continue
-				}
 				bits[w] |= m
 			}
-		} else if !k.insert(out) {
+		} else if tab = k.into(out); tab == nil {
 			continue
 		}
-		k.tab.append(out)
+		tab.append(out)
 		if *k.count++; *k.count > k.limit {
 			if err := k.over(*k.count); err != nil {
 				return err
