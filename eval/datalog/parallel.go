@@ -111,8 +111,10 @@ type splitPart struct {
 	lo, hi int
 	// rlo and rhi, when the rows are routed by region of a bitmap (see
 	// runSplit), are where the part's rows of each region start and end
-	// in the worker's table of the region.
+	// in the worker's table of the region; kept are the views of the
+	// rows it keeps, by region.
 	rlo, rhi []int
+	kept     [][]*table
 	rest     *table
 	err      error
 }
@@ -479,9 +481,11 @@ func (ev *evaluator) runSplit(workers int, cr *crule, di int, d *table, src func
 		var outs []*table
 		for _, p := range parts {
 			if route {
-				for r, lo := range p.rlo {
-					outs = append(outs, routes[p.w][r].rows(lo, p.rhi[r])...)
-					*k.count += p.rhi[r] - lo
+				for _, vs := range p.kept {
+					for _, v := range vs {
+						outs = append(outs, v)
+						*k.count += v.len()
+					}
 				}
 				continue
 			}
@@ -583,10 +587,13 @@ func tableLens(ts []*table) []int {
 // ownRegions sets the bits of the rows the parts of a split round routed
 // by region of the bitmap s (see runSplit), on workers goroutines, each
 // claiming a region in turn and going through the parts in order: a row
-// whose bit is clear sets it and is kept, moved up over the rows dropped
-// before it in the part's rows of the region, whose end rhi then is.
+// whose bit is clear sets it and is kept. A part's kept rows of region r
+// are the views kept[r].
 func (ev *evaluator) ownRegions(workers int, parts []splitPart, routes [][]*table, s *tupleSet) error {
 	nreg := len(routes[0])
+	for q := range parts {
+		parts[q].kept = make([][]*table, nreg)
+	}
 	var next atomic.Int64
 	return inWorkers(workers, func(int) error {
 		for {
@@ -599,25 +606,66 @@ func (ev *evaluator) ownRegions(workers int, parts []splitPart, routes [][]*tabl
 					return err
 				}
 				p := &parts[q]
-				t := routes[p.w][r]
-				j := p.rlo[r]
-				for i := j; i < p.rhi[r]; i++ {
-					row := t.row(i)
-					b, _ := s.bit(row)
-					w, m := &s.bits[b>>6], uint64(1)<<(b&63)
-					if *w&m != 0 {
-						continue
-					}
-					*w |= m
-					if j != i {
-						copy(t.row(j), row)
-					}
-					j++
-				}
-				p.rhi[r] = j
+				p.kept[r] = s.claim(routes[p.w][r], p.rlo[r], p.rhi[r], nil)
 			}
 		}
 	})
+}
+
+// claim sets the bits of rows lo to hi of t, which lie in s's bitmap, and
+// appends to kept the views of the rows whose bit was clear: in each
+// chunk of t, those rows are moved up over the others.
+func (s *tupleSet) claim(t *table, lo, hi int, kept []*table) []*table {
+	for lo < hi {
+		k := lo >> chunkShift
+		e := min(hi, (k+1)<<chunkShift)
+		c := t.chunks[k][(lo&chunkMask)*t.arity : (e-k<<chunkShift)*t.arity]
+		var n int
+		if t.arity == 1 {
+			n = s.claim1(c)
+		} else {
+			n = s.claim2(c)
+		}
+		if n > 0 {
+			kept = append(kept, t.view(lo, lo+n))
+		}
+		lo = e
+	}
+	return kept
+}
+
+// claim2 is claim for the rows c of two columns, moved up in place: it
+// returns how many are kept. The loop has no branch on a bit, so that
+// the loads of the bitmap's words overlap.
+func (s *tupleSet) claim2(c []uint32) int {
+	side, bits := s.side, s.bits
+	j := 0
+	for i := 0; i+1 < len(c); i += 2 {
+		a, z := c[i], c[i+1]
+		b := uint64(a)*side + uint64(z)
+		w := &bits[b>>6]
+		old := *w
+		*w = old | 1<<(b&63)
+		c[j] = a
+		c[j+1] = z
+		j += int(^(old>>(b&63))&1) * 2
+	}
+	return j / 2
+}
+
+// claim1 is claim2 for rows of one column.
+func (s *tupleSet) claim1(c []uint32) int {
+	bits := s.bits
+	j := 0
+	for _, v := range c {
+		b := uint64(v)
+		w := &bits[b>>6]
+		old := *w
+		*w = old | 1<<(b&63)
+		c[j] = v
+		j += int(^(old >> (b & 63)) & 1)
+	}
+	return j
 }
 
 // emitRows hands t's rows to emit in order, looking at the evaluation's

@@ -469,3 +469,66 @@ func TestFirstDriver(t *testing.T) {
 		t.Errorf("an atom reading an equivalence relation: atom %d, want -1", got)
 	}
 }
+
+// TestClaim sets the bits of rows of one and two columns that span two
+// chunks of a table, some set before and some repeated, and checks the
+// rows kept against a map: the first of each row whose bit was clear, in
+// order, and every row's bit set after.
+func TestClaim(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for _, ar := range []int{1, 2} {
+		// Bitmaps of 90,000 bits, so that both chunks hold new rows.
+		side, size := uint64(90_000), uint64(90_000)
+		if ar == 2 {
+			side = 300
+		}
+		s := &tupleSet{arity: ar, side: side, bits: make([]uint64, (size+63)/64)}
+		seen := map[[2]uint32]bool{}
+		row := func() []uint32 {
+			r := []uint32{uint32(rng.Uint64N(side)), uint32(rng.Uint64N(side))}
+			return r[:ar]
+		}
+		key := func(r []uint32) [2]uint32 {
+			var k [2]uint32
+			copy(k[:], r)
+			return k
+		}
+		for range 500 {
+			r := row()
+			b, _ := s.bit(r)
+			s.bits[b>>6] |= 1 << (b & 63)
+			seen[key(r)] = true
+		}
+		tab := newTable(ar)
+		for range chunkRows + 5000 {
+			tab.append(row())
+		}
+		lo, hi := 100, chunkRows+4000
+		var want [][]uint32
+		for i := lo; i < hi; i++ {
+			r := tab.row(i)
+			if !seen[key(r)] {
+				seen[key(r)] = true
+				want = append(want, slices.Clone(r))
+			}
+		}
+		var got [][]uint32
+		views := s.claim(tab, lo, hi, nil)
+		if len(views) != 2 {
+			t.Fatalf("arity %d: %d views of the rows kept, want one for each of the two chunks", ar, len(views))
+		}
+		for _, v := range views {
+			for i := range v.len() {
+				got = append(got, v.row(i))
+			}
+		}
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("arity %d: kept %d rows, want %d (the first of each new row, in order)", ar, len(got), len(want))
+		}
+		for k := range seen {
+			if b, _ := s.bit(k[:ar]); s.bits[b>>6]&(1<<(b&63)) == 0 {
+				t.Fatalf("arity %d: the bit of %v is clear after the claim", ar, k[:ar])
+			}
+		}
+	}
+}
