@@ -125,13 +125,19 @@ type splitPart struct {
 // memory that is already there rather than allocating and clearing
 // more (the parts' rows are copied out of them before the next round).
 func (ev *evaluator) outTables(n, ar int) []*table {
-	for len(ev.splitOuts) < n {
-		ev.splitOuts = append(ev.splitOuts, newTable(ar))
+	ev.splitOuts = reuseTables(ev.splitOuts, n, ar)
+	return ev.splitOuts[:n]
+}
+
+// reuseTables returns ts with at least n tables, the first n empty and of
+// arity ar: a table of ts of that arity keeps its chunks, emptied.
+func reuseTables(ts []*table, n, ar int) []*table {
+	for len(ts) < n {
+		ts = append(ts, newTable(ar))
 	}
-	outs := ev.splitOuts[:n]
-	for i, t := range outs {
+	for i, t := range ts[:n] {
 		if t.arity != ar {
-			outs[i] = newTable(ar)
+			ts[i] = newTable(ar)
 			continue
 		}
 		for k := range t.chunks {
@@ -139,7 +145,7 @@ func (ev *evaluator) outTables(n, ar int) []*table {
 		}
 		t.n = 0
 	}
-	return outs
+	return ts
 }
 
 // rows returns the views of rows lo to hi of t, one a chunk.
@@ -556,21 +562,7 @@ func (ev *evaluator) routeTables(n, nreg, ar int) [][]*table {
 	}
 	routes := ev.splitRoutes[:n]
 	for w, ts := range routes {
-		for len(ts) < nreg {
-			ts = append(ts, newTable(ar))
-		}
-		ts = ts[:nreg]
-		for r, t := range ts {
-			if t.arity != ar {
-				ts[r] = newTable(ar)
-				continue
-			}
-			for k := range t.chunks {
-				t.chunks[k] = t.chunks[k][:0]
-			}
-			t.n = 0
-		}
-		routes[w] = ts
+		routes[w] = reuseTables(ts, nreg, ar)[:nreg]
 	}
 	return routes
 }
