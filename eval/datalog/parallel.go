@@ -598,16 +598,17 @@ func (ev *evaluator) ownRegions(workers int, parts []splitPart, routes [][]*tabl
 					return err
 				}
 				p := &parts[q]
-				p.kept[r] = s.claim(routes[p.w][r], p.rlo[r], p.rhi[r], nil)
+				p.kept[r] = s.claim(routes[p.w][r], p.rlo[r], p.rhi[r])
 			}
 		}
 	})
 }
 
 // claim sets the bits of rows lo to hi of t, which lie in s's bitmap, and
-// appends to kept the views of the rows whose bit was clear: in each
-// chunk of t, those rows are moved up over the others.
-func (s *tupleSet) claim(t *table, lo, hi int, kept []*table) []*table {
+// returns the views of the rows whose bit was clear: in each chunk of t,
+// those rows are moved up over the others.
+func (s *tupleSet) claim(t *table, lo, hi int) []*table {
+	var kept []*table
 	for lo < hi {
 		k := lo >> chunkShift
 		e := min(hi, (k+1)<<chunkShift)

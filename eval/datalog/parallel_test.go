@@ -513,7 +513,7 @@ func TestClaim(t *testing.T) {
 			}
 		}
 		var got [][]uint32
-		views := s.claim(tab, lo, hi, nil)
+		views := s.claim(tab, lo, hi)
 		if len(views) != 2 {
 			t.Fatalf("arity %d: %d views of the rows kept, want one for each of the two chunks", ar, len(views))
 		}

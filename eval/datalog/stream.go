@@ -1,8 +1,6 @@
 package datalog
 
-import (
-	"slices"
-)
+import "slices"
 
 // Streamed joins. The general path of a rule materializes the bindings
 // after each positive atom and compacts them (projectDead), which drops
