@@ -15,12 +15,25 @@ import (
 	"time"
 )
 
+// buildDir is the directory ctxqlBinary builds in, which TestMain removes.
+var buildDir string
+
+// TestMain runs the tests, then removes the binary ctxqlBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
 // ctxqlBinary builds cmd/ctxql once per test binary run.
 var ctxqlBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "ctxql-lsp-test-")
 	if err != nil {
 		return "", err
 	}
+	buildDir = dir
 	bin := filepath.Join(dir, "ctxql")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxql/ctxql/cmd/ctxql").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build ctxql: %v\n%s", err, out)

@@ -88,6 +88,15 @@ var (
 	}
 )
 
+// TestMain runs the tests, then removes what packageProject built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.bin != "" {
+		os.RemoveAll(filepath.Dir(built.bin))
+	}
+	os.Exit(code)
+}
+
 // packageProject builds the native binary and the npm package (scripts/
 // npm-wasm), and installs the package from its tarball into an empty
 // project holding the tests and runners of npm/ctxql/test, once per test
